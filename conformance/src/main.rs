@@ -1,0 +1,26 @@
+//! `gatehouse-conform`: the Gatehouse conformance runner.
+//!
+//! It drives any implementation through the adapter protocol (`spec/adapter-protocol.md`),
+//! judges the scenarios in `scenarios/` and reports. It never links the reference library:
+//! it speaks the protocol only, exactly as a third party would.
+
+mod cli;
+mod client;
+mod events;
+mod exit;
+mod filter;
+mod fixture;
+mod judge;
+mod locate;
+mod protocol;
+mod record;
+mod report;
+mod runner;
+mod scenario;
+mod spec;
+mod trace;
+mod untestable;
+
+fn main() {
+    std::process::exit(cli::main());
+}
