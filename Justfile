@@ -1,0 +1,34 @@
+# Everyday recipes. `just --list` shows them.
+
+# The test command CI runs (see README).
+test:
+    cargo test --workspace --locked
+
+# Run the conformance suite against the reference implementation.
+conform *ARGS:
+    cargo run --release -p gatehouse-conformance -- run {{ARGS}}
+
+# Run the suite against another implementation: just conform-impl 'python3 my_adapter.py'
+conform-impl IMPL *ARGS:
+    cargo run --release -p gatehouse-conformance -- run --impl '{{IMPL}}' {{ARGS}}
+
+# Every MUST and SHOULD in spec/ has a scenario or a written reason.
+trace:
+    cargo run --release -p gatehouse-conformance -- trace
+
+# Validate every scenario file strictly.
+lint-suite:
+    cargo run --release -p gatehouse-conformance -- lint
+
+# Format and clippy, as CI runs them.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# Criterion benchmarks (results go in benches/README.md by hand).
+bench *ARGS:
+    cargo bench -p gatehouse-benches {{ARGS}}
+
+# Everything CI does.
+ci:
+    ./.ci/run
