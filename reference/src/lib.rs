@@ -1,1 +1,9 @@
-//! placeholder
+//! Gatehouse, the reference implementation: the approval gate ([`gate`]) and the protocol
+//! adapter the conformance runner drives ([`adapter`]), beside the other guardrails.
+#![deny(missing_docs)]
+// `deny`, not `forbid`: the kernel-interface modules under `fence::sys` opt back in, each
+// block with a `SAFETY:` comment.
+#![deny(unsafe_code)]
+
+pub mod adapter;
+pub mod gate;

@@ -6,6 +6,11 @@ mod model;
 mod nullable;
 mod validate;
 
-pub use load::{load_dir, load_file, LoadReport, ScenarioError};
+#[cfg(test)]
+pub use load::load_file;
+pub use load::{line_col, load_dir, LoadReport, ScenarioError};
 pub use model::*;
 pub use nullable::OrNull;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,268 @@
+//! The command line (`clap`): `run`, `trace` and `lint`, each parsed, turned into a
+//! configuration, and executed; every path returns one of the codes in [`crate::exit`].
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::client::{Client, ImplCommand};
+use crate::events::{Event, Reporter};
+use crate::protocol::PROTOCOL_VERSION;
+use crate::record::{InvalidFile, RunnerInfo};
+use crate::report::{self, Format, Progress};
+use crate::scenario::{self, ScenarioError};
+use crate::{exit, filter, locate, runner, spec, trace, untestable};
+
+/// The Gatehouse conformance runner.
+#[derive(Debug, Parser)]
+#[command(name = "gatehouse-conform", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the scenarios against an implementation.
+    Run(RunArgs),
+    /// Check the map between requirements and scenarios.
+    Trace(TraceArgs),
+    /// Load and validate every scenario file.
+    Lint(Dirs),
+}
+
+#[derive(Debug, clap::Args)]
+struct Dirs {
+    /// The scenarios directory [default: ./scenarios, else the workspace's].
+    #[arg(long)]
+    scenarios: Option<PathBuf>,
+    /// The spec directory [default: ./spec, else the workspace's].
+    #[arg(long)]
+    spec: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The implementation's adapter command [default: the reference `gatehouse adapter`].
+    #[arg(long = "impl", value_name = "CMD")]
+    implementation: Option<String>,
+    /// Run only scenarios whose id contains PATTERN, or matches it as a glob (`*`, `?`).
+    #[arg(long, value_name = "PATTERN")]
+    filter: Option<String>,
+    /// The report format written to stdout or --out.
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// Write the report there instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Also write the canonical JSON report there.
+    #[arg(long, value_name = "FILE")]
+    json_out: Option<PathBuf>,
+    /// Seconds to wait for each answer (extended by the card window for `silence`).
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    step_timeout: f64,
+    /// No progress lines on stderr.
+    #[arg(long)]
+    quiet: bool,
+    #[command(flatten)]
+    dirs: Dirs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TraceFormat {
+    Human,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+struct TraceArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    format: TraceFormat,
+    #[command(flatten)]
+    dirs: Dirs,
+}
+
+/// Parses the arguments, runs the command, returns the exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run(args),
+        Command::Trace(args) => trace_cmd(args),
+        Command::Lint(dirs) => lint(dirs),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("gatehouse-conform: {message}");
+            exit::USAGE
+        }
+    }
+}
+
+fn dirs(d: &Dirs) -> Result<(PathBuf, PathBuf), String> {
+    let scenarios = locate::dir(d.scenarios.as_deref(), "scenarios", "--scenarios")?;
+    let spec = locate::dir(d.spec.as_deref(), "spec", "--spec")?;
+    Ok((scenarios, spec))
+}
+
+fn load_spec(dir: &Path) -> Result<spec::SpecIndex, String> {
+    spec::load_dir(dir).map_err(|e| format!("cannot read the spec in {}: {e}", dir.display()))
+}
+
+fn load_scenarios(
+    dir: &Path,
+    ids: Option<&std::collections::BTreeSet<String>>,
+) -> Result<scenario::LoadReport, String> {
+    scenario::load_dir(dir, ids)
+        .map_err(|e| format!("cannot read the scenarios in {}: {e}", dir.display()))
+}
+
+fn print_errors(errors: &[ScenarioError]) {
+    for e in errors {
+        eprintln!("{e}");
+    }
+}
+
+fn run(args: RunArgs) -> Result<i32, String> {
+    let started = Instant::now();
+    if !(args.step_timeout.is_finite() && args.step_timeout > 0.0) {
+        return Err(format!(
+            "--step-timeout {}: must be a positive number of seconds",
+            args.step_timeout
+        ));
+    }
+    let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
+    let spec = load_spec(&spec_dir)?;
+    let loaded = load_scenarios(&scenario_dir, Some(&spec.ids()))?;
+    print_errors(&loaded.errors);
+    let selected: Vec<_> = loaded
+        .scenarios
+        .into_iter()
+        .filter(|s| {
+            args.filter
+                .as_deref()
+                .map_or(true, |p| filter::matches(p, &s.id))
+        })
+        .collect();
+    let command = match &args.implementation {
+        Some(cmd) => ImplCommand::parse(cmd),
+        None => locate::reference()?,
+    };
+    let mut client = Client::start(command.clone(), Duration::from_secs_f64(args.step_timeout))?;
+    let hello = client
+        .hello()
+        .cloned()
+        .expect("started clients have said hello");
+    let mut progress = Progress::new(std::io::stderr());
+    let mut quiet = Silent;
+    let reporter: &mut dyn Reporter = if args.quiet {
+        &mut quiet
+    } else {
+        &mut progress
+    };
+    reporter.event(&Event::RunStarted {
+        environment: &hello,
+        total: selected.len(),
+    });
+    let records = runner::run(
+        &mut client,
+        &selected,
+        std::env::consts::OS,
+        &mut [&mut *reporter],
+    );
+    client.shutdown();
+    let info = RunnerInfo {
+        name: "gatehouse-conform".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        protocol: PROTOCOL_VERSION.into(),
+        implementation: command.display(),
+        host_os: std::env::consts::OS.into(),
+        duration_ms: started.elapsed().as_millis() as u64,
+    };
+    let invalid = loaded
+        .errors
+        .iter()
+        .map(|e| InvalidFile {
+            message: e.to_string(),
+        })
+        .collect();
+    let record = report::assemble(info, hello, records, invalid);
+    reporter.event(&Event::RunFinished { record: &record });
+    if let Some(path) = &args.json_out {
+        write(path, &report::render(&record, Format::Json))?;
+    }
+    let text = report::render(&record, args.format);
+    match &args.out {
+        Some(path) => write(path, &text)?,
+        None => print!("{text}"),
+    }
+    Ok(if record.success() {
+        exit::SUCCESS
+    } else {
+        exit::FAILURE
+    })
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// A reporter that ignores everything (`--quiet`).
+struct Silent;
+
+impl Reporter for Silent {
+    fn event(&mut self, _: &Event<'_>) {}
+}
+
+fn trace_cmd(args: TraceArgs) -> Result<i32, String> {
+    let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
+    let spec = load_spec(&spec_dir)?;
+    let loaded = load_scenarios(&scenario_dir, None)?;
+    let (untestable, untestable_errors) = match untestable::load(&spec_dir.join("untestable.toml"))
+    {
+        Ok(u) => (u, Vec::new()),
+        Err(e) => (Vec::new(), e),
+    };
+    let spec_display = spec_dir.display().to_string();
+    let t = trace::trace(&trace::Inputs {
+        spec: &spec,
+        spec_dir: &spec_display,
+        scenarios: &loaded.scenarios,
+        scenario_errors: &loaded.errors,
+        untestable: &untestable,
+        untestable_errors: &untestable_errors,
+    });
+    match args.format {
+        TraceFormat::Human => print!("{}", trace::render_human(&t)),
+        TraceFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&t).expect("the trace serializes")
+        ),
+    }
+    Ok(if t.violations.is_empty() {
+        exit::SUCCESS
+    } else {
+        exit::FAILURE
+    })
+}
+
+fn lint(d: Dirs) -> Result<i32, String> {
+    let (scenario_dir, spec_dir) = dirs(&d)?;
+    let spec = load_spec(&spec_dir)?;
+    let loaded = load_scenarios(&scenario_dir, Some(&spec.ids()))?;
+    for e in &loaded.errors {
+        println!("{e}");
+    }
+    println!(
+        "{} scenario file(s) valid, {} problem(s)",
+        loaded.scenarios.len(),
+        loaded.errors.len()
+    );
+    Ok(if loaded.errors.is_empty() {
+        exit::SUCCESS
+    } else {
+        exit::FAILURE
+    })
+}

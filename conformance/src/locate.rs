@@ -1,0 +1,93 @@
+//! Finding things on disk: the scenarios and spec directories (current directory first,
+//! then the workspace this runner was built from) and the reference `gatehouse` binary.
+
+use std::path::{Path, PathBuf};
+
+use crate::client::ImplCommand;
+
+/// The workspace root this crate was built in.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `given` if set (it must exist), else `name` in the current directory, else in the
+/// workspace root.
+pub fn dir(given: Option<&Path>, name: &str, flag: &str) -> Result<PathBuf, String> {
+    if let Some(p) = given {
+        return if p.is_dir() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(format!("{flag} {}: no such directory", p.display()))
+        };
+    }
+    let here = PathBuf::from(name);
+    if here.is_dir() {
+        return Ok(here);
+    }
+    let root = workspace_root().join(name);
+    if root.is_dir() {
+        return Ok(root.canonicalize().unwrap_or(root));
+    }
+    Err(format!(
+        "no `{name}` directory here or in the workspace; pass {flag} DIR"
+    ))
+}
+
+/// The reference implementation's adapter: `gatehouse adapter`, the binary next to this
+/// runner's own executable, else on `PATH`.
+pub fn reference() -> Result<ImplCommand, String> {
+    let exe = format!("gatehouse{}", std::env::consts::EXE_SUFFIX);
+    let own = std::env::current_exe().ok();
+    if let Some(own) = &own {
+        build_reference_beside(own)?;
+    }
+    let beside = own.and_then(|p| p.parent().map(|d| d.join(&exe)));
+    let on_path = || {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(&exe))
+                .find(|p| p.is_file())
+        })
+    };
+    match beside.filter(|p| p.is_file()).or_else(on_path) {
+        Some(path) => Ok(ImplCommand::Argv(vec![path.to_string_lossy().into_owned(), "adapter".into()])),
+        None => Err("no `gatehouse` executable beside the runner or on PATH: run `cargo build -p gatehouse`, or pass --impl 'CMD'".into()),
+    }
+}
+
+/// When this runner was itself built in the source workspace (its executable lives in
+/// the workspace's `target/<profile>/`), build the reference in the same profile first,
+/// so that `cargo run -p gatehouse-conformance -- run` never tests a stale or missing
+/// `gatehouse`. Cargo is taken from `$CARGO` (set by `cargo run`) or `PATH`. Installed
+/// runners (outside a workspace target directory) skip this and look the binary up.
+fn build_reference_beside(own_exe: &Path) -> Result<(), String> {
+    let root = match workspace_root().canonicalize() {
+        Ok(root) => root,
+        Err(_) => return Ok(()),
+    };
+    let Some(profile_dir) = own_exe.parent() else {
+        return Ok(());
+    };
+    let in_workspace_target = profile_dir
+        .parent()
+        .is_some_and(|target| target.starts_with(&root) && target.ends_with("target"));
+    if !in_workspace_target || !root.join("reference").join("Cargo.toml").is_file() {
+        return Ok(());
+    }
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") => "dev".to_string(),
+        Some(other) => other.to_string(),
+        None => return Ok(()),
+    };
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--quiet", "-p", "gatehouse", "--profile", &profile])
+        .current_dir(&root)
+        .status()
+        .map_err(|e| format!("could not run cargo to build the reference: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("building the reference `gatehouse` failed ({status}); fix the build or pass --impl 'CMD'"))
+    }
+}

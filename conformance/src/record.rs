@@ -1,0 +1,157 @@
+//! The canonical run record: what the JSON report serializes and every other view is
+//! derived from (environment header, one record per scenario and step, counts, summary).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::protocol::Hello;
+use crate::scenario::Tier;
+
+/// The outcome of a scenario, or of one case of a table scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every expectation held.
+    Passed,
+    /// Platform mismatch, missing capability or an `unsupported` answer.
+    Skipped,
+    /// An expectation did not hold.
+    Failed,
+    /// An `error` answer, a crash, a timeout or garbage.
+    Errored,
+}
+
+impl Outcome {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Skipped => "skipped",
+            Outcome::Failed => "failed",
+            Outcome::Errored => "errored",
+        }
+    }
+}
+
+/// How many scenarios ended each way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Passed.
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// Errored.
+    pub errored: usize,
+}
+
+impl Counts {
+    /// Counts one more `outcome`.
+    pub fn add(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Passed => self.passed += 1,
+            Outcome::Failed => self.failed += 1,
+            Outcome::Skipped => self.skipped += 1,
+            Outcome::Errored => self.errored += 1,
+        }
+    }
+}
+
+/// One request sent and what came back.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepRecord {
+    /// 1-based index of the step or case in its file.
+    pub index: usize,
+    /// Its name, if any.
+    pub name: Option<String>,
+    /// The request as sent (without its id).
+    pub request: Value,
+    /// The answer object, or `null` when none came.
+    pub answer: Value,
+    /// What did not hold.
+    pub mismatches: Vec<String>,
+    /// For a case of a table scenario: how that case ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// For a case: the requirements it adds to the file's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub requirements: Vec<String>,
+}
+
+/// One scenario's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioRecord {
+    /// `gate/read-list`.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// The file-level requirement IDs.
+    pub requirements: Vec<String>,
+    /// The tier.
+    pub tier: Tier,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Why it was skipped or errored (`crashed: ...`), or its first mismatch.
+    pub reason: Option<String>,
+    /// For errored: `error`, `crashed`, `timeout`, `garbage`, `start` or `fixture`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<String>,
+    /// The implementation's last stderr lines, when it errored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stderr: Vec<String>,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// Every request sent.
+    pub steps: Vec<StepRecord>,
+}
+
+/// A scenario file that could not be loaded.
+#[derive(Debug, Clone, Serialize)]
+pub struct InvalidFile {
+    /// The problem, `file:line:col: message`.
+    pub message: String,
+}
+
+/// Who ran.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunnerInfo {
+    /// `gatehouse-conform`.
+    pub name: String,
+    /// The runner's version.
+    pub version: String,
+    /// The protocol version it speaks.
+    pub protocol: String,
+    /// The implementation command.
+    pub implementation: String,
+    /// The runner's host os.
+    pub host_os: String,
+    /// Wall time of the run in milliseconds.
+    pub duration_ms: u64,
+}
+
+/// The whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunRecord {
+    /// Who ran.
+    pub runner: RunnerInfo,
+    /// The implementation's hello answer.
+    pub environment: Hello,
+    /// Every scenario run, in order.
+    pub scenarios: Vec<ScenarioRecord>,
+    /// Scenario files that could not be loaded.
+    pub invalid: Vec<InvalidFile>,
+    /// Outcomes per requirement ID.
+    pub requirements: BTreeMap<String, Counts>,
+    /// Outcomes over scenarios.
+    pub summary: Counts,
+}
+
+impl RunRecord {
+    /// Whether the run succeeded: nothing failed or errored, no file was invalid.
+    pub fn success(&self) -> bool {
+        self.summary.failed == 0 && self.summary.errored == 0 && self.invalid.is_empty()
+    }
+}

@@ -1,0 +1,145 @@
+//! The report views, all derived from the canonical [`RunRecord`]: human, JSON, JUnit and
+//! Markdown; plus the progress reporter that prints a line per finished scenario.
+
+mod human;
+mod json;
+mod junit;
+mod markdown;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use crate::events::{Event, Reporter};
+use crate::protocol::Hello;
+use crate::record::{Counts, InvalidFile, Outcome, RunRecord, RunnerInfo, ScenarioRecord};
+
+/// The formats a run can be rendered in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Failures in detail, per-requirement summary, totals.
+    Human,
+    /// The canonical JSON document.
+    Json,
+    /// JUnit XML: one testsuite per scenario folder, one testcase per scenario.
+    Junit,
+    /// A Markdown table.
+    Markdown,
+}
+
+/// Renders `record` in `format`.
+pub fn render(record: &RunRecord, format: Format) -> String {
+    match format {
+        Format::Human => human::render(record),
+        Format::Json => json::render(record),
+        Format::Junit => junit::render(record),
+        Format::Markdown => markdown::render(record),
+    }
+}
+
+/// Assembles the canonical record: per-requirement counts and the summary.
+pub fn assemble(
+    runner: RunnerInfo,
+    environment: Hello,
+    scenarios: Vec<ScenarioRecord>,
+    invalid: Vec<InvalidFile>,
+) -> RunRecord {
+    let mut summary = Counts::default();
+    let mut requirements: BTreeMap<String, Counts> = BTreeMap::new();
+    for s in &scenarios {
+        summary.add(s.outcome);
+        for id in &s.requirements {
+            requirements.entry(id.clone()).or_default().add(s.outcome);
+        }
+        for step in &s.steps {
+            if let Some(outcome) = step.outcome {
+                for id in step
+                    .requirements
+                    .iter()
+                    .filter(|id| !s.requirements.contains(id))
+                {
+                    requirements.entry(id.clone()).or_default().add(outcome);
+                }
+            }
+        }
+    }
+    RunRecord {
+        runner,
+        environment,
+        scenarios,
+        invalid,
+        requirements,
+        summary,
+    }
+}
+
+/// Prints one line per finished scenario to a writer (stderr in the binary).
+pub struct Progress<W: Write> {
+    out: W,
+    total: usize,
+    done: usize,
+    current: String,
+}
+
+impl<W: Write> Progress<W> {
+    /// A progress reporter writing to `out`.
+    pub fn new(out: W) -> Self {
+        Progress {
+            out,
+            total: 0,
+            done: 0,
+            current: String::new(),
+        }
+    }
+}
+
+impl<W: Write> Reporter for Progress<W> {
+    fn event(&mut self, event: &Event<'_>) {
+        let _ = match event {
+            Event::RunStarted { environment, total } => {
+                self.total = *total;
+                writeln!(
+                    self.out,
+                    "running {total} scenario(s) against {} {} (protocol {})",
+                    environment.name, environment.version, environment.protocol
+                )
+            }
+            Event::ScenarioStarted { id } => {
+                self.done += 1;
+                self.current = id.to_string();
+                Ok(())
+            }
+            Event::ScenarioFinished { record } => {
+                let tag = match record.outcome {
+                    Outcome::Passed => "PASS ",
+                    Outcome::Failed => "FAIL ",
+                    Outcome::Skipped => "SKIP ",
+                    Outcome::Errored => "ERROR",
+                };
+                let why = record
+                    .reason
+                    .as_deref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default();
+                let why = if record.outcome == Outcome::Passed {
+                    String::new()
+                } else {
+                    why
+                };
+                let (n, total, id) = (self.done, self.total, &self.current);
+                writeln!(
+                    self.out,
+                    "[{n}/{total}] {tag} {id} ({} ms){why}",
+                    record.duration_ms
+                )
+            }
+            Event::RunFinished { record } => {
+                let c = record.summary;
+                writeln!(
+                    self.out,
+                    "done: {} passed, {} failed, {} skipped, {} errored",
+                    c.passed, c.failed, c.skipped, c.errored
+                )
+            }
+        };
+    }
+}

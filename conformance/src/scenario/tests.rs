@@ -1,0 +1,204 @@
+//! Strictness of the loader: each rule of `scenarios/README.md` rejects with one line.
+
+use std::collections::BTreeSet;
+
+use super::{load_file, Body};
+
+const HEAD: &str = "title = \"t\"\nrequirements = [\"GATE-T-1\"]\ntier = \"decision\"\n";
+
+fn ids() -> BTreeSet<String> {
+    ["GATE-T-1", "GATE-T-2"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+fn errors(src: &str) -> Vec<String> {
+    match load_file(src, "gate/x.toml", "gate/x", Some(&ids())) {
+        Ok(_) => vec![],
+        Err(e) => e.iter().map(ToString::to_string).collect(),
+    }
+}
+
+fn one_error(src: &str) -> String {
+    let e = errors(src);
+    assert_eq!(e.len(), 1, "{e:#?}");
+    e[0].clone()
+}
+
+#[test]
+fn a_valid_table_loads_with_case_setup_and_requirements() {
+    let src = format!(
+        "{HEAD}[setup]\nasker = \"none\"\ncard_window_ms = 200\n\
+         [[case]]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\" }}\n\
+         [[case]]\nname = \"etc\"\ndecide = \"ls /etc\"\nsetup = {{ asker = \"terminal\" }}\nrequirements = [\"GATE-T-2\"]\n\
+         expect = {{ decision = \"ask\" }}\n"
+    );
+    let s = load_file(&src, "gate/x.toml", "gate/x", Some(&ids())).expect("valid");
+    let Body::Table(cases) = &s.body else {
+        panic!("table")
+    };
+    assert_eq!(cases.len(), 2);
+    let setup = cases[1].setup.resolve();
+    assert_eq!(setup.asker, super::Asker::Terminal);
+    assert_eq!(setup.card_window_ms, Some(200));
+    assert_eq!(cases[0].setup.resolve().asker, super::Asker::None);
+    assert_eq!(s.all_requirements(), vec!["GATE-T-1", "GATE-T-2"]);
+}
+
+#[test]
+fn unknown_top_level_key_names_the_line() {
+    let e = one_error(&format!(
+        "{HEAD}colour = \"red\"\n[[step]]\ngrants = true\n"
+    ));
+    assert!(
+        e.starts_with("gate/x.toml:4:1: unknown field `colour`, expected one of"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_key_in_a_case_names_the_line() {
+    let e = one_error(&format!(
+        "{HEAD}[[case]]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\" }}\nfoo = 1\n"
+    ));
+    assert!(e.starts_with("gate/x.toml:7:1: unknown field `foo`"), "{e}");
+}
+
+#[test]
+fn unknown_key_in_an_expectation_names_the_line() {
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\ndecide = \"ls\"\nexpect = {{ decison = \"allow\" }}\n"
+    ));
+    assert!(e.starts_with("gate/x.toml:6:"), "{e}");
+    assert!(e.contains("unknown field `decison`"), "{e}");
+}
+
+#[test]
+fn wrong_types_are_rejected() {
+    let e = one_error(&format!("{HEAD}[[step]]\nanswer = \"maybe\"\n"));
+    assert!(e.starts_with("gate/x.toml:5:"), "{e}");
+    assert!(e.contains("unknown variant `maybe`"), "{e}");
+    let e = one_error(&format!("{HEAD}[[step]]\ndecide = 3\n"));
+    assert!(
+        e.starts_with("gate/x.toml:5:10: invalid type: integer `3`, expected a string"),
+        "{e}"
+    );
+}
+
+#[test]
+fn steps_need_exactly_one_action() {
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\nexpect = {{ decision = \"allow\" }}\n"
+    ));
+    assert!(e.starts_with("gate/x.toml:4:1: step 1: no action"), "{e}");
+    let e = one_error(&format!("{HEAD}[[step]]\ndecide = \"ls\"\ncode = \"1\"\n"));
+    assert!(e.contains("step 1: more than one action"), "{e}");
+}
+
+#[test]
+fn table_xor_sequence() {
+    let e = one_error(&format!(
+        "{HEAD}[[case]]\ngrants = true\n[[step]]\ngrants = true\n"
+    ));
+    assert!(e.contains("never both"), "{e}");
+    let e = one_error(HEAD);
+    assert!(e.contains("nothing to run"), "{e}");
+}
+
+#[test]
+fn setup_and_requirements_belong_to_cases() {
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\ngrants = true\nsetup = {{ asker = \"none\" }}\n"
+    ));
+    assert!(
+        e.contains("step 1: `setup` is allowed in a [[case]] only"),
+        "{e}"
+    );
+}
+
+#[test]
+fn requirements_must_be_present_and_defined() {
+    let e = one_error(
+        "title = \"t\"\nrequirements = []\ntier = \"decision\"\n[[step]]\ngrants = true\n",
+    );
+    assert_eq!(e, "gate/x.toml:2:16: `requirements` is empty");
+    let e = one_error("title = \"t\"\ntier = \"decision\"\n[[step]]\ngrants = true\n");
+    assert!(e.contains("missing field `requirements`"), "{e}");
+    let e = one_error("title = \"t\"\nrequirements = [\"GATE-T-1\", \"GATE-NOPE-1\"]\ntier = \"decision\"\n[[step]]\ngrants = true\n");
+    assert_eq!(
+        e,
+        "gate/x.toml:2:29: requirement `GATE-NOPE-1` is not defined in spec/"
+    );
+    let e = one_error(&format!(
+        "{HEAD}[[case]]\ngrants = true\nrequirements = [\"GATE-NOPE-2\"]\n"
+    ));
+    assert_eq!(
+        e,
+        "gate/x.toml:6:17: requirement `GATE-NOPE-2` is not defined in spec/"
+    );
+    let e = one_error("title = \"t\"\nrequirements = [\"gate-t-1\"]\ntier = \"decision\"\n[[step]]\ngrants = true\n");
+    assert!(e.contains("`gate-t-1` is not a requirement ID"), "{e}");
+}
+
+#[test]
+fn names_are_unique() {
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\nname = \"a\"\ngrants = true\n[[step]]\nname = \"a\"\naudit = true\n"
+    ));
+    assert!(
+        e.contains("two cases or steps are named `a` (the second is #2)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn every_refusal_has_its_allowed_twin() {
+    let e = one_error(&format!(
+        "{HEAD}[[case]]\ndecide = \"ls /etc\"\nexpect = {{ decision = \"ask\" }}\n"
+    ));
+    assert!(e.contains("every file carries the allowed twin"), "{e}");
+    assert!(errors(&format!(
+        "{HEAD}[[case]]\ndecide = \"ls /etc\"\nexpect = {{ decision = \"deny\" }}\n[[case]]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\" }}\n"
+    ))
+    .is_empty());
+}
+
+#[test]
+fn expectations_fit_their_action() {
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\ngrants = true\nexpect = {{ decision = \"allow\" }}\n"
+    ));
+    assert!(
+        e.contains("step 1: `expect.decision` does not apply to grants"),
+        "{e}"
+    );
+}
+
+#[test]
+fn false_is_null_but_true_is_rejected() {
+    assert!(errors(&format!(
+        "{HEAD}[[step]]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\", offers = {{ family = false }} }}\n"
+    ))
+    .is_empty());
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\", offers = {{ family = true }} }}\n"
+    ));
+    assert!(e.contains("`true` is not allowed here"), "{e}");
+}
+
+#[test]
+fn fixture_paths_stay_inside() {
+    let e = one_error(&format!(
+        "{HEAD}[fixture]\nfiles = {{ \"../x\" = \"\" }}\n[[step]]\ngrants = true\n"
+    ));
+    assert!(e.contains("path `../x` must be relative"), "{e}");
+}
+
+#[test]
+fn unknown_capabilities_are_rejected() {
+    let e = one_error(&format!(
+        "{HEAD}capabilities = [\"gates\"]\n[[step]]\ngrants = true\n"
+    ));
+    assert!(e.contains("unknown capability `gates`"), "{e}");
+}

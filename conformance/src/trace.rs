@@ -1,0 +1,263 @@
+//! `gatehouse-conform trace`: the map between requirements and scenarios, and the rules of
+//! `spec/README.md` ("Citing scenarios") checked over it.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::scenario::{Scenario, ScenarioError};
+use crate::spec::SpecIndex;
+use crate::untestable::Untestable;
+
+/// One requirement in the map.
+#[derive(Debug, Clone, Serialize)]
+pub struct Traced {
+    /// Chapter stem.
+    pub chapter: String,
+    /// 1-based line in the chapter.
+    pub line: usize,
+    /// Carries MUST/SHOULD/SHALL/REQUIRED.
+    pub normative: bool,
+    /// Struck through.
+    pub withdrawn: bool,
+    /// Scenario ids citing it.
+    pub scenarios: Vec<String>,
+    /// The untestable reason, if listed.
+    pub untestable: Option<String>,
+}
+
+/// Coverage of one chapter.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ChapterRow {
+    /// Chapter stem.
+    pub chapter: String,
+    /// Requirements defined.
+    pub requirements: usize,
+    /// Of which normative (and not withdrawn).
+    pub normative: usize,
+    /// Normative ones with a scenario.
+    pub covered: usize,
+    /// Normative ones listed as untestable.
+    pub untestable: usize,
+    /// Normative ones with neither.
+    pub uncovered: usize,
+}
+
+/// The whole trace.
+#[derive(Debug, Clone, Serialize)]
+pub struct Trace {
+    /// One row per chapter.
+    pub chapters: Vec<ChapterRow>,
+    /// The map, by ID.
+    pub requirements: BTreeMap<String, Traced>,
+    /// Every rule broken, one line each.
+    pub violations: Vec<String>,
+}
+
+/// Inputs of a trace; `spec_dir` prefixes chapter names in messages.
+pub struct Inputs<'a> {
+    /// The spec as parsed.
+    pub spec: &'a SpecIndex,
+    /// The spec directory as displayed.
+    pub spec_dir: &'a str,
+    /// Scenarios loaded without the spec-ID check.
+    pub scenarios: &'a [Scenario],
+    /// Files that could not be loaded.
+    pub scenario_errors: &'a [ScenarioError],
+    /// The untestable list.
+    pub untestable: &'a [Untestable],
+    /// Problems with the untestable file.
+    pub untestable_errors: &'a [ScenarioError],
+}
+
+/// Builds the map and checks the rules.
+pub fn trace(i: &Inputs<'_>) -> Trace {
+    let mut v = Vec::new();
+    for s in &i.spec.stray {
+        v.push(format!(
+            "{}/{}:{}: {} outside a requirement with an ID",
+            i.spec_dir, s.file, s.line, s.word
+        ));
+    }
+    for (id, chapter, line) in &i.spec.duplicates {
+        v.push(format!(
+            "{}/{chapter}.md:{line}: `{id}` is defined twice",
+            i.spec_dir
+        ));
+    }
+    let mut map: BTreeMap<String, Traced> = i
+        .spec
+        .requirements
+        .values()
+        .map(|r| {
+            let t = Traced {
+                chapter: r.chapter.clone(),
+                line: r.line,
+                normative: r.normative,
+                withdrawn: r.withdrawn,
+                scenarios: Vec::new(),
+                untestable: None,
+            };
+            (r.id.clone(), t)
+        })
+        .collect();
+    for s in i.scenarios {
+        for id in s.all_requirements() {
+            match map.get_mut(&id) {
+                Some(t) => t.scenarios.push(s.id.clone()),
+                None => v.push(format!(
+                    "{}: cites `{id}`, which no chapter defines",
+                    s.path
+                )),
+            }
+        }
+    }
+    for e in i.scenario_errors {
+        v.push(format!("{e} (the file cannot be traced)"));
+    }
+    v.extend(i.untestable_errors.iter().map(ToString::to_string));
+    for u in i.untestable {
+        match map.get_mut(&u.id) {
+            None => v.push(format!(
+                "{}/untestable.toml:{}: `{}` does not exist",
+                i.spec_dir, u.line, u.id
+            )),
+            Some(t) if !t.scenarios.is_empty() => v.push(format!(
+                "{}/untestable.toml:{}: `{}` is listed as untestable but covered by {}",
+                i.spec_dir,
+                u.line,
+                u.id,
+                t.scenarios.join(", ")
+            )),
+            Some(t) => t.untestable = Some(u.reason.clone()),
+        }
+    }
+    let mut chapters: Vec<ChapterRow> = i
+        .spec
+        .chapters
+        .iter()
+        .map(|c| ChapterRow {
+            chapter: c.clone(),
+            ..ChapterRow::default()
+        })
+        .collect();
+    for (id, t) in &map {
+        let Some(row) = chapters.iter_mut().find(|c| c.chapter == t.chapter) else {
+            continue;
+        };
+        row.requirements += 1;
+        if !t.normative || t.withdrawn {
+            continue;
+        }
+        row.normative += 1;
+        if !t.scenarios.is_empty() {
+            row.covered += 1;
+        } else if t.untestable.is_some() {
+            row.untestable += 1;
+        } else {
+            row.uncovered += 1;
+            v.push(format!(
+                "{}/{}.md:{}: `{id}` states a MUST or SHOULD but has no scenario and no entry in untestable.toml",
+                i.spec_dir, t.chapter, t.line
+            ));
+        }
+    }
+    Trace {
+        chapters,
+        requirements: map,
+        violations: v,
+    }
+}
+
+/// The human view: a coverage table per chapter, then the violations.
+pub fn render_human(t: &Trace) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<24} {:>12} {:>10} {:>8} {:>11} {:>10}",
+        "chapter", "requirements", "normative", "covered", "untestable", "uncovered"
+    );
+    for r in &t.chapters {
+        let _ = writeln!(
+            s,
+            "{:<24} {:>12} {:>10} {:>8} {:>11} {:>10}",
+            r.chapter, r.requirements, r.normative, r.covered, r.untestable, r.uncovered
+        );
+    }
+    if t.violations.is_empty() {
+        let _ = writeln!(s, "\ntrace: no violations");
+    } else {
+        let _ = writeln!(s, "\n{} violation(s):", t.violations.len());
+        for v in &t.violations {
+            let _ = writeln!(s, "  {v}");
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load_file;
+    use crate::spec::parse_chapter;
+
+    #[test]
+    fn every_rule_is_checked() {
+        let mut spec = SpecIndex::default();
+        parse_chapter(
+            "gate.md",
+            "- **[GATE-A-1]** MUST a.\n- **[GATE-A-2]** MUST b.\n- **[GATE-A-3]** MUST c.\n\
+             - **[GATE-A-4]** May d.\n\nA stray SHOULD.\n",
+            &mut spec,
+        );
+        let src = "title = \"t\"\nrequirements = [\"GATE-A-1\", \"GATE-Z-9\"]\ntier = \"decision\"\n[[step]]\ngrants = true\n";
+        let scenarios = vec![load_file(src, "s/gate/t.toml", "gate/t", None).unwrap()];
+        let untestable = vec![
+            Untestable {
+                id: "GATE-A-2".into(),
+                reason: "r".into(),
+                line: 1,
+            },
+            Untestable {
+                id: "GATE-A-1".into(),
+                reason: "r".into(),
+                line: 4,
+            },
+            Untestable {
+                id: "GATE-Q-1".into(),
+                reason: "r".into(),
+                line: 7,
+            },
+        ];
+        let t = trace(&Inputs {
+            spec: &spec,
+            spec_dir: "spec",
+            scenarios: &scenarios,
+            scenario_errors: &[],
+            untestable: &untestable,
+            untestable_errors: &[],
+        });
+        assert_eq!(
+            t.violations,
+            vec![
+                "spec/gate.md:6: SHOULD outside a requirement with an ID",
+                "s/gate/t.toml: cites `GATE-Z-9`, which no chapter defines",
+                "spec/untestable.toml:4: `GATE-A-1` is listed as untestable but covered by gate/t",
+                "spec/untestable.toml:7: `GATE-Q-1` does not exist",
+                "spec/gate.md:3: `GATE-A-3` states a MUST or SHOULD but has no scenario and no entry in untestable.toml",
+            ]
+        );
+        let row = &t.chapters[0];
+        assert_eq!(
+            (
+                row.requirements,
+                row.normative,
+                row.covered,
+                row.untestable,
+                row.uncovered
+            ),
+            (4, 3, 1, 1, 1)
+        );
+    }
+}

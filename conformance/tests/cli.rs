@@ -1,0 +1,203 @@
+//! The command line: invalid files, exit codes, the other report formats, `trace` and
+//! `lint` on small self-contained trees.
+
+mod common;
+
+use common::{fake_command, run_cli, Suite, GRANTS_ONLY, READ_LIST};
+
+#[test]
+fn a_bad_file_is_one_line_and_the_run_goes_on() {
+    let suite = Suite::new();
+    suite
+        .scenario("gate/b-grants", GRANTS_ONLY)
+        .scenario("gate/x", "title = \"t\"\nrequirements = [\"GATE-T-1\"]\ntier = \"decision\"\nfoo = 1\n[[step]]\ngrants = true\n");
+    let run = suite.run("allow_all", &[]);
+    assert_eq!(run.code, 1);
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("x.toml"))
+        .expect("a line for the bad file");
+    assert!(
+        line.starts_with("scenarios/gate/x.toml:4:1: unknown field `foo`, expected one of"),
+        "{line}"
+    );
+    let json = run.json();
+    assert_eq!(json["summary"]["passed"], 1);
+    assert_eq!(json["invalid"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    let suite = Suite::new();
+    let run = run_cli(
+        suite.dir.path(),
+        &["run", "--scenarios", "nowhere", "--impl", "true"],
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("--scenarios nowhere: no such directory"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run_cli(suite.dir.path(), &["run", "--bogus"]).code, 2);
+    let run = run_cli(suite.dir.path(), &["run", "--impl", "true"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("handshake failed"), "{}", run.stderr);
+}
+
+#[test]
+fn another_protocol_major_is_refused() {
+    let suite = Suite::new();
+    suite.scenario("gate/b-grants", GRANTS_ONLY);
+    let script = suite.path("v2.py");
+    std::fs::write(
+        &script,
+        "import json,sys\nfor line in sys.stdin:\n    r = json.loads(line)\n    print(json.dumps({'id': r['id'], 'ok': True, 'protocol': '2.0', 'name': 'x', 'version': '1', 'capabilities': ['gate'], 'environment': {}}), flush=True)\n",
+    )
+    .unwrap();
+    let imp = format!("python3 {}", script.display());
+    let run = run_cli(suite.dir.path(), &["run", "--impl", &imp]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("speaks protocol 2.0, this runner speaks 1.0"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn junit_markdown_and_json_out() {
+    let suite = Suite::new();
+    suite
+        .scenario("gate/a-read-list", READ_LIST)
+        .scenario("gate/b-grants", GRANTS_ONLY);
+    let json_out = suite.path("report.json");
+    let junit_out = suite.path("junit.xml");
+    let imp = fake_command("allow_all");
+    let run = run_cli(
+        suite.dir.path(),
+        &[
+            "run",
+            "--quiet",
+            "--impl",
+            &imp,
+            "--format",
+            "junit",
+            "--out",
+            junit_out.to_str().unwrap(),
+            "--json-out",
+            json_out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, 1);
+    let xml = std::fs::read_to_string(&junit_out).unwrap();
+    assert!(
+        xml.contains("<testsuite name=\"gate\" tests=\"2\""),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<testcase name=\"a-read-list\" classname=\"gate\""),
+        "{xml}"
+    );
+    assert!(xml.contains("<failure message=\"case 2"), "{xml}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_out).unwrap()).unwrap();
+    assert_eq!(json["summary"]["failed"], 1);
+    let md = run_cli(
+        suite.dir.path(),
+        &["run", "--quiet", "--impl", &imp, "--format", "markdown"],
+    );
+    assert!(
+        md.stdout.starts_with("**allow-all 0.0.1** x "),
+        "{}",
+        md.stdout
+    );
+    assert!(
+        md.stdout.contains("| `gate/b-grants` | passed |  |"),
+        "{}",
+        md.stdout
+    );
+    let human = run_cli(suite.dir.path(), &["run", "--impl", &imp]);
+    assert!(
+        human.stdout.contains("FAILED gate/a-read-list"),
+        "{}",
+        human.stdout
+    );
+    assert!(
+        human
+            .stdout
+            .contains("2 scenario(s): 1 passed, 1 failed, 0 skipped, 0 errored"),
+        "{}",
+        human.stdout
+    );
+    assert!(
+        human.stderr.contains("[2/2] PASS  gate/b-grants"),
+        "{}",
+        human.stderr
+    );
+}
+
+#[test]
+fn lint_reports_every_problem() {
+    let suite = Suite::new();
+    suite.scenario("gate/ok", GRANTS_ONLY).scenario(
+        "gate/bad",
+        "title = \"t\"\nrequirements = [\"GATE-NOPE-1\"]\ntier = \"decision\"\n[[case]]\ndecide = \"x\"\nexpect = { decision = \"deny\" }\n",
+    );
+    let run = run_cli(suite.dir.path(), &["lint"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains(
+            "scenarios/gate/bad.toml:2:17: requirement `GATE-NOPE-1` is not defined in spec/"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("allowed twin"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("1 scenario file(s) valid, 2 problem(s)"),
+        "{}",
+        run.stdout
+    );
+    std::fs::remove_file(suite.path("scenarios/gate/bad.toml")).unwrap();
+    assert_eq!(run_cli(suite.dir.path(), &["lint"]).code, 0);
+}
+
+#[test]
+fn trace_lists_violations_and_passes_when_clean() {
+    let suite = Suite::new();
+    suite.scenario("gate/b-grants", GRANTS_ONLY);
+    let run = run_cli(suite.dir.path(), &["trace"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("`GATE-T-1` states a MUST or SHOULD but has no scenario"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("`GATE-T-3` states a MUST or SHOULD"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("`GATE-T-2` states"), "{}", run.stdout);
+    suite.scenario("gate/a-read-list", READ_LIST);
+    std::fs::write(
+        suite.path("spec/untestable.toml"),
+        "[[untestable]]\nid = \"GATE-T-3\"\nreason = \"needs a clock\"\n",
+    )
+    .unwrap();
+    let run = run_cli(suite.dir.path(), &["trace", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["chapters"][0]["covered"], 2);
+    assert_eq!(json["chapters"][0]["untestable"], 1);
+    assert_eq!(
+        json["requirements"]["GATE-T-1"]["scenarios"],
+        serde_json::json!(["gate/a-read-list"])
+    );
+}

@@ -1,0 +1,21 @@
+"""A fake that shakes hands properly, then exits with status 3 on the first decide. The
+runner must report the scenario as crashed with that status, restart it and go on."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _gate import Fake  # noqa: E402
+
+
+class Crash(Fake):
+    name = "crash"
+
+    def decide(self, session, tool, line):
+        sys.stderr.write("crash.py: giving up on %r\n" % line)
+        sys.stderr.flush()
+        sys.exit(3)
+
+
+if __name__ == "__main__":
+    Crash().serve()

@@ -1,0 +1,236 @@
+//! The protocol server: reads one JSON request per line, dispatches it to the session it
+//! names, and writes one JSON answer per line, flushed at once.
+//!
+//! Touches only its input and output streams, and the gate's sessions.
+
+use super::environment::Environment;
+use super::setup::open_session;
+use super::wire::{parse_request, Body, Reply, Request, WireError};
+use super::{CAPABILITIES, PROTOCOL_VERSION};
+use crate::gate::{Session, Tool};
+use std::collections::HashMap;
+use std::io::{self, BufRead, Write};
+
+/// The adapter's state: the open sessions by name.
+#[derive(Debug, Default)]
+pub struct Server {
+    sessions: HashMap<String, Session>,
+}
+
+/// What to do after answering a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next request.
+    Continue,
+    /// `bye`: stop.
+    Stop,
+}
+
+impl Server {
+    /// A server with no sessions.
+    pub fn new() -> Self {
+        Server::default()
+    }
+
+    fn session(&mut self, name: &str) -> Result<&mut Session, WireError> {
+        self.sessions
+            .get_mut(name)
+            .ok_or_else(|| WireError::error(format!("no open session {name:?}")))
+    }
+
+    /// Answers one request line.
+    pub fn handle_line(&mut self, line: &str) -> (Reply, Flow) {
+        let (id, request) = parse_request(line);
+        let request = match request {
+            Ok(r) => r,
+            Err(e) => return (Reply::failed(id, e), Flow::Continue),
+        };
+        let flow = if request == Request::Bye {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        };
+        let reply = match self.handle(request) {
+            Ok(body) => Reply::ok(id, body),
+            Err(e) => Reply::failed(id, e),
+        };
+        (reply, flow)
+    }
+
+    fn handle(&mut self, request: Request) -> Result<Body, WireError> {
+        match request {
+            Request::Hello { .. } => Ok(Body::Hello {
+                protocol: PROTOCOL_VERSION,
+                name: "gatehouse",
+                version: env!("CARGO_PKG_VERSION"),
+                capabilities: CAPABILITIES,
+                environment: Environment::detect(),
+            }),
+            Request::Open { session, setup } => {
+                // Replacing a session of the same name starts it afresh (PROTO-SESSION-1).
+                let fresh = open_session(&setup)?;
+                self.sessions.insert(session, fresh);
+                Ok(Body::Done {})
+            }
+            Request::Decide {
+                session,
+                tool,
+                input,
+            } => {
+                let tool: Tool = tool
+                    .parse()
+                    .map_err(|e: crate::gate::UnknownTool| WireError::unsupported(e.to_string()))?;
+                Ok(Body::Decision(self.session(&session)?.decide(tool, &input)))
+            }
+            Request::Answer { session, choice } => {
+                let answer = self
+                    .session(&session)?
+                    .answer(choice)
+                    .map_err(|e| WireError::error(e.to_string()))?;
+                Ok(Body::Answer {
+                    outcome: answer.outcome,
+                    saved: answer.saved,
+                })
+            }
+            Request::Grants { session } => Ok(Body::Grants {
+                grants: self.session(&session)?.grants().list().to_vec(),
+            }),
+            Request::Revoke { session, target } => Ok(Body::Revoked {
+                revoked: self.session(&session)?.revoke(&target),
+            }),
+            Request::Audit { session } => Ok(Body::Audit {
+                records: self.session(&session)?.audit().to_vec(),
+            }),
+            Request::Close { session } => {
+                self.sessions
+                    .remove(&session)
+                    .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
+                Ok(Body::Done {})
+            }
+            Request::Bye => Ok(Body::Done {}),
+        }
+    }
+}
+
+/// Serves the protocol until `bye` or the end of `input`: one answer line per request
+/// line, flushed after each.
+pub fn serve(mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+    let mut server = Server::new();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(());
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim_end_matches(['\n', '\r']);
+        let (reply, flow) = server.handle_line(line);
+        output.write_all(reply.to_line().as_bytes())?;
+        output.write_all(b"\n")?;
+        output.flush()?;
+        if flow == Flow::Stop {
+            return Ok(());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn run(requests: &[Value]) -> Vec<Value> {
+        let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+        let mut out = Vec::new();
+        serve(input.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_whole_conversation() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "hi\n").unwrap();
+        let ws = dir.path().to_str().unwrap();
+        let replies = run(&[
+            json!({"id": 0, "op": "hello", "protocol": "1.0"}),
+            json!({"id": 1, "op": "open", "session": "s1", "setup": {
+                "workspace": ws, "home": "/tmp", "host": "posix", "asker": "terminal",
+                "allow_list": [], "grants": [{"kind": "family", "key": "git"}],
+                "card_window_ms": 20}}),
+            json!({"id": 2, "op": "decide", "session": "s1", "tool": "shell", "input": "ls /etc"}),
+            json!({"id": 3, "op": "answer", "session": "s1", "choice": "silence"}),
+            json!({"id": 4, "op": "decide", "session": "s1", "tool": "shell", "input": "npm test"}),
+            json!({"id": 5, "op": "answer", "session": "s1", "choice": "exact"}),
+            json!({"id": 6, "op": "grants", "session": "s1"}),
+            json!({"id": 7, "op": "revoke", "session": "s1", "target": "1"}),
+            json!({"id": 8, "op": "audit", "session": "s1"}),
+            json!({"id": 9, "op": "decide", "session": "s1", "tool": "browser", "input": "x"}),
+            json!({"id": 10, "op": "close", "session": "s1"}),
+            json!({"id": 11, "op": "bye"}),
+            json!({"id": 12, "op": "hello"}),
+        ]);
+        assert_eq!(replies.len(), 12, "stops at bye");
+        assert_eq!(replies[0]["name"], "gatehouse");
+        assert_eq!(replies[0]["protocol"], "1.0");
+        assert_eq!(replies[0]["capabilities"], json!(["gate"]));
+        assert_eq!(replies[1], json!({"id": 1, "ok": true}));
+        assert_eq!(
+            replies[2],
+            json!({"id": 2, "ok": true, "decision": "ask", "route": "card", "reason": "path_outside",
+                   "offers": {"exact": true, "exact_withheld": null, "family": "ls",
+                              "family_withheld": null, "text": null},
+                   "card": {"channel": "terminal", "window_ms": 20}})
+        );
+        assert_eq!(
+            replies[3],
+            json!({"id": 3, "ok": true, "outcome": "expired", "saved": null})
+        );
+        assert_eq!(
+            replies[5],
+            json!({"id": 5, "ok": true, "outcome": "approved",
+                   "saved": {"kind": "exact", "key": "npm test"}})
+        );
+        assert_eq!(
+            replies[6]["grants"],
+            json!([{"kind": "family", "key": "git"}, {"kind": "exact", "key": "npm test"}])
+        );
+        assert_eq!(
+            replies[7]["revoked"],
+            json!([{"kind": "family", "key": "git"}])
+        );
+        assert_eq!(
+            replies[8]["records"],
+            json!([{"tool": "shell", "input": "ls /etc", "outcome": "expired"},
+                   {"tool": "shell", "input": "npm test", "outcome": "approved"}])
+        );
+        assert_eq!(replies[9]["ok"], false);
+        assert_eq!(replies[9]["error"]["kind"], "unsupported");
+        assert_eq!(replies[10], json!({"id": 10, "ok": true}));
+        assert_eq!(replies[11], json!({"id": 11, "ok": true}));
+    }
+
+    #[test]
+    fn bad_lines_are_answered_and_the_server_goes_on() {
+        let mut out = Vec::new();
+        serve(
+            "garbage\n{\"id\": 3, \"op\": \"decide\", \"session\": \"nope\", \"tool\": \"shell\", \"input\": \"ls\"}\n{\"id\": 4, \"op\": \"bye\"}\n"
+                .as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let replies: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(replies[0]["id"], Value::Null);
+        assert_eq!(replies[0]["error"]["kind"], "error");
+        assert_eq!(replies[1]["id"], 3);
+        assert_eq!(replies[1]["ok"], false);
+        assert_eq!(replies[2], json!({"id": 4, "ok": true}));
+    }
+}

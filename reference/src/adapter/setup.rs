@@ -1,0 +1,126 @@
+//! Turns the `setup` of an `open` request into a fresh [`Session`], strictly: a field it
+//! does not know, or a value it cannot honour, is `unsupported` (PROTO-SESSION-2).
+//!
+//! Touches the filesystem only to resolve the workspace.
+
+use super::wire::WireError;
+use crate::gate::{Asker, CardWindows, Gate, GateConfig, Grant, GrantTable, Host, Session};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The setup fields this adapter knows.
+pub const SETUP_FIELDS: &[&str] = &[
+    "workspace",
+    "home",
+    "host",
+    "asker",
+    "allow_list",
+    "grants",
+    "card_window_ms",
+];
+
+fn field<T: DeserializeOwned>(
+    setup: &Map<String, Value>,
+    name: &str,
+) -> Result<Option<T>, WireError> {
+    match setup.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => T::deserialize(v)
+            .map(Some)
+            .map_err(|e| WireError::unsupported(format!("setup field {name:?}: {e}"))),
+    }
+}
+
+/// Builds the session an `open` request describes, starting from exactly its setup.
+pub fn open_session(setup: &Map<String, Value>) -> Result<Session, WireError> {
+    if let Some(unknown) = setup.keys().find(|k| !SETUP_FIELDS.contains(&k.as_str())) {
+        return Err(WireError::unsupported(format!(
+            "unknown setup field {unknown:?}"
+        )));
+    }
+    let workspace: PathBuf = field(setup, "workspace")?
+        .ok_or_else(|| WireError::error("setup needs a \"workspace\""))?;
+    // `home` is accepted and needs nothing: a leading `~` is outside whatever it names.
+    let _home: Option<PathBuf> = field(setup, "home")?;
+    let host: Host = field(setup, "host")?.unwrap_or_default();
+    let asker: Asker = field(setup, "asker")?.unwrap_or_default();
+    let allow_list: Vec<String> = field(setup, "allow_list")?.unwrap_or_default();
+    let grants: Vec<Grant> = field(setup, "grants")?.unwrap_or_default();
+    let window_ms: Option<u64> = field(setup, "card_window_ms")?;
+
+    let mut windows = CardWindows::default();
+    if let (Some(ms), Some(channel)) = (window_ms, asker.channel()) {
+        windows = windows
+            .with(channel, Duration::from_millis(ms))
+            .map_err(|e| WireError::unsupported(e.to_string()))?;
+    }
+    let config = GateConfig {
+        workspace,
+        host,
+        asker,
+        allow_list,
+        windows,
+    };
+    let gate = Gate::new(config).map_err(|e| WireError::error(e.to_string()))?;
+    Ok(Session::new(
+        gate,
+        grants.into_iter().collect::<GrantTable>(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn setup(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn opens_a_full_setup() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = open_session(&setup(json!({
+            "workspace": dir.path(), "home": "/nonexistent", "host": "posix",
+            "asker": "terminal", "allow_list": [],
+            "grants": [{"kind": "family", "key": "git"}, {"kind": "exact", "key": "x", "tool": "execute_code"}],
+            "card_window_ms": null
+        })))
+        .unwrap();
+        assert_eq!(s.grants().len(), 2);
+    }
+
+    #[test]
+    fn unknown_fields_and_values_are_unsupported() {
+        let dir = tempfile::tempdir().unwrap();
+        for bad in [
+            json!({"workspace": dir.path(), "sandbox": true}),
+            json!({"workspace": dir.path(), "host": "plan9"}),
+            json!({"workspace": dir.path(), "asker": "pigeon"}),
+            json!({"workspace": dir.path(), "grants": [{"kind": "glob", "key": "x"}]}),
+            json!({"workspace": dir.path(), "grants": [{"kind": "exact", "key": "x", "scope": 1}]}),
+            json!({"workspace": dir.path(), "asker": "speech", "card_window_ms": 60000}),
+            json!({"workspace": dir.path(), "card_window_ms": -1}),
+        ] {
+            let err = open_session(&setup(bad.clone())).unwrap_err();
+            assert_eq!(
+                err.kind,
+                crate::adapter::wire::ErrorKind::Unsupported,
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_missing_workspace_is_an_error() {
+        let err = open_session(&setup(json!({"workspace": "/nonexistent/gatehouse"}))).unwrap_err();
+        assert_eq!(err.kind, crate::adapter::wire::ErrorKind::Error);
+        let err = open_session(&setup(json!({}))).unwrap_err();
+        assert_eq!(err.kind, crate::adapter::wire::ErrorKind::Error);
+    }
+}

@@ -1,0 +1,296 @@
+//! The JSON shapes of the adapter protocol: requests as they arrive, answers as they
+//! leave, and the error every failure is translated into.
+//!
+//! Pure data and serde: touches nothing.
+
+use super::environment::Environment;
+use crate::gate::{AnswerOutcome, AuditRecord, Choice, Decision, Grant};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The ops this protocol version knows.
+pub const KNOWN_OPS: &[&str] = &[
+    "hello", "open", "decide", "answer", "grants", "revoke", "audit", "close", "bye",
+];
+
+/// One request, after its `op` has been recognised.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// The handshake.
+    Hello {
+        /// The runner's protocol version.
+        #[serde(default)]
+        protocol: Option<String>,
+    },
+    /// Opens a fresh session from a setup.
+    Open {
+        /// The session's name.
+        session: String,
+        /// The setup, checked field by field (PROTO-SESSION-2).
+        setup: Map<String, Value>,
+    },
+    /// Puts one call to the gate.
+    Decide {
+        /// The session's name.
+        session: String,
+        /// The tool's protocol name.
+        tool: String,
+        /// The line or code.
+        input: String,
+    },
+    /// Answers the last card of the session.
+    Answer {
+        /// The session's name.
+        session: String,
+        /// What the person did.
+        choice: Choice,
+    },
+    /// Lists the grant table.
+    Grants {
+        /// The session's name.
+        session: String,
+    },
+    /// Takes grants back by key or number.
+    Revoke {
+        /// The session's name.
+        session: String,
+        /// A key, or a 1-based number.
+        target: String,
+    },
+    /// Returns the audit trail.
+    Audit {
+        /// The session's name.
+        session: String,
+    },
+    /// Ends a session.
+    Close {
+        /// The session's name.
+        session: String,
+    },
+    /// Ends the conversation.
+    Bye,
+}
+
+/// The kind of a failed step (PROTO-ERR-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The implementation does not have what the step needs.
+    Unsupported,
+    /// The implementation failed.
+    Error,
+}
+
+/// A failed step, as it crosses the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{kind:?}: {message}")]
+pub struct WireError {
+    /// Unsupported or error.
+    pub kind: ErrorKind,
+    /// What a person reading the report should know.
+    pub message: String,
+}
+
+impl WireError {
+    /// An `unsupported` error.
+    pub fn unsupported(message: impl Into<String>) -> Self {
+        WireError {
+            kind: ErrorKind::Unsupported,
+            message: message.into(),
+        }
+    }
+
+    /// An `error` error.
+    pub fn error(message: impl Into<String>) -> Self {
+        WireError {
+            kind: ErrorKind::Error,
+            message: message.into(),
+        }
+    }
+}
+
+/// The body of a successful answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Body {
+    /// `hello`.
+    Hello {
+        /// The protocol version spoken.
+        protocol: &'static str,
+        /// The implementation's name.
+        name: &'static str,
+        /// The implementation's version.
+        version: &'static str,
+        /// The capabilities implemented.
+        capabilities: &'static [&'static str],
+        /// The host.
+        environment: Environment,
+    },
+    /// `open`, `close`, `bye`: nothing more than `ok`.
+    Done {},
+    /// `decide`.
+    Decision(Decision),
+    /// `answer`.
+    Answer {
+        /// What came of it.
+        outcome: AnswerOutcome,
+        /// The grant written, or `null`.
+        saved: Option<Grant>,
+    },
+    /// `grants`.
+    Grants {
+        /// The table, in order.
+        grants: Vec<Grant>,
+    },
+    /// `revoke`.
+    Revoked {
+        /// What was taken back.
+        revoked: Vec<Grant>,
+    },
+    /// `audit`.
+    Audit {
+        /// One record per call, in order.
+        records: Vec<AuditRecord>,
+    },
+}
+
+/// One answer line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reply {
+    /// The request's id, or `null` when it could not be read.
+    pub id: Option<i64>,
+    /// Whether the step succeeded.
+    pub ok: bool,
+    /// The answer's fields, on success.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub body: Option<Body>,
+    /// The error, on failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<WireError>,
+}
+
+impl Reply {
+    /// A successful answer.
+    pub fn ok(id: Option<i64>, body: Body) -> Self {
+        Reply {
+            id,
+            ok: true,
+            body: Some(body),
+            error: None,
+        }
+    }
+
+    /// A failed answer.
+    pub fn failed(id: Option<i64>, error: WireError) -> Self {
+        Reply {
+            id,
+            ok: false,
+            body: None,
+            error: Some(error),
+        }
+    }
+
+    /// The answer as one JSON line, without its newline.
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            format!(
+                r#"{{"id":null,"ok":false,"error":{{"kind":"error","message":{}}}}}"#,
+                Value::String(format!("cannot encode the answer: {e}"))
+            )
+        })
+    }
+}
+
+/// Reads one request line: its `id` (when it can be read) and the request, or the error
+/// to answer it with. An op this version does not know is `unsupported`; anything else
+/// that cannot be read is an `error`.
+pub fn parse_request(line: &str) -> (Option<i64>, Result<Request, WireError>) {
+    let value: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => return (None, Err(WireError::error(format!("not JSON: {e}")))),
+    };
+    let Value::Object(object) = &value else {
+        return (
+            None,
+            Err(WireError::error("a request must be a JSON object")),
+        );
+    };
+    let id = object.get("id").and_then(Value::as_i64);
+    if id.is_none() {
+        return (
+            None,
+            Err(WireError::error("a request needs an integer \"id\"")),
+        );
+    }
+    let op = match object.get("op") {
+        Some(Value::String(op)) => op.as_str(),
+        _ => return (id, Err(WireError::error("a request needs a string \"op\""))),
+    };
+    if !KNOWN_OPS.contains(&op) {
+        return (
+            id,
+            Err(WireError::unsupported(format!("unknown op {op:?}"))),
+        );
+    }
+    let request = Request::deserialize(&value)
+        .map_err(|e| WireError::error(format!("bad {op:?} request: {e}")));
+    (id, request)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_requests() {
+        let (id, r) = parse_request(
+            r#"{"id": 2, "op": "decide", "session": "s1", "tool": "shell", "input": "ls /etc"}"#,
+        );
+        assert_eq!(id, Some(2));
+        assert_eq!(
+            r.unwrap(),
+            Request::Decide {
+                session: "s1".into(),
+                tool: "shell".into(),
+                input: "ls /etc".into()
+            }
+        );
+        let (_, r) =
+            parse_request(r#"{"id": 3, "op": "answer", "session": "s1", "choice": "family"}"#);
+        assert_eq!(
+            r.unwrap(),
+            Request::Answer {
+                session: "s1".into(),
+                choice: Choice::Family
+            }
+        );
+        let (_, r) = parse_request(r#"{"id": 9, "op": "bye"}"#);
+        assert_eq!(r.unwrap(), Request::Bye);
+    }
+
+    #[test]
+    fn unreadable_requests() {
+        assert_eq!(parse_request("nope").0, None);
+        assert_eq!(parse_request("[1]").0, None);
+        assert_eq!(parse_request(r#"{"op":"bye"}"#).0, None);
+        let (id, r) = parse_request(r#"{"id": 4, "op": "fly"}"#);
+        assert_eq!(id, Some(4));
+        assert_eq!(r.unwrap_err().kind, ErrorKind::Unsupported);
+        let (id, r) =
+            parse_request(r#"{"id": 5, "op": "answer", "session": "s1", "choice": "maybe"}"#);
+        assert_eq!(id, Some(5));
+        assert_eq!(r.unwrap_err().kind, ErrorKind::Error);
+    }
+
+    #[test]
+    fn replies_are_one_line() {
+        let line = Reply::ok(Some(9), Body::Done {}).to_line();
+        assert_eq!(line, r#"{"id":9,"ok":true}"#);
+        let line = Reply::failed(None, WireError::error("x")).to_line();
+        assert_eq!(
+            line,
+            r#"{"id":null,"ok":false,"error":{"kind":"error","message":"x"}}"#
+        );
+    }
+}

@@ -1,0 +1,305 @@
+//! The gate's fixed lists: the read list (GATE-READ-1), the escape-flag table (section 5),
+//! the never-savable families (section 9) and the names the dangerous-list scan treats as
+//! wrappers (GATE-DANGER-3).
+//!
+//! Pure data and lookups over it: this module touches nothing outside itself.
+
+use super::codes::Withheld;
+
+/// The 29 commands whose plain use may run without asking (GATE-READ-1), sorted.
+pub const READ_LIST: [&str; 29] = [
+    "base64", "cat", "cut", "date", "echo", "find", "grep", "head", "hexdump", "id", "ls", "mkdir",
+    "nl", "od", "printf", "pwd", "rg", "sort", "stat", "strings", "tac", "tail", "tr", "true",
+    "uname", "uniq", "wc", "whoami", "xxd",
+];
+
+/// Whether `word` (after quote removal) is one of the 29 read commands, byte for byte.
+///
+/// A path spelling (`/bin/ls`) is not on the list: the path may hold any program.
+pub fn is_read_command(word: &str) -> bool {
+    READ_LIST.binary_search(&word).is_ok()
+}
+
+/// The flags of one read command that make it execute, write or never return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EscapeFlags {
+    /// The command the flags belong to.
+    pub command: &'static str,
+    /// Long options, without their leading `--`, matched by prefix (GATE-FLAG-2).
+    pub long: &'static [&'static str],
+    /// Short option letters, matched inside a cluster (GATE-FLAG-3).
+    pub short: &'static [u8],
+    /// `find` primaries, matched as whole words anywhere in the line (GATE-FLAG-4).
+    pub primaries: &'static [&'static str],
+}
+
+/// The escape-flag table of section 5, including each flag's other spelling.
+pub const ESCAPE_FLAGS: [EscapeFlags; 7] = [
+    EscapeFlags {
+        command: "find",
+        long: &[],
+        short: &[],
+        primaries: &[
+            "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprintf", "-fprint", "-fprint0",
+            "-fls",
+        ],
+    },
+    EscapeFlags {
+        command: "rg",
+        long: &["pre", "pre-glob", "hostname-bin"],
+        short: &[],
+        primaries: &[],
+    },
+    EscapeFlags {
+        command: "sort",
+        long: &["output", "compress-program", "files0-from"],
+        short: b"o",
+        primaries: &[],
+    },
+    EscapeFlags {
+        command: "tail",
+        long: &["follow", "retry"],
+        short: b"fF",
+        primaries: &[],
+    },
+    EscapeFlags {
+        command: "grep",
+        long: &["null"],
+        short: b"Z",
+        primaries: &[],
+    },
+    EscapeFlags {
+        command: "head",
+        long: &["zero-terminated"],
+        short: b"z",
+        primaries: &[],
+    },
+    EscapeFlags {
+        command: "wc",
+        long: &["files0-from"],
+        short: &[],
+        primaries: &[],
+    },
+];
+
+/// The escape flags of `command`, if it is one of the seven commands that have any.
+pub fn escape_flags(command: &str) -> Option<&'static EscapeFlags> {
+    ESCAPE_FLAGS.iter().find(|e| e.command == command)
+}
+
+/// Interpreters: they run whatever code they are given.
+pub const INTERPRETERS: [&str; 27] = [
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "ash",
+    "csh",
+    "tcsh",
+    "busybox",
+    "python",
+    "pypy",
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "php",
+    "lua",
+    "tclsh",
+    "rscript",
+    "osascript",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+];
+
+/// Exec wrappers: they run another command named in their arguments.
+pub const EXEC_WRAPPERS: [&str; 17] = [
+    "sudo", "doas", "su", "env", "xargs", "nohup", "time", "timeout", "ssh", "docker", "podman",
+    "setsid", "stdbuf", "nice", "ionice", "chroot", "unshare",
+];
+
+/// Pagers and editors: each can start a shell from inside.
+pub const PAGERS_EDITORS: [&str; 14] = [
+    "less", "more", "pg", "vi", "vim", "view", "vimdiff", "rvim", "rview", "nano", "pico", "emacs",
+    "ed", "ex",
+];
+
+/// Transfer tools: their whole job is moving bytes off the machine.
+pub const TRANSFER_TOOLS: [&str; 10] = [
+    "curl", "wget", "scp", "sftp", "rsync", "ftp", "nc", "ncat", "netcat", "socat",
+];
+
+/// One of the four groups of families that can never be saved (section 9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NeverSavable {
+    /// `interpreter`: runs whatever code it is given.
+    Interpreter,
+    /// `exec_wrapper`: runs another command named in its arguments.
+    ExecWrapper,
+    /// `pager_editor`: can start a shell from inside.
+    PagerEditor,
+    /// `transfer`: moves bytes off the machine.
+    Transfer,
+}
+
+impl NeverSavable {
+    /// The withheld-key code of the group.
+    pub fn code(self) -> Withheld {
+        match self {
+            NeverSavable::Interpreter => Withheld::Interpreter,
+            NeverSavable::ExecWrapper => Withheld::ExecWrapper,
+            NeverSavable::PagerEditor => Withheld::PagerEditor,
+            NeverSavable::Transfer => Withheld::Transfer,
+        }
+    }
+
+    /// The text the card prints for withholding `name` as a family.
+    pub fn reason_text(self, name: &str) -> String {
+        match self {
+            NeverSavable::Interpreter => format!(
+                "\"{name}\" runs whatever code it is given, so a rule for it would allow anything: it can't be saved as a family."
+            ),
+            NeverSavable::ExecWrapper => format!(
+                "\"{name}\" runs another command named in its arguments, so a rule for it would allow anything: it can't be saved as a family."
+            ),
+            NeverSavable::PagerEditor => format!(
+                "\"{name}\" can start a shell from inside, so a rule for it would allow anything: it can't be saved as a family."
+            ),
+            NeverSavable::Transfer => format!(
+                "\"{name}\" moves bytes off this machine, and the jail cannot tell which file it sends: it can't be saved as a family."
+            ),
+        }
+    }
+}
+
+/// The last path component of `word` (`/usr/bin/python` -> `python`).
+pub fn basename(word: &str) -> &str {
+    match word.rfind('/') {
+        Some(i) => &word[i + 1..],
+        None => word,
+    }
+}
+
+/// Whether `name` is a listed interpreter, possibly followed only by digits and dots
+/// (GATE-NEVER-3: `python3`, `python3.12`, `perl5`, `pypy3`).
+pub fn is_interpreter(name: &str) -> bool {
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    INTERPRETERS.contains(&stem)
+}
+
+/// The never-savable group of a first word, judged by its last path component
+/// (GATE-NEVER-2) and counting versioned interpreters (GATE-NEVER-3).
+pub fn never_savable(first_word: &str) -> Option<NeverSavable> {
+    let name = basename(first_word);
+    if is_interpreter(name) {
+        Some(NeverSavable::Interpreter)
+    } else if EXEC_WRAPPERS.contains(&name) {
+        Some(NeverSavable::ExecWrapper)
+    } else if PAGERS_EDITORS.contains(&name) {
+        Some(NeverSavable::PagerEditor)
+    } else if TRANSFER_TOOLS.contains(&name) {
+        Some(NeverSavable::Transfer)
+    } else {
+        None
+    }
+}
+
+/// Names after which the dangerous-list scan counts any `rm` (or `find`) word as a command
+/// (GATE-DANGER-3), besides the exec wrappers and interpreters: shell builtins that run
+/// their arguments, shell reserved words that may precede a command, and `find`, whose
+/// `-exec` family runs one.
+const EXTRA_DANGER_WRAPPERS: [&str; 16] = [
+    "command", "builtin", "exec", "eval", "if", "then", "else", "elif", "do", "while", "until",
+    "!", "find", "watch", "runuser", "flock",
+];
+
+/// Whether the dangerous-list scan treats `word` as a wrapper: a name that runs (or may
+/// run) a command named among its arguments.
+pub fn is_danger_wrapper(word: &str) -> bool {
+    let name = basename(word);
+    EXEC_WRAPPERS.contains(&name) || is_interpreter(name) || EXTRA_DANGER_WRAPPERS.contains(&name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    #[test]
+    fn read_list_is_sorted_and_has_29_commands() {
+        let mut sorted = READ_LIST;
+        sorted.sort_unstable();
+        assert_eq!(sorted, READ_LIST);
+        assert_eq!(READ_LIST.len(), 29);
+    }
+
+    #[rstest]
+    fn every_read_command_is_on_the_list(
+        #[values(
+            "base64", "cat", "cut", "date", "echo", "find", "grep", "head", "hexdump", "id", "ls",
+            "mkdir", "nl", "od", "printf", "pwd", "rg", "sort", "stat", "strings", "tac", "tail",
+            "tr", "true", "uname", "uniq", "wc", "whoami", "xxd"
+        )]
+        name: &str,
+    ) {
+        assert!(is_read_command(name));
+    }
+
+    #[rstest]
+    #[case("/bin/ls")]
+    #[case("./cat")]
+    #[case("LS")]
+    #[case("ls ")]
+    #[case("")]
+    #[case("git")]
+    #[case("rm")]
+    fn look_alikes_are_not_read_commands(#[case] name: &str) {
+        assert!(!is_read_command(name));
+    }
+
+    #[rstest]
+    #[case("python", NeverSavable::Interpreter)]
+    #[case("python3", NeverSavable::Interpreter)]
+    #[case("python3.12", NeverSavable::Interpreter)]
+    #[case("perl5", NeverSavable::Interpreter)]
+    #[case("pypy3", NeverSavable::Interpreter)]
+    #[case("/usr/bin/python", NeverSavable::Interpreter)]
+    #[case("awk", NeverSavable::Interpreter)]
+    #[case("sudo", NeverSavable::ExecWrapper)]
+    #[case("/usr/bin/env", NeverSavable::ExecWrapper)]
+    #[case("xargs", NeverSavable::ExecWrapper)]
+    #[case("vim", NeverSavable::PagerEditor)]
+    #[case("less", NeverSavable::PagerEditor)]
+    #[case("curl", NeverSavable::Transfer)]
+    #[case("nc", NeverSavable::Transfer)]
+    fn never_savable_groups(#[case] word: &str, #[case] group: NeverSavable) {
+        assert_eq!(never_savable(word), Some(group));
+    }
+
+    #[rstest]
+    #[case("git")]
+    #[case("npm")]
+    #[case("python-config")]
+    #[case("pythonx")]
+    #[case("shellcheck")]
+    #[case("ls")]
+    #[case("3")]
+    fn savable_names(#[case] word: &str) {
+        assert_eq!(never_savable(word), None);
+    }
+
+    #[test]
+    fn escape_flags_cover_seven_commands() {
+        for cmd in ["find", "rg", "sort", "tail", "grep", "head", "wc"] {
+            assert!(escape_flags(cmd).is_some(), "{cmd}");
+            assert!(is_read_command(cmd), "{cmd}");
+        }
+        assert!(escape_flags("cat").is_none());
+    }
+}

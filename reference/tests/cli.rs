@@ -1,0 +1,215 @@
+//! The `gatehouse` binary end to end: `gate check` on the seed's examples, and an adapter
+//! round trip over standard input and output.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_gatehouse");
+
+/// A working directory holding `notes.txt` and `sub/`, as the seed measured.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "hello\n").unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    dir
+}
+
+fn check(ws: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(["gate", "check", "--workspace"])
+        .arg(ws)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn decide(ws: &Path, args: &[&str]) -> Value {
+    let out = check(ws, args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "one JSON object: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn ls_runs_unasked() {
+    let ws = workspace();
+    let d = decide(ws.path(), &["--", "ls"]);
+    assert_eq!(d["decision"], "allow");
+    assert_eq!(d["route"], "auto_safe");
+    assert_eq!(d["reason"], "auto_safe");
+    assert!(d.get("card").is_none());
+}
+
+#[test]
+fn ls_etc_asks() {
+    let ws = workspace();
+    let d = decide(ws.path(), &["--", "ls /etc"]);
+    assert_eq!(d["decision"], "ask");
+    assert_eq!(d["route"], "card");
+    assert_eq!(d["reason"], "path_outside");
+    assert_eq!(
+        d["offers"],
+        json!({"exact": true, "exact_withheld": null, "family": "ls",
+               "family_withheld": null, "text": null})
+    );
+    assert_eq!(
+        d["card"],
+        json!({"channel": "terminal", "window_ms": 300000})
+    );
+}
+
+#[test]
+fn no_asker_denies() {
+    let ws = workspace();
+    let d = decide(ws.path(), &["--asker", "none", "--", "ls /etc"]);
+    assert_eq!(d["decision"], "deny");
+    assert_eq!(d["route"], "no_asker");
+    assert_eq!(d["reason"], "path_outside");
+    assert!(d.get("card").is_none());
+}
+
+#[test]
+fn a_git_family_covers_git_push() {
+    let ws = workspace();
+    let d = decide(ws.path(), &["--grant-family", "git", "--", "git push"]);
+    assert_eq!(d["decision"], "allow");
+    assert_eq!(d["route"], "grant_family");
+    let d = decide(ws.path(), &["--grant-family", "git", "--", "gitk"]);
+    assert_eq!(d["decision"], "ask");
+}
+
+#[test]
+fn an_exact_grant_covers_its_line_only() {
+    let ws = workspace();
+    let line = "npm run build && ./deploy.sh";
+    let d = decide(ws.path(), &["--grant-exact", line, "--", line]);
+    assert_eq!(d["route"], "grant_exact");
+    let d = decide(ws.path(), &["--grant-exact", line, "--", "npm run build"]);
+    assert_eq!(d["decision"], "ask");
+}
+
+#[test]
+fn a_chained_line_withholds_its_family() {
+    let ws = workspace();
+    let d = decide(ws.path(), &["--", "npm run build && ./deploy.sh"]);
+    assert_eq!(d["decision"], "ask");
+    assert_eq!(d["reason"], "metacharacter");
+    assert_eq!(d["offers"]["exact"], true);
+    assert_eq!(d["offers"]["family"], Value::Null);
+    assert_eq!(d["offers"]["family_withheld"], "chained");
+    assert_eq!(
+        d["offers"]["text"],
+        "This line chains commands, so a rule for \"npm\" would never match it again."
+    );
+}
+
+#[test]
+fn windows_asks_for_ls_and_withholds_both_keys() {
+    let ws = workspace();
+    let d = decide(ws.path(), &["--host", "windows", "--", "ls"]);
+    assert_eq!(d["decision"], "ask");
+    assert_eq!(d["reason"], "windows_host");
+    assert_eq!(d["offers"]["exact"], false);
+    assert_eq!(d["offers"]["exact_withheld"], "windows_host");
+    assert_eq!(d["offers"]["family_withheld"], "windows_host");
+}
+
+#[test]
+fn code_is_never_auto_safe() {
+    let ws = workspace();
+    let d = decide(ws.path(), &["--risk", "code", "--", "print(1)"]);
+    assert_eq!(d["reason"], "code");
+    assert_eq!(d["offers"]["family_withheld"], "code");
+}
+
+#[test]
+fn a_missing_workspace_is_a_usage_error() {
+    let ws = workspace();
+    let missing = ws.path().join("nope");
+    let out = check(&missing, &["--", "ls"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let ws = workspace();
+    let out = check(ws.path(), &["--host", "plan9", "--", "ls"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn adapter_round_trip() {
+    let ws = workspace();
+    let mut child = Command::new(BIN)
+        .arg("adapter")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |request: Value| -> Value {
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let hello = ask(json!({"id": 0, "op": "hello", "protocol": "1.0"}));
+    assert_eq!(hello["ok"], true);
+    assert_eq!(hello["name"], "gatehouse");
+    assert_eq!(hello["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(hello["environment"]["fence_backend"], Value::Null);
+    let open = ask(json!({"id": 1, "op": "open", "session": "s1", "setup": {
+        "workspace": ws.path(), "home": "/tmp", "host": "posix", "asker": "terminal",
+        "allow_list": [], "grants": [{"kind": "family", "key": "git"}], "card_window_ms": null}}));
+    assert_eq!(open, json!({"id": 1, "ok": true}));
+    let d = ask(
+        json!({"id": 2, "op": "decide", "session": "s1", "tool": "shell", "input": "git status"}),
+    );
+    assert_eq!(d["route"], "grant_family");
+    let d = ask(
+        json!({"id": 3, "op": "decide", "session": "s1", "tool": "shell", "input": "cat notes.txt"}),
+    );
+    assert_eq!(d["route"], "auto_safe");
+    let d = ask(
+        json!({"id": 4, "op": "decide", "session": "s1", "tool": "shell", "input": "rm -rf sub"}),
+    );
+    assert_eq!(d["reason"], "dangerous");
+    let a = ask(json!({"id": 5, "op": "answer", "session": "s1", "choice": "family"}));
+    assert_eq!(
+        a,
+        json!({"id": 5, "ok": true, "outcome": "not_offered", "saved": null})
+    );
+    let a = ask(json!({"id": 6, "op": "answer", "session": "s1", "choice": "refuse"}));
+    assert_eq!(a["outcome"], "refused");
+    let bad = ask(json!({"id": 7, "op": "open", "session": "s2", "setup": {
+        "workspace": ws.path(), "sandbox": "strict"}}));
+    assert_eq!(bad["ok"], false);
+    assert_eq!(bad["error"]["kind"], "unsupported");
+    let audit = ask(json!({"id": 8, "op": "audit", "session": "s1"}));
+    let outcomes: Vec<&str> = audit["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["allowed", "allowed", "refused"]);
+    assert_eq!(
+        ask(json!({"id": 9, "op": "bye"})),
+        json!({"id": 9, "ok": true})
+    );
+    assert!(child.wait().unwrap().success());
+}
