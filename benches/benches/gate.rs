@@ -15,8 +15,7 @@ use gatehouse::gate::{Gate, GateConfig, GrantTable, Tool};
 
 fn corpus() -> Vec<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/gate-lines.txt");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(str::to_owned)
@@ -41,7 +40,10 @@ fn fixture() -> tempfile::TempDir {
 
 fn bench_gate(c: &mut Criterion) {
     let lines = corpus();
-    assert!(lines.len() >= 200, "the corpus must hold at least 200 lines");
+    assert!(
+        lines.len() >= 200,
+        "the corpus must hold at least 200 lines"
+    );
     let root = fixture();
     let gate = Gate::new(GateConfig::new(root.path().join("workspace"))).expect("gate");
     let grants = GrantTable::new();
