@@ -7,3 +7,7 @@
 
 pub mod adapter;
 pub mod gate;
+pub mod paths;
+pub mod trust;
+pub mod fence;
+pub mod plane;

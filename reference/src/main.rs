@@ -1,5 +1,6 @@
-//! The `gatehouse` command: the protocol adapter (`gatehouse adapter`) and a one-shot gate
-//! check (`gatehouse gate check -- 'LINE'`).
+//! The `gatehouse` command: the protocol adapter (`gatehouse adapter`), a one-shot gate
+//! check (`gatehouse gate check -- 'LINE'`), the fence's posture (`gatehouse info`) and one
+//! command run in the fence (`gatehouse exec -- CMD ARGS...`).
 //!
 //! The edge of the program: parses arguments, reads the current directory and standard
 //! streams, and turns every failure into one line on standard error and an exit code.
@@ -38,6 +39,66 @@ enum Command {
         #[command(subcommand)]
         command: GateCommand,
     },
+    /// Print the fence's posture: which backend holds commands and what each layer covers.
+    Info(InfoArgs),
+    /// Run one command in the fence, print its output and exit with its status.
+    Exec(ExecArgs),
+}
+
+/// How the kernel is made to look poorer than it is, so the behaviour of older or locked
+/// down hosts can be exercised here. Shared by `info` and `exec`.
+#[derive(Debug, Args)]
+struct EmulateArgs {
+    /// Behave as if user namespaces were unavailable.
+    #[arg(long)]
+    emulate_no_userns: bool,
+    /// Behave as if the kernel's Landlock ABI were at most N (0: no Landlock).
+    #[arg(long, value_name = "N")]
+    landlock_max_abi: Option<u8>,
+}
+
+impl EmulateArgs {
+    /// Hands the emulation to the fence through the environment it reads
+    /// (`FenceOptions::from_env`), before any thread exists.
+    fn apply(&self) {
+        if self.emulate_no_userns {
+            std::env::set_var("GATEHOUSE_EMULATE_NO_USERNS", "1");
+        }
+        if let Some(abi) = self.landlock_max_abi {
+            std::env::set_var("GATEHOUSE_LANDLOCK_MAX_ABI", abi.to_string());
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+struct InfoArgs {
+    /// Print the posture as one JSON object.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    emulate: EmulateArgs,
+}
+
+#[derive(Debug, Args)]
+struct ExecArgs {
+    /// A workspace root, writable inside the fence (repeatable; default: the current
+    /// directory).
+    #[arg(long = "workspace", value_name = "DIR")]
+    workspaces: Vec<PathBuf>,
+    /// Run even where a required protection is missing; the posture says what is not
+    /// covered.
+    #[arg(long)]
+    allow_degraded: bool,
+    #[command(flatten)]
+    emulate: EmulateArgs,
+    /// The command and its arguments, after `--`.
+    #[arg(
+        value_name = "CMD",
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    command: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -147,13 +208,47 @@ fn adapter() -> Result<()> {
     gatehouse::adapter::serve(stdin, stdout).context("the adapter's streams failed")
 }
 
+fn exec(args: ExecArgs) -> Result<ExitCode> {
+    args.emulate.apply();
+    let workspaces = if args.workspaces.is_empty() {
+        vec![std::env::current_dir().context("cannot read the current directory")?]
+    } else {
+        args.workspaces
+    };
+    for w in &workspaces {
+        if !w.is_dir() {
+            bail!(Usage(format!(
+                "--workspace {}: not a directory",
+                w.display()
+            )));
+        }
+    }
+    let status = gatehouse::fence::cli::exec(&workspaces, args.allow_degraded, &args.command);
+    Ok(ExitCode::from(u8::try_from(status).unwrap_or(u8::MAX)))
+}
+
 fn main() -> ExitCode {
+    // The jail helper must be dispatched before clap or any thread exists: the kernel
+    // refuses a new user namespace to a multi-threaded process. It never returns.
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if raw.get(1).is_some_and(|a| a == "__jail") {
+        gatehouse::fence::jail_main(&raw[2..]);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Adapter => adapter(),
         Command::Gate {
             command: GateCommand::Check(args),
         } => check(args),
+        Command::Info(args) => {
+            args.emulate.apply();
+            println!("{}", gatehouse::fence::cli::info(args.json));
+            Ok(())
+        }
+        Command::Exec(args) => match exec(args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
     };
     match result {
         Ok(()) => ExitCode::from(exit::OK),

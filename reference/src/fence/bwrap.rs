@@ -1,0 +1,98 @@
+//! The bubblewrap backend: the system's `bwrap` builds the namespaces and the mount tree
+//! with arguments equivalent to the native plan; the gatehouse helper, bound read-only into
+//! the jail, then verifies the capabilities are gone and applies Landlock and seccomp.
+//!
+//! The environment is not passed on the command line: `bwrap` is spawned with an empty
+//! environment holding only the helper's plan (the scrubbed variables travel inside it),
+//! which is `--clearenv` plus `--setenv` without exposing values to `ps`.
+
+use std::ffi::OsString;
+use std::path::{Component, Path, PathBuf};
+
+use super::plan::{Layout, Step};
+use super::policy::Policy;
+
+/// Where the helper is bound inside bubblewrap's root.
+pub const HELPER_INSIDE: &str = "/run/gatehouse/helper";
+
+fn push(args: &mut Vec<OsString>, items: &[&std::ffi::OsStr]) {
+    args.extend(items.iter().map(|s| s.to_os_string()));
+}
+
+/// The arguments before `--`, in bubblewrap's order of application.
+pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
+    let mut a: Vec<OsString> = Vec::new();
+    // Every namespace (user, IPC, PID, network, UTS, cgroup), tied to our lifetime, and no
+    // capability even when we run as root (FACTS.md, section 9).
+    for s in [
+        "--unshare-all",
+        "--die-with-parent",
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        super::plan::HOSTNAME,
+    ] {
+        a.push(s.into());
+    }
+    for step in &layout.system {
+        match step {
+            Step::BindReadOnly { path } => push(
+                &mut a,
+                &["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()],
+            ),
+            Step::Symlink { target, path } => push(
+                &mut a,
+                &["--symlink".as_ref(), target.as_os_str(), path.as_os_str()],
+            ),
+            _ => {}
+        }
+    }
+    for s in ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"] {
+        a.push(s.into());
+    }
+    for p in &policy.read_only {
+        push(
+            &mut a,
+            &["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()],
+        );
+    }
+    let mut rw = policy.writable_roots();
+    rw.sort();
+    for p in &rw {
+        push(&mut a, &["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
+    }
+    // Protected paths: parents pinned by binding them onto themselves, the path itself
+    // read-only. The launcher has created missing ones without following symlinks.
+    for root in &policy.workspaces {
+        for rel in &policy.protected {
+            let mut p = root.clone();
+            let comps: Vec<Component> = rel.components().collect();
+            for (i, c) in comps.iter().enumerate() {
+                p.push(c.as_os_str());
+                let meta = std::fs::symlink_metadata(&p);
+                let is_dir = meta.as_ref().map(|m| m.is_dir()).unwrap_or(false);
+                if i + 1 == comps.len() || !is_dir {
+                    push(
+                        &mut a,
+                        &["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()],
+                    );
+                    break;
+                }
+                push(&mut a, &["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
+            }
+        }
+    }
+    push(
+        &mut a,
+        &[
+            "--ro-bind".as_ref(),
+            helper.as_os_str(),
+            HELPER_INSIDE.as_ref(),
+        ],
+    );
+    // Last: nothing more can be created in the root.
+    push(&mut a, &["--remount-ro".as_ref(), "/".as_ref()]);
+    let cwd: PathBuf = policy.working_dir();
+    push(&mut a, &["--chdir".as_ref(), cwd.as_os_str()]);
+    a
+}

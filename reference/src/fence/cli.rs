@@ -1,0 +1,122 @@
+//! The logic behind `gatehouse info` and `gatehouse exec`, free of any argument parser so
+//! that `main` only dispatches.
+//!
+//! Environment: `GATEHOUSE_FENCE`, `GATEHOUSE_EMULATE_NO_USERNS`,
+//! `GATEHOUSE_LANDLOCK_MAX_ABI`, `GATEHOUSE_JAIL_HELPER` (see [`FenceOptions::from_env`]) and
+//! `GATEHOUSE_ENV_SCRUBBING=off` (the plane-wide opt-out).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::jail::EXIT_SETUP_FAILED;
+use super::plan::Action;
+use super::policy::{FenceOptions, Policy};
+use super::prepared::{current_posture, missing_protected, tidy_protected, Fence, Kind};
+
+/// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
+pub const ENV_SCRUBBING: &str = "GATEHOUSE_ENV_SCRUBBING";
+
+/// Whether the environment is scrubbed (the opt-out is `GATEHOUSE_ENV_SCRUBBING=off`).
+pub fn env_scrubbing_from_env() -> bool {
+    !matches!(
+        std::env::var(ENV_SCRUBBING).as_deref(),
+        Ok("off" | "0" | "false" | "no")
+    )
+}
+
+/// The posture, as `gatehouse info` prints it (human, or pretty JSON).
+pub fn info(json: bool) -> String {
+    let mut posture = match FenceOptions::from_env() {
+        Ok(o) => current_posture(&o),
+        Err(e) => {
+            super::posture::Posture::unfenced(super::posture::BackendKind::None, e.to_string())
+        }
+    };
+    posture.env_scrubbing = env_scrubbing_from_env();
+    if json {
+        posture.to_json()
+    } else {
+        posture.render()
+    }
+}
+
+/// Run one command in the fence as a person would: its output streams to ours, its exit
+/// status is returned, and stderr says which fence held it. Workspaces default to the
+/// current directory. Returns 125 when the fence refused or failed (nothing ran).
+pub fn exec(workspaces: &[PathBuf], allow_degraded: bool, cmd: &[OsString]) -> i32 {
+    match exec_inner(workspaces, allow_degraded, cmd) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("gatehouse exec: {e}");
+            EXIT_SETUP_FAILED
+        }
+    }
+}
+
+fn exec_inner(
+    workspaces: &[PathBuf],
+    allow_degraded: bool,
+    cmd: &[OsString],
+) -> Result<i32, String> {
+    let mut options = FenceOptions::from_env().map_err(|e| e.to_string())?;
+    options.allow_degraded |= allow_degraded;
+    let argv: Vec<String> = cmd
+        .iter()
+        .map(|a| {
+            a.clone()
+                .into_string()
+                .map_err(|a| format!("argument {a:?} is not UTF-8"))
+        })
+        .collect::<Result<_, _>>()?;
+    if argv.is_empty() {
+        return Err("no command given (gatehouse exec [--workspace DIR]... -- CMD ARGS...)".into());
+    }
+    let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
+    let workspaces: Vec<PathBuf> = if workspaces.is_empty() {
+        vec![cwd.clone()]
+    } else {
+        workspaces.to_vec()
+    };
+    let scratch = super::probe::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
+    let result = (|| {
+        let mut policy = Policy::new(workspaces, scratch.clone());
+        let real_cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+        let resolved: Vec<PathBuf> = policy
+            .workspaces
+            .iter()
+            .filter_map(|w| std::fs::canonicalize(w).ok())
+            .collect();
+        if resolved.iter().any(|w| real_cwd.starts_with(w)) {
+            policy.cwd = Some(real_cwd);
+        }
+        let fence = Fence::prepare(policy, &options).map_err(|e| e.to_string())?;
+        let scrubbing = env_scrubbing_from_env();
+        let mut posture = fence.posture().clone();
+        posture.env_scrubbing = scrubbing;
+        let tmpdir = matches!(fence.kind(), Kind::LandlockOnly { .. } | Kind::Off)
+            .then(|| fence.policy().scratch.join("tmp"));
+        let env = crate::plane::env::jail_env(
+            std::env::vars_os(),
+            &fence.policy().home(),
+            tmpdir.as_deref(),
+            scrubbing,
+        );
+        eprintln!("gatehouse exec: {}", posture.render());
+        let created = missing_protected(fence.policy());
+        let mut command = fence
+            .command(Action::Exec { argv }, env)
+            .map_err(|e| e.to_string())?;
+        let status = command
+            .status()
+            .map_err(|e| format!("cannot start the fence: {e}"));
+        tidy_protected(&created);
+        let status = status?;
+        use std::os::unix::process::ExitStatusExt;
+        Ok(status
+            .code()
+            .or(status.signal().map(|s| 128 + s))
+            .unwrap_or(EXIT_SETUP_FAILED))
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}

@@ -1,0 +1,406 @@
+//! The helper side of the fence: `gatehouse __jail` reads its plan, applies every step in
+//! order in one linear function, then performs the plan's action (run a command, serve the
+//! executor protocol, or run the probe's legs).
+//!
+//! The helper is a fresh exec of the gatehouse binary, single-threaded, with an environment
+//! holding nothing but the plan: no secret of the agent's process is ever in it.
+
+use std::ffi::OsString;
+#[cfg(target_os = "linux")]
+use std::path::{Path, PathBuf};
+
+use super::plan::{Action, Enforcement, Plan};
+
+/// The environment variable carrying the plan (JSON) to the helper. An environment variable
+/// rather than an argument: `/proc/PID/environ` is readable only by the same user, the
+/// command line by everyone.
+pub const PLAN_ENV: &str = "GATEHOUSE_JAIL_PLAN";
+
+/// The helper's exit code when the fence could not be set up (nothing was run).
+pub const EXIT_SETUP_FAILED: i32 = 125;
+/// The helper's exit code when the command could not be executed.
+pub const EXIT_CANNOT_EXECUTE: i32 = 126;
+/// The helper's exit code when the command was not found.
+pub const EXIT_NOT_FOUND: i32 = 127;
+
+/// A step that failed, with the object it concerned.
+#[derive(Debug)]
+pub struct StepError {
+    /// Index of the step in the plan.
+    pub index: usize,
+    /// The step's name.
+    pub step: &'static str,
+    /// What failed.
+    pub detail: String,
+}
+
+impl std::fmt::Display for StepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "step {} ({}): {}", self.index, self.step, self.detail)
+    }
+}
+
+/// Entry point of the hidden `__jail` subcommand; `main` must call it before starting any
+/// thread (the kernel refuses a new user namespace to a multi-threaded process).
+pub fn jail_main(args: &[OsString]) -> ! {
+    if let Some(extra) = args.first() {
+        eprintln!(
+            "gatehouse jail: unexpected argument {:?} (the plan comes in {PLAN_ENV})",
+            extra
+        );
+        std::process::exit(EXIT_SETUP_FAILED);
+    }
+    let plan: Plan = match std::env::var(PLAN_ENV)
+        .map_err(|e| e.to_string())
+        .and_then(|s| serde_json::from_str(&s).map_err(|e| e.to_string()))
+    {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("gatehouse jail: no usable plan in {PLAN_ENV}: {e}");
+            std::process::exit(EXIT_SETUP_FAILED);
+        }
+    };
+    if let Err(e) = plan.validate() {
+        eprintln!("gatehouse jail: {e}");
+        std::process::exit(EXIT_SETUP_FAILED);
+    }
+    let code = match apply(&plan) {
+        Ok(enforcement) => run_action(&plan, enforcement),
+        Err(Outcome::Relay(code)) => code,
+        Err(Outcome::Failed(e)) => {
+            eprintln!("gatehouse jail ({}): {e}", plan.backend);
+            EXIT_SETUP_FAILED
+        }
+    };
+    std::process::exit(code)
+}
+
+/// How `apply` ends when it does not hand back a fenced process.
+enum Outcome {
+    /// We are the parent left outside the PID namespace: relay the child's exit code.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Relay(i32),
+    /// A step failed; nothing was run.
+    Failed(StepError),
+}
+
+#[cfg(not(target_os = "linux"))]
+fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
+    // Elsewhere the fence (Seatbelt) is applied by the launcher; a plan with steps is a bug.
+    if let Some(step) = plan.steps.first() {
+        return Err(Outcome::Failed(StepError {
+            index: 0,
+            step: step.name(),
+            detail: "not available on this platform".into(),
+        }));
+    }
+    std::env::set_current_dir(&plan.cwd).map_err(|e| {
+        Outcome::Failed(StepError {
+            index: 0,
+            step: "cwd",
+            detail: format!("{}: {e}", plan.cwd.display()),
+        })
+    })?;
+    Ok(Enforcement::default())
+}
+
+/// `root` + the absolute path `p`.
+#[cfg(target_os = "linux")]
+fn under(root: &Path, p: &Path) -> PathBuf {
+    root.join(p.strip_prefix("/").unwrap_or(p))
+}
+
+/// Create what a bind needs as its mount point: a directory for a directory, an empty file
+/// for anything else (the new root's tmpfs is ours, so plain creation is safe here).
+#[cfg(target_os = "linux")]
+fn mount_point(src: &Path, dst: &Path) -> std::io::Result<()> {
+    if std::fs::metadata(src)?.is_dir() {
+        std::fs::create_dir_all(dst)
+    } else {
+        if let Some(parent) = dst.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(dst)
+            .map(drop)
+    }
+}
+
+/// Pin every parent of `rel` below `root` (a bind of the directory onto itself makes it a
+/// mount point, which `rename` and `rmdir` refuse with `EBUSY`), then bind `rel` read-only
+/// over itself. Every path is reached through `O_PATH | O_NOFOLLOW` descriptors and mounted
+/// through `/proc/self/fd`, so a symlink planted by jailed code redirects nothing.
+#[cfg(target_os = "linux")]
+fn protect(new_root: &Path, root: &Path, rel: &Path) -> std::io::Result<()> {
+    use super::sys::{fs, mount};
+    use rustix::mount::MountFlags;
+    let root_in = under(new_root, root);
+    let proc_root = new_root.join("proc");
+    let comps: Vec<_> = rel.components().collect();
+    for k in 1..=comps.len() {
+        let prefix: PathBuf = comps[..k].iter().collect();
+        let reached = fs::walk_nofollow(&root_in, &prefix, false)?;
+        let last = reached
+            .last()
+            .ok_or_else(|| std::io::Error::other("empty protected path"))?;
+        let p = fs::fd_path(&proc_root, &last.fd);
+        mount::bind(&p, &p)?;
+        if k == comps.len() || !last.is_dir {
+            // Reach the new mount through a fresh descriptor: the old one names the
+            // directory underneath it.
+            let reached_prefix: PathBuf = comps[..reached.len()].iter().collect();
+            let again = fs::walk_nofollow(&root_in, &reached_prefix, false)?;
+            let fresh = again
+                .last()
+                .ok_or_else(|| std::io::Error::other("protected path vanished"))?;
+            mount::remount_bind(
+                &fs::fd_path(&proc_root, &fresh.fd),
+                MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
+            )?;
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// Prefix an I/O error with the path it concerns.
+#[cfg(target_os = "linux")]
+fn named(what: &Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
+    move |e| std::io::Error::new(e.kind(), format!("{}: {e}", what.display()))
+}
+
+/// Apply every step of the plan, in order, in this one function. Each arm says why the
+/// step sits where it does; [`Plan::validate`] has already enforced that order.
+#[cfg(target_os = "linux")]
+fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
+    use super::plan::Step;
+    use super::sys::{caps, fs, landlock, mount, ns, seccomp};
+    use rustix::mount::MountFlags;
+    use std::io;
+
+    let old_root = Path::new("/oldroot");
+    let new_root = Path::new("/newroot");
+    let (uid, gid) = ns::ids();
+    let mut enforcement = Enforcement::default();
+    let ro = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
+
+    for (index, step) in plan.steps.iter().enumerate() {
+        let fail = |e: io::Error| {
+            Outcome::Failed(StepError {
+                index,
+                step: step.name(),
+                detail: e.to_string(),
+            })
+        };
+        match step {
+            // First: a jail must never outlive the agent that asked for it, and an orphaned
+            // helper must not start one.
+            Step::DieWithParent => ns::die_with_parent(plan.parent_pid).map_err(fail)?,
+            // On the host, before any namespace: a protected path that does not exist yet
+            // must exist to become a mount point; created through no-follow descriptors so
+            // a symlink planted in the workspace cannot send the mkdir to the host.
+            Step::PrepareProtected { root, rel } => {
+                fs::walk_nofollow(root, rel, true).map_err(fail)?;
+            }
+            // Namespaces before anything that needs privilege, in one call so the new user
+            // namespace owns the others; the id maps right away, because once Landlock is
+            // on a process can no longer write `uid_map`.
+            Step::Unshare => {
+                ns::unshare_all().map_err(fail)?;
+                ns::write_id_maps(uid, gid).map_err(fail)?;
+                enforcement.namespaces = true;
+            }
+            // A new PID namespace takes effect for children only: fork, the child becomes
+            // PID 1 and builds the fence; this process stays outside and relays the code.
+            Step::ForkInit => match ns::fork().map_err(fail)? {
+                ns::Forked::Parent(child) => {
+                    let code = ns::wait_for(child).map_err(fail)?;
+                    return Err(Outcome::Relay(code));
+                }
+                ns::Forked::Child => {
+                    ns::die_with_parent(None).map_err(fail)?;
+                    enforcement.pid1 = ns::pid() == 1;
+                }
+            },
+            // Before the first mount: nothing we mount may propagate to the host.
+            Step::MakeMountsPrivate => {
+                mount::make_private_recursive(Path::new("/")).map_err(fail)?
+            }
+            // A staging tmpfs over /tmp becomes the root, the host root moves to /oldroot:
+            // bind sources stay reachable there while the new tree is built.
+            Step::StageRoot => {
+                let base = Path::new("/tmp");
+                mount::tmpfs(base, "0755", MountFlags::NOSUID | MountFlags::NODEV)
+                    .map_err(named(base))
+                    .map_err(fail)?;
+                std::fs::create_dir(base.join("newroot")).map_err(fail)?;
+                std::fs::create_dir(base.join("oldroot")).map_err(fail)?;
+                mount::pivot_root(base, &base.join("oldroot")).map_err(fail)?;
+                std::env::set_current_dir("/").map_err(fail)?;
+            }
+            // The fresh root: an empty tmpfs, sealed read-only once populated.
+            Step::NewRoot => mount::tmpfs(new_root, "0755", MountFlags::NOSUID | MountFlags::NODEV)
+                .map_err(fail)?,
+            // System paths read-only: a read-only bind refuses writes, truncate, chmod,
+            // utimes and xattr changes (EROFS) on every kernel, which Landlock never does
+            // for metadata.
+            Step::BindReadOnly { path } => {
+                let (src, dst) = (under(old_root, path), under(new_root, path));
+                mount_point(&src, &dst).map_err(named(path)).map_err(fail)?;
+                mount::bind(&src, &dst).map_err(named(path)).map_err(fail)?;
+                mount::remount_bind(&dst, ro)
+                    .map_err(named(path))
+                    .map_err(fail)?;
+            }
+            // Replicated symlinks (merged /usr) keep programs' hard-coded paths working.
+            Step::Symlink { target, path } => {
+                let dst = under(new_root, path);
+                if let Some(parent) = dst.parent() {
+                    std::fs::create_dir_all(parent).map_err(fail)?;
+                }
+                std::os::unix::fs::symlink(target, &dst)
+                    .map_err(named(path))
+                    .map_err(fail)?;
+            }
+            // A /proc of our own PID namespace: host processes are invisible. Mounted while
+            // the host's /proc is still visible (the kernel requires it), and before the
+            // protections, which reach their targets through /proc/self/fd.
+            Step::Proc => {
+                let dst = new_root.join("proc");
+                std::fs::create_dir_all(&dst).map_err(fail)?;
+                mount::proc(&dst).map_err(fail)?;
+            }
+            // A minimal /dev: a few harmless nodes bound from the host, /dev/shm private,
+            // the rest of the tmpfs read-only. No disks, no /dev/mem, no host pts.
+            Step::Dev { nodes } => {
+                let dev = new_root.join("dev");
+                std::fs::create_dir_all(&dev).map_err(fail)?;
+                mount::tmpfs(&dev, "0755", MountFlags::NOSUID | MountFlags::NOEXEC)
+                    .map_err(fail)?;
+                for node in nodes {
+                    let src = old_root.join("dev").join(node);
+                    if std::fs::symlink_metadata(&src).is_err() {
+                        continue;
+                    }
+                    let dst = dev.join(node);
+                    std::fs::File::create(&dst).map_err(fail)?;
+                    mount::bind(&src, &dst).map_err(named(&src)).map_err(fail)?;
+                }
+                for (name, target) in [
+                    ("fd", "/proc/self/fd"),
+                    ("stdin", "/proc/self/fd/0"),
+                    ("stdout", "/proc/self/fd/1"),
+                    ("stderr", "/proc/self/fd/2"),
+                ] {
+                    std::os::unix::fs::symlink(target, dev.join(name)).map_err(fail)?;
+                }
+                let shm = dev.join("shm");
+                std::fs::create_dir(&shm).map_err(fail)?;
+                mount::tmpfs(&shm, "1777", MountFlags::NOSUID | MountFlags::NODEV).map_err(fail)?;
+                mount::remount_readonly_fs(&dev).map_err(fail)?;
+            }
+            // A private /tmp: the host's /tmp is never writable from inside.
+            Step::Tmpfs { path } => {
+                let dst = under(new_root, path);
+                std::fs::create_dir_all(&dst).map_err(fail)?;
+                mount::tmpfs(&dst, "1777", MountFlags::NOSUID | MountFlags::NODEV).map_err(fail)?;
+            }
+            // The session's workspace roots and scratch, read-write at their own paths;
+            // after the private /tmp so a root under /tmp lands on top of it.
+            Step::BindReadWrite { path } => {
+                let (src, dst) = (under(old_root, path), under(new_root, path));
+                mount_point(&src, &dst).map_err(named(path)).map_err(fail)?;
+                mount::bind(&src, &dst).map_err(named(path)).map_err(fail)?;
+                mount::remount_bind(&dst, MountFlags::NOSUID | MountFlags::NODEV)
+                    .map_err(named(path))
+                    .map_err(fail)?;
+            }
+            // After the read-write roots they sit in: protected paths read-only over them,
+            // existing or freshly created, their parents pinned against renames.
+            Step::Protect { root, rel } => protect(new_root, root, rel)
+                .map_err(named(&root.join(rel)))
+                .map_err(fail)?,
+            // Once every mount point exists: nothing new can be created in the root.
+            Step::SealRoot => mount::remount_readonly_fs(new_root).map_err(fail)?,
+            // Into the new root; the host's tree is detached, not merely hidden.
+            Step::PivotRoot => mount::pivot_into(new_root, old_root).map_err(fail)?,
+            // Cosmetic but honest: the jail does not carry the host's name.
+            Step::Hostname { name } => ns::set_hostname(name).map_err(fail)?,
+            // Before Landlock and seccomp (both require it) and before exec: no set-uid
+            // binary or file capability can ever raise privileges again.
+            Step::NoNewPrivs => caps::set_no_new_privs().map_err(fail)?,
+            // After the last mount (which needed CAP_SYS_ADMIN): drop every set and verify,
+            // so root inside cannot remount / read-write or override permissions.
+            Step::DropCapabilities => {
+                caps::drop_all_and_verify().map_err(fail)?;
+                enforcement.capabilities_dropped = true;
+            }
+            // On top of the mount tree, at the plan's ABI; a partial result is an error.
+            Step::Landlock(rules) => {
+                enforcement.landlock = Some(landlock::restrict(rules).map_err(fail)?);
+            }
+            // Last before the action: the filter would otherwise refuse our own setup.
+            Step::Seccomp => {
+                enforcement.seccomp_instructions = seccomp::install().map_err(fail)?;
+            }
+        }
+    }
+    std::env::set_current_dir(&plan.cwd).map_err(|e| {
+        Outcome::Failed(StepError {
+            index: plan.steps.len(),
+            step: "cwd",
+            detail: format!("{}: {e}", plan.cwd.display()),
+        })
+    })?;
+    Ok(enforcement)
+}
+
+/// Perform the plan's action inside the fence and return the helper's exit code.
+fn run_action(plan: &Plan, enforcement: Enforcement) -> i32 {
+    match &plan.action {
+        Action::Exec { argv } => exec(plan, argv, &enforcement),
+        Action::Serve => crate::plane::executor::serve(plan, &enforcement),
+        Action::Probe { outside, inside } => {
+            let report = super::probe::run_legs(outside, inside, enforcement);
+            match serde_json::to_string(&report) {
+                Ok(json) => {
+                    println!("{json}");
+                    0
+                }
+                Err(e) => {
+                    eprintln!("gatehouse jail: probe report: {e}");
+                    EXIT_SETUP_FAILED
+                }
+            }
+        }
+    }
+}
+
+fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
+    let mut cmd = std::process::Command::new(&argv[0]);
+    cmd.args(&argv[1..])
+        .env_clear()
+        .envs(plan.env.iter().map(|(k, v)| (k, v)));
+    let report = |e: std::io::Error| {
+        eprintln!("gatehouse jail: cannot run {}: {e}", argv[0]);
+        if e.kind() == std::io::ErrorKind::NotFound {
+            EXIT_NOT_FOUND
+        } else {
+            EXIT_CANNOT_EXECUTE
+        }
+    };
+    #[cfg(target_os = "linux")]
+    if enforcement.pid1 {
+        // As PID 1 we stay: init reaps every orphan until the command itself ends.
+        return match cmd.spawn() {
+            Ok(child) => super::sys::ns::reap_until(child.id() as i32).unwrap_or(EXIT_SETUP_FAILED),
+            Err(e) => report(e),
+        };
+    }
+    let _ = enforcement;
+    use std::os::unix::process::CommandExt;
+    report(cmd.exec())
+}

@@ -1,0 +1,38 @@
+//! The execution fence: what a tool's command can touch, enforced by the kernel, probed
+//! before it is claimed, and reported as a posture that never fails open silently.
+//!
+//! Data first: a [`Policy`] (what is bound where) and [`FenceOptions`] (which backend, what
+//! to emulate) become, for the probed [`Host`], a [`Plan`] of ordered steps that is
+//! validated and then applied by one linear function in the re-executed helper
+//! (`gatehouse __jail`, see [`jail_main`]).
+//!
+//! Backends: `native` (user, mount, PID, IPC, UTS and network namespaces with a fresh root,
+//! every capability dropped, Landlock at the best ABI, seccomp), `bwrap` (the system's
+//! bubblewrap with Landlock and seccomp applied inside), `seatbelt` (macOS), and `off`.
+//! Without user namespaces the native backend is Landlock alone, which cannot stop
+//! metadata changes (nor truncate before ABI 3): the default refuses, the degraded opt-in
+//! runs and the posture names what is not covered.
+
+pub mod bwrap;
+pub mod cli;
+pub mod coverage;
+pub mod error;
+pub mod host;
+pub mod jail;
+pub mod launch;
+pub mod plan;
+pub mod policy;
+pub mod posture;
+pub mod prepared;
+pub mod probe;
+pub mod seatbelt;
+pub mod sys;
+
+pub use coverage::{Coverage, REQUIRED};
+pub use error::FenceError;
+pub use host::Host;
+pub use jail::{jail_main, EXIT_SETUP_FAILED, PLAN_ENV};
+pub use plan::{Action, Enforcement, LandlockReport, LandlockRules, Plan, Step};
+pub use policy::{BackendChoice, FenceOptions, Policy};
+pub use posture::{BackendKind, Layer, Posture};
+pub use prepared::{current_posture, missing_protected, tidy_protected, Fence, Kind};

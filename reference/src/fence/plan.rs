@@ -1,0 +1,674 @@
+//! The fence as data: an ordered list of setup steps built from the policy and the probed
+//! host, validated, then applied by one linear function (`jail.rs`).
+//!
+//! The plan travels from the launcher to the re-executed helper as JSON, so everything the
+//! helper does is visible, testable and checked before a single system call is made.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::error::FenceError;
+use super::policy::{is_normal_absolute, Policy};
+use super::posture::BackendKind;
+
+/// The device nodes bound into the minimal `/dev`.
+pub const DEV_NODES: [&str; 6] = ["null", "zero", "full", "random", "urandom", "tty"];
+
+/// Host name inside the UTS namespace.
+pub const HOSTNAME: &str = "gatehouse";
+
+/// Landlock rules, with paths as seen from inside the fence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LandlockRules {
+    /// The ABI to build the ruleset for (the kernel's best, or the emulation cap).
+    pub abi: u8,
+    /// Read and execute beneath these.
+    pub read: Vec<PathBuf>,
+    /// Every right beneath these.
+    pub write: Vec<PathBuf>,
+    /// Read, write and device ioctl on these device files.
+    pub devices: Vec<PathBuf>,
+    /// Allow listing `/` (only when the mount tree is ours).
+    pub list_root: bool,
+}
+
+/// What Landlock's `restrict_self` enforced, as the helper reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LandlockReport {
+    /// The ABI the ruleset was built for.
+    pub abi: u8,
+    /// `fully-enforced`, `partially-enforced` or `not-enforced`.
+    pub status: String,
+    /// Whether abstract UNIX sockets and signals are scoped (ABI 6+).
+    pub scoped: bool,
+}
+
+/// What the helper actually enforced before running anything.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Enforcement {
+    /// New namespaces and a fresh root were set up.
+    pub namespaces: bool,
+    /// The helper is PID 1 of its PID namespace.
+    pub pid1: bool,
+    /// Every capability set was dropped and verified empty.
+    pub capabilities_dropped: bool,
+    /// Landlock's result.
+    pub landlock: Option<LandlockReport>,
+    /// Number of seccomp filter instructions installed (0: none).
+    pub seccomp_instructions: usize,
+}
+
+/// One setup step. The order of variants is the order of phases (see [`Step::phase`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Step {
+    /// SIGKILL when the parent goes; check it has not gone already.
+    DieWithParent,
+    /// On the host, before any namespace: create a missing protected path (never through a
+    /// symlink) so that it can be a mount point.
+    PrepareProtected {
+        /// The workspace root.
+        root: PathBuf,
+        /// The protected path, relative to the root.
+        rel: PathBuf,
+    },
+    /// New user, mount, PID, IPC, UTS and network namespaces; uid/gid mapped to ourselves.
+    Unshare,
+    /// Fork so the child is PID 1 of the new PID namespace; the parent waits and relays.
+    ForkInit,
+    /// Make every mount private.
+    MakeMountsPrivate,
+    /// Mount a staging tmpfs over `/tmp` and pivot into it; the host root is `/oldroot`.
+    StageRoot,
+    /// Mount the fresh tmpfs that becomes the new root, at `/newroot`.
+    NewRoot,
+    /// Bind a host path read-only at the same path.
+    BindReadOnly {
+        /// The path (source outside, destination inside).
+        path: PathBuf,
+    },
+    /// Replicate a host symlink (`/bin -> usr/bin`).
+    Symlink {
+        /// The link's target, verbatim.
+        target: PathBuf,
+        /// The link's path.
+        path: PathBuf,
+    },
+    /// A fresh `/proc` for the new PID namespace.
+    Proc,
+    /// A minimal `/dev`: the listed nodes bound from the host, `/dev/shm` as tmpfs.
+    Dev {
+        /// Node names under `/dev`.
+        nodes: Vec<String>,
+    },
+    /// A private tmpfs (`/tmp`).
+    Tmpfs {
+        /// Where.
+        path: PathBuf,
+    },
+    /// Bind a host directory read-write at the same path.
+    BindReadWrite {
+        /// The path.
+        path: PathBuf,
+    },
+    /// Inside a read-write root: pin each parent of `rel` (so it cannot be renamed away) and
+    /// bind `rel` read-only over itself.
+    Protect {
+        /// The workspace root.
+        root: PathBuf,
+        /// The protected path, relative to the root.
+        rel: PathBuf,
+    },
+    /// Remount the new root's tmpfs read-only.
+    SealRoot,
+    /// Pivot into the new root and detach every host mount.
+    PivotRoot,
+    /// Set the host name of the UTS namespace.
+    Hostname {
+        /// The name.
+        name: String,
+    },
+    /// `PR_SET_NO_NEW_PRIVS`.
+    NoNewPrivs,
+    /// Drop every capability set and verify none remains.
+    DropCapabilities,
+    /// Apply Landlock.
+    Landlock(LandlockRules),
+    /// Install the seccomp filter (last before the action).
+    Seccomp,
+}
+
+impl Step {
+    /// The step's phase: a valid plan never goes back to an earlier phase.
+    pub fn phase(&self) -> u8 {
+        match self {
+            Step::DieWithParent => 0,
+            Step::PrepareProtected { .. } => 1,
+            Step::Unshare => 2,
+            Step::ForkInit => 3,
+            Step::MakeMountsPrivate => 4,
+            Step::StageRoot => 5,
+            Step::NewRoot => 6,
+            Step::BindReadOnly { .. }
+            | Step::Symlink { .. }
+            | Step::Proc
+            | Step::Dev { .. }
+            | Step::Tmpfs { .. }
+            | Step::BindReadWrite { .. }
+            | Step::Protect { .. } => 7,
+            Step::SealRoot => 8,
+            Step::PivotRoot => 9,
+            Step::Hostname { .. } => 10,
+            Step::NoNewPrivs => 11,
+            Step::DropCapabilities => 12,
+            Step::Landlock(_) => 13,
+            Step::Seccomp => 14,
+        }
+    }
+
+    /// The step's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::DieWithParent => "die-with-parent",
+            Step::PrepareProtected { .. } => "prepare-protected",
+            Step::Unshare => "unshare",
+            Step::ForkInit => "fork-init",
+            Step::MakeMountsPrivate => "make-mounts-private",
+            Step::StageRoot => "stage-root",
+            Step::NewRoot => "new-root",
+            Step::BindReadOnly { .. } => "bind-read-only",
+            Step::Symlink { .. } => "symlink",
+            Step::Proc => "proc",
+            Step::Dev { .. } => "dev",
+            Step::Tmpfs { .. } => "tmpfs",
+            Step::BindReadWrite { .. } => "bind-read-write",
+            Step::Protect { .. } => "protect",
+            Step::SealRoot => "seal-root",
+            Step::PivotRoot => "pivot-root",
+            Step::Hostname { .. } => "hostname",
+            Step::NoNewPrivs => "no-new-privs",
+            Step::DropCapabilities => "drop-capabilities",
+            Step::Landlock(_) => "landlock",
+            Step::Seccomp => "seccomp",
+        }
+    }
+
+    /// Where a mount-building step puts something inside the new root.
+    fn dest(&self) -> Option<PathBuf> {
+        match self {
+            Step::BindReadOnly { path }
+            | Step::Symlink { path, .. }
+            | Step::Tmpfs { path }
+            | Step::BindReadWrite { path } => Some(path.clone()),
+            Step::Proc => Some(PathBuf::from("/proc")),
+            Step::Dev { .. } => Some(PathBuf::from("/dev")),
+            Step::Protect { root, rel } => Some(root.join(rel)),
+            _ => None,
+        }
+    }
+}
+
+/// What the helper does once the fence is up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Action {
+    /// Run one command (as a child of the namespace's init, or by `exec` when there is no
+    /// PID namespace), with inherited standard streams.
+    Exec {
+        /// The command and its arguments.
+        argv: Vec<String>,
+    },
+    /// Serve the executor protocol on stdin/stdout (a pooled executor).
+    Serve,
+    /// Run the probe's legs in-process and print the report as JSON.
+    Probe {
+        /// A read-only directory outside every writable root, holding `victim`.
+        outside: PathBuf,
+        /// A writable directory.
+        inside: PathBuf,
+    },
+}
+
+/// A complete, validated plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    /// The backend this plan belongs to (for messages).
+    pub backend: BackendKind,
+    /// Setup steps, in order.
+    pub steps: Vec<Step>,
+    /// What to do once the fence is up.
+    pub action: Action,
+    /// The complete environment of the jailed command (already scrubbed).
+    pub env: Vec<(String, String)>,
+    /// Working directory inside the fence.
+    pub cwd: PathBuf,
+    /// The launcher's pid, checked by [`Step::DieWithParent`].
+    pub parent_pid: Option<u32>,
+}
+
+/// The mount-tree and system-call steps shared by the plan builders.
+pub struct Layout {
+    /// Read-only binds and symlinks of system paths, in order.
+    pub system: Vec<Step>,
+    /// Landlock rules for a namespaced fence.
+    pub rules: LandlockRules,
+}
+
+impl Layout {
+    /// Resolve the policy's system paths on this host: existing directories and files
+    /// become read-only binds, symlinks are replicated, absent ones are left out.
+    pub fn of(policy: &Policy, landlock_abi: Option<u8>) -> Layout {
+        let mut system = Vec::new();
+        let mut read = Vec::new();
+        let mut dirs: Vec<PathBuf> = policy.system_dirs.clone();
+        dirs.sort();
+        let etc: Vec<PathBuf> = policy
+            .etc_entries
+            .iter()
+            .map(|e| Path::new("/etc").join(e))
+            .collect();
+        for p in dirs.iter().chain(etc.iter()) {
+            match std::fs::symlink_metadata(p) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    if let Ok(target) = std::fs::read_link(p) {
+                        system.push(Step::Symlink {
+                            target,
+                            path: p.clone(),
+                        });
+                        read.push(p.clone());
+                    }
+                }
+                Ok(m) if m.is_dir() || m.is_file() => {
+                    system.push(Step::BindReadOnly { path: p.clone() });
+                    read.push(p.clone());
+                }
+                _ => {}
+            }
+        }
+        read.extend(policy.read_only.iter().cloned());
+        read.push(PathBuf::from("/proc"));
+        let mut write = policy.writable_roots();
+        write.push(PathBuf::from("/tmp"));
+        write.push(PathBuf::from("/dev/shm"));
+        let devices = DEV_NODES
+            .iter()
+            .map(|n| Path::new("/dev").join(n))
+            .collect();
+        Layout {
+            system,
+            rules: LandlockRules {
+                abi: landlock_abi.unwrap_or(0),
+                read,
+                write,
+                devices,
+                list_root: true,
+            },
+        }
+    }
+}
+
+impl Plan {
+    /// The native namespaced fence: namespaces and a fresh root, then capabilities dropped,
+    /// Landlock (when the kernel has it) and seccomp.
+    pub fn native(
+        policy: &Policy,
+        landlock_abi: Option<u8>,
+        action: Action,
+        env: Vec<(String, String)>,
+    ) -> Result<Plan, FenceError> {
+        let layout = Layout::of(policy, landlock_abi);
+        let mut steps = vec![Step::DieWithParent];
+        for root in &policy.workspaces {
+            for rel in &policy.protected {
+                steps.push(Step::PrepareProtected {
+                    root: root.clone(),
+                    rel: rel.clone(),
+                });
+            }
+        }
+        steps.extend([
+            Step::Unshare,
+            Step::ForkInit,
+            Step::MakeMountsPrivate,
+            Step::StageRoot,
+            Step::NewRoot,
+        ]);
+        steps.extend(layout.system);
+        steps.push(Step::Proc);
+        steps.push(Step::Dev {
+            nodes: DEV_NODES.iter().map(|s| s.to_string()).collect(),
+        });
+        steps.push(Step::Tmpfs {
+            path: PathBuf::from("/tmp"),
+        });
+        for p in &policy.read_only {
+            steps.push(Step::BindReadOnly { path: p.clone() });
+        }
+        let mut rw = policy.writable_roots();
+        rw.sort();
+        for p in rw {
+            steps.push(Step::BindReadWrite { path: p });
+        }
+        for root in &policy.workspaces {
+            for rel in &policy.protected {
+                steps.push(Step::Protect {
+                    root: root.clone(),
+                    rel: rel.clone(),
+                });
+            }
+        }
+        steps.extend([
+            Step::SealRoot,
+            Step::PivotRoot,
+            Step::Hostname {
+                name: HOSTNAME.to_string(),
+            },
+            Step::NoNewPrivs,
+            Step::DropCapabilities,
+        ]);
+        if landlock_abi.is_some() {
+            steps.push(Step::Landlock(layout.rules));
+        }
+        steps.push(Step::Seccomp);
+        Plan::finish(BackendKind::Native, steps, policy, action, env)
+    }
+
+    /// Landlock alone (no user namespaces): the degraded native fence.
+    pub fn landlock_only(
+        policy: &Policy,
+        landlock_abi: u8,
+        action: Action,
+        env: Vec<(String, String)>,
+    ) -> Result<Plan, FenceError> {
+        let mut rules = Layout::of(policy, Some(landlock_abi)).rules;
+        // No mount tree of ours: the host's /, /tmp and /dev/shm stay out of reach.
+        rules.list_root = false;
+        rules.write = policy.writable_roots();
+        let steps = vec![
+            Step::DieWithParent,
+            Step::NoNewPrivs,
+            Step::DropCapabilities,
+            Step::Landlock(rules),
+            Step::Seccomp,
+        ];
+        Plan::finish(BackendKind::Native, steps, policy, action, env)
+    }
+
+    /// The steps the helper applies inside bubblewrap, which has built the namespaces and
+    /// the mount tree: verify capabilities are gone, then Landlock and seccomp.
+    pub fn inside_bwrap(
+        policy: &Policy,
+        landlock_abi: Option<u8>,
+        action: Action,
+        env: Vec<(String, String)>,
+    ) -> Result<Plan, FenceError> {
+        let layout = Layout::of(policy, landlock_abi);
+        let mut steps = vec![Step::NoNewPrivs, Step::DropCapabilities];
+        if landlock_abi.is_some() {
+            steps.push(Step::Landlock(layout.rules));
+        }
+        steps.push(Step::Seccomp);
+        Plan::finish(BackendKind::Bwrap, steps, policy, action, env)
+    }
+
+    /// No steps: Seatbelt (the profile is the fence) or the operator's `off`.
+    pub fn bare(
+        backend: BackendKind,
+        policy: &Policy,
+        action: Action,
+        env: Vec<(String, String)>,
+    ) -> Result<Plan, FenceError> {
+        Plan::finish(backend, Vec::new(), policy, action, env)
+    }
+
+    fn finish(
+        backend: BackendKind,
+        steps: Vec<Step>,
+        policy: &Policy,
+        action: Action,
+        env: Vec<(String, String)>,
+    ) -> Result<Plan, FenceError> {
+        let plan = Plan {
+            backend,
+            steps,
+            action,
+            env,
+            cwd: policy.working_dir(),
+            parent_pid: Some(std::process::id()),
+        };
+        plan.validate()?;
+        Ok(plan)
+    }
+
+    /// Whether the plan builds its own namespaces.
+    pub fn namespaced(&self) -> bool {
+        self.steps.contains(&Step::Unshare)
+    }
+
+    /// Check the plan before anything is applied: phases in order, the mount framework
+    /// complete, no mount hiding an earlier one, no build step below a read-write root
+    /// except a protection, paths absolute and normalized, privileges given up.
+    pub fn validate(&self) -> Result<(), FenceError> {
+        let err = |index: usize, step: &Step, reason: &str| FenceError::Plan {
+            index,
+            step: step.name().to_string(),
+            reason: reason.to_string(),
+        };
+        let has = |s: &Step| self.steps.contains(s);
+        let mut phase = 0u8;
+        let mut mounts: Vec<(PathBuf, bool)> = Vec::new();
+        let mut proc_mounted = false;
+        let mut no_new_privs = false;
+        for (i, step) in self.steps.iter().enumerate() {
+            if step.phase() < phase {
+                return Err(err(i, step, "comes after a later phase"));
+            }
+            phase = step.phase();
+            let paths: Vec<&Path> = match step {
+                Step::PrepareProtected { root, rel } | Step::Protect { root, rel } => {
+                    if !rel.is_relative() || rel.as_os_str().is_empty() {
+                        return Err(err(i, step, "a protected path is relative"));
+                    }
+                    vec![root.as_path()]
+                }
+                Step::BindReadOnly { path }
+                | Step::BindReadWrite { path }
+                | Step::Tmpfs { path }
+                | Step::Symlink { path, .. } => vec![path.as_path()],
+                Step::Landlock(r) => {
+                    if r.abi == 0 {
+                        return Err(err(i, step, "Landlock ABI 0 is no Landlock"));
+                    }
+                    r.read
+                        .iter()
+                        .chain(&r.write)
+                        .chain(&r.devices)
+                        .map(PathBuf::as_path)
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            if let Some(p) = paths.iter().find(|p| !is_normal_absolute(p)) {
+                return Err(err(
+                    i,
+                    step,
+                    &format!("{} is not absolute and normalized", p.display()),
+                ));
+            }
+            match step {
+                Step::Unshare if !has(&Step::ForkInit) => {
+                    return Err(err(i, step, "a new PID namespace needs fork-init"))
+                }
+                Step::Proc => proc_mounted = true,
+                Step::Protect { root, .. } => {
+                    if !proc_mounted {
+                        return Err(err(i, step, "protect reaches paths through /proc"));
+                    }
+                    if !mounts.iter().any(|(m, rw)| *rw && m == root) {
+                        return Err(err(i, step, "the root is not bound read-write before"));
+                    }
+                }
+                Step::NoNewPrivs => no_new_privs = true,
+                Step::Landlock(_) | Step::Seccomp if !no_new_privs => {
+                    return Err(err(i, step, "needs no-new-privs first"))
+                }
+                _ => {}
+            }
+            if let Some(dest) = step.dest() {
+                for (earlier, rw) in &mounts {
+                    if earlier.starts_with(&dest) {
+                        return Err(err(
+                            i,
+                            step,
+                            &format!("{} would hide {}", dest.display(), earlier.display()),
+                        ));
+                    }
+                    let under_rw = *rw && dest.starts_with(earlier);
+                    let under_special = (earlier == Path::new("/proc")
+                        || earlier == Path::new("/dev"))
+                        && dest.starts_with(earlier);
+                    let is_protect = matches!(step, Step::Protect { .. });
+                    if (under_rw && !is_protect) || under_special {
+                        return Err(err(
+                            i,
+                            step,
+                            &format!(
+                                "{} lies below {}, which jailed code controls",
+                                dest.display(),
+                                earlier.display()
+                            ),
+                        ));
+                    }
+                }
+                mounts.push((dest, matches!(step, Step::BindReadWrite { .. })));
+            }
+        }
+        let builds = self.steps.iter().any(|s| s.phase() == 7 || s.phase() == 8);
+        if builds {
+            for needed in [
+                Step::Unshare,
+                Step::MakeMountsPrivate,
+                Step::StageRoot,
+                Step::NewRoot,
+                Step::PivotRoot,
+            ] {
+                if !has(&needed) {
+                    return Err(FenceError::Plan {
+                        index: self.steps.len(),
+                        step: needed.name().to_string(),
+                        reason: "the mount tree is built without it".into(),
+                    });
+                }
+            }
+        }
+        if !self.steps.is_empty() && !has(&Step::DropCapabilities) {
+            return Err(FenceError::Plan {
+                index: self.steps.len(),
+                step: Step::DropCapabilities.name().to_string(),
+                reason: "a fence never leaves capabilities to the jailed process".into(),
+            });
+        }
+        if !is_normal_absolute(&self.cwd) {
+            return Err(FenceError::Plan {
+                index: self.steps.len(),
+                step: "cwd".into(),
+                reason: format!("{} is not absolute and normalized", self.cwd.display()),
+            });
+        }
+        if let Action::Exec { argv } = &self.action {
+            if argv.is_empty() {
+                return Err(FenceError::Plan {
+                    index: self.steps.len(),
+                    step: "exec".into(),
+                    reason: "no command".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> Policy {
+        let mut p = Policy::new(vec!["/w/ws".into()], "/w/scratch".into());
+        p.read_only = vec!["/w/outside".into()];
+        p
+    }
+
+    fn exec() -> Action {
+        Action::Exec {
+            argv: vec!["true".into()],
+        }
+    }
+
+    #[test]
+    fn native_plan_validates_and_ends_with_seccomp() {
+        let plan = Plan::native(&policy(), Some(7), exec(), vec![]).unwrap();
+        assert_eq!(plan.steps.last(), Some(&Step::Seccomp));
+        assert!(plan.namespaced());
+        let pos = |s: &Step| plan.steps.iter().position(|x| x == s).unwrap();
+        assert!(pos(&Step::DropCapabilities) > pos(&Step::PivotRoot));
+        let json = serde_json::to_string(&plan).unwrap();
+        let back: Plan = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, plan);
+    }
+
+    #[test]
+    fn out_of_order_step_is_refused() {
+        let mut plan = Plan::native(&policy(), Some(7), exec(), vec![]).unwrap();
+        let n = plan.steps.len();
+        plan.steps.swap(n - 1, n - 2);
+        assert!(plan.validate().is_err());
+    }
+
+    #[test]
+    fn mount_hiding_an_earlier_one_is_refused() {
+        let mut plan = Plan::native(&policy(), Some(7), exec(), vec![]).unwrap();
+        let at = plan
+            .steps
+            .iter()
+            .position(|s| matches!(s, Step::SealRoot))
+            .unwrap();
+        plan.steps.insert(at, Step::Tmpfs { path: "/w".into() });
+        let e = plan.validate().unwrap_err().to_string();
+        assert!(e.contains("would hide"), "{e}");
+    }
+
+    #[test]
+    fn bind_below_a_writable_root_is_refused() {
+        let mut plan = Plan::native(&policy(), Some(7), exec(), vec![]).unwrap();
+        let at = plan
+            .steps
+            .iter()
+            .position(|s| matches!(s, Step::SealRoot))
+            .unwrap();
+        plan.steps.insert(
+            at,
+            Step::BindReadOnly {
+                path: "/w/ws/sub".into(),
+            },
+        );
+        let e = plan.validate().unwrap_err().to_string();
+        assert!(e.contains("jailed code controls"), "{e}");
+    }
+
+    #[test]
+    fn landlock_without_no_new_privs_is_refused() {
+        let mut plan = Plan::landlock_only(&policy(), 2, exec(), vec![]).unwrap();
+        plan.steps.retain(|s| *s != Step::NoNewPrivs);
+        assert!(plan.validate().is_err());
+    }
+
+    #[test]
+    fn a_plan_keeping_capabilities_is_refused() {
+        let mut plan = Plan::native(&policy(), None, exec(), vec![]).unwrap();
+        plan.steps.retain(|s| *s != Step::DropCapabilities);
+        assert!(plan.validate().is_err());
+    }
+}

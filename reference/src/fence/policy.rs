@@ -1,0 +1,357 @@
+//! The fence policy (what is bound where) and the fence options (which backend, and how much
+//! of the kernel to pretend is missing).
+//!
+//! Pure data: nothing here touches the file system except [`Policy::resolve`], which
+//! canonicalizes the roots once, on the launcher's side, before any plan is built.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::error::FenceError;
+
+/// System directories bound read-only (symlinks such as Debian's merged `/bin -> usr/bin`
+/// are replicated as symlinks).
+pub const SYSTEM_DIRS: [&str; 7] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/opt"];
+
+/// Entries of `/etc` bound read-only into an otherwise empty `/etc`.
+///
+/// Choice: `/etc` is never bound whole. When the agent runs as root the jailed process is uid
+/// 0 and owns `/etc/shadow`, the SSH host keys and every root-only config, so a wholesale
+/// read-only bind would make them readable. Only what programs need to start, resolve users,
+/// read the time zone, find alternatives and verify certificates passes.
+pub const ETC_ENTRIES: [&str; 30] = [
+    "alternatives",
+    "bash.bashrc",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "debian_version",
+    "gai.conf",
+    "group",
+    "host.conf",
+    "hosts",
+    "inputrc",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "locale.alias",
+    "localtime",
+    "magic",
+    "magic.mime",
+    "mime.types",
+    "mtab",
+    "nsswitch.conf",
+    "os-release",
+    "passwd",
+    "perl",
+    "profile",
+    "protocols",
+    "resolv.conf",
+    "services",
+    "ssl",
+    "terminfo",
+    "timezone",
+];
+
+/// Paths inside every workspace root that stay read-only whether or not they exist yet.
+pub const PROTECTED: [&str; 2] = [".git/hooks", ".gatehouse"];
+
+/// What the fence encloses. Paths are absolute; [`Policy::resolve`] canonicalizes them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    /// Workspace roots, bound read-write at the same path.
+    pub workspaces: Vec<PathBuf>,
+    /// The session's scratch directory, bound read-write; `HOME` is `<scratch>/home`.
+    pub scratch: PathBuf,
+    /// Extra directories or files bound read-only (toolchains, fixtures).
+    #[serde(default)]
+    pub read_only: Vec<PathBuf>,
+    /// System directories bound read-only.
+    #[serde(default = "default_system_dirs")]
+    pub system_dirs: Vec<PathBuf>,
+    /// Names of the `/etc` entries bound read-only.
+    #[serde(default = "default_etc_entries")]
+    pub etc_entries: Vec<String>,
+    /// Paths relative to each workspace root kept read-only, created empty when missing.
+    #[serde(default = "default_protected")]
+    pub protected: Vec<PathBuf>,
+    /// Session-log directory: must lie outside every writable root.
+    #[serde(default)]
+    pub log_dir: Option<PathBuf>,
+    /// Working directory of the jailed command (default: the first workspace root).
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+}
+
+fn default_system_dirs() -> Vec<PathBuf> {
+    SYSTEM_DIRS.iter().map(PathBuf::from).collect()
+}
+
+fn default_etc_entries() -> Vec<String> {
+    ETC_ENTRIES.iter().map(|s| s.to_string()).collect()
+}
+
+fn default_protected() -> Vec<PathBuf> {
+    PROTECTED.iter().map(PathBuf::from).collect()
+}
+
+impl Policy {
+    /// A policy with the default system directories, `/etc` entries and protected paths.
+    pub fn new(workspaces: Vec<PathBuf>, scratch: PathBuf) -> Policy {
+        Policy {
+            workspaces,
+            scratch,
+            read_only: Vec::new(),
+            system_dirs: default_system_dirs(),
+            etc_entries: default_etc_entries(),
+            protected: default_protected(),
+            log_dir: None,
+            cwd: None,
+        }
+    }
+
+    /// The scratch home (`HOME` inside the fence).
+    pub fn home(&self) -> PathBuf {
+        self.scratch.join("home")
+    }
+
+    /// Every read-write root: the workspaces and the scratch directory.
+    pub fn writable_roots(&self) -> Vec<PathBuf> {
+        let mut roots = self.workspaces.clone();
+        roots.push(self.scratch.clone());
+        roots
+    }
+
+    /// The working directory of the jailed command.
+    pub fn working_dir(&self) -> PathBuf {
+        self.cwd
+            .clone()
+            .or_else(|| self.workspaces.first().cloned())
+            .unwrap_or_else(|| self.scratch.clone())
+    }
+
+    /// Canonicalize every root (creating the scratch home), then validate. The fence works
+    /// on real paths only: a root given through a symlink is bound at its target.
+    pub fn resolve(mut self) -> Result<Policy, FenceError> {
+        let canon = |p: &Path| {
+            std::fs::canonicalize(p).map_err(|e| FenceError::Policy {
+                path: p.to_path_buf(),
+                reason: format!("cannot resolve: {e}"),
+            })
+        };
+        std::fs::create_dir_all(self.scratch.join("home")).map_err(|e| FenceError::Policy {
+            path: self.scratch.clone(),
+            reason: format!("cannot create the scratch home: {e}"),
+        })?;
+        std::fs::create_dir_all(self.scratch.join("tmp")).map_err(|e| FenceError::Policy {
+            path: self.scratch.clone(),
+            reason: format!("cannot create the scratch tmp: {e}"),
+        })?;
+        self.scratch = canon(&self.scratch)?;
+        self.workspaces = self
+            .workspaces
+            .iter()
+            .map(|p| canon(p))
+            .collect::<Result<_, _>>()?;
+        self.read_only = self
+            .read_only
+            .iter()
+            .map(|p| canon(p))
+            .collect::<Result<_, _>>()?;
+        if let Some(cwd) = &self.cwd {
+            self.cwd = Some(canon(cwd)?);
+        }
+        if let Some(dir) = &self.log_dir {
+            std::fs::create_dir_all(dir).map_err(|e| FenceError::Policy {
+                path: dir.clone(),
+                reason: format!("cannot create the log directory: {e}"),
+            })?;
+            self.log_dir = Some(canon(dir)?);
+        }
+        self.validate()?;
+        Ok(self)
+    }
+
+    /// Structural checks that need no file system: absolute normalized paths, no overlap
+    /// between roots, no root that swallows a system directory, protected paths relative.
+    pub fn validate(&self) -> Result<(), FenceError> {
+        let bad = |p: &Path, reason: &str| FenceError::Policy {
+            path: p.to_path_buf(),
+            reason: reason.to_string(),
+        };
+        if self.workspaces.is_empty() {
+            return Err(bad(
+                Path::new(""),
+                "at least one workspace root is required",
+            ));
+        }
+        let all: Vec<&PathBuf> = self
+            .workspaces
+            .iter()
+            .chain(std::iter::once(&self.scratch))
+            .chain(self.read_only.iter())
+            .collect();
+        for p in &all {
+            if !is_normal_absolute(p) {
+                return Err(bad(p, "must be an absolute path without `.` or `..`"));
+            }
+            if p.as_os_str() == "/" {
+                return Err(bad(p, "the root directory cannot be bound into the fence"));
+            }
+            for sys in self.system_dirs.iter().map(PathBuf::as_path).chain([
+                Path::new("/etc"),
+                Path::new("/proc"),
+                Path::new("/dev"),
+            ]) {
+                if sys.starts_with(p) {
+                    return Err(bad(p, "contains a system directory"));
+                }
+            }
+        }
+        for (i, a) in all.iter().enumerate() {
+            for b in all.iter().skip(i + 1) {
+                if a.starts_with(b) || b.starts_with(a) {
+                    return Err(bad(a, &format!("overlaps {}", b.display())));
+                }
+            }
+        }
+        for sys in &self.system_dirs {
+            if !is_normal_absolute(sys) {
+                return Err(bad(sys, "system directory must be absolute"));
+            }
+        }
+        for e in &self.etc_entries {
+            if e.is_empty() || e.contains('/') || e == "." || e == ".." {
+                return Err(bad(Path::new(e), "an /etc entry is a single name"));
+            }
+        }
+        for rel in &self.protected {
+            let ok = !rel.as_os_str().is_empty()
+                && rel.components().all(|c| matches!(c, Component::Normal(_)));
+            if !ok {
+                return Err(bad(
+                    rel,
+                    "a protected path is relative, without `.` or `..`",
+                ));
+            }
+        }
+        if let Some(log) = &self.log_dir {
+            if let Some(root) = self.writable_roots().iter().find(|r| log.starts_with(r)) {
+                return Err(bad(
+                    log,
+                    &format!(
+                        "the session-log directory lies inside the writable root {}",
+                        root.display()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Absolute, and made only of normal components (no `.`, no `..`).
+pub fn is_normal_absolute(p: &Path) -> bool {
+    let mut comps = p.components();
+    matches!(comps.next(), Some(Component::RootDir))
+        && comps.all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// Which backend to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendChoice {
+    /// The best backend that works here: native, then bubblewrap (Linux); Seatbelt (macOS).
+    #[default]
+    Auto,
+    /// Namespaces + Landlock + seccomp, set up by the gatehouse binary itself.
+    Native,
+    /// The system's bubblewrap, with Landlock and seccomp applied inside by the helper.
+    Bwrap,
+    /// macOS `sandbox-exec`.
+    Seatbelt,
+    /// No fence at all: the operator's explicit opt-out (reported as `off`).
+    Off,
+}
+
+impl std::str::FromStr for BackendChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(BackendChoice::Auto),
+            "native" => Ok(BackendChoice::Native),
+            "bwrap" => Ok(BackendChoice::Bwrap),
+            "seatbelt" => Ok(BackendChoice::Seatbelt),
+            "off" => Ok(BackendChoice::Off),
+            other => Err(format!(
+                "unknown fence backend `{other}` (auto, native, bwrap, seatbelt, off)"
+            )),
+        }
+    }
+}
+
+/// How the fence is chosen, and how much of the kernel to pretend is missing.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FenceOptions {
+    /// Which backend.
+    #[serde(default)]
+    pub backend: BackendChoice,
+    /// Use Landlock as if the kernel offered at most this ABI (emulation knob).
+    #[serde(default)]
+    pub max_landlock_abi: Option<u8>,
+    /// Behave as if user namespaces were unavailable (emulation knob): no native namespaces,
+    /// no bubblewrap; Landlock alone remains.
+    #[serde(default)]
+    pub no_user_namespaces: bool,
+    /// Run even when a required protection is missing; the posture says what is not covered.
+    #[serde(default)]
+    pub allow_degraded: bool,
+    /// The executable that dispatches `__jail` (default: the running executable).
+    #[serde(default)]
+    pub helper: Option<PathBuf>,
+}
+
+/// `GATEHOUSE_FENCE`: backend choice (`auto`, `native`, `bwrap`, `seatbelt`, `off`).
+pub const ENV_BACKEND: &str = "GATEHOUSE_FENCE";
+/// `GATEHOUSE_EMULATE_NO_USERNS=1`: run as if user namespaces were unavailable.
+pub const ENV_NO_USERNS: &str = "GATEHOUSE_EMULATE_NO_USERNS";
+/// `GATEHOUSE_LANDLOCK_MAX_ABI=N`: cap the Landlock ABI used.
+pub const ENV_MAX_ABI: &str = "GATEHOUSE_LANDLOCK_MAX_ABI";
+/// `GATEHOUSE_JAIL_HELPER=PATH`: the executable that dispatches `__jail`.
+pub const ENV_HELPER: &str = "GATEHOUSE_JAIL_HELPER";
+
+impl FenceOptions {
+    /// Options from the environment variables above (unset means the default).
+    pub fn from_env() -> Result<FenceOptions, FenceError> {
+        let mut o = FenceOptions::default();
+        if let Ok(v) = std::env::var(ENV_BACKEND) {
+            o.backend = v.parse().map_err(|reason| FenceError::Options { reason })?;
+        }
+        if let Ok(v) = std::env::var(ENV_NO_USERNS) {
+            o.no_user_namespaces = !matches!(v.as_str(), "" | "0" | "false" | "no");
+        }
+        if let Ok(v) = std::env::var(ENV_MAX_ABI) {
+            let abi: u8 = v.parse().map_err(|_| FenceError::Options {
+                reason: format!("{ENV_MAX_ABI}={v}: not a Landlock ABI number"),
+            })?;
+            o.max_landlock_abi = Some(abi);
+        }
+        if let Some(v) = std::env::var_os(ENV_HELPER) {
+            o.helper = Some(PathBuf::from(v));
+        }
+        Ok(o)
+    }
+
+    /// The helper executable.
+    pub fn helper_exe(&self) -> Result<PathBuf, FenceError> {
+        match &self.helper {
+            Some(p) => Ok(p.clone()),
+            None => std::env::current_exe().map_err(|e| FenceError::Unavailable {
+                backend: "native".into(),
+                reason: format!("cannot locate the running executable: {e}"),
+            }),
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! The posture: which fence holds the plane's commands, its layers and what each covers,
+//! what nothing covers, and why a fence is absent. Never claimed before the probe passed.
+
+use serde::{Deserialize, Serialize};
+
+use super::coverage::{Coverage, REQUIRED};
+
+/// The backend named in the posture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendKind {
+    /// Namespaces, Landlock and seccomp set up by gatehouse itself.
+    Native,
+    /// bubblewrap, with Landlock and seccomp applied inside.
+    Bwrap,
+    /// macOS Seatbelt (`sandbox-exec`).
+    Seatbelt,
+    /// Switched off by the operator: commands run unfenced, and the posture says so.
+    Off,
+    /// No fence: the probe failed or no backend exists here; commands are refused.
+    None,
+}
+
+impl BackendKind {
+    /// The stable name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Native => "native",
+            BackendKind::Bwrap => "bwrap",
+            BackendKind::Seatbelt => "seatbelt",
+            BackendKind::Off => "off",
+            BackendKind::None => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One enforcement layer and what it covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layer {
+    /// `namespaces`, `capabilities`, `landlock`, `seccomp`, `bwrap`, `seatbelt`.
+    pub name: String,
+    /// What it covers.
+    pub covers: Vec<Coverage>,
+}
+
+/// The fence's posture, as `gatehouse info` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Posture {
+    /// Which backend holds the commands.
+    pub backend: BackendKind,
+    /// Its layers, outermost first.
+    pub layers: Vec<Layer>,
+    /// The Landlock ABI actually enforced (after any cap), if Landlock is a layer.
+    pub landlock_abi: Option<u8>,
+    /// Items no layer covers.
+    pub not_covered: Vec<Coverage>,
+    /// A required item is not covered and the operator opted in to run anyway.
+    pub degraded: bool,
+    /// Why the fence is `none` or `off`, or what made it degraded.
+    pub reason: Option<String>,
+    /// Whether the environment is scrubbed at spawn (false: the plane-wide opt-out).
+    pub env_scrubbing: bool,
+    /// Whether code run by tools can write the session logs (true when the fence is down).
+    pub logs_writable_by_tools: bool,
+}
+
+impl Posture {
+    /// A posture from layers: computes `not_covered` and `degraded`.
+    pub fn fenced(
+        backend: BackendKind,
+        layers: Vec<Layer>,
+        landlock_abi: Option<u8>,
+        reason: Option<String>,
+    ) -> Posture {
+        let not_covered = uncovered(&layers);
+        let degraded = REQUIRED.iter().any(|r| not_covered.contains(r));
+        Posture {
+            backend,
+            layers,
+            landlock_abi,
+            not_covered,
+            degraded,
+            reason,
+            env_scrubbing: true,
+            logs_writable_by_tools: false,
+        }
+    }
+
+    /// No fence at all (`off` or `none`), with the reason.
+    pub fn unfenced(backend: BackendKind, reason: impl Into<String>) -> Posture {
+        Posture {
+            backend,
+            layers: Vec::new(),
+            landlock_abi: None,
+            not_covered: Coverage::ALL.to_vec(),
+            degraded: false,
+            reason: Some(reason.into()),
+            env_scrubbing: true,
+            logs_writable_by_tools: true,
+        }
+    }
+
+    /// Whether commands may run at all (`none` refuses).
+    pub fn runs_commands(&self) -> bool {
+        self.backend != BackendKind::None
+    }
+
+    /// Whether a fence holds the commands (not `off`, not `none`).
+    pub fn is_fenced(&self) -> bool {
+        !matches!(self.backend, BackendKind::Off | BackendKind::None)
+    }
+
+    /// The single-line human rendering.
+    pub fn render(&self) -> String {
+        let mut out = format!("fence: {}", self.backend);
+        match self.backend {
+            BackendKind::None | BackendKind::Off => {
+                if let Some(r) = &self.reason {
+                    out.push_str(" — ");
+                    out.push_str(r);
+                }
+            }
+            _ => {
+                if self.degraded {
+                    out.push_str(" DEGRADED");
+                }
+                let layers: Vec<String> = self
+                    .layers
+                    .iter()
+                    .map(|l| {
+                        let covers: Vec<&str> = l.covers.iter().map(|c| c.name()).collect();
+                        format!("{}: {}", l.name, covers.join(", "))
+                    })
+                    .collect();
+                out.push_str(&format!(" ({})", layers.join("; ")));
+                if !self.not_covered.is_empty() {
+                    let nc: Vec<&str> = self.not_covered.iter().map(|c| c.name()).collect();
+                    out.push_str(&format!(" — not covered: {}", nc.join(", ")));
+                }
+                if let Some(r) = &self.reason {
+                    out.push_str(&format!(" — {r}"));
+                }
+            }
+        }
+        if !self.env_scrubbing {
+            out.push_str(" — environment NOT scrubbed (plane-wide opt-out): secrets reach tools");
+        }
+        if self.logs_writable_by_tools {
+            out.push_str(" — session logs writable by tools");
+        }
+        out
+    }
+
+    /// Pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a posture always serializes")
+    }
+}
+
+impl std::fmt::Display for Posture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.render())
+    }
+}
+
+fn uncovered(layers: &[Layer]) -> Vec<Coverage> {
+    Coverage::ALL
+        .iter()
+        .copied()
+        .filter(|c| !layers.iter().any(|l| l.covers.contains(c)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn degraded_when_required_item_missing() {
+        let p = Posture::fenced(
+            BackendKind::Native,
+            vec![Layer {
+                name: "landlock ABI 2".into(),
+                covers: vec![Coverage::Writes, Coverage::Reads],
+            }],
+            Some(2),
+            None,
+        );
+        assert!(p.degraded);
+        assert!(p.not_covered.contains(&Coverage::Truncate));
+        assert!(p.not_covered.contains(&Coverage::Metadata));
+        assert!(p
+            .render()
+            .starts_with("fence: native DEGRADED (landlock ABI 2: writes, reads)"));
+    }
+
+    #[test]
+    fn none_renders_reason() {
+        let p = Posture::unfenced(BackendKind::None, "probe: write outside succeeded");
+        assert_eq!(
+            p.render(),
+            "fence: none — probe: write outside succeeded — session logs writable by tools"
+        );
+        let json: Posture = serde_json::from_str(&p.to_json()).unwrap();
+        assert_eq!(json, p);
+    }
+}

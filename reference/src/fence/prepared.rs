@@ -1,0 +1,566 @@
+//! A prepared fence: the backend chosen for this host and options, its claimed layers
+//! checked against what is required, probed in a real jail, and ready to turn an action
+//! into a command. Nothing is claimed before the probe passed; nothing fails open.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::coverage::{Coverage, REQUIRED};
+use super::error::FenceError;
+use super::host::Host;
+use super::jail::PLAN_ENV;
+use super::plan::{Action, Plan};
+use super::policy::{BackendChoice, FenceOptions, Policy};
+use super::posture::{BackendKind, Layer, Posture};
+use super::probe;
+
+/// The backend configurations this host can run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// Namespaces and a fresh root, capabilities dropped, Landlock when present, seccomp.
+    Native {
+        /// The Landlock ABI used on top (`None`: the kernel has none).
+        landlock: Option<u8>,
+    },
+    /// Landlock alone (no user namespaces): degraded.
+    LandlockOnly {
+        /// The Landlock ABI used.
+        abi: u8,
+    },
+    /// bubblewrap, with the helper applying Landlock and seccomp inside.
+    Bwrap {
+        /// The `bwrap` executable.
+        exe: PathBuf,
+        /// The Landlock ABI used inside.
+        landlock: Option<u8>,
+    },
+    /// macOS Seatbelt.
+    Seatbelt,
+    /// The operator's explicit opt-out.
+    Off,
+}
+
+fn namespaces_covers() -> Vec<Coverage> {
+    use Coverage::*;
+    vec![
+        Writes,
+        Truncate,
+        Metadata,
+        Reads,
+        ProtectedPaths,
+        HostTmp,
+        Processes,
+        Signals,
+        Ipc,
+        Network,
+        AbstractSockets,
+    ]
+}
+
+fn landlock_layer(abi: u8) -> Layer {
+    use Coverage::*;
+    let mut covers = vec![Writes, Reads, HostTmp];
+    if abi >= 3 {
+        covers.push(Truncate);
+    }
+    if abi >= 6 {
+        covers.extend([Signals, AbstractSockets]);
+    }
+    covers.sort();
+    Layer {
+        name: format!("landlock ABI {abi}"),
+        covers,
+    }
+}
+
+fn layer(name: &str, covers: Vec<Coverage>) -> Layer {
+    Layer {
+        name: name.to_string(),
+        covers,
+    }
+}
+
+impl Kind {
+    /// The backend named in the posture.
+    pub fn backend(&self) -> BackendKind {
+        match self {
+            Kind::Native { .. } | Kind::LandlockOnly { .. } => BackendKind::Native,
+            Kind::Bwrap { .. } => BackendKind::Bwrap,
+            Kind::Seatbelt => BackendKind::Seatbelt,
+            Kind::Off => BackendKind::Off,
+        }
+    }
+
+    /// The Landlock ABI in use.
+    pub fn landlock_abi(&self) -> Option<u8> {
+        match self {
+            Kind::Native { landlock } | Kind::Bwrap { landlock, .. } => *landlock,
+            Kind::LandlockOnly { abi } => Some(*abi),
+            Kind::Seatbelt | Kind::Off => None,
+        }
+    }
+
+    /// The layers this configuration claims, outermost first.
+    pub fn layers(&self) -> Vec<Layer> {
+        let mut layers = match self {
+            Kind::Native { .. } => vec![layer("namespaces", namespaces_covers())],
+            Kind::Bwrap { .. } => vec![layer("bwrap", namespaces_covers())],
+            Kind::LandlockOnly { .. } => Vec::new(),
+            Kind::Seatbelt => {
+                use Coverage::*;
+                return vec![
+                    layer(
+                        "seatbelt",
+                        vec![
+                            Writes,
+                            Truncate,
+                            Metadata,
+                            Reads,
+                            ProtectedPaths,
+                            HostTmp,
+                            Signals,
+                            Network,
+                            UnixSockets,
+                        ],
+                    ),
+                    layer(
+                        "macos (no abstract sockets, no Linux capabilities)",
+                        vec![AbstractSockets, Capabilities],
+                    ),
+                ];
+            }
+            Kind::Off => return Vec::new(),
+        };
+        layers.push(layer("capabilities", vec![Coverage::Capabilities]));
+        if let Some(abi) = self.landlock_abi() {
+            layers.push(landlock_layer(abi));
+        }
+        layers.push(layer("seccomp", vec![Coverage::UnixSockets]));
+        layers
+    }
+}
+
+/// A fence ready to run commands.
+#[derive(Debug, Clone)]
+pub struct Fence {
+    kind: Kind,
+    policy: Policy,
+    posture: Posture,
+    helper: PathBuf,
+    host: Host,
+}
+
+impl Fence {
+    /// Choose the backend, check what it covers against what is required, probe it in a
+    /// real jail, and return the fence with its posture. The policy is resolved first.
+    pub fn prepare(policy: Policy, options: &FenceOptions) -> Result<Fence, FenceError> {
+        let policy = policy.resolve()?;
+        let host = Host::detect(options);
+        let helper = options.helper_exe()?;
+        let mut refused = None;
+        let mut reasons = Vec::new();
+        for candidate in candidates(options, &host) {
+            let kind = match candidate {
+                Ok(k) => k,
+                Err(e) => {
+                    reasons.push(e.to_string());
+                    continue;
+                }
+            };
+            match Fence::prepare_kind(kind, &policy, options, &host, &helper) {
+                Ok(f) => return Ok(f),
+                Err(e @ FenceError::Refused { .. }) => {
+                    reasons.push(e.to_string());
+                    refused.get_or_insert(e);
+                }
+                Err(e) => reasons.push(e.to_string()),
+            }
+        }
+        Err(refused.unwrap_or(FenceError::NoFence {
+            reason: reasons.join("; "),
+        }))
+    }
+
+    fn prepare_kind(
+        kind: Kind,
+        policy: &Policy,
+        options: &FenceOptions,
+        host: &Host,
+        helper: &Path,
+    ) -> Result<Fence, FenceError> {
+        let backend = kind.backend();
+        if kind == Kind::Off {
+            return Ok(Fence {
+                kind,
+                policy: policy.clone(),
+                posture: Posture::unfenced(
+                    BackendKind::Off,
+                    "switched off by the operator: commands run UNFENCED (only the environment is scrubbed)",
+                ),
+                helper: helper.to_path_buf(),
+                host: host.clone(),
+            });
+        }
+        let mut posture = Posture::fenced(backend, kind.layers(), kind.landlock_abi(), None);
+        let missing: Vec<Coverage> = REQUIRED
+            .iter()
+            .copied()
+            .filter(|c| posture.not_covered.contains(c))
+            .collect();
+        let why = missing_reasons(&kind, host, &missing);
+        if !missing.is_empty() && !options.allow_degraded {
+            return Err(FenceError::Refused {
+                backend: backend.to_string(),
+                missing,
+                reason: why,
+            });
+        }
+        let key = format!("{kind:?}|{}", helper.display());
+        let verdict = probe::verify(&key, &posture, |ws, scratch, outside| {
+            let mut p = Policy::new(vec![ws.to_path_buf()], scratch.to_path_buf());
+            p.read_only = vec![outside.to_path_buf()];
+            p.system_dirs = policy.system_dirs.clone();
+            p.etc_entries = policy.etc_entries.clone();
+            let p = p.resolve()?;
+            let action = Action::Probe {
+                outside: p.read_only[0].clone(),
+                inside: p.workspaces[0].clone(),
+            };
+            build_command(&kind, &p, helper, action, Vec::new())
+        })?;
+        let mut notes = Vec::new();
+        if posture.degraded {
+            notes.push(format!("DEGRADED by explicit opt-in: {why}"));
+            if verdict.truncate_went_through {
+                notes.push("probe: truncate outside the workspace went through".into());
+            }
+            if verdict.chmod_went_through {
+                notes.push("probe: chmod outside the workspace went through".into());
+            }
+        }
+        if !host.emulation.is_empty() && !posture.degraded {
+            notes.push(format!("emulated: {}", host.emulation.join(", ")));
+        }
+        if !notes.is_empty() {
+            posture.reason = Some(notes.join("; "));
+        }
+        Ok(Fence {
+            kind,
+            policy: policy.clone(),
+            posture,
+            helper: helper.to_path_buf(),
+            host: host.clone(),
+        })
+    }
+
+    /// The posture (after the probe).
+    pub fn posture(&self) -> &Posture {
+        &self.posture
+    }
+
+    /// Mutable posture, for the plane's own facts (environment scrubbing, session logs).
+    pub fn posture_mut(&mut self) -> &mut Posture {
+        &mut self.posture
+    }
+
+    /// The resolved policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The host as probed.
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// The backend configuration.
+    pub fn kind(&self) -> &Kind {
+        &self.kind
+    }
+
+    /// The command that performs `action` inside this fence with exactly `env`.
+    pub fn command(
+        &self,
+        action: Action,
+        env: Vec<(String, String)>,
+    ) -> Result<Command, FenceError> {
+        build_command(&self.kind, &self.policy, &self.helper, action, env)
+    }
+}
+
+fn candidates(options: &FenceOptions, host: &Host) -> Vec<Result<Kind, FenceError>> {
+    match options.backend {
+        BackendChoice::Off => vec![Ok(Kind::Off)],
+        BackendChoice::Native => vec![native(host)],
+        BackendChoice::Bwrap => vec![bwrap(host)],
+        BackendChoice::Seatbelt => vec![seatbelt()],
+        BackendChoice::Auto => {
+            if cfg!(target_os = "macos") {
+                vec![seatbelt()]
+            } else if cfg!(target_os = "linux") {
+                let n = native(host);
+                if matches!(n, Ok(Kind::LandlockOnly { .. })) {
+                    // Without user namespaces bubblewrap cannot do better.
+                    vec![n]
+                } else {
+                    vec![n, bwrap(host), landlock_only(host)]
+                }
+            } else {
+                vec![Err(FenceError::Unavailable {
+                    backend: "none".into(),
+                    reason: "no fence backend exists on this platform".into(),
+                })]
+            }
+        }
+    }
+}
+
+fn native(host: &Host) -> Result<Kind, FenceError> {
+    if !cfg!(target_os = "linux") {
+        return Err(FenceError::Unavailable {
+            backend: "native".into(),
+            reason: "the native fence is Linux only".into(),
+        });
+    }
+    if host.user_namespaces {
+        Ok(Kind::Native {
+            landlock: host.landlock_abi,
+        })
+    } else {
+        landlock_only(host)
+    }
+}
+
+fn landlock_only(host: &Host) -> Result<Kind, FenceError> {
+    match host.landlock_abi {
+        Some(abi) if cfg!(target_os = "linux") => Ok(Kind::LandlockOnly { abi }),
+        _ => Err(FenceError::Unavailable {
+            backend: "native".into(),
+            reason: format!(
+                "{} and no Landlock",
+                host.user_namespaces_reason
+                    .clone()
+                    .unwrap_or_else(|| "no user namespaces".into())
+            ),
+        }),
+    }
+}
+
+fn bwrap(host: &Host) -> Result<Kind, FenceError> {
+    let unavailable = |reason: String| FenceError::Unavailable {
+        backend: "bwrap".into(),
+        reason,
+    };
+    if !cfg!(target_os = "linux") {
+        return Err(unavailable("bubblewrap is Linux only".into()));
+    }
+    let Some(exe) = host.bwrap.clone() else {
+        return Err(unavailable(format!(
+            "{} is not installed",
+            super::host::BWRAP
+        )));
+    };
+    if !host.user_namespaces {
+        return Err(unavailable(
+            host.user_namespaces_reason
+                .clone()
+                .unwrap_or_else(|| "no user namespaces".into()),
+        ));
+    }
+    Ok(Kind::Bwrap {
+        exe,
+        landlock: host.landlock_abi,
+    })
+}
+
+fn seatbelt() -> Result<Kind, FenceError> {
+    if cfg!(target_os = "macos") && Path::new(super::host::SANDBOX_EXEC).exists() {
+        Ok(Kind::Seatbelt)
+    } else {
+        Err(FenceError::Unavailable {
+            backend: "seatbelt".into(),
+            reason: format!("{} is not present", super::host::SANDBOX_EXEC),
+        })
+    }
+}
+
+fn missing_reasons(kind: &Kind, host: &Host, missing: &[Coverage]) -> String {
+    if missing.is_empty() {
+        return String::new();
+    }
+    let mut why = Vec::new();
+    if matches!(kind, Kind::LandlockOnly { .. }) {
+        why.push(
+            host.user_namespaces_reason
+                .clone()
+                .unwrap_or_else(|| "no user namespaces".into()),
+        );
+    }
+    match kind.landlock_abi() {
+        None => why.push("no Landlock".into()),
+        Some(abi) if abi < 3 && missing.contains(&Coverage::Truncate) => why.push(format!(
+            "Landlock ABI {abi} cannot restrict truncate (ABI 3, Linux 6.2)"
+        )),
+        _ => {}
+    }
+    if missing.contains(&Coverage::Metadata) {
+        why.push("Landlock never restricts chmod, chown, utimes or xattr changes".into());
+    }
+    if missing.contains(&Coverage::ProtectedPaths) {
+        why.push(
+            "Landlock rights only add up below a writable root, so .git/hooks stays writable"
+                .into(),
+        );
+    }
+    if !host.emulation.is_empty() {
+        why.push(format!("emulated: {}", host.emulation.join(", ")));
+    }
+    why.join("; ")
+}
+
+fn helper_command(helper: &Path, plan: &Plan) -> Result<Command, FenceError> {
+    let json = serde_json::to_string(plan).map_err(|e| FenceError::Plan {
+        index: 0,
+        step: "serialize".into(),
+        reason: e.to_string(),
+    })?;
+    let mut c = Command::new(helper);
+    c.arg("__jail").env_clear().env(PLAN_ENV, json);
+    Ok(c)
+}
+
+/// Create missing protected paths on the host, never through a symlink (the native helper
+/// does this itself; bubblewrap needs them to exist before it starts).
+#[cfg(target_os = "linux")]
+fn prepare_protected(policy: &Policy) -> Result<(), FenceError> {
+    for root in &policy.workspaces {
+        for rel in &policy.protected {
+            super::sys::fs::walk_nofollow(root, rel, true).map_err(|e| FenceError::Io {
+                what: "cannot prepare the protected path".into(),
+                path: root.join(rel),
+                source: e,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn build_command(
+    kind: &Kind,
+    policy: &Policy,
+    helper: &Path,
+    action: Action,
+    env: Vec<(String, String)>,
+) -> Result<Command, FenceError> {
+    match kind {
+        Kind::Native { landlock } => {
+            helper_command(helper, &Plan::native(policy, *landlock, action, env)?)
+        }
+        Kind::LandlockOnly { abi } => {
+            helper_command(helper, &Plan::landlock_only(policy, *abi, action, env)?)
+        }
+        Kind::Off => helper_command(helper, &Plan::bare(BackendKind::Off, policy, action, env)?),
+        #[cfg(target_os = "linux")]
+        Kind::Bwrap { exe, landlock } => {
+            prepare_protected(policy)?;
+            let inner = Plan::inside_bwrap(policy, *landlock, action, env)?;
+            let json = serde_json::to_string(&inner).map_err(|e| FenceError::Plan {
+                index: 0,
+                step: "serialize".into(),
+                reason: e.to_string(),
+            })?;
+            let layout = super::plan::Layout::of(policy, *landlock);
+            let mut c = Command::new(exe);
+            c.args(super::bwrap::args(policy, &layout, helper))
+                .arg("--")
+                .arg(super::bwrap::HELPER_INSIDE)
+                .arg("__jail")
+                .env_clear()
+                .env(PLAN_ENV, json);
+            Ok(c)
+        }
+        #[cfg(target_os = "macos")]
+        Kind::Seatbelt => {
+            let plan = Plan::bare(BackendKind::Seatbelt, policy, action, env)?;
+            let json = serde_json::to_string(&plan).map_err(|e| FenceError::Plan {
+                index: 0,
+                step: "serialize".into(),
+                reason: e.to_string(),
+            })?;
+            let mut c = Command::new(super::host::SANDBOX_EXEC);
+            c.args(super::seatbelt::args(policy, helper))
+                .arg(helper)
+                .arg("__jail")
+                .env_clear()
+                .env(PLAN_ENV, json);
+            Ok(c)
+        }
+        #[allow(unreachable_patterns)]
+        other => Err(FenceError::Unavailable {
+            backend: other.backend().to_string(),
+            reason: "not available on this platform".into(),
+        }),
+    }
+}
+
+/// The posture `gatehouse info` shows: the fence prepared (and probed) on a throwaway
+/// workspace with these options, or `none` with the reason.
+pub fn current_posture(options: &FenceOptions) -> Posture {
+    let dir = match probe::tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            return Posture::unfenced(BackendKind::None, format!("cannot create a temp dir: {e}"))
+        }
+    };
+    let ws = dir.join("workspace");
+    let scratch = dir.join("scratch");
+    let posture = match std::fs::create_dir_all(&ws) {
+        Err(e) => Posture::unfenced(BackendKind::None, format!("cannot create a temp dir: {e}")),
+        Ok(()) => match Fence::prepare(Policy::new(vec![ws], scratch), options) {
+            Ok(f) => f.posture().clone(),
+            Err(e) => Posture::unfenced(BackendKind::None, e.to_string()),
+        },
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    posture
+}
+
+/// Protected paths (and their parents) that do not exist yet below the workspace roots:
+/// the fence creates them empty to use them as mount points. Deepest first, ready for
+/// [`tidy_protected`].
+pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
+    let mut missing = Vec::new();
+    for root in &policy.workspaces {
+        for rel in &policy.protected {
+            let mut prefix = PathBuf::new();
+            for c in rel.components() {
+                prefix.push(c);
+                if std::fs::symlink_metadata(root.join(&prefix)).is_err() {
+                    missing.push((root.clone(), prefix.clone()));
+                }
+            }
+        }
+    }
+    missing.sort_by_key(|(_, rel)| std::cmp::Reverse(rel.components().count()));
+    missing.dedup();
+    missing
+}
+
+/// Remove the mount points the fence created for missing protected paths once no jail
+/// uses them, where they are still empty directories; never through a symlink.
+pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
+    #[cfg(target_os = "linux")]
+    for (root, rel) in created {
+        let _ = super::sys::fs::remove_empty_dir_nofollow(root, rel);
+    }
+    #[cfg(not(target_os = "linux"))]
+    for (root, rel) in created {
+        let p = root.join(rel);
+        if std::fs::symlink_metadata(&p)
+            .map(|m| m.is_dir())
+            .unwrap_or(false)
+        {
+            let _ = std::fs::remove_dir(&p);
+        }
+    }
+}

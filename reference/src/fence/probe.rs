@@ -1,0 +1,250 @@
+//! The probe: before any fence is claimed, a real jail of the chosen backend runs two legs
+//! (a forbidden write outside must fail, an allowed write inside must succeed) plus the
+//! truncate and chmod legs where the posture would claim them, and the launcher checks the
+//! files from outside. The helper's own report is informative; the files are the judge.
+//! Results are cached per process and per backend configuration.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::coverage::Coverage;
+use super::error::FenceError;
+use super::plan::Enforcement;
+use super::posture::Posture;
+
+/// Name of the file the legs attack in the outside directory.
+pub const VICTIM: &str = "victim";
+const VICTIM_TEXT: &str = "gatehouse probe: must survive\n";
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// One leg's result, as seen from inside.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Leg {
+    /// The operation succeeded.
+    pub succeeded: bool,
+    /// The error when it did not.
+    pub error: Option<String>,
+}
+
+impl Leg {
+    fn of(r: std::io::Result<()>) -> Leg {
+        match r {
+            Ok(()) => Leg {
+                succeeded: true,
+                error: None,
+            },
+            Err(e) => Leg {
+                succeeded: false,
+                error: Some(e.to_string()),
+            },
+        }
+    }
+}
+
+/// The legs' report, printed by the helper as JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegReport {
+    /// Create a file in the outside directory.
+    pub write_outside: Leg,
+    /// Create a file in the writable directory.
+    pub write_inside: Leg,
+    /// `truncate(2)` the outside victim to zero.
+    pub truncate_outside: Leg,
+    /// `chmod(2)` the outside victim.
+    pub chmod_outside: Leg,
+    /// What the helper enforced.
+    pub enforcement: Enforcement,
+}
+
+/// Run the legs in this (fenced) process.
+pub fn run_legs(outside: &Path, inside: &Path, enforcement: Enforcement) -> LegReport {
+    use super::sys::legs;
+    let write = |p: &Path| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(p)
+            .map(drop)
+    };
+    LegReport {
+        write_outside: Leg::of(write(&outside.join("written-from-inside"))),
+        write_inside: Leg::of(write(&inside.join("probe-inside"))),
+        truncate_outside: Leg::of(legs::truncate(&outside.join(VICTIM), 0)),
+        chmod_outside: Leg::of(legs::chmod(&outside.join(VICTIM), 0o600)),
+        enforcement,
+    }
+}
+
+/// What the probe established.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// The helper's report.
+    pub report: LegReport,
+    /// Whether truncate outside went through (expected only where not covered).
+    pub truncate_went_through: bool,
+    /// Whether chmod outside went through (expected only where not covered).
+    pub chmod_went_through: bool,
+}
+
+fn cache() -> &'static Mutex<HashMap<String, Result<Verdict, String>>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Result<Verdict, String>>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Run the probe for `key` unless this process already did; `run` spawns the jail on a
+/// policy with the given workspace, scratch and read-only outside directory.
+pub fn verify<F>(key: &str, claimed: &Posture, run: F) -> Result<Verdict, FenceError>
+where
+    F: FnOnce(&Path, &Path, &Path) -> Result<std::process::Command, FenceError>,
+{
+    let backend = claimed.backend.to_string();
+    if let Some(hit) = cache().lock().expect("probe cache").get(key) {
+        return hit.clone().map_err(|detail| FenceError::ProbeFailed {
+            backend: backend.clone(),
+            leg: "cached".into(),
+            detail,
+        });
+    }
+    let result = probe_once(claimed, run);
+    let stored = result.as_ref().map(Clone::clone).map_err(|e| e.to_string());
+    cache()
+        .lock()
+        .expect("probe cache")
+        .insert(key.to_string(), stored);
+    result
+}
+
+fn probe_once<F>(claimed: &Posture, run: F) -> Result<Verdict, FenceError>
+where
+    F: FnOnce(&Path, &Path, &Path) -> Result<std::process::Command, FenceError>,
+{
+    let backend = claimed.backend.to_string();
+    let failed = |leg: &str, detail: String| FenceError::ProbeFailed {
+        backend: backend.clone(),
+        leg: leg.to_string(),
+        detail,
+    };
+    let dir = tempdir().map_err(|e| failed("setup", e.to_string()))?;
+    let (ws, scratch, outside) = (dir.join("ws"), dir.join("scratch"), dir.join("outside"));
+    for d in [&ws, &scratch, &outside] {
+        std::fs::create_dir_all(d).map_err(|e| failed("setup", e.to_string()))?;
+    }
+    let victim = outside.join(VICTIM);
+    std::fs::write(&victim, VICTIM_TEXT).map_err(|e| failed("setup", e.to_string()))?;
+    let mode_before = mode(&victim);
+    let outcome = (|| {
+        let cmd = run(&ws, &scratch, &outside)?;
+        let out = super::launch::output_bounded(cmd, TIMEOUT)
+            .map_err(|e| failed("spawn", e.to_string()))?;
+        let report: LegReport = serde_json::from_slice(&out.stdout).map_err(|e| {
+            failed(
+                "report",
+                format!(
+                    "{e} (exit {:?}; stderr: {})",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            )
+        })?;
+        // The judge is the file system, seen from outside.
+        let wrote_outside = outside.join("written-from-inside").exists();
+        let wrote_inside = ws.join("probe-inside").exists();
+        let text = std::fs::read_to_string(&victim).unwrap_or_default();
+        let truncated = text != VICTIM_TEXT;
+        let chmodded = mode(&victim) != mode_before;
+        if !wrote_inside || !report.write_inside.succeeded {
+            return Err(failed(
+                "write-inside",
+                format!(
+                    "an allowed write inside the workspace failed: {}",
+                    report.write_inside.error.clone().unwrap_or_default()
+                ),
+            ));
+        }
+        let claims = |c: Coverage| !claimed.not_covered.contains(&c);
+        if claims(Coverage::Writes) && (wrote_outside || report.write_outside.succeeded) {
+            return Err(failed(
+                "write-outside",
+                "a forbidden write outside succeeded".into(),
+            ));
+        }
+        if claims(Coverage::Truncate) && truncated {
+            return Err(failed(
+                "truncate-outside",
+                "truncate outside emptied the file".into(),
+            ));
+        }
+        if claims(Coverage::Metadata) && chmodded {
+            return Err(failed(
+                "chmod-outside",
+                "chmod outside changed the mode".into(),
+            ));
+        }
+        let e = &report.enforcement;
+        if let Some(abi) = claimed.landlock_abi {
+            match &e.landlock {
+                Some(l) if l.abi == abi && l.status == "fully-enforced" => {}
+                other => {
+                    return Err(failed(
+                        "landlock",
+                        format!("claimed ABI {abi}, helper reported {other:?}"),
+                    ))
+                }
+            }
+        }
+        if claims(Coverage::Capabilities)
+            && claimed.layers.iter().any(|l| l.name == "capabilities")
+            && !e.capabilities_dropped
+        {
+            return Err(failed(
+                "capabilities",
+                "capabilities were not verified dropped".into(),
+            ));
+        }
+        Ok(Verdict {
+            report,
+            truncate_went_through: truncated,
+            chmod_went_through: chmodded,
+        })
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    outcome
+}
+
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.permissions().mode())
+        .unwrap_or(0)
+}
+
+/// A fresh private directory under the system temp dir.
+pub(crate) fn tempdir() -> std::io::Result<std::path::PathBuf> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let base = std::env::temp_dir();
+    loop {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let p = base.join(format!(
+            "gatehouse-{}-{}-{nanos}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        match std::fs::create_dir(&p) {
+            Ok(()) => {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o700))?;
+                return Ok(p);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}

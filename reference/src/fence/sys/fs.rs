@@ -1,0 +1,133 @@
+//! File-system walks that never follow a symbolic link, for the protected paths inside a
+//! workspace: jailed code controls the workspace, so a planted symlink must never redirect
+//! a `mkdir` or a mount to the host. Uses `openat(O_PATH | O_NOFOLLOW)` (Linux 2.6.39).
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path, PathBuf};
+
+use rustix::fs::{FileType, Mode, OFlags, CWD};
+
+/// One component reached by [`walk_nofollow`]: its path and an `O_PATH` descriptor.
+pub struct Reached {
+    /// The path of the component.
+    pub path: PathBuf,
+    /// An `O_PATH` descriptor of it.
+    pub fd: OwnedFd,
+    /// Whether it is a directory (the walk stops at the first non-directory).
+    pub is_dir: bool,
+}
+
+fn open_path(dir: Option<&OwnedFd>, name: &Path) -> rustix::io::Result<OwnedFd> {
+    let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    match dir {
+        Some(d) => rustix::fs::openat(d, name, flags, Mode::empty()),
+        None => rustix::fs::openat(CWD, name, flags, Mode::empty()),
+    }
+}
+
+/// Walk `rel` below the directory `root` (itself trusted: the launcher resolved it),
+/// creating missing directories when `create` is set. A symlink anywhere is an error; the
+/// walk stops at the first component that is a regular file (a `.git` gitlink file).
+pub fn walk_nofollow(root: &Path, rel: &Path, create: bool) -> io::Result<Vec<Reached>> {
+    let root_fd = rustix::fs::open(
+        root,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| io::Error::other(format!("{}: {e}", root.display())))?;
+    let mut reached: Vec<Reached> = Vec::new();
+    let mut path = root.to_path_buf();
+    for comp in rel.components() {
+        let Component::Normal(name) = comp else {
+            return Err(io::Error::other(format!(
+                "{}: only plain components are allowed",
+                rel.display()
+            )));
+        };
+        let parent = reached.last().map(|r| &r.fd).unwrap_or(&root_fd);
+        path.push(name);
+        let fd = match open_path(Some(parent), Path::new(name)) {
+            Ok(fd) => fd,
+            Err(rustix::io::Errno::NOENT) if create => {
+                // O_PATH descriptors cannot be used for mkdirat: reopen the parent as a
+                // directory through its descriptor, still without following anything.
+                let dir = rustix::fs::openat(
+                    parent,
+                    ".",
+                    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
+                match rustix::fs::mkdirat(&dir, name, Mode::from_raw_mode(0o755)) {
+                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                    Err(e) => {
+                        return Err(io::Error::other(format!("mkdir {}: {e}", path.display())))
+                    }
+                }
+                open_path(Some(parent), Path::new(name))
+                    .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?
+            }
+            Err(e) => return Err(io::Error::other(format!("{}: {e}", path.display()))),
+        };
+        let st = rustix::fs::fstat(&fd)?;
+        let ft = FileType::from_raw_mode(st.st_mode);
+        match ft {
+            FileType::Directory => reached.push(Reached {
+                path: path.clone(),
+                fd,
+                is_dir: true,
+            }),
+            FileType::RegularFile => {
+                reached.push(Reached {
+                    path: path.clone(),
+                    fd,
+                    is_dir: false,
+                });
+                break;
+            }
+            FileType::Symlink => {
+                return Err(io::Error::other(format!(
+                    "{} is a symbolic link: a protected path is never followed through one",
+                    path.display()
+                )))
+            }
+            _ => {
+                return Err(io::Error::other(format!(
+                    "{} is neither a directory nor a regular file",
+                    path.display()
+                )))
+            }
+        }
+    }
+    Ok(reached)
+}
+
+/// The `/proc/self/fd/N` path of a descriptor, under the `proc` mounted at `proc_root`.
+pub fn fd_path(proc_root: &Path, fd: &OwnedFd) -> PathBuf {
+    use std::os::fd::AsRawFd;
+    proc_root.join(format!("self/fd/{}", fd.as_raw_fd()))
+}
+
+/// Remove the empty directory `rel` below `root`, reaching its parent without following
+/// any symlink (`unlinkat(AT_REMOVEDIR)` refuses a non-empty directory and a symlink).
+pub fn remove_empty_dir_nofollow(root: &Path, rel: &Path) -> io::Result<()> {
+    let name = rel
+        .file_name()
+        .ok_or_else(|| io::Error::other("no final component"))?;
+    let parent_rel = rel.parent().unwrap_or(Path::new(""));
+    let parent = if parent_rel.as_os_str().is_empty() {
+        rustix::fs::open(
+            root,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?
+    } else {
+        let reached = walk_nofollow(root, parent_rel, false)?;
+        match reached.into_iter().last() {
+            Some(r) if r.is_dir => r.fd,
+            _ => return Err(io::Error::other("parent is not a directory")),
+        }
+    };
+    rustix::fs::unlinkat(&parent, name, rustix::fs::AtFlags::REMOVEDIR).map_err(io::Error::from)
+}

@@ -1,0 +1,103 @@
+//! Mount-namespace operations: propagation, tmpfs, binds, read-only remounts that keep the
+//! flags the kernel has locked, `pivot_root`, lazy unmount. Every call needs `CAP_SYS_ADMIN`
+//! in the user namespace owning the mount namespace (Linux 3.8), so all of them run before
+//! capabilities are dropped and before Landlock (which forbids mounting).
+
+use std::io;
+use std::path::Path;
+
+use rustix::fs::StatVfsMountFlags;
+use rustix::mount::{MountFlags, MountPropagationFlags, UnmountFlags};
+
+/// Make every mount below `/` private, recursively, so nothing we mount propagates back to
+/// the host and no host mount event reaches us.
+pub fn make_private_recursive(path: &Path) -> io::Result<()> {
+    rustix::mount::mount_change(
+        path,
+        MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
+    )
+    .map_err(io::Error::from)
+}
+
+/// Mount a fresh tmpfs at `target` with `mode` (octal string such as `"0755"`).
+pub fn tmpfs(target: &Path, mode: &str, flags: MountFlags) -> io::Result<()> {
+    let data = std::ffi::CString::new(format!("mode={mode}")).map_err(io::Error::other)?;
+    rustix::mount::mount("tmpfs", target, "tmpfs", flags, data.as_c_str()).map_err(io::Error::from)
+}
+
+/// Mount a fresh `proc` at `target` (the mounter's PID namespace).
+pub fn proc(target: &Path) -> io::Result<()> {
+    rustix::mount::mount(
+        "proc",
+        target,
+        "proc",
+        MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+        None,
+    )
+    .map_err(io::Error::from)
+}
+
+/// Non-recursive bind of `source` onto `target` (submounts of the source stay out).
+pub fn bind(source: &Path, target: &Path) -> io::Result<()> {
+    rustix::mount::mount_bind(source, target).map_err(io::Error::from)
+}
+
+/// Remount the bind at `target` with `extra` flags, keeping every flag the existing mount
+/// has (`noexec`, atime flags...): the kernel refuses to clear flags it locked when the
+/// mount came from a more privileged namespace.
+pub fn remount_bind(target: &Path, extra: MountFlags) -> io::Result<()> {
+    let current = rustix::fs::statvfs(target)?.f_flag;
+    let mut flags = MountFlags::BIND | extra;
+    for (vfs, ms) in [
+        (StatVfsMountFlags::RDONLY, MountFlags::RDONLY),
+        (StatVfsMountFlags::NOSUID, MountFlags::NOSUID),
+        (StatVfsMountFlags::NODEV, MountFlags::NODEV),
+        (StatVfsMountFlags::NOEXEC, MountFlags::NOEXEC),
+        (StatVfsMountFlags::NOATIME, MountFlags::NOATIME),
+        (StatVfsMountFlags::NODIRATIME, MountFlags::NODIRATIME),
+        (StatVfsMountFlags::RELATIME, MountFlags::RELATIME),
+    ] {
+        if current.contains(vfs) {
+            flags |= ms;
+        }
+    }
+    rustix::mount::mount_remount(target, flags, "").map_err(io::Error::from)
+}
+
+/// Remount the (non-bind) file system at `target` read-only, `nosuid`, `nodev`.
+pub fn remount_readonly_fs(target: &Path) -> io::Result<()> {
+    rustix::mount::mount_remount(
+        target,
+        MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
+        "",
+    )
+    .map_err(io::Error::from)
+}
+
+/// `pivot_root(new_root, put_old)` (Linux 2.3.41).
+pub fn pivot_root(new_root: &Path, put_old: &Path) -> io::Result<()> {
+    rustix::process::pivot_root(new_root, put_old).map_err(io::Error::from)
+}
+
+/// Lazily detach the mount at `target` and everything below it.
+pub fn detach(target: &Path) -> io::Result<()> {
+    rustix::mount::unmount(target, UnmountFlags::DETACH).map_err(io::Error::from)
+}
+
+/// Leave the staging root for `new_root` and detach everything else, bubblewrap's way:
+/// detach the host root at `old_root`, then `pivot_root(".", ".")` from inside the new root
+/// stacks the staging root on top, and a lazy unmount of it leaves only the new tree.
+pub fn pivot_into(new_root: &Path, old_root: &Path) -> io::Result<()> {
+    make_private_recursive(old_root)?;
+    detach(old_root)?;
+    let staging = rustix::fs::open(
+        "/",
+        rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )?;
+    std::env::set_current_dir(new_root)?;
+    pivot_root(Path::new("."), Path::new("."))?;
+    rustix::process::fchdir(&staging)?;
+    detach(Path::new("."))?;
+    std::env::set_current_dir("/")
+}

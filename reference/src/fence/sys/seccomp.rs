@@ -1,0 +1,161 @@
+//! A hand-written seccomp-BPF filter (Linux 3.5; `SECCOMP_RET_KILL_PROCESS` 4.14) that
+//! closes what the mount tree and Landlock leave open:
+//!
+//! - `socket(AF_UNIX, ...)` → `EACCES`: a pathname UNIX socket stays connectable through a
+//!   read-only bind and under Landlock before ABI 9 (FACTS.md, section 9); `connect()`'s
+//!   address cannot be inspected by BPF, so the socket itself is refused (`socketpair` stays);
+//! - `io_uring_setup` → `ENOSYS`: io_uring performs `connect`/`socket` without the syscalls;
+//! - `ioctl(TIOCSTI | TIOCLINUX)` → `EPERM`: no typing into the agent's terminal;
+//! - `unshare`, and `clone` with any namespace flag → `EPERM`; `clone3` → `ENOSYS` (libc
+//!   falls back to `clone`): no nested namespaces to hide from the layers above;
+//! - any foreign architecture (32-bit entry points, x32 numbers) → kill.
+#![allow(unsafe_code)]
+
+use std::io;
+
+const RET_KILL_PROCESS: u32 = 0x8000_0000;
+const RET_ALLOW: u32 = 0x7fff_0000;
+const RET_ERRNO: u32 = 0x0005_0000;
+
+const LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+const JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+const JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+const JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
+const RET_K: u16 = 0x06; // BPF_RET | BPF_K
+
+const OFF_NR: u32 = 0;
+const OFF_ARCH: u32 = 4;
+const fn off_arg_lo(i: u32) -> u32 {
+    // struct seccomp_data: nr (4), arch (4), instruction_pointer (8), args[6] (8 each);
+    // the low 32 bits of an argument come first on these little-endian targets.
+    16 + 8 * i
+}
+
+#[cfg(target_arch = "x86_64")]
+const AUDIT_ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xC000_00B7;
+
+const AF_UNIX: u32 = 1;
+const TIOCSTI: u32 = 0x5412;
+const TIOCLINUX: u32 = 0x541C;
+/// CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME.
+const CLONE_NS_MASK: u32 = 0x0002_0000
+    | 0x0200_0000
+    | 0x0400_0000
+    | 0x0800_0000
+    | 0x1000_0000
+    | 0x2000_0000
+    | 0x4000_0000
+    | 0x0000_0080;
+
+fn stmt(code: u16, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter { code, jt, jf, k }
+}
+
+/// The filter program, as data (tested without installing it).
+pub fn program() -> Vec<libc::sock_filter> {
+    let errno = |e: i32| RET_ERRNO | (e as u32 & 0xffff);
+    let mut p = vec![
+        // 0: refuse every architecture but the native one.
+        stmt(LD_W_ABS, OFF_ARCH),
+        jump(JEQ_K, AUDIT_ARCH, 1, 0),
+        stmt(RET_K, RET_KILL_PROCESS),
+        // 3: load the syscall number.
+        stmt(LD_W_ABS, OFF_NR),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    {
+        // x32 system calls carry bit 30: refuse the whole range.
+        p.push(jump(JGE_K, 0x4000_0000, 0, 1));
+        p.push(stmt(RET_K, RET_KILL_PROCESS));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = JGE_K;
+    // Each check: if nr == X, fall into the block that follows; else skip it.
+    // socket(AF_UNIX, ...) → EACCES
+    p.push(jump(JEQ_K, libc::SYS_socket as u32, 0, 4));
+    p.push(stmt(LD_W_ABS, off_arg_lo(0)));
+    p.push(jump(JEQ_K, AF_UNIX, 0, 1));
+    p.push(stmt(RET_K, errno(libc::EACCES)));
+    p.push(stmt(RET_K, RET_ALLOW));
+    // ioctl(fd, TIOCSTI | TIOCLINUX) → EPERM
+    p.push(jump(JEQ_K, libc::SYS_ioctl as u32, 0, 5));
+    p.push(stmt(LD_W_ABS, off_arg_lo(1)));
+    p.push(jump(JEQ_K, TIOCSTI, 1, 0));
+    p.push(jump(JEQ_K, TIOCLINUX, 0, 1));
+    p.push(stmt(RET_K, errno(libc::EPERM)));
+    p.push(stmt(RET_K, RET_ALLOW));
+    // clone(flags with a namespace bit) → EPERM
+    p.push(jump(JEQ_K, libc::SYS_clone as u32, 0, 4));
+    p.push(stmt(LD_W_ABS, off_arg_lo(0)));
+    p.push(jump(JSET_K, CLONE_NS_MASK, 0, 1));
+    p.push(stmt(RET_K, errno(libc::EPERM)));
+    p.push(stmt(RET_K, RET_ALLOW));
+    // unshare → EPERM; clone3 and io_uring_setup → ENOSYS
+    p.push(jump(JEQ_K, libc::SYS_unshare as u32, 0, 1));
+    p.push(stmt(RET_K, errno(libc::EPERM)));
+    p.push(jump(JEQ_K, libc::SYS_clone3 as u32, 0, 1));
+    p.push(stmt(RET_K, errno(libc::ENOSYS)));
+    p.push(jump(JEQ_K, libc::SYS_io_uring_setup as u32, 0, 1));
+    p.push(stmt(RET_K, errno(libc::ENOSYS)));
+    p.push(stmt(RET_K, RET_ALLOW));
+    p
+}
+
+/// Install the filter on the calling thread (inherited by children). Needs
+/// `PR_SET_NO_NEW_PRIVS` first (or `CAP_SYS_ADMIN`).
+pub fn install() -> io::Result<usize> {
+    let mut filter = program();
+    let prog = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_mut_ptr(),
+    };
+    // SAFETY: `prog` points at `filter`, which outlives the call; the kernel copies the
+    // program during `prctl` and keeps no pointer to our memory.
+    let rc = unsafe {
+        libc::prctl(
+            libc::PR_SET_SECCOMP,
+            libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+            &prog as *const libc::sock_fprog,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(filter.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_jump_lands_inside_the_program() {
+        let p = program();
+        for (i, ins) in p.iter().enumerate() {
+            if ins.code & 0x07 == 0x05 {
+                assert!(
+                    i + 1 + (ins.jt as usize) < p.len(),
+                    "jt out of range at {i}"
+                );
+                assert!(
+                    i + 1 + (ins.jf as usize) < p.len(),
+                    "jf out of range at {i}"
+                );
+            }
+        }
+        assert_eq!(p.last().unwrap().k, RET_ALLOW);
+    }
+}

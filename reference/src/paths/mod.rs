@@ -1,0 +1,53 @@
+//! Path confinement: every file operation of the reference goes through here.
+//!
+//! A [`Roots`] set holds one directory handle per root: the working directory and the
+//! directories (or single dropped files) opened beside it. A path is validated before any
+//! system call ([`validate`]), routed to one root ([`Roots::key`]), and resolved beneath
+//! that root's handle by one of two backends ([`Backend`]): `openat2` with
+//! `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS`, or a component walk over a stack of
+//! directory handles that never opens `..`. Every escape, whichever backend saw it, is
+//! the single [`PathError::Escape`], translated in one place (`error.rs`).
+//!
+//! The confined operations carry the plain names: [`Roots::open_read`],
+//! [`Roots::read_file`], [`Roots::list_dir`], [`Roots::write_file`],
+//! [`Roots::edit_atomic`], [`Roots::stat`]. There is no unconfined variant in the
+//! public API.
+//!
+//! Strict choices made where the sources are silent:
+//! - an absolute path outside every root is an [`PathError::Escape`], like `..` out;
+//! - a write whose final name is a symlink is refused ([`PathError::FinalSymlink`]), or
+//!   reported as [`PathError::Escape`] when following it would leave the root; writes
+//!   never follow the final name;
+//! - a trailing slash demands a directory; a write to such a path is
+//!   [`PathError::IsDirectory`];
+//! - roots are matched by their canonical absolute path only, never by another spelling;
+//! - `.` and empty segments are dropped lexically; `..` is never folded lexically.
+//!
+//! Known costs (not closable by any resolver): a hard link inside a root to an outside
+//! file is opened; a tree rearranged between resolution and use is not detected beyond
+//! the handle the resolution returned.
+
+mod backend;
+mod edit;
+mod error;
+mod key;
+mod list;
+mod openat2;
+mod read;
+mod resolve;
+mod root;
+mod roots;
+mod stat;
+pub mod validate;
+mod walk;
+mod write;
+
+pub use backend::Backend;
+pub use error::PathError;
+pub use key::{is_within, overlaps, Key, RootId};
+pub use list::Entry;
+pub use read::Readable;
+pub use root::Root;
+pub use roots::Roots;
+pub use stat::{Kind, Metadata};
+pub use validate::{MAX_NAME, MAX_PATH};

@@ -1,0 +1,169 @@
+//! The fallback backend: a component walk over a stack of directory handles.
+//!
+//! Each step opens exactly one name relative to the directory on top of the stack with
+//! `O_NOFOLLOW`. `..` never reaches the filesystem: it pops the stack, and popping past
+//! the root is an escape. A symlink is read (`readlinkat` on the handle the step opened)
+//! and its components are pushed in its place; an absolute target is an escape, and more
+//! than [`MAX_LINKS`] links is a loop.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fs::{fstat, openat, readlinkat, FileType, Mode, OFlags};
+use rustix::io::Errno;
+
+use super::error::Fault;
+use super::validate::{split, Comp};
+
+/// Symlinks followed in one resolution before it is called a loop (Linux's own bound).
+pub const MAX_LINKS: u32 = 40;
+
+/// How the final component is opened; `None` treats every component as a directory
+/// to descend into (used to compute physical names).
+#[derive(Clone, Copy)]
+pub(crate) struct Final {
+    pub oflags: OFlags,
+    pub mode: Mode,
+    pub follow: bool,
+}
+
+/// The result of a walk: the opened object and the physical names of the directory
+/// stack it was found in (the root is the empty stack).
+pub(crate) struct Walked {
+    pub fd: OwnedFd,
+    pub names: Vec<OsString>,
+}
+
+fn top<'a>(stack: &'a [(OwnedFd, OsString)], root: BorrowedFd<'a>) -> BorrowedFd<'a> {
+    match stack.last() {
+        Some((fd, _)) => fd.as_fd(),
+        None => root,
+    }
+}
+
+/// Opens `name` without following, to tell a link from anything else. A missing name is
+/// [`Probe::Missing`] (the final open reports it, or creates it).
+fn probe(cur: BorrowedFd<'_>, name: &OsString) -> Result<Probe, Fault> {
+    let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    match openat(cur, name.as_bytes(), flags, Mode::empty()) {
+        Ok(fd) if FileType::from_raw_mode(fstat(&fd)?.st_mode) == FileType::Symlink => {
+            Ok(Probe::Link(fd))
+        }
+        Ok(fd) => Ok(Probe::Other(fd)),
+        Err(e) if e == Errno::NOENT => Ok(Probe::Missing),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What the look before the final open found.
+enum Probe {
+    Link(OwnedFd),
+    /// Not a link: an `O_PATH` handle to it, reusable when that is all that was asked.
+    Other(OwnedFd),
+    Missing,
+}
+
+/// Walks `comps` beneath `root`.
+pub(crate) fn open(
+    root: BorrowedFd<'_>,
+    comps: &[Comp],
+    last: Option<Final>,
+) -> Result<Walked, Fault> {
+    let mut stack: Vec<(OwnedFd, OsString)> = Vec::new();
+    let mut pending: Vec<Comp> = comps.iter().rev().cloned().collect();
+    let mut links = 0u32;
+    loop {
+        let Some(comp) = pending.pop() else {
+            // Ended on a directory: the root, or one reached through `..` or a link.
+            let (oflags, mode) = last.map_or((OFlags::PATH, Mode::empty()), |f| (f.oflags, f.mode));
+            let fd = openat(top(&stack, root), ".", oflags | OFlags::CLOEXEC, mode)?;
+            return Ok(Walked {
+                fd,
+                names: stack.into_iter().map(|(_, n)| n).collect(),
+            });
+        };
+        let name = match comp {
+            Comp::Parent => {
+                if stack.pop().is_none() {
+                    return Err(Fault::Escape);
+                }
+                continue;
+            }
+            Comp::Name(name) => name,
+        };
+        let cur = top(&stack, root);
+        let is_last = pending.is_empty();
+        let link_fd = match last {
+            Some(f) if is_last => {
+                // Look before opening: `O_DIRECTORY | O_NOFOLLOW` on a link answers
+                // `ENOTDIR`, not `ELOOP`, so a link must be recognised first.
+                let found = if f.follow {
+                    probe(cur, &name)?
+                } else {
+                    Probe::Missing
+                };
+                match found {
+                    Probe::Link(link) => Some(link),
+                    Probe::Other(fd) if f.oflags == OFlags::PATH => {
+                        let names = stack.into_iter().map(|(_, n)| n).collect();
+                        return Ok(Walked { fd, names });
+                    }
+                    Probe::Other(_) | Probe::Missing => {
+                        let flags = f.oflags | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+                        match openat(cur, name.as_bytes(), flags, f.mode) {
+                            Ok(fd) => {
+                                let names = stack.into_iter().map(|(_, n)| n).collect();
+                                return Ok(Walked { fd, names });
+                            }
+                            // Became a link since the probe: follow it.
+                            Err(e) if e == Errno::LOOP && f.follow => None,
+                            Err(e) => return Err(e.into()),
+                        }
+                    }
+                }
+            }
+            _ => {
+                let fd = openat(
+                    cur,
+                    name.as_bytes(),
+                    OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )?;
+                match FileType::from_raw_mode(fstat(&fd)?.st_mode) {
+                    FileType::Directory => {
+                        stack.push((fd, name));
+                        continue;
+                    }
+                    FileType::Symlink => Some(fd),
+                    _ => return Err(Fault::Sys(Errno::NOTDIR)),
+                }
+            }
+        };
+        links += 1;
+        if links > MAX_LINKS {
+            return Err(Fault::Loop);
+        }
+        let target = match &link_fd {
+            Some(fd) => readlinkat(fd, "", Vec::new()),
+            None => readlinkat(cur, name.as_bytes(), Vec::new()),
+        };
+        let target = match target {
+            Ok(t) => t,
+            // The name stopped being a link between the open and the read: look again.
+            Err(e) if e == Errno::INVAL => {
+                pending.push(Comp::Name(name));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let target = target.as_bytes();
+        if target.is_empty() {
+            return Err(Fault::Sys(Errno::NOENT));
+        }
+        if target[0] == b'/' {
+            return Err(Fault::Escape);
+        }
+        pending.extend(split(target).comps.into_iter().rev());
+    }
+}

@@ -1,0 +1,555 @@
+//! The broker: owns the session's fence and a pool of executors (long-lived fenced
+//! processes speaking the protocol), hands each request to an idle one (the warm path),
+//! and survives their crashes: a crash is an event, logged, and the executor is replaced.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::sync::{broadcast, Semaphore};
+
+use super::env::jail_env;
+use super::log::SessionLog;
+use super::protocol::{ExecRequest, ExecutorMessage, ExitInfo};
+use crate::fence::{Action, BackendChoice, Fence, FenceError, FenceOptions, Kind, Policy, Posture};
+
+/// The confirmation that switching a session's fence off requires, naming the consequence.
+pub const CONFIRM_OFF: &str = "run tools UNFENCED";
+
+/// How long an executor may take to announce itself.
+const READY_TIMEOUT: Duration = Duration::from_secs(20);
+/// Grace on top of a request's own deadline before the executor is declared dead.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// The plane's configuration for one session.
+#[derive(Debug, Clone)]
+pub struct PlaneConfig {
+    /// What the fence encloses.
+    pub policy: Policy,
+    /// Which backend, emulation, degraded opt-in.
+    pub options: FenceOptions,
+    /// Executors kept warm.
+    pub pool_size: usize,
+    /// Scrub the environment by allow-list (false: the plane-wide opt-out).
+    pub env_scrubbing: bool,
+    /// The environment to scrub (default: this process's).
+    pub parent_env: Option<Vec<(OsString, OsString)>>,
+    /// Session id (names the log file).
+    pub session: String,
+    /// Deadline for requests that give none.
+    pub default_timeout: Duration,
+}
+
+impl PlaneConfig {
+    /// Defaults: two executors, scrubbing on, this process's environment, 10 minutes.
+    pub fn new(policy: Policy, options: FenceOptions, session: impl Into<String>) -> PlaneConfig {
+        PlaneConfig {
+            policy,
+            options,
+            pool_size: 2,
+            env_scrubbing: true,
+            parent_env: None,
+            session: session.into(),
+            default_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
+/// A command to run in the fence.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRequest {
+    /// The command and its arguments.
+    pub argv: Vec<String>,
+    /// Working directory inside the fence.
+    pub cwd: Option<PathBuf>,
+    /// Bytes for its stdin.
+    pub stdin: Option<Vec<u8>>,
+    /// Deadline (default: the plane's).
+    pub timeout: Option<Duration>,
+}
+
+impl RunRequest {
+    /// A request for `argv` with the defaults.
+    pub fn new<S: Into<String>>(argv: impl IntoIterator<Item = S>) -> RunRequest {
+        RunRequest {
+            argv: argv.into_iter().map(Into::into).collect(),
+            ..RunRequest::default()
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunOutcome {
+    /// How the command ended.
+    pub exit: ExitInfo,
+    /// Its standard output.
+    pub stdout: Vec<u8>,
+    /// Its standard error.
+    pub stderr: Vec<u8>,
+    /// Killed at the deadline.
+    pub timed_out: bool,
+    /// The posture that held it.
+    pub posture: Posture,
+    /// Which executor ran it.
+    pub executor: u64,
+    /// Whether that executor was already running (the warm path).
+    pub warm: bool,
+}
+
+/// Something the plane reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum PlaneEvent {
+    /// An executor is up.
+    ExecutorStarted {
+        /// Its id.
+        executor: u64,
+        /// Its host pid.
+        pid: u32,
+    },
+    /// An executor died or stopped answering; its request failed.
+    ExecutorCrashed {
+        /// Its id.
+        executor: u64,
+        /// What was seen.
+        detail: String,
+    },
+    /// A replacement took its place.
+    ExecutorReplaced {
+        /// The crashed executor.
+        old: u64,
+        /// The new one.
+        new: u64,
+    },
+    /// The session's fence was switched (never persisted).
+    FenceSwitched {
+        /// The posture now in force.
+        posture: String,
+    },
+}
+
+/// Why a run failed (the command's own failure is an outcome, not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum PlaneError {
+    /// The fence could not be prepared or refused.
+    #[error(transparent)]
+    Fence(#[from] FenceError),
+    /// The executor crashed while running the request (it has been replaced).
+    #[error("executor {executor} crashed: {detail}")]
+    ExecutorCrashed {
+        /// Which.
+        executor: u64,
+        /// What was seen.
+        detail: String,
+    },
+    /// An executor could not be started.
+    #[error("cannot start an executor: {0}")]
+    Spawn(String),
+    /// The request was invalid.
+    #[error("invalid request: {0}")]
+    Request(String),
+    /// Switching the fence off needs the exact confirmation.
+    #[error("switching the fence off needs the confirmation \"{CONFIRM_OFF}\"")]
+    Unconfirmed,
+}
+
+struct Executor {
+    id: u64,
+    generation: u64,
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    pid: u32,
+}
+
+struct State {
+    fence: Fence,
+    posture: Posture,
+    env: Vec<(String, String)>,
+    generation: u64,
+}
+
+struct Inner {
+    config: PlaneConfig,
+    state: Mutex<State>,
+    idle: Mutex<Vec<Executor>>,
+    permits: Semaphore,
+    events: broadcast::Sender<PlaneEvent>,
+    history: Mutex<Vec<PlaneEvent>>,
+    next_executor: AtomicU64,
+    next_request: AtomicU64,
+    log: Option<SessionLog>,
+    log_dir: Option<PathBuf>,
+    created: Vec<(PathBuf, PathBuf)>,
+}
+
+/// The session's broker. Cheap to clone.
+#[derive(Clone)]
+pub struct Broker {
+    inner: Arc<Inner>,
+}
+
+fn build_state(
+    config: &PlaneConfig,
+    options: &FenceOptions,
+    log_dir: Option<&PathBuf>,
+    generation: u64,
+) -> Result<State, FenceError> {
+    let fence = Fence::prepare(config.policy.clone(), options)?;
+    let mut posture = fence.posture().clone();
+    posture.env_scrubbing = config.env_scrubbing;
+    let inside_root = log_dir
+        .map(|d| {
+            fence
+                .policy()
+                .writable_roots()
+                .iter()
+                .any(|r| d.starts_with(r))
+        })
+        .unwrap_or(false);
+    posture.logs_writable_by_tools = !posture.is_fenced() || inside_root;
+    let parent = config
+        .parent_env
+        .clone()
+        .unwrap_or_else(|| std::env::vars_os().collect());
+    let tmpdir = matches!(fence.kind(), Kind::LandlockOnly { .. } | Kind::Off)
+        .then(|| fence.policy().scratch.join("tmp"));
+    let env = jail_env(
+        parent,
+        &fence.policy().home(),
+        tmpdir.as_deref(),
+        config.env_scrubbing,
+    );
+    Ok(State {
+        fence,
+        posture,
+        env,
+        generation,
+    })
+}
+
+impl Broker {
+    /// Prepare (and probe) the fence, open the session log, start the pool.
+    pub async fn start(config: PlaneConfig) -> Result<Broker, PlaneError> {
+        let log_dir = config
+            .policy
+            .log_dir
+            .clone()
+            .or_else(super::log::default_dir);
+        let cfg = config.clone();
+        let dir = log_dir.clone();
+        let state =
+            tokio::task::spawn_blocking(move || build_state(&cfg, &cfg.options, dir.as_ref(), 0))
+                .await
+                .map_err(|e| PlaneError::Spawn(e.to_string()))??;
+        let log = log_dir
+            .as_ref()
+            .and_then(|d| SessionLog::open(d, &config.session).ok());
+        let created = crate::fence::missing_protected(state.fence.policy());
+        let (events, _) = broadcast::channel(256);
+        let pool = config.pool_size.max(1);
+        let broker = Broker {
+            inner: Arc::new(Inner {
+                permits: Semaphore::new(pool),
+                config,
+                state: Mutex::new(state),
+                idle: Mutex::new(Vec::new()),
+                events,
+                history: Mutex::new(Vec::new()),
+                next_executor: AtomicU64::new(1),
+                next_request: AtomicU64::new(1),
+                log,
+                log_dir,
+                created,
+            }),
+        };
+        let posture = broker.posture();
+        broker.log(
+            "session-start",
+            serde_json::json!({ "posture": posture, "rendered": posture.render() }),
+        );
+        for _ in 0..pool {
+            let ex = broker.spawn_executor().await?;
+            broker.inner.idle.lock().expect("idle pool").push(ex);
+        }
+        Ok(broker)
+    }
+
+    /// The posture in force for this session.
+    pub fn posture(&self) -> Posture {
+        self.inner.state.lock().expect("state").posture.clone()
+    }
+
+    /// The session log's path, if one is open.
+    pub fn log_path(&self) -> Option<PathBuf> {
+        self.inner.log.as_ref().map(|l| l.path().to_path_buf())
+    }
+
+    /// The log directory in use.
+    pub fn log_dir(&self) -> Option<PathBuf> {
+        self.inner.log_dir.clone()
+    }
+
+    /// Every event so far.
+    pub fn events(&self) -> Vec<PlaneEvent> {
+        self.inner.history.lock().expect("history").clone()
+    }
+
+    /// Live events from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<PlaneEvent> {
+        self.inner.events.subscribe()
+    }
+
+    /// Host pids of the idle executors (the outermost process of each).
+    pub fn executor_pids(&self) -> Vec<u32> {
+        self.inner
+            .idle
+            .lock()
+            .expect("idle pool")
+            .iter()
+            .map(|e| e.pid)
+            .collect()
+    }
+
+    fn log(&self, kind: &str, data: serde_json::Value) {
+        if let Some(l) = &self.inner.log {
+            l.record(kind, data);
+        }
+    }
+
+    fn emit(&self, event: PlaneEvent) {
+        self.log(
+            "plane-event",
+            serde_json::to_value(&event).unwrap_or_default(),
+        );
+        self.inner
+            .history
+            .lock()
+            .expect("history")
+            .push(event.clone());
+        let _ = self.inner.events.send(event);
+    }
+
+    async fn spawn_executor(&self) -> Result<Executor, PlaneError> {
+        let (cmd, generation) = {
+            let st = self.inner.state.lock().expect("state");
+            (
+                st.fence.command(Action::Serve, st.env.clone())?,
+                st.generation,
+            )
+        };
+        let mut cmd = tokio::process::Command::from(cmd);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|e| PlaneError::Spawn(e.to_string()))?;
+        let pid = child.id().unwrap_or(0);
+        let stdin = child.stdin.take().expect("piped stdin");
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        let read = tokio::time::timeout(READY_TIMEOUT, stdout.read_line(&mut line)).await;
+        match read {
+            Ok(Ok(n)) if n > 0 => {}
+            other => {
+                let _ = child.start_kill();
+                let status = child.wait().await.ok();
+                return Err(PlaneError::Spawn(format!(
+                    "executor did not announce itself ({other:?}, exit {status:?})"
+                )));
+            }
+        }
+        match serde_json::from_str::<ExecutorMessage>(&line) {
+            Ok(ExecutorMessage::Ready { .. }) => {}
+            other => {
+                let _ = child.start_kill();
+                return Err(PlaneError::Spawn(format!(
+                    "unexpected first message: {other:?}"
+                )));
+            }
+        }
+        let id = self.inner.next_executor.fetch_add(1, Ordering::Relaxed);
+        self.emit(PlaneEvent::ExecutorStarted { executor: id, pid });
+        Ok(Executor {
+            id,
+            generation,
+            child,
+            stdin,
+            stdout,
+            pid,
+        })
+    }
+
+    /// Run one command in the fence on an idle executor (starting one if none is idle).
+    pub async fn run(&self, request: RunRequest) -> Result<RunOutcome, PlaneError> {
+        if request.argv.is_empty() {
+            return Err(PlaneError::Request("empty command".into()));
+        }
+        let _permit = self
+            .inner
+            .permits
+            .acquire()
+            .await
+            .map_err(|e| PlaneError::Spawn(e.to_string()))?;
+        let current = self.inner.state.lock().expect("state").generation;
+        let popped = {
+            let mut idle = self.inner.idle.lock().expect("idle pool");
+            idle.retain(|e| e.generation == current);
+            idle.pop()
+        };
+        let (mut ex, warm) = match popped {
+            Some(e) => (e, true),
+            None => (self.spawn_executor().await?, false),
+        };
+        let timeout = request.timeout.unwrap_or(self.inner.config.default_timeout);
+        let id = self.inner.next_request.fetch_add(1, Ordering::Relaxed);
+        let req = ExecRequest {
+            id,
+            argv: request.argv.clone(),
+            cwd: request.cwd.clone(),
+            stdin: request.stdin.clone(),
+            timeout_ms: Some(timeout.as_millis() as u64),
+            max_output: None,
+        };
+        match exchange(&mut ex, &req, timeout + GRACE).await {
+            Ok((exit, stdout, stderr, timed_out)) => {
+                let posture = self.posture();
+                self.log(
+                    "run",
+                    serde_json::json!({
+                        "argv": request.argv, "exit": exit, "timed_out": timed_out,
+                        "executor": ex.id, "warm": warm, "fence": posture.backend,
+                    }),
+                );
+                let executor = ex.id;
+                self.inner.idle.lock().expect("idle pool").push(ex);
+                Ok(RunOutcome {
+                    exit,
+                    stdout,
+                    stderr,
+                    timed_out,
+                    posture,
+                    executor,
+                    warm,
+                })
+            }
+            Err(detail) => {
+                let old = ex.id;
+                let _ = ex.child.start_kill();
+                let _ = ex.child.wait().await;
+                self.emit(PlaneEvent::ExecutorCrashed {
+                    executor: old,
+                    detail: detail.clone(),
+                });
+                // The broker lives on: replace the executor before answering.
+                if let Ok(new) = self.spawn_executor().await {
+                    self.emit(PlaneEvent::ExecutorReplaced { old, new: new.id });
+                    self.inner.idle.lock().expect("idle pool").push(new);
+                }
+                Err(PlaneError::ExecutorCrashed {
+                    executor: old,
+                    detail,
+                })
+            }
+        }
+    }
+
+    /// Switch this session's fence off (commands then run unfenced) — only with the exact
+    /// confirmation [`CONFIRM_OFF`]. Never persisted; recorded in the session log.
+    pub async fn switch_off(&self, confirmation: &str) -> Result<Posture, PlaneError> {
+        if confirmation != CONFIRM_OFF {
+            return Err(PlaneError::Unconfirmed);
+        }
+        let mut options = self.inner.config.options.clone();
+        options.backend = BackendChoice::Off;
+        self.switch(options).await
+    }
+
+    /// Switch this session's fence back on with the options it started with.
+    pub async fn switch_on(&self) -> Result<Posture, PlaneError> {
+        let mut options = self.inner.config.options.clone();
+        if options.backend == BackendChoice::Off {
+            options.backend = BackendChoice::Auto;
+        }
+        self.switch(options).await
+    }
+
+    async fn switch(&self, options: FenceOptions) -> Result<Posture, PlaneError> {
+        let generation = self.inner.state.lock().expect("state").generation + 1;
+        let cfg = self.inner.config.clone();
+        let dir = self.inner.log_dir.clone();
+        let state = tokio::task::spawn_blocking(move || {
+            build_state(&cfg, &options, dir.as_ref(), generation)
+        })
+        .await
+        .map_err(|e| PlaneError::Spawn(e.to_string()))??;
+        let posture = state.posture.clone();
+        *self.inner.state.lock().expect("state") = state;
+        let old: Vec<Executor> = std::mem::take(&mut *self.inner.idle.lock().expect("idle pool"));
+        drop(old);
+        self.log(
+            "fence-toggle",
+            serde_json::json!({ "posture": posture, "rendered": posture.render() }),
+        );
+        self.emit(PlaneEvent::FenceSwitched {
+            posture: posture.render(),
+        });
+        Ok(posture)
+    }
+
+    /// Close every idle executor and wait for it.
+    pub async fn shutdown(&self) {
+        let all: Vec<Executor> = std::mem::take(&mut *self.inner.idle.lock().expect("idle pool"));
+        for mut ex in all {
+            drop(ex.stdin);
+            let _ = tokio::time::timeout(Duration::from_secs(5), ex.child.wait()).await;
+            let _ = ex.child.start_kill();
+            let _ = ex.child.wait().await;
+        }
+        // No executor of this broker holds a mount point any more.
+        crate::fence::tidy_protected(&self.inner.created);
+        self.log("session-end", serde_json::json!({}));
+    }
+}
+
+async fn exchange(
+    ex: &mut Executor,
+    req: &ExecRequest,
+    deadline: Duration,
+) -> Result<(ExitInfo, Vec<u8>, Vec<u8>, bool), String> {
+    let mut line = serde_json::to_vec(req).map_err(|e| e.to_string())?;
+    line.push(b'\n');
+    ex.stdin
+        .write_all(&line)
+        .await
+        .map_err(|e| format!("write: {e}"))?;
+    ex.stdin.flush().await.map_err(|e| format!("flush: {e}"))?;
+    let mut answer = String::new();
+    match tokio::time::timeout(deadline, ex.stdout.read_line(&mut answer)).await {
+        Err(_) => return Err("no answer before the deadline".into()),
+        Ok(Err(e)) => return Err(format!("read: {e}")),
+        Ok(Ok(0)) => {
+            let status = ex.child.try_wait().ok().flatten();
+            return Err(format!("the executor exited ({status:?})"));
+        }
+        Ok(Ok(_)) => {}
+    }
+    match serde_json::from_str::<ExecutorMessage>(&answer) {
+        Ok(ExecutorMessage::Done {
+            id,
+            exit,
+            stdout,
+            stderr,
+            timed_out,
+            ..
+        }) if id == req.id => Ok((exit, stdout, stderr, timed_out)),
+        other => Err(format!("unexpected answer: {other:?}")),
+    }
+}

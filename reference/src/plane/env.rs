@@ -1,0 +1,105 @@
+//! The environment a tool sees, decided at spawn by an allow-list: `PATH`, `LANG`, `LC_*`,
+//! `TERM`, `TZ` pass; `HOME` is the session's scratch home inside the fence; nothing else
+//! of the agent's environment ever enters (provider keys, tokens, sockets of agents).
+//!
+//! The plane-wide opt-out hands tools the full environment (HOME still points at the
+//! scratch home); the posture reports it so it is never silent.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+/// Variables passed through by name.
+pub const PASSED: [&str; 4] = ["PATH", "LANG", "TERM", "TZ"];
+/// Prefixes passed through.
+pub const PASSED_PREFIXES: [&str; 1] = ["LC_"];
+/// `PATH` when the agent has none.
+pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Whether `name` passes the allow-list.
+pub fn passes(name: &str) -> bool {
+    PASSED.contains(&name) || PASSED_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// The environment of a jailed command.
+///
+/// - `scrubbing`: apply the allow-list (false: the plane-wide opt-out, everything passes);
+/// - `home`: the scratch home, always `HOME`;
+/// - `tmpdir`: set as `TMPDIR` where the fence has no private `/tmp` (Landlock alone).
+///
+/// Names or values that are not UTF-8 are dropped (the plan travels as JSON).
+pub fn jail_env<I>(
+    parent: I,
+    home: &Path,
+    tmpdir: Option<&Path>,
+    scrubbing: bool,
+) -> Vec<(String, String)>
+where
+    I: IntoIterator<Item = (OsString, OsString)>,
+{
+    let mut env: Vec<(String, String)> = parent
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| k != "HOME" && k != "TMPDIR" && (!scrubbing || passes(k)))
+        .collect();
+    env.sort();
+    env.dedup_by(|a, b| a.0 == b.0);
+    if !env.iter().any(|(k, _)| k == "PATH") {
+        env.push(("PATH".into(), DEFAULT_PATH.into()));
+    }
+    env.push(("HOME".into(), home.display().to_string()));
+    if let Some(t) = tmpdir {
+        env.push(("TMPDIR".into(), t.display().to_string()));
+    }
+    env.sort();
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parent() -> Vec<(OsString, OsString)> {
+        [
+            ("PATH", "/usr/bin"),
+            ("LANG", "C.UTF-8"),
+            ("LC_ALL", "C"),
+            ("TERM", "xterm"),
+            ("TZ", "UTC"),
+            ("HOME", "/root"),
+            ("ANTHROPIC_API_KEY", "sk-secret"),
+            ("GITHUB_TOKEN", "ghp_secret"),
+            ("SSH_AUTH_SOCK", "/tmp/agent.sock"),
+            ("LD_PRELOAD", "/evil.so"),
+        ]
+        .iter()
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+        .collect()
+    }
+
+    #[test]
+    fn only_the_allow_list_passes_and_home_is_scratch() {
+        let env = jail_env(parent(), Path::new("/s/home"), None, true);
+        let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["HOME", "LANG", "LC_ALL", "PATH", "TERM", "TZ"]);
+        assert!(env.contains(&("HOME".into(), "/s/home".into())));
+    }
+
+    #[test]
+    fn opt_out_passes_everything_but_home() {
+        let env = jail_env(
+            parent(),
+            Path::new("/s/home"),
+            Some(Path::new("/s/tmp")),
+            false,
+        );
+        assert!(env.iter().any(|(k, _)| k == "ANTHROPIC_API_KEY"));
+        assert!(env.contains(&("HOME".into(), "/s/home".into())));
+        assert!(env.contains(&("TMPDIR".into(), "/s/tmp".into())));
+    }
+
+    #[test]
+    fn missing_path_gets_a_default() {
+        let env = jail_env(Vec::new(), Path::new("/h"), None, true);
+        assert!(env.contains(&("PATH".into(), DEFAULT_PATH.into())));
+    }
+}

@@ -1,0 +1,19 @@
+//! The execution plane: tools run in pooled out-of-process executors held by the fence, with
+//! an environment scrubbed at spawn, and session logs kept out of the tools' reach.
+//!
+//! - [`env`]: the allow-list applied at spawn, and the plane-wide opt-out;
+//! - [`protocol`]: the JSON-lines protocol between the broker and an executor;
+//! - [`executor`]: the executor's loop, running inside the fence;
+//! - [`broker`]: the tokio broker and pool, where a crash is an event;
+//! - [`log`]: the session log.
+
+pub mod broker;
+pub mod env;
+pub mod executor;
+pub mod log;
+pub mod protocol;
+
+pub use broker::{
+    Broker, PlaneConfig, PlaneError, PlaneEvent, RunOutcome, RunRequest, CONFIRM_OFF,
+};
+pub use protocol::ExitInfo;

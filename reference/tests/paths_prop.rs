@@ -1,0 +1,139 @@
+//! Differential property test: random trees of files, directories and symlinks
+//! (relative, absolute, dangling, looping); on every lookup the `openat2` backend and the
+//! walk agree (same object by device and inode, or the same error), and no successful
+//! resolution yields an object outside the root (checked against every object a
+//! non-following traversal of the root finds).
+
+use std::collections::HashSet;
+use std::fs;
+use std::os::unix::fs::{symlink, MetadataExt};
+use std::path::Path;
+
+use gatehouse::paths::{Backend, Roots};
+use proptest::prelude::*;
+use rustix::fs::fstat;
+
+#[derive(Debug, Clone)]
+enum Node {
+    Dir(Vec<&'static str>),
+    File(Vec<&'static str>),
+    /// A symlink at a path, to a relative target (may dangle, loop or climb out).
+    RelLink(Vec<&'static str>, Vec<&'static str>),
+    /// A symlink to an absolute target (inside or outside the root: both are refused).
+    AbsLink(Vec<&'static str>, bool),
+}
+
+fn name() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec!["a", "b", "c"])
+}
+
+fn target_comp() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec!["a", "b", "c", "..", ".", "x"])
+}
+
+fn node() -> impl Strategy<Value = Node> {
+    let path = || prop::collection::vec(name(), 1..4);
+    prop_oneof![
+        3 => path().prop_map(Node::Dir),
+        2 => path().prop_map(Node::File),
+        3 => (path(), prop::collection::vec(target_comp(), 1..5)).prop_map(|(p, t)| Node::RelLink(p, t)),
+        1 => (path(), any::<bool>()).prop_map(|(p, inside)| Node::AbsLink(p, inside)),
+    ]
+}
+
+fn lookup() -> impl Strategy<Value = (String, bool, bool)> {
+    (
+        prop::collection::vec(target_comp(), 0..6),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(c, trailing, follow)| {
+            let mut s = c.join("/");
+            if s.is_empty() {
+                s.push('.');
+            }
+            if trailing {
+                s.push('/');
+            }
+            (s, follow, trailing)
+        })
+}
+
+fn build(base: &Path, nodes: &[Node]) {
+    let root = base.join("root");
+    fs::create_dir_all(&root).unwrap();
+    for side in ["a", "b", "c", "x"] {
+        fs::create_dir_all(base.join(side).join("a")).unwrap();
+        fs::write(base.join(side).join("b"), "out").unwrap();
+    }
+    for n in nodes {
+        // Parents are made as directories where possible; collisions are simply skipped.
+        let p = match n {
+            Node::Dir(p) | Node::File(p) | Node::RelLink(p, _) | Node::AbsLink(p, _) => p,
+        };
+        let full = p.iter().fold(root.clone(), |acc, c| acc.join(c));
+        let _ = fs::create_dir_all(full.parent().unwrap());
+        let _ = match n {
+            Node::Dir(_) => fs::create_dir(&full),
+            Node::File(_) => fs::write(&full, "in"),
+            Node::RelLink(_, t) => symlink(t.join("/"), &full),
+            Node::AbsLink(_, true) => symlink(root.join("a"), &full),
+            Node::AbsLink(_, false) => symlink(base.join("a"), &full),
+        };
+    }
+}
+
+fn inside(root: &Path) -> HashSet<(u64, u64)> {
+    let mut out = HashSet::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        let md = fs::symlink_metadata(&p).unwrap();
+        out.insert((md.dev(), md.ino()));
+        if md.is_dir() {
+            for e in fs::read_dir(&p).unwrap() {
+                stack.push(e.unwrap().path());
+            }
+        }
+    }
+    out
+}
+
+fn outcome(roots: &Roots, path: &str, follow: bool) -> Result<(u64, u64), &'static str> {
+    roots
+        .resolve(path, follow)
+        .map(|fd| {
+            let st = fstat(&fd).unwrap();
+            (st.st_dev, st.st_ino)
+        })
+        .map_err(|e| e.code())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn backends_agree_and_never_escape(
+        nodes in prop::collection::vec(node(), 1..14),
+        lookups in prop::collection::vec(lookup(), 1..24),
+    ) {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        build(&base, &nodes);
+        let root = base.join("root");
+        let allowed = inside(&root);
+        let o = Roots::open_with(&root, Backend::Openat2).unwrap();
+        let w = Roots::open_with(&root, Backend::Walk).unwrap();
+        prop_assert_eq!(o.backend(), Backend::Openat2);
+        prop_assert_eq!(w.backend(), Backend::Walk);
+        for (path, follow, _) in &lookups {
+            let a = outcome(&o, path, *follow);
+            let b = outcome(&w, path, *follow);
+            prop_assert_eq!(a, b, "backends disagree on {:?} (follow {})", path, follow);
+            if let Ok(obj) = a {
+                prop_assert!(allowed.contains(&obj), "{:?} resolved outside the root", path);
+            }
+        }
+        prop_assert_eq!(o.runs(Backend::Walk), 0);
+        prop_assert_eq!(w.runs(Backend::Openat2), 0);
+    }
+}
