@@ -55,11 +55,11 @@ pub fn reference() -> Result<ImplCommand, String> {
     }
 }
 
-/// When this runner was itself built in the source workspace (its executable lives in
-/// the workspace's `target/<profile>/`), build the reference in the same profile first,
-/// so that `cargo run -p gatehouse-conformance -- run` never tests a stale or missing
-/// `gatehouse`. Cargo is taken from `$CARGO` (set by `cargo run`) or `PATH`. Installed
-/// runners (outside a workspace target directory) skip this and look the binary up.
+/// When this runner was itself built from the source workspace (its executable lives in
+/// the workspace's `target/<profile>/`, or it was started by `cargo run`, which also
+/// covers a `CARGO_TARGET_DIR` elsewhere), build the reference into the same target
+/// directory and profile first, so that `cargo run -p gatehouse-conformance -- run` never
+/// tests a stale or missing `gatehouse`. Installed runners skip this and look it up.
 fn build_reference_beside(own_exe: &Path) -> Result<(), String> {
     let root = match workspace_root().canonicalize() {
         Ok(root) => root,
@@ -68,10 +68,14 @@ fn build_reference_beside(own_exe: &Path) -> Result<(), String> {
     let Some(profile_dir) = own_exe.parent() else {
         return Ok(());
     };
-    let in_workspace_target = profile_dir
-        .parent()
-        .is_some_and(|target| target.starts_with(&root) && target.ends_with("target"));
-    if !in_workspace_target || !root.join("reference").join("Cargo.toml").is_file() {
+    let Some(target_dir) = profile_dir.parent() else {
+        return Ok(());
+    };
+    let started_by_cargo = std::env::var_os("CARGO").is_some();
+    let in_workspace_target = target_dir == root.join("target");
+    if !(started_by_cargo || in_workspace_target)
+        || !root.join("reference").join("Cargo.toml").is_file()
+    {
         return Ok(());
     }
     let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
@@ -82,12 +86,16 @@ fn build_reference_beside(own_exe: &Path) -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = std::process::Command::new(cargo)
         .args(["build", "--quiet", "-p", "gatehouse", "--profile", &profile])
+        .arg("--target-dir")
+        .arg(target_dir)
         .current_dir(&root)
         .status()
         .map_err(|e| format!("could not run cargo to build the reference: {e}"))?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("building the reference `gatehouse` failed ({status}); fix the build or pass --impl 'CMD'"))
+        Err(format!(
+            "building the reference `gatehouse` failed ({status}); fix the build or pass --impl 'CMD'"
+        ))
     }
 }

@@ -75,6 +75,13 @@ fn pop(path: &mut Vec<u8>) {
     }
 }
 
+/// How the workspace handle is opened: `O_PATH` where it exists (Linux), which needs no
+/// read permission on the directory; a plain read-only open elsewhere (macOS).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const DIR_HANDLE: OFlags = OFlags::PATH;
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const DIR_HANDLE: OFlags = OFlags::RDONLY;
+
 impl Jail {
     /// Resolves `workspace` physically (following every link) and builds its jail.
     pub fn new(workspace: &Path) -> Result<Self, JailError> {
@@ -83,7 +90,7 @@ impl Jail {
             source,
         };
         let root = workspace.canonicalize().map_err(fail)?;
-        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let flags = DIR_HANDLE | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let root_fd = open(&root, flags, Mode::empty()).map_err(|e| fail(e.into()))?;
         Ok(Jail {
             root,
