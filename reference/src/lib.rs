@@ -6,8 +6,8 @@
 #![deny(unsafe_code)]
 
 pub mod adapter;
+pub mod fence;
 pub mod gate;
 pub mod paths;
-pub mod trust;
-pub mod fence;
 pub mod plane;
+pub mod trust;
