@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::bait::Bait;
 use crate::client::{Client, ImplCommand};
 use crate::events::{Event, Reporter};
 use crate::protocol::PROTOCOL_VERSION;
@@ -65,6 +66,13 @@ struct RunArgs {
     /// No progress lines on stderr.
     #[arg(long)]
     quiet: bool,
+    /// Fail the run unless the implementation declares this Landlock ABI (`0`: none), so
+    /// that a kernel-dependent scenario is never skipped silently on the wrong host.
+    #[arg(long, value_name = "N")]
+    expect_landlock_abi: Option<i64>,
+    /// Fail the run unless the implementation declares this fence backend (`none`: null).
+    #[arg(long, value_name = "NAME")]
+    expect_fence_backend: Option<String>,
     #[command(flatten)]
     dirs: Dirs,
 }
@@ -150,11 +158,21 @@ fn run(args: RunArgs) -> Result<i32, String> {
         Some(cmd) => ImplCommand::parse(cmd),
         None => locate::reference()?,
     };
-    let mut client = Client::start(command.clone(), Duration::from_secs_f64(args.step_timeout))?;
+    let bait = Bait::generate();
+    let mut client = Client::start(
+        command.clone(),
+        Duration::from_secs_f64(args.step_timeout),
+        bait.env.clone(),
+    )?;
     let hello = client
         .hello()
         .cloned()
         .expect("started clients have said hello");
+    if let Some(m) = environment_differs(&args, &hello.environment) {
+        client.shutdown();
+        eprintln!("gatehouse-conform: {m}");
+        return Ok(exit::FAILURE);
+    }
     let mut progress = Progress::new(std::io::stderr());
     let mut quiet = Silent;
     let reporter: &mut dyn Reporter = if args.quiet {
@@ -170,6 +188,7 @@ fn run(args: RunArgs) -> Result<i32, String> {
         &mut client,
         &selected,
         std::env::consts::OS,
+        &bait,
         &mut [&mut *reporter],
     );
     client.shutdown();
@@ -203,6 +222,31 @@ fn run(args: RunArgs) -> Result<i32, String> {
     } else {
         exit::FAILURE
     })
+}
+
+/// The `--expect-*` flags against the environment of the `hello` answer.
+fn environment_differs(args: &RunArgs, env: &serde_json::Value) -> Option<String> {
+    if let Some(want) = args.expect_landlock_abi {
+        let got = env.get("landlock_abi").and_then(serde_json::Value::as_i64);
+        if got.unwrap_or(0) != want {
+            return Some(format!(
+                "--expect-landlock-abi {want}: the implementation declares landlock_abi {}; refusing to run (scenarios would be skipped or judged on another kernel than expected)",
+                got.map_or_else(|| "null".to_string(), |g| g.to_string())
+            ));
+        }
+    }
+    if let Some(want) = &args.expect_fence_backend {
+        let got = env
+            .get("fence_backend")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("none");
+        if got != want {
+            return Some(format!(
+                "--expect-fence-backend {want}: the implementation declares fence_backend {got}; refusing to run"
+            ));
+        }
+    }
+    None
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {

@@ -124,11 +124,17 @@ pub struct Client {
     next_id: u64,
     stderr: Arc<Mutex<VecDeque<String>>>,
     hello: Option<Hello>,
+    env: Vec<(String, String)>,
 }
 
 impl Client {
-    /// Starts the implementation and does the handshake; the error is one line.
-    pub fn start(command: ImplCommand, step_timeout: Duration) -> Result<Client, String> {
+    /// Starts the implementation with `env` added to its environment (the planted
+    /// secrets) and does the handshake; the error is one line.
+    pub fn start(
+        command: ImplCommand,
+        step_timeout: Duration,
+        env: Vec<(String, String)>,
+    ) -> Result<Client, String> {
         let mut client = Client {
             command,
             step_timeout,
@@ -136,6 +142,7 @@ impl Client {
             next_id: 0,
             stderr: Arc::new(Mutex::new(VecDeque::new())),
             hello: None,
+            env,
         };
         client.ensure_running().map_err(|f| f.detail())?;
         Ok(client)
@@ -230,6 +237,7 @@ impl Client {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
+        cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

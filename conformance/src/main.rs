@@ -4,6 +4,8 @@
 //! judges the scenarios in `scenarios/` and reports. It never links the reference library:
 //! it speaks the protocol only, exactly as a third party would.
 
+mod bait;
+mod check;
 mod cli;
 mod client;
 mod events;
@@ -17,9 +19,11 @@ mod record;
 mod report;
 mod runner;
 mod scenario;
+mod snapshot;
 mod spec;
 mod trace;
 mod untestable;
+mod wire;
 
 fn main() {
     std::process::exit(cli::main());

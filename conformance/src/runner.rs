@@ -6,13 +6,18 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use serde_json::Map;
+
+use crate::bait::Bait;
+use crate::check;
 use crate::client::{Client, Failure};
 use crate::events::{Event, Reporter};
-use crate::fixture;
-use crate::judge::judge;
-use crate::protocol::{Reply, RequestBody, WireSetup};
+use crate::fixture::{self, Built};
+use crate::judge::judge_with;
+use crate::protocol::{Reply, RequestBody};
 use crate::record::{Outcome, ScenarioRecord, StepRecord};
-use crate::scenario::{Action, Body, Choice, Grant, Scenario, SetupPatch, Step};
+use crate::scenario::{Action, Body, Choice, Scenario, SetupPatch, Step, Tier};
+use crate::wire;
 
 /// How a session ended before its steps were judged.
 #[derive(Debug)]
@@ -30,6 +35,7 @@ pub fn run(
     client: &mut Client,
     scenarios: &[Scenario],
     host_os: &str,
+    bait: &Bait,
     reporters: &mut [&mut dyn Reporter],
 ) -> Vec<ScenarioRecord> {
     let mut sessions = 0u64;
@@ -38,7 +44,7 @@ pub fn run(
         for r in reporters.iter_mut() {
             r.event(&Event::ScenarioStarted { id: &scenario.id });
         }
-        let record = run_scenario(client, scenario, host_os, &mut sessions);
+        let record = run_scenario(client, scenario, host_os, bait, &mut sessions);
         for r in reporters.iter_mut() {
             r.event(&Event::ScenarioFinished { record: &record });
         }
@@ -51,6 +57,7 @@ fn run_scenario(
     client: &mut Client,
     s: &Scenario,
     host_os: &str,
+    bait: &Bait,
     sessions: &mut u64,
 ) -> ScenarioRecord {
     let started = Instant::now();
@@ -70,9 +77,15 @@ fn run_scenario(
     let end = match skip_reason(client, s, host_os) {
         Some(reason) => End::Skipped(reason),
         None => match &s.body {
-            Body::Sequence(steps) => {
-                run_session(client, s, &s.setup, steps, "step", sessions, &mut rec.steps)
-            }
+            Body::Sequence(steps) => run_session(
+                client,
+                s,
+                &s.setup,
+                steps,
+                "step",
+                (bait, sessions),
+                &mut rec.steps,
+            ),
             Body::Table(cases) => {
                 let mut end = End::Completed;
                 for case in cases {
@@ -83,7 +96,7 @@ fn run_scenario(
                         &case.setup,
                         std::slice::from_ref(&case.step),
                         "case",
-                        sessions,
+                        (bait, &mut *sessions),
                         &mut rec.steps,
                     );
                     let outcome = match &e {
@@ -154,6 +167,9 @@ fn skip_reason(client: &mut Client, s: &Scenario, host_os: &str) -> Option<Strin
     if client.ensure_running().is_err() {
         return None;
     }
+    if let Some(reason) = environment_mismatch(client, s) {
+        return Some(reason);
+    }
     let caps = client
         .hello()
         .map(|h| h.capabilities.clone())
@@ -183,19 +199,73 @@ fn errored(f: Failure) -> End {
     }
 }
 
+/// The `[platform]` ranges over the environment the implementation declared.
+fn environment_mismatch(client: &Client, s: &Scenario) -> Option<String> {
+    let env = client
+        .hello()
+        .map(|h| h.environment.clone())
+        .unwrap_or_default();
+    if let Some(range) = &s.platform.landlock_abi {
+        let abi = env.get("landlock_abi").and_then(serde_json::Value::as_i64);
+        if !range.holds(abi) {
+            return Some(format!(
+                "platform: needs landlock_abi {}; the implementation declares {}",
+                range.describe(),
+                abi.map_or_else(|| "null".to_string(), |a| a.to_string())
+            ));
+        }
+    }
+    if let Some(backends) = &s.platform.fence_backend {
+        let b = env.get("fence_backend").and_then(serde_json::Value::as_str);
+        if !b.is_some_and(|b| backends.iter().any(|x| x == b)) {
+            return Some(format!(
+                "platform: needs fence_backend {}; the implementation declares {}",
+                backends.join(" or "),
+                b.unwrap_or("null")
+            ));
+        }
+    }
+    None
+}
+
+fn open(
+    client: &mut Client,
+    session: &str,
+    setup: crate::protocol::WireSetup,
+) -> Result<Map<String, serde_json::Value>, End> {
+    let open = RequestBody::Open {
+        session: session.to_string(),
+        setup,
+    };
+    match client.send(open, Duration::ZERO) {
+        Ok((Reply::Ok(obj), _)) => Ok(obj),
+        Ok((Reply::Unsupported(m), _)) => Err(End::Skipped(format!("unsupported setup: {m}"))),
+        Ok((Reply::Error(m), _)) => Err(End::Errored {
+            kind: "error".into(),
+            detail: format!("open: {m}"),
+        }),
+        Err(f) => Err(errored(f)),
+    }
+}
+
 fn run_session(
     client: &mut Client,
     s: &Scenario,
     setup: &SetupPatch,
     steps: &[Step],
     what: &str,
-    sessions: &mut u64,
+    (bait, sessions): (&Bait, &mut u64),
     out: &mut Vec<StepRecord>,
 ) -> End {
     if let Err(f) = client.ensure_running() {
         return errored(f);
     }
-    let built = match fixture::build(&s.fixture) {
+    let fence = s.capabilities.iter().any(|c| c == "fence");
+    let extras = fixture::Extras {
+        home_secret: fence.then_some(bait.home_secret.as_str()),
+        runner_process: s.uses_runner_pid,
+    };
+    let mut built = match fixture::build(&s.fixture, extras) {
         Ok(b) => b,
         Err(e) => {
             return End::Errored {
@@ -204,55 +274,92 @@ fn run_session(
             }
         }
     };
-    let p = &built.paths;
+    let setup = setup.resolve();
+    let mut sibling = None;
+    if s.uses_sibling {
+        *sessions += 1;
+        let name = format!("s{sessions}");
+        let wire = wire::setup(&setup, &s.capabilities, &built.paths, true);
+        if let Err(end) = open(client, &name, wire) {
+            return end;
+        }
+        sibling = Some(name);
+    }
     *sessions += 1;
     let session = format!("s{sessions}");
-    let setup = setup.resolve();
-    let open = RequestBody::Open {
-        session: session.clone(),
-        setup: WireSetup {
-            workspace: p.workspace.to_string_lossy().into_owned(),
-            home: p.home.to_string_lossy().into_owned(),
-            host: setup.host,
-            asker: setup.asker,
-            allow_list: setup.allow_list.iter().map(|a| p.apply(a)).collect(),
-            grants: setup
-                .grants
-                .iter()
-                .map(|g| Grant {
-                    key: p.apply(&g.key),
-                    ..g.clone()
-                })
-                .collect(),
-            card_window_ms: setup.card_window_ms,
-        },
+    let wire = wire::setup(&setup, &s.capabilities, &built.paths, false);
+    let opened = match open(client, &session, wire) {
+        Ok(obj) => obj,
+        Err(end) => return end,
     };
-    match client.send(open, Duration::ZERO) {
-        Ok((Reply::Ok(_), _)) => {}
-        Ok((Reply::Unsupported(m), _)) => return End::Skipped(format!("unsupported setup: {m}")),
-        Ok((Reply::Error(m), _)) => {
-            return End::Errored {
-                kind: "error".into(),
-                detail: format!("open: {m}"),
+    let end = run_steps(
+        client, s, &setup, steps, what, &session, &opened, &mut built, bait, out,
+    );
+    if let End::Errored { kind, .. } = &end {
+        if kind != "error" {
+            return end;
+        }
+    }
+    for name in [Some(session), sibling].into_iter().flatten() {
+        if let Err(f) = client.send(RequestBody::Close { session: name }, Duration::ZERO) {
+            if matches!(end, End::Completed) {
+                return errored(f);
             }
         }
-        Err(f) => return errored(f),
     }
+    end
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_steps(
+    client: &mut Client,
+    s: &Scenario,
+    setup: &crate::scenario::Setup,
+    steps: &[Step],
+    what: &str,
+    session: &str,
+    opened: &Map<String, serde_json::Value>,
+    built: &mut Built,
+    bait: &Bait,
+    out: &mut Vec<StepRecord>,
+) -> End {
     let mut window = setup.card_window_ms;
-    let mut end = End::Completed;
     for step in steps {
-        let body = request(&step.action, &session, |x| p.apply(x));
+        let p = built.paths.clone();
+        let sub = |x: &str| p.apply(x);
+        let label = format!("{what} {} ({})", step.index, step.action.label());
+        let Some(body) = wire::request(&step.action, session, setup, &p) else {
+            // `opened`: judge the answer `open` already gave.
+            out.push(StepRecord {
+                index: step.index,
+                name: step.name.clone(),
+                request: serde_json::json!({"op": "open"}),
+                answer: serde_json::Value::Object(opened.clone()),
+                mismatches: judge_with(what, step, opened, &sub),
+                outcome: None,
+                requirements: Vec::new(),
+            });
+            continue;
+        };
+        let guarded = s.tier == Tier::Enforcement
+            && matches!(step.action, Action::Run { .. })
+            && step.check.guard != Some(false);
+        let guard = if guarded {
+            check::guard_paths(s.uses_sibling)
+        } else {
+            Vec::new()
+        };
+        let before = check::before(&step.check, &guard, built);
         let silence = matches!(step.action, Action::Answer(Choice::Silence));
         let extra = if silence {
             Duration::from_millis(window.unwrap_or(0))
         } else {
             Duration::ZERO
         };
-        let request_json = serde_json::to_value(&body).unwrap_or(Value::Null);
         let mut rec = StepRecord {
             index: step.index,
             name: step.name.clone(),
-            request: request_json,
+            request: serde_json::to_value(&body).unwrap_or(Value::Null),
             answer: Value::Null,
             mismatches: Vec::new(),
             outcome: None,
@@ -260,13 +367,11 @@ fn run_session(
         };
         match client.send(body, extra) {
             Ok((Reply::Ok(obj), elapsed)) => {
-                rec.mismatches = judge(what, step, &obj);
+                rec.mismatches = judge_with(what, step, &obj, &sub);
                 if let (true, Some(w)) = (silence, window) {
                     if elapsed < Duration::from_millis(w) {
                         rec.mismatches.push(format!(
-                            "{what} {} ({}): answered after {} ms, before the card window of {w} ms ran out (PROTO-GATE-2)",
-                            step.index,
-                            step.action.label(),
+                            "{label}: answered after {} ms, before the card window of {w} ms ran out (PROTO-GATE-2)",
                             elapsed.as_millis()
                         ));
                     }
@@ -280,54 +385,34 @@ fn run_session(
                         window = Some(w);
                     }
                 }
+                let checks =
+                    check::after(&step.check, &step.action, before, Some(&obj), built, bait);
+                rec.mismatches
+                    .extend(checks.into_iter().map(|m| format!("{label}: {m}")));
                 rec.answer = Value::Object(obj);
                 out.push(rec);
             }
             Ok((Reply::Unsupported(m), _)) => {
                 out.push(rec);
-                end = End::Skipped(format!("unsupported: {m}"));
-                break;
+                return End::Skipped(format!("unsupported: {m}"));
             }
             Ok((Reply::Error(m), _)) => {
                 out.push(rec);
-                end = End::Errored {
+                return End::Errored {
                     kind: "error".into(),
                     detail: format!("{what} {}: {m}", step.index),
                 };
-                break;
             }
             Err(f) => {
+                // The implementation is gone; what it did to the files is still judged.
+                rec.mismatches = check::after(&step.check, &step.action, before, None, built, bait)
+                    .into_iter()
+                    .map(|m| format!("{label}: {m}"))
+                    .collect();
                 out.push(rec);
                 return errored(f);
             }
         }
     }
-    if let Err(f) = client.send(RequestBody::Close { session }, Duration::ZERO) {
-        if matches!(end, End::Completed) {
-            return errored(f);
-        }
-    }
-    end
-}
-
-/// The request for one action, every string passed through `sub` (placeholders).
-fn request(action: &Action, session: &str, sub: impl Fn(&str) -> String) -> RequestBody {
-    let session = session.to_string();
-    match action {
-        Action::Call { tool, input, .. } => RequestBody::Decide {
-            session,
-            tool: sub(tool),
-            input: sub(input),
-        },
-        Action::Answer(c) => RequestBody::Answer {
-            session,
-            choice: c.as_str().to_string(),
-        },
-        Action::Grants => RequestBody::Grants { session },
-        Action::Revoke(t) => RequestBody::Revoke {
-            session,
-            target: sub(t),
-        },
-        Action::Audit => RequestBody::Audit { session },
-    }
+    End::Completed
 }

@@ -2,7 +2,9 @@
 //! (relative, absolute, dangling, looping); on every lookup the `openat2` backend and the
 //! walk agree (same object by device and inode, or the same error), and no successful
 //! resolution yields an object outside the root (checked against every object a
-//! non-following traversal of the root finds).
+//! non-following traversal of the root finds); a successful path's key, spelled back,
+//! opens the same object (PATH-KEY-6), and a spelling that climbs out is an escape
+//! (PATH-SPELL-4).
 
 use std::collections::HashSet;
 use std::fs;
@@ -126,11 +128,27 @@ proptest! {
         prop_assert_eq!(o.backend(), Backend::Openat2);
         prop_assert_eq!(w.backend(), Backend::Walk);
         for (path, follow, _) in &lookups {
+            let trailing = &(path.ends_with('/') || path.ends_with("/."));
             let a = outcome(&o, path, *follow);
             let b = outcome(&w, path, *follow);
             prop_assert_eq!(a, b, "backends disagree on {:?} (follow {})", path, follow);
             if let Ok(obj) = a {
                 prop_assert!(allowed.contains(&obj), "{:?} resolved outside the root", path);
+                // PATH-KEY-6: the key, spelled back, names the object the path opened.
+                for r in [&o, &w] {
+                    let key = r.key(path.as_str()).unwrap().to_string();
+                    let again = outcome(r, if key.is_empty() { "." } else { &key }, *follow || *trailing);
+                    prop_assert_eq!(again, Ok(obj), "key {:?} of {:?} names another object", key, path);
+                }
+            }
+            // PATH-SPELL-4: a spelling that climbs out is an escape whatever the tree holds.
+            let mut depth = 0i32;
+            let climbs = path.split('/').filter(|c| !c.is_empty() && *c != ".").any(|c| {
+                depth += if c == ".." { -1 } else { 1 };
+                depth < 0
+            });
+            if climbs {
+                prop_assert_eq!(a, Err("escape"), "{:?} climbs out by spelling", path);
             }
         }
         prop_assert_eq!(o.runs(Backend::Walk), 0);

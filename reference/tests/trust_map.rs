@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use gatehouse::paths::Kind;
 use gatehouse::trust::{
-    Destination, NotOffered, Offer, ReachKind, ReachOrigin, Startup, Trust, TrustError, TrustKey,
-    TrustMap, WriteEffect,
+    Destination, NotOffered, Offer, Origin, ReachKind, ReachOrigin, Startup, Trust, TrustError,
+    TrustKey, TrustMap, WriteEffect,
 };
 
 const WD: &str = "/w/proj";
@@ -160,10 +160,10 @@ fn empty_map_trusts_nothing_and_no_answers_nothing() {
         m.plan_write(&rel("a"), Trust::Trusted).prompt,
         "every write is shown first"
     );
-    assert_eq!(
+    assert!(matches!(
         TrustMap::new(WD).startup(Startup::Leave),
         Err(TrustError::NoSession)
-    );
+    ));
 }
 
 #[test]
@@ -211,8 +211,11 @@ fn look_alike_prefixes_do_not_match() {
 #[test]
 fn relative_and_absolute_rules_never_collide() {
     let mut m = trusted_root();
-    // The startup yes is the empty relative prefix: it says nothing about absolute keys.
-    assert!(!m.is_trusted(&TrustKey::abs("/w/proj/a")));
+    // The startup yes is the empty relative prefix: it says nothing about absolute keys
+    // of other directories. An absolute key inside the project is the relative key it
+    // amounts to (TRUST-NS-3, PATH-ROUTE-4): one file, one rule, one answer.
+    assert!(m.is_trusted(&TrustKey::abs("/w/proj/a")));
+    assert!(!m.is_trusted(&TrustKey::abs("/w/proj_evil/a")));
     assert!(!m.is_trusted(&TrustKey::abs("/home/u/notes/a")));
     let mut n = TrustMap::new(WD);
     n.add_dir(Path::new("/home/u/notes")).unwrap();
@@ -230,7 +233,15 @@ fn relative_and_absolute_rules_never_collide() {
 fn skip_permissions_writes_what_yes_writes() {
     let mut a = TrustMap::new(WD);
     a.skip_permissions();
-    assert_eq!(a.record().rules, trusted_root().record().rules);
+    let rules = |m: &TrustMap| {
+        m.record()
+            .rules
+            .into_iter()
+            .map(|r| (r.namespace, r.path, r.trust))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rules(&a), rules(&trusted_root()));
+    assert_eq!(a.origin_at(&rel("")), Some(Origin::SkipPermissions));
 }
 
 #[test]
@@ -268,11 +279,11 @@ fn add_dir_is_reach_and_trust_and_refuses_the_project() {
     assert!(m.is_trusted(&TrustKey::abs("/home/u/notes/x/y")));
     assert_eq!(
         m.add_dir(Path::new("/w/proj/sub")).unwrap_err().code(),
-        "inside-project"
+        "inside_project"
     );
     assert_eq!(
         m.add_dir(Path::new("/w/proj")).unwrap_err().code(),
-        "inside-project"
+        "inside_project"
     );
     assert!(m.add_dir(Path::new("/w/proj_evil")).is_ok());
 }
@@ -521,9 +532,282 @@ fn status_lists_every_rule() {
     assert_eq!(
         lines,
         vec![
-            "trusted   . (the working directory)",
-            "trusted   b",
-            "trusted   /n"
+            "trusted   . (the working directory) (startup)",
+            "trusted   b (at_path)",
+            "trusted   /n (add_dir)"
         ]
     );
+}
+
+// --- origins, /untrust, NS-3, /cd, refusals ---------------------------------------------
+
+#[test]
+fn every_rule_records_what_wrote_it() {
+    let mut m = trusted_root();
+    m.at_file(&rel("a"));
+    m.file_flag(&rel("b"));
+    m.quarantined_yes(&rel("c"));
+    m.untrust(&rel("vendor"));
+    m.add_dir(Path::new("/n")).unwrap();
+    let p = m.plan_write(&rel("w"), Trust::Untrusted);
+    m.reconcile(&p);
+    let p = m.plan_redirect(&rel("r"));
+    assert_eq!((p.data, p.prompt), (Trust::Untrusted, true));
+    m.reconcile(&p);
+    let origins: Vec<(String, &str)> = m
+        .status()
+        .iter()
+        .map(|l| (l.key.to_string(), l.origin.name()))
+        .collect();
+    assert_eq!(
+        origins,
+        vec![
+            (".".into(), "startup"),
+            ("a".into(), "at_path"),
+            ("b".into(), "file_flag"),
+            ("c".into(), "read_prompt"),
+            ("r".into(), "redirect"),
+            ("vendor".into(), "untrust"),
+            ("w".into(), "write"),
+            ("/n".into(), "add_dir"),
+        ]
+    );
+    let back: TrustMap = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+    assert_eq!(back.status(), m.status(), "origins survive resume");
+}
+
+#[test]
+fn untrust_asks_nothing_and_nests() {
+    let mut m = trusted_root();
+    m.untrust(&rel("vendor"));
+    assert_eq!(m.decision(&rel("vendor/x")), Some(Trust::Untrusted));
+    assert_eq!(m.decision(&rel("src/x")), Some(Trust::Trusted));
+    m.untrust(&TrustKey::abs("/elsewhere"));
+    assert_eq!(
+        m.decision(&TrustKey::abs("/elsewhere/y")),
+        Some(Trust::Untrusted)
+    );
+}
+
+#[test]
+fn absolute_spellings_inside_the_project_are_relative_rules() {
+    let mut m = trusted_root();
+    let p = m.plan_write(&TrustKey::abs("/w/proj/doc.html"), Trust::Untrusted);
+    assert_eq!(p.key, rel("doc.html"));
+    m.reconcile(&p);
+    assert_eq!(m.decision(&rel("doc.html")), Some(Trust::Untrusted));
+    assert!(m
+        .status()
+        .iter()
+        .all(|l| l.key.ns == gatehouse::trust::Namespace::Relative));
+    assert_eq!(
+        m.deciding(&rel("doc.html/x")),
+        Some((rel("doc.html"), Trust::Untrusted))
+    );
+    assert_eq!(m.deciding(&rel("src")), Some((rel(""), Trust::Trusted)));
+    assert_eq!(TrustMap::new(WD).deciding(&rel("src")), None);
+}
+
+#[test]
+fn write_marks_untrusted_before_and_trusted_after() {
+    let mut m = trusted_root();
+    let p = m.plan_write(&rel("x"), Trust::Untrusted);
+    assert_eq!(p.effect_name(), "marked_untrusted");
+    m.before_write(&p);
+    assert_eq!(
+        m.decision(&rel("x")),
+        Some(Trust::Untrusted),
+        "before the first byte"
+    );
+    let mut m = TrustMap::new(WD);
+    m.untrust(&rel("y"));
+    let p = m.plan_write(&rel("y"), Trust::Trusted);
+    assert_eq!(p.effect_name(), "marked_trusted");
+    m.before_write(&p);
+    assert_eq!(
+        m.decision(&rel("y")),
+        Some(Trust::Untrusted),
+        "not before the write"
+    );
+    m.after_write(&p);
+    assert_eq!(m.decision(&rel("y")), Some(Trust::Trusted));
+    assert_eq!(
+        m.plan_write(&rel("z"), Trust::Trusted).effect_name(),
+        "took_data_trust"
+    );
+    assert_eq!(
+        m.plan_write(&rel("y"), Trust::Trusted).effect_name(),
+        "unchanged"
+    );
+}
+
+#[test]
+fn edit_data_is_untrusted_unless_turn_and_file_are_trusted() {
+    let mut m = trusted_root();
+    m.untrust(&rel("v"));
+    assert_eq!(m.edit_data(&rel("a"), Trust::Trusted), Trust::Trusted);
+    assert_eq!(m.edit_data(&rel("a"), Trust::Untrusted), Trust::Untrusted);
+    assert_eq!(m.edit_data(&rel("v/a"), Trust::Trusted), Trust::Untrusted);
+    assert_eq!(
+        TrustMap::new(WD).edit_data(&rel("a"), Trust::Trusted),
+        Trust::Untrusted
+    );
+}
+
+#[test]
+fn add_dir_refuses_a_directory_holding_the_project() {
+    let mut m = TrustMap::new(WD);
+    assert_eq!(
+        m.add_dir(Path::new("/w")).unwrap_err().code(),
+        "holds_project"
+    );
+    assert_eq!(
+        m.add_dir(Path::new("/")).unwrap_err().code(),
+        "holds_project"
+    );
+    assert_eq!(
+        m.cli_add_dir(Path::new("/w")).unwrap_err().code(),
+        "holds_project"
+    );
+    assert_eq!(
+        m.cli_add_dir(Path::new("/w/proj/x")).unwrap_err().code(),
+        "inside_project"
+    );
+    assert!(
+        m.status().is_empty() && m.reach().is_empty(),
+        "a refusal writes nothing"
+    );
+}
+
+#[test]
+fn cd_closes_dropped_files_inside_and_keeps_the_later_decision() {
+    let mut m = TrustMap::new("/w/a");
+    m.dropped_file(Path::new("/w/c/f.txt")).unwrap();
+    m.dropped_file(Path::new("/x/g.txt")).unwrap();
+    let closed = m.cd(Path::new("/w/c")).unwrap();
+    assert_eq!(closed.len(), 1);
+    assert_eq!(closed[0].path, PathBuf::from("/w/c/f.txt"));
+    assert_eq!(m.reach().len(), 1);
+    assert_eq!(m.rule_at(&rel("f.txt")), Some(Trust::Trusted));
+    assert_eq!(m.rule_at(&rel("")), Some(Trust::Trusted));
+    assert_eq!(m.origin_at(&rel("")), Some(Origin::Cd));
+}
+
+#[test]
+fn settings_names_report_codes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    std::fs::create_dir_all(base.join("proj/inner")).unwrap();
+    std::fs::write(base.join("file"), "").unwrap();
+    let m = TrustMap::new(base.join("proj"));
+    let names: Vec<String> = ["inner", "..", "../file", "../missing", "~/x"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let q = m.settings_questions(&names, None);
+    assert!(q.ask.is_empty());
+    let codes: Vec<&str> = q.unopenable.iter().map(|(_, c)| *c).collect();
+    assert_eq!(
+        codes,
+        vec![
+            "inside_project",
+            "holds_project",
+            "not_directory",
+            "not_found",
+            "not_found"
+        ]
+    );
+}
+
+#[test]
+fn prompt_preview_kinds() {
+    let mut m = TrustMap::new(WD);
+    let kind = |m: &mut TrustMap, p: &str, head: &[u8]| {
+        m.offer_quarantined_read(&rel(p), Path::new(p), Some(Kind::File), head)
+            .preview_kind()
+    };
+    assert_eq!(kind(&mut m, "t", b"x"), Some("text"));
+    assert_eq!(kind(&mut m, "e", b""), Some("empty"));
+    assert_eq!(kind(&mut m, "b", b"\xff\xfe"), Some("not_text"));
+    assert_eq!(kind(&mut m, "i.AVIF", b"x"), None);
+}
+
+// --- gestures through the roots: both halves or neither ---------------------------------
+
+#[test]
+fn gestures_through_roots() {
+    use gatehouse::paths::Roots;
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let proj = base.join("proj");
+    std::fs::create_dir_all(proj.join("src")).unwrap();
+    std::fs::write(proj.join("src/a.js"), "a").unwrap();
+    std::fs::create_dir_all(base.join("notes")).unwrap();
+    std::fs::write(base.join("notes/n.md"), "n").unwrap();
+    std::fs::write(base.join("dl.pdf"), "pdf").unwrap();
+    let mut roots = Roots::open(&proj).unwrap();
+    let mut m = TrustMap::new(&proj);
+    // @path: a file, by its key; a directory or nothing is not_a_file; outside is escape.
+    let k = m.at_path_in(&roots, "./src//a.js", false).unwrap();
+    assert_eq!(k, rel("src/a.js"));
+    assert_eq!(
+        m.at_path_in(&roots, proj.join("src/a.js"), true).unwrap(),
+        k
+    );
+    assert_eq!(m.origin_at(&k), Some(Origin::FileFlag));
+    assert_eq!(
+        m.at_path_in(&roots, "src", false).unwrap_err().code(),
+        "not_a_file"
+    );
+    assert_eq!(
+        m.at_path_in(&roots, "nope", false).unwrap_err().code(),
+        "not_a_file"
+    );
+    assert_eq!(
+        m.at_path_in(&roots, "../notes/n.md", false)
+            .unwrap_err()
+            .code(),
+        "escape"
+    );
+    // /add-dir: both halves; refused ones open nothing and write nothing.
+    let rules = m.status().len();
+    assert_eq!(
+        m.add_dir_in(&mut roots, &base).unwrap_err().code(),
+        "holds_project"
+    );
+    assert_eq!(
+        m.add_dir_in(&mut roots, &proj.join("src"))
+            .unwrap_err()
+            .code(),
+        "inside_project"
+    );
+    assert_eq!(
+        m.add_dir_in(&mut roots, &base.join("dl.pdf"))
+            .unwrap_err()
+            .code(),
+        "not_directory"
+    );
+    assert_eq!((m.status().len(), roots.roots().count()), (rules, 1));
+    m.add_dir_in(&mut roots, &base.join("notes")).unwrap();
+    assert!(m.is_trusted(&m.key_in(&roots, base.join("notes/n.md")).unwrap()));
+    // Drop: reach to that one file and its rule; a directory is not_a_file.
+    let k = m.drop_in(&mut roots, &base.join("dl.pdf")).unwrap();
+    assert_eq!(k, TrustKey::abs(base.join("dl.pdf")));
+    assert!(m.is_trusted(&k));
+    assert_eq!(roots.read_file(base.join("dl.pdf")).unwrap(), b"pdf");
+    assert_eq!(
+        m.drop_in(&mut roots, &base.join("notes"))
+            .unwrap_err()
+            .code(),
+        "not_a_file"
+    );
+    // /untrust by any spelling.
+    let k = m.untrust_in(&roots, proj.join("src")).unwrap();
+    assert_eq!(k, rel("src"));
+    assert_eq!(
+        m.decision(&rel("src/a.js")),
+        Some(Trust::Trusted),
+        "the file's own rule"
+    );
+    assert_eq!(m.decision(&rel("src/b.js")), Some(Trust::Untrusted));
 }

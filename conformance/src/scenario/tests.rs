@@ -202,3 +202,100 @@ fn unknown_capabilities_are_rejected() {
     ));
     assert!(e.contains("unknown capability `gates`"), "{e}");
 }
+
+#[test]
+fn the_new_steps_load_and_imply_their_capabilities() {
+    let src = format!(
+        "{HEAD}[setup]\nstartup = \"no\"\nresolver = \"walk\"\nroots = [\"@EXTRA@\"]\n\
+         [fixture]\nfifos = [\"pipe\"]\nmodes = {{ \"f\" = \"0600\" }}\nbinary = {{ \"b\" = \"00ff\" }}\n\
+         [[step]]\nopened = true\nexpect = {{ started = true }}\n\
+         [[step]]\nread = {{ path = \"f\", if_asked = \"yes\" }}\nexpect = {{ result = \"read\", prompted = true }}\n\
+         [[step]]\nread = \"pipe\"\nexpect = {{ result = \"not_regular\" }}\n\
+         [[step]]\nwrite = {{ path = \"x\", content = \"y\", data = \"untrusted\" }}\nexpect = {{ result = \"written\", effect = \"took_data_trust\" }}\n\
+         [[step]]\nquery = \"x\"\nexpect = {{ trust = \"untrusted\", rule = \"x\" }}\n\
+         [[step]]\nquery = \"f\"\nexpect = {{ trust = \"trusted\", rule = false }}\n\
+         [[step]]\ngesture = {{ name = \"add_dir\", path = \"@EXTRA@\" }}\nexpect = {{ result = \"done\" }}\n\
+         [[step]]\nstatus = true\nexpect = {{ rules = [{{ namespace = \"relative\", key = \"\", trust = \"trusted\" }}] }}\n\
+         [[step]]\nclear = \"yes\"\n\
+         [[step]]\nrun = {{ input = \"true\", cwd = \"sub\" }}\nexpect = {{ exit = 0 }}\ncheck = {{ exists = [\"sub\"] }}\n"
+    );
+    let s = load_file(&src, "trust/x.toml", "trust/x", Some(&ids())).expect("valid");
+    assert_eq!(s.capabilities, vec!["paths", "trust", "fence"]);
+    let src = "title = \"t\"\nrequirements = [\"GATE-T-1\"]\ntier = \"enforcement\"\n[[step]]\nposture = true\n";
+    let s = load_file(src, "fence/x.toml", "fence/x", Some(&ids())).expect("valid");
+    assert_eq!(s.capabilities, vec!["fence"]);
+}
+
+#[test]
+fn new_keys_are_strict() {
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\nread = \"f\"\nexpect = {{ exit = 0 }}\n"
+    ));
+    assert!(
+        e.contains("step 1: `expect.exit` does not apply to read \"f\""),
+        "{e}"
+    );
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\ngesture = {{ name = \"startup\", path = \"x\" }}\n"
+    ));
+    assert!(e.contains("unknown gesture `startup`"), "{e}");
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\nread = \"f\"\ncheck = {{ stdout_has = [\"x\"] }}\n"
+    ));
+    assert!(e.contains("apply to `run` only"), "{e}");
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\nrun = \"true\"\ncheck = {{ unchanged = [\"/etc\"] }}\n"
+    ));
+    assert!(e.contains("must start with a placeholder"), "{e}");
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\nrun = \"true\"\ncheck = {{ socket_untouched = true }}\n"
+    ));
+    assert!(e.contains("needs a [fixture.socket]"), "{e}");
+    let e = one_error(&format!(
+        "{HEAD}[fixture]\nmodes = {{ \"f\" = \"rw\" }}\n[[step]]\nstatus = true\n"
+    ));
+    assert!(e.contains("must be octal"), "{e}");
+    let e = one_error(&format!(
+        "{HEAD}[fixture.outside]\nbinary = {{ \"f\" = \"0g\" }}\n[[step]]\nstatus = true\n"
+    ));
+    assert!(e.contains("hex digits in pairs"), "{e}");
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\nstatus = true\n[[step]]\nopened = true\n"
+    ));
+    assert!(e.contains("first [[step]] only"), "{e}");
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\nrun = \"true\"\ncheck = {{ nope = true }}\n"
+    ));
+    assert!(e.contains("unknown field `nope`"), "{e}");
+}
+
+#[test]
+fn the_allowed_twin_rule_covers_every_family() {
+    let twin = "every file carries the allowed twin";
+    let refusals = [
+        ("read = \"../x\"\nexpect = { result = \"escape\" }", "read = \"f\"\nexpect = { result = \"read\" }"),
+        ("write = { path = \"x\" }\nexpect = { result = \"declined\" }", "list = \".\"\nexpect = { result = \"listed\" }"),
+        ("query = \"x\"\nexpect = { trust = \"unknown\" }", "query = \"y\"\nexpect = { trust = \"trusted\" }"),
+        ("gesture = { name = \"add_dir\", path = \"x\" }\nexpect = { result = \"inside_project\" }", "gesture = { name = \"add_dir\", path = \"y\" }\nexpect = { result = \"done\" }"),
+        ("run = \"false\"\nexpect = { exit = \"nonzero\" }", "run = \"touch a\"\nexpect = { exit = 0 }\ncheck = { exists = [\"a\"] }"),
+        ("run = \"x\"\nexpect = { refused = \"degraded_refused\" }", "run = \"echo hi\"\nexpect = { exit = \"zero\" }\ncheck = { stdout_has = [\"hi\"] }"),
+        ("toggle = { to = \"off\" }\nexpect = { refused = \"confirmation_required\" }", "toggle = { to = \"off\", confirmed = true }\nexpect = { refused = false }"),
+    ];
+    for (refusal, allowed) in refusals {
+        let alone = format!("{HEAD}[[step]]\n{refusal}\n");
+        let e = one_error(&alone);
+        assert!(e.contains(twin), "{refusal}: {e}");
+        let both = format!("{HEAD}[[step]]\n{refusal}\n[[step]]\n{allowed}\n");
+        assert!(errors(&both).is_empty(), "{refusal}: {:?}", errors(&both));
+    }
+    // A zero exit without a check proving its effect is no twin.
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\nrun = \"false\"\nexpect = {{ exit = 1 }}\n[[step]]\nrun = \"true\"\nexpect = {{ exit = 0 }}\n"
+    ));
+    assert!(e.contains("with a `check` proving its effect"), "{e}");
+    // A refusal of one family is not answered by an allowed outcome of another.
+    let e = one_error(&format!(
+        "{HEAD}[[step]]\nread = \"../x\"\nexpect = {{ result = \"escape\" }}\n[[step]]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\" }}\n"
+    ));
+    assert!(e.contains("a file tool expects a refusal"), "{e}");
+}

@@ -7,8 +7,11 @@ use std::path::{Component, Path};
 
 use toml::Spanned;
 
+use super::actions::{actions_of, misplaced_expect_keys, ACTION_KEYS};
 use super::load::ScenarioError;
 use super::model::*;
+use super::twin::missing_twins;
+use super::Check;
 use crate::spec::is_requirement_id;
 
 /// The capabilities this runner knows.
@@ -106,6 +109,26 @@ pub fn validate(
     if let Some(body) = &body {
         check_names(&mut cx, body);
         check_twin(&mut cx, body);
+        check_opened(&mut cx, body);
+    }
+    let uses_sibling = source.contains("@SIBLING@") || !is_empty_tree(&file.fixture.sibling);
+    let uses_runner_pid = source.contains("@RUNNER_PID@")
+        || body
+            .as_ref()
+            .is_some_and(|b| steps_of(b).iter().any(|s| s.check.process_alive));
+    if source.contains("@SOCKET@") && file.fixture.socket.is_none() {
+        cx.err(
+            None,
+            "`@SOCKET@` is used but there is no [fixture.socket]".into(),
+        );
+    }
+    if let Some(b) = &body {
+        if steps_of(b).iter().any(|s| s.check.socket_untouched) && file.fixture.socket.is_none() {
+            cx.err(
+                None,
+                "`check.socket_untouched` needs a [fixture.socket]".into(),
+            );
+        }
     }
     match body {
         Some(body) if cx.errors.is_empty() => Ok(Scenario {
@@ -119,8 +142,17 @@ pub fn validate(
                 .map(Spanned::into_inner)
                 .collect(),
             tier: file.tier,
-            capabilities: file.capabilities,
-            platform_os: file.platform.os,
+            capabilities: {
+                let mut setups = vec![&file.setup];
+                if let Body::Table(cases) = &body {
+                    setups.extend(cases.iter().map(|c| &c.setup));
+                }
+                effective_capabilities(&file.capabilities, file.tier, &setups, &body)
+            },
+            platform_os: file.platform.os.clone(),
+            platform: file.platform,
+            uses_sibling,
+            uses_runner_pid,
             fixture: file.fixture,
             setup: file.setup,
             body,
@@ -199,45 +231,10 @@ fn step(
     offset: Option<usize>,
     e: Entry,
 ) -> Option<Step> {
-    let mut actions = Vec::new();
-    if let Some(line) = e.decide {
-        actions.push(Action::Call {
-            key: "decide",
-            tool: "shell".into(),
-            input: line,
-        });
-    }
-    if let Some(code) = e.code {
-        actions.push(Action::Call {
-            key: "code",
-            tool: "execute_code".into(),
-            input: code,
-        });
-    }
-    if let Some(t) = e.tool {
-        actions.push(Action::Call {
-            key: "tool",
-            tool: t.name,
-            input: t.input,
-        });
-    }
-    if let Some(c) = e.answer {
-        actions.push(Action::Answer(c));
-    }
-    if let Some(g) = e.grants {
-        if !g {
-            cx.err(offset, format!("{what} {index}: `grants` must be `true`"));
-        }
-        actions.push(Action::Grants);
-    }
-    if let Some(t) = e.revoke {
-        actions.push(Action::Revoke(t));
-    }
-    if let Some(a) = e.audit {
-        if !a {
-            cx.err(offset, format!("{what} {index}: `audit` must be `true`"));
-        }
-        actions.push(Action::Audit);
+    let mut e = e;
+    let (mut actions, errs) = actions_of(&mut e);
+    for m in errs {
+        cx.err(offset, format!("{what} {index}: {m}"));
     }
     if actions.len() != 1 {
         let n = if actions.is_empty() {
@@ -247,7 +244,7 @@ fn step(
         };
         cx.err(
             offset,
-            format!("{what} {index}: {n}; write exactly one of decide, code, tool, answer, grants, revoke, audit"),
+            format!("{what} {index}: {n}; write exactly one of {ACTION_KEYS}"),
         );
         return None;
     }
@@ -262,39 +259,55 @@ fn step(
             ),
         );
     }
+    let check = e.check.unwrap_or_default();
+    check_check(cx, what, index, offset, &action, &check);
     Some(Step {
         index,
         name: e.name,
         action,
         expect,
+        check,
     })
 }
 
-fn misplaced_expect_keys(action: &Action, x: &Expect) -> Vec<&'static str> {
-    let present = [
-        ("decision", x.decision.is_some()),
-        ("route", x.route.is_some()),
-        ("reason", x.reason.is_some()),
-        ("offers", x.offers.is_some()),
-        ("card", x.card.is_some()),
-        ("outcome", x.outcome.is_some()),
-        ("saved", x.saved.is_some()),
-        ("grants", x.grants.is_some()),
-        ("revoked", x.revoked.is_some()),
-        ("outcomes", x.outcomes.is_some()),
-    ];
-    let allowed: &[&str] = match action {
-        Action::Call { .. } => &["decision", "route", "reason", "offers", "card"],
-        Action::Answer(_) => &["outcome", "saved"],
-        Action::Grants => &["grants"],
-        Action::Revoke(_) => &["revoked"],
-        Action::Audit => &["outcomes"],
-    };
-    present
-        .into_iter()
-        .filter(|(k, p)| *p && !allowed.contains(k))
-        .map(|(k, _)| k)
-        .collect()
+fn check_check(
+    cx: &mut Ctx<'_>,
+    what: &str,
+    index: usize,
+    offset: Option<usize>,
+    action: &Action,
+    c: &Check,
+) {
+    if (!c.stdout_has.is_empty() || !c.stdout_lacks.is_empty())
+        && !matches!(action, Action::Run { .. })
+    {
+        cx.err(
+            offset,
+            format!(
+                "{what} {index}: `check.stdout_has` and `check.stdout_lacks` apply to `run` only"
+            ),
+        );
+    }
+    let paths = c
+        .unchanged
+        .iter()
+        .chain(&c.absent)
+        .chain(&c.exists)
+        .chain(c.content.keys());
+    for p in paths {
+        let path = Path::new(p);
+        let ok = !p.is_empty()
+            && (p.starts_with('@')
+                || path
+                    .components()
+                    .all(|c| matches!(c, Component::Normal(_) | Component::CurDir)));
+        if !ok {
+            cx.err(
+                offset,
+                format!("{what} {index}: check path `{p}` must start with a placeholder (`@OUTSIDE@/...`) or be relative to the workspace"),
+            );
+        }
+    }
 }
 
 fn steps_of(body: &Body) -> Vec<&Step> {
@@ -322,18 +335,62 @@ fn check_names(cx: &mut Ctx<'_>, body: &Body) {
 }
 
 fn check_twin(cx: &mut Ctx<'_>, body: &Body) {
-    let decisions: Vec<&str> = steps_of(body)
-        .iter()
-        .filter_map(|s| s.expect.decision.as_deref())
-        .collect();
-    let refuses = decisions.iter().any(|d| *d == "ask" || *d == "deny");
-    if refuses && !decisions.contains(&"allow") {
+    for family in missing_twins(steps_of(body).into_iter()) {
         cx.err(
             None,
-            "expectations include `ask` or `deny` but no `allow`: every file carries the allowed twin of each refusal"
-                .into(),
+            format!(
+                "{}: every file carries the allowed twin of each refusal",
+                family.rule()
+            ),
         );
     }
+}
+
+fn check_opened(cx: &mut Ctx<'_>, body: &Body) {
+    let misplaced = match body {
+        Body::Table(cases) => cases
+            .iter()
+            .any(|c| matches!(c.step.action, Action::Opened)),
+        Body::Sequence(steps) => steps
+            .iter()
+            .skip(1)
+            .any(|s| matches!(s.action, Action::Opened)),
+    };
+    if misplaced {
+        cx.err(
+            None,
+            "`opened` judges the answer to `open`: it is allowed as the first [[step]] only".into(),
+        );
+    }
+}
+
+/// The file's capabilities plus those its tier, setup fields and actions imply.
+fn effective_capabilities(
+    file_caps: &[String],
+    tier: Tier,
+    setups: &[&SetupPatch],
+    body: &Body,
+) -> Vec<String> {
+    let mut caps: Vec<String> = file_caps.to_vec();
+    let mut add = |c: &str| {
+        if !caps.iter().any(|x| x == c) {
+            caps.push(c.to_string());
+        }
+    };
+    if tier == Tier::Enforcement {
+        add("fence");
+    }
+    for s in setups {
+        for c in s.implied_capabilities() {
+            add(c);
+        }
+    }
+    for step in steps_of(body) {
+        if let Some(c) = step.action.capability() {
+            add(c);
+        }
+    }
+    caps
 }
 
 fn check_fixture(cx: &mut Ctx<'_>, f: &Fixture) {
@@ -341,8 +398,36 @@ fn check_fixture(cx: &mut Ctx<'_>, f: &Fixture) {
         ("fixture", f.workspace()),
         ("fixture.outside", f.outside.clone()),
         ("fixture.home", f.home.clone()),
+        ("fixture.extra", f.extra.clone()),
+        ("fixture.sibling", f.sibling.clone()),
     ] {
-        let paths = t.dirs.iter().chain(t.files.keys()).chain(t.symlinks.keys());
+        for (p, hex) in &t.binary {
+            if hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                cx.err(
+                    None,
+                    format!("[{tree}]: binary `{p}` must be hex digits in pairs"),
+                );
+            }
+        }
+        for (p, mode) in &t.modes {
+            if mode.is_empty()
+                || mode.len() > 4
+                || !mode.bytes().all(|b| (b'0'..=b'7').contains(&b))
+            {
+                cx.err(
+                    None,
+                    format!("[{tree}]: mode `{mode}` of `{p}` must be octal, like \"0644\""),
+                );
+            }
+        }
+        let paths = t
+            .dirs
+            .iter()
+            .chain(t.files.keys())
+            .chain(t.symlinks.keys())
+            .chain(t.binary.keys())
+            .chain(&t.fifos)
+            .chain(t.modes.keys());
         for p in paths {
             let path = Path::new(p);
             let ok = !p.is_empty()
@@ -357,4 +442,12 @@ fn check_fixture(cx: &mut Ctx<'_>, f: &Fixture) {
             }
         }
     }
+}
+
+fn is_empty_tree(t: &Tree) -> bool {
+    t.dirs.is_empty()
+        && t.files.is_empty()
+        && t.symlinks.is_empty()
+        && t.binary.is_empty()
+        && t.fifos.is_empty()
 }

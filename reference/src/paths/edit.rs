@@ -1,74 +1,60 @@
-//! Atomic edit: read the existing regular file through its parent handle, write the new
-//! contents to a fresh temporary name in the same directory handle, then `renameat` it
-//! over the final name. Readers see the old file or the new one, never a mix.
+//! Atomic edit (PATH-WRITE-1, PATH-WRITE-3): read the existing regular file through its
+//! parent handle under the rules of reading (type from an `O_PATH` handle, then the same
+//! object opened `O_RDONLY | O_NONBLOCK`), then replace it as a write does.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{fchmod, fstat, openat, renameat, unlinkat, AtFlags, Mode, OFlags};
+use rustix::fs::{openat, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::stat::Metadata;
+use super::resolve::How;
+use super::write::{stat_of, Existing};
 use super::{Key, Kind, PathError, Roots};
-
-static TEMP: AtomicU64 = AtomicU64::new(0);
 
 impl Roots {
     /// Replaces the contents of the existing regular file `path` with `edit(old)`,
-    /// atomically; returns its key.
+    /// atomically; returns its key. A path naming nothing is `not_found`.
     pub fn edit_atomic(
         &self,
         path: impl AsRef<Path>,
         edit: impl FnOnce(&[u8]) -> Vec<u8>,
     ) -> Result<Key, PathError> {
-        let (t, parent, name) = self.parent_of(path.as_ref().as_os_str())?;
-        let io = |op, e: std::io::Error| PathError::Io {
-            op,
-            path: t.shown(),
-            source: e,
+        let t = self.target(path.as_ref().as_os_str())?;
+        if t.trailing() {
+            // PATH-SPELL-2: `notes.txt/` is not_directory; a directory is is_directory.
+            self.open_target(&t, How::PATH, "open")?;
+            return Err(PathError::IsDirectory { path: t.shown() });
+        }
+        let parent = self.parent_of(&t, false)?;
+        let existing = self.look_final(&t, &parent).and_then(|e| match e {
+            Existing::New => Err(PathError::NotFound { path: t.shown() }),
+            e => Ok(e),
+        })?;
+        let Existing::File(checked) = existing else {
+            unreachable!("a new file was refused above")
         };
         let flags =
             OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-        let fd = match openat(&parent, name.as_os_str(), flags, Mode::empty()) {
+        let fd = match openat(&parent.fd, parent.name.as_os_str(), flags, Mode::empty()) {
             Ok(fd) => fd,
             Err(e) if e == Errno::LOOP => return Err(self.refuse_final_link(&t)),
             Err(e) => return Err(PathError::from_fault(e.into(), "open", &t.shown())),
         };
-        let old = Metadata::from_stat(&fstat(&fd).map_err(|e| io("fstat", e.into()))?);
-        if old.kind != Kind::File {
-            return Err(PathError::NotRegular {
-                path: t.shown(),
-                kind: old.kind.name(),
-            });
+        let opened = stat_of(&fd, &t)?;
+        if (opened.dev, opened.ino) != (checked.dev, checked.ino) || opened.kind != Kind::File {
+            return Err(PathError::Changed { path: t.shown() });
         }
         let mut before = Vec::new();
         std::fs::File::from(fd)
             .read_to_end(&mut before)
-            .map_err(|e| io("read", e))?;
+            .map_err(|e| PathError::Io {
+                op: "read",
+                path: t.shown(),
+                source: e,
+            })?;
         let after = edit(&before);
-
-        let temp = format!(
-            ".gatehouse-edit-{}-{}.tmp",
-            std::process::id(),
-            TEMP.fetch_add(1, Ordering::Relaxed)
-        );
-        let tflags =
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let tfd = openat(&parent, temp.as_str(), tflags, Mode::from_raw_mode(0o600))
-            .map_err(|e| io("create temp", e.into()))?;
-        let written = (|| {
-            fchmod(&tfd, Mode::from_raw_mode(old.mode)).map_err(|e| io("chmod", e.into()))?;
-            let mut f = std::fs::File::from(tfd);
-            f.write_all(&after).map_err(|e| io("write", e))?;
-            f.sync_all().map_err(|e| io("sync", e))?;
-            renameat(&parent, temp.as_str(), &parent, name.as_os_str())
-                .map_err(|e| io("rename", e.into()))
-        })();
-        if written.is_err() {
-            let _ = unlinkat(&parent, temp.as_str(), AtFlags::empty());
-        }
-        written?;
-        self.key(path)
+        self.replace(&t, &parent, &Existing::File(checked), &after)?;
+        Ok(t.key())
     }
 }

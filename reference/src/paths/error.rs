@@ -111,17 +111,17 @@ impl PathError {
     /// A stable, machine-readable code for the adapter protocol.
     pub fn code(&self) -> &'static str {
         match self {
-            PathError::Empty => "empty-path",
-            PathError::Nul { .. } => "nul-byte",
-            PathError::ComponentTooLong { .. } => "name-too-long",
-            PathError::PathTooLong { .. } => "path-too-long",
+            PathError::Empty => "empty_path",
+            PathError::Nul { .. } => "nul_byte",
+            PathError::ComponentTooLong { .. } => "name_too_long",
+            PathError::PathTooLong { .. } => "path_too_long",
             PathError::Escape { .. } => "escape",
             PathError::Loop { .. } => "loop",
-            PathError::NotFound { .. } => "not-found",
-            PathError::NotDirectory { .. } => "not-directory",
-            PathError::IsDirectory { .. } => "is-directory",
-            PathError::NotRegular { .. } => "not-regular",
-            PathError::FinalSymlink { .. } => "final-symlink",
+            PathError::NotFound { .. } => "not_found",
+            PathError::NotDirectory { .. } => "not_directory",
+            PathError::IsDirectory { .. } => "is_directory",
+            PathError::NotRegular { .. } => "not_regular",
+            PathError::FinalSymlink { .. } => "final_symlink",
             PathError::Busy { .. } => "busy",
             PathError::Changed { .. } => "changed",
             PathError::Io { .. } => "io",
@@ -131,6 +131,19 @@ impl PathError {
     /// Whether this is the escape refusal.
     pub fn is_escape(&self) -> bool {
         matches!(self, PathError::Escape { .. })
+    }
+
+    /// Translates a `std::io::Error` (from `std::fs` calls, e.g. while opening a root)
+    /// through the same table as backend faults.
+    pub fn from_io(e: std::io::Error, op: &'static str, path: &str) -> Self {
+        match e.raw_os_error() {
+            Some(n) => PathError::from_fault(Errno::from_raw_os_error(n).into(), op, path),
+            None => PathError::Io {
+                op,
+                path: path.to_owned(),
+                source: e,
+            },
+        }
     }
 
     /// The single translation point from a backend fault to an error.
@@ -198,7 +211,7 @@ mod tests {
         );
         assert_eq!(
             PathError::from_fault(Errno::NOENT.into(), "o", "x").code(),
-            "not-found"
+            "not_found"
         );
         assert_eq!(
             PathError::from_fault(Errno::ACCESS.into(), "o", "x").code(),

@@ -10,8 +10,8 @@
 //!
 //! The confined operations carry the plain names: [`Roots::open_read`],
 //! [`Roots::read_file`], [`Roots::list_dir`], [`Roots::write_file`],
-//! [`Roots::edit_atomic`], [`Roots::stat`]. There is no unconfined variant in the
-//! public API.
+//! [`Roots::edit_atomic`], [`Roots::search`], [`Roots::stat`]. There is no unconfined
+//! variant in the public API.
 //!
 //! Strict choices made where the sources are silent:
 //! - an absolute path outside every root is an [`PathError::Escape`], like `..` out;
@@ -21,11 +21,14 @@
 //! - a trailing slash demands a directory; a write to such a path is
 //!   [`PathError::IsDirectory`];
 //! - roots are matched by their canonical absolute path only, never by another spelling;
-//! - `.` and empty segments are dropped lexically; `..` is never folded lexically.
+//! - `.` and empty segments are dropped lexically; a `..` that climbs out by spelling is
+//!   refused before any system call; otherwise `..` is never folded lexically: the
+//!   directory it climbs to is found on the disk, and the key names it (PATH-KEY-6);
+//! - writes and edits replace the name by `renameat`, never the inode.
 //!
 //! Known costs (not closable by any resolver): a hard link inside a root to an outside
-//! file is opened; a tree rearranged between resolution and use is not detected beyond
-//! the handle the resolution returned.
+//! file is read (a write replaces the name, so the outside file is never changed); a
+//! directory moved out while its handle is held is still reached through that handle.
 
 mod backend;
 mod edit;
@@ -37,6 +40,7 @@ mod read;
 mod resolve;
 mod root;
 mod roots;
+mod search;
 mod stat;
 pub mod validate;
 mod walk;
@@ -48,6 +52,7 @@ pub use key::{is_within, overlaps, Key, RootId};
 pub use list::Entry;
 pub use read::Readable;
 pub use root::Root;
-pub use roots::Roots;
+pub use roots::{RootRefusal, Roots};
+pub use search::{Match, Search};
 pub use stat::{Kind, Metadata};
 pub use validate::{MAX_NAME, MAX_PATH};

@@ -24,30 +24,19 @@ impl Root {
     /// records its canonical path. Refuses a canonical path that changed under it.
     pub(crate) fn open_dir(id: RootId, path: &Path) -> Result<Root, PathError> {
         let shown = path.to_string_lossy().into_owned();
-        let io = |op, e: std::io::Error| match e.kind() {
-            std::io::ErrorKind::NotFound => PathError::NotFound {
-                path: shown.clone(),
-            },
-            _ => PathError::Io {
-                op,
-                path: shown.clone(),
-                source: e,
-            },
-        };
-        let canonical = std::fs::canonicalize(path).map_err(|e| io("canonicalize", e))?;
+        // The handle is opened on the name the person gave, following links: that is the
+        // directory they chose (PATH-ROOT-2). Its canonical path must name that object.
         let fd = rustix::fs::open(
-            &canonical,
+            path,
             OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|e| match e {
-            rustix::io::Errno::NOTDIR => PathError::NotDirectory {
-                path: shown.clone(),
-            },
-            e => io("open", e.into()),
-        })?;
-        let a = fstat(&fd).map_err(|e| io("fstat", e.into()))?;
-        let b = rustix::fs::stat(&canonical).map_err(|e| io("stat", e.into()))?;
+        .map_err(|e| PathError::from_fault(e.into(), "open", &shown))?;
+        let canonical = std::fs::canonicalize(path)
+            .map_err(|e| PathError::from_io(e, "canonicalize", &shown))?;
+        let a = fstat(&fd).map_err(|e| PathError::from_fault(e.into(), "fstat", &shown))?;
+        let b = rustix::fs::stat(&canonical)
+            .map_err(|e| PathError::from_fault(e.into(), "stat", &shown))?;
         if (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino) {
             return Err(PathError::Changed { path: shown });
         }

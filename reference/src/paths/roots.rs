@@ -2,13 +2,11 @@
 //! beside it (`/add-dir`, `--add-dir`, settings-named directories, dropped files), the
 //! backend chosen for it, and the keys paths are given.
 
-use std::ffi::OsString;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::fd::OwnedFd;
 
-use super::validate::Comp;
 use super::{is_within, overlaps, Backend, Key, PathError, Root, RootId};
 
 /// The reachable roots. Every confined operation is a method here.
@@ -76,15 +74,17 @@ impl Roots {
 
     /// Opens a directory beside the working directory (following links to reach it, as
     /// opening a directory does) and returns its id; an already-open directory returns
-    /// the existing id. `path` must be absolute.
-    pub fn add_dir(&mut self, path: impl AsRef<Path>) -> Result<RootId, PathError> {
+    /// the existing id. `path` must be absolute. A directory inside the working
+    /// directory, or holding it, is refused (PATH-ROOT-5).
+    pub fn add_dir(&mut self, path: impl AsRef<Path>) -> Result<RootId, RootRefusal> {
         let path = path.as_ref();
         if !path.is_absolute() {
-            return Err(PathError::NotDirectory {
+            return Err(RootRefusal::Path(PathError::NotFound {
                 path: path.to_string_lossy().into_owned(),
-            });
+            }));
         }
         let root = Root::open_dir(RootId(0), path)?;
+        self.beside_workdir(&root.path)?;
         if let Some(r) = self
             .roots
             .iter()
@@ -95,16 +95,52 @@ impl Roots {
         Ok(self.push(root))
     }
 
-    /// Gives reach to one file (a dropped file): its directory is opened, and only that
-    /// one name beneath it resolves.
-    pub fn add_file(&mut self, path: impl AsRef<Path>) -> Result<RootId, PathError> {
+    fn beside_workdir(&self, path: &Path) -> Result<(), RootRefusal> {
+        let wd = &self.workdir().path;
+        if is_within(path, wd) {
+            return Err(RootRefusal::InsideProject(path.to_path_buf()));
+        }
+        if is_within(wd, path) {
+            return Err(RootRefusal::HoldsProject(path.to_path_buf()));
+        }
+        Ok(())
+    }
+
+    /// Gives reach to one file (a dropped file, PATH-ROOT-3): links in the name are
+    /// followed (it is the file the person chose), its directory is opened, and only
+    /// that one name beneath it resolves. A file already reachable through an open
+    /// directory root (the working directory included) opens nothing and returns that
+    /// root. A directory is refused (`not_a_file`).
+    pub fn add_file(&mut self, path: impl AsRef<Path>) -> Result<RootId, RootRefusal> {
         let path = path.as_ref();
         let shown = path.to_string_lossy().into_owned();
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return Err(PathError::IsDirectory { path: shown });
-        };
         if !path.is_absolute() {
-            return Err(PathError::NotFound { path: shown });
+            return Err(RootRefusal::Path(PathError::NotFound { path: shown }));
+        }
+        let canonical = std::fs::canonicalize(path)
+            .map_err(|e| PathError::from_io(e, "canonicalize", &shown))?;
+        let md =
+            std::fs::metadata(&canonical).map_err(|e| PathError::from_io(e, "stat", &shown))?;
+        if md.is_dir() {
+            return Err(RootRefusal::NotAFile(canonical));
+        }
+        let (Some(parent), Some(name)) = (canonical.parent(), canonical.file_name()) else {
+            return Err(RootRefusal::NotAFile(canonical));
+        };
+        if let Some(r) = self
+            .roots
+            .iter()
+            .filter(|r| r.only.is_none() && is_within(&canonical, &r.path))
+            .max_by_key(|r| r.path.components().count())
+        {
+            return Ok(r.id);
+        }
+        if let Some(r) = self
+            .roots
+            .iter()
+            .find(|r| r.path == parent && r.only.as_deref() == Some(name))
+        {
+            return Ok(r.id);
         }
         let mut root = Root::open_dir(RootId(0), parent)?;
         root.only = Some(name.to_owned());
@@ -122,7 +158,8 @@ impl Roots {
     }
 
     /// Makes `path` the working directory. Closes the directory left and every opened
-    /// directory holding the new one or inside it; returns the closed ids.
+    /// root holding the new one or inside it (dropped files inside it included,
+    /// TRUST-CD-3); returns the closed ids.
     pub fn cd(&mut self, path: impl AsRef<Path>) -> Result<Vec<RootId>, PathError> {
         let root = Root::open_dir(RootId(0), path.as_ref())?;
         let new_path = root.path.clone();
@@ -130,7 +167,12 @@ impl Roots {
         let closed: Vec<RootId> = self
             .roots
             .iter()
-            .filter(|r| r.id == old || overlaps(&r.path, &new_path) && r.only.is_none())
+            .filter(|r| match &r.only {
+                _ if r.id == old => true,
+                None => overlaps(&r.path, &new_path),
+                // A dropped file closes when it lies inside the new working directory.
+                Some(name) => is_within(&r.path.join(name), &new_path),
+            })
             .map(|r| r.id)
             .collect();
         self.roots.retain(|r| !closed.contains(&r.id));
@@ -151,29 +193,14 @@ impl Roots {
         closed
     }
 
-    /// The key of `path`: whole components relative to the root it routes to. Without
-    /// `..` the key is the spelling (`.` and empty segments dropped), so a symlink is its
-    /// own name. With `..`, everything up to the last `..` is resolved physically (the
-    /// walk, confined), since the kernel resolves `..` through links, never lexically.
+    /// The key of `path` (PATH-KEY-1, PATH-KEY-6): whole components relative to the
+    /// root it routes to. Without `..` the key is the spelling (`.` and empty segments
+    /// dropped), so a symlink is its own name. With `..`, the directory the last `..`
+    /// climbs to is found on the disk (the confined walk, following links as the kernel
+    /// does) and named by its physical components, so the key names what an operation
+    /// on the same path opens.
     pub fn key(&self, path: impl AsRef<Path>) -> Result<Key, PathError> {
-        let t = self.target(path.as_ref().as_os_str())?;
-        let comps = t.comps();
-        let last_parent = comps.iter().rposition(|c| *c == Comp::Parent);
-        let mut components: Vec<OsString> = match last_parent {
-            Some(i) => self
-                .physical_names(t.root, &comps[..=i])
-                .map_err(|f| PathError::from_fault(f, "key", &t.shown()))?,
-            None => Vec::new(),
-        };
-        let rest = &comps[last_parent.map_or(0, |i| i + 1)..];
-        components.extend(rest.iter().filter_map(|c| match c {
-            Comp::Name(n) => Some(n.clone()),
-            Comp::Parent => None,
-        }));
-        Ok(Key {
-            root: t.root.id,
-            components,
-        })
+        Ok(self.target(path.as_ref().as_os_str())?.key())
     }
 
     /// Resolves `path` to an `O_PATH` handle beneath its root; `follow_last == false`
@@ -190,5 +217,35 @@ impl Roots {
     /// Whether `path` (absolute) is the working directory or inside it.
     pub fn in_workdir(&self, path: &Path) -> bool {
         is_within(path, &self.workdir().path)
+    }
+}
+
+/// Why a root could not be opened beside the working directory.
+#[derive(Debug, thiserror::Error)]
+pub enum RootRefusal {
+    /// The directory is the working directory or lies inside it.
+    #[error("{0:?} is already inside the working directory")]
+    InsideProject(std::path::PathBuf),
+    /// The directory holds the working directory.
+    #[error("{0:?} holds the working directory")]
+    HoldsProject(std::path::PathBuf),
+    /// A file was wanted and this is a directory.
+    #[error("{0:?} is a directory, not a file")]
+    NotAFile(std::path::PathBuf),
+    /// The path itself could not be opened.
+    #[error(transparent)]
+    Path(#[from] PathError),
+}
+
+impl RootRefusal {
+    /// The stable code (`inside_project`, `holds_project`, `not_a_file`, or the path
+    /// code of PATH-ERR-1).
+    pub fn code(&self) -> &'static str {
+        match self {
+            RootRefusal::InsideProject(_) => "inside_project",
+            RootRefusal::HoldsProject(_) => "holds_project",
+            RootRefusal::NotAFile(_) => "not_a_file",
+            RootRefusal::Path(e) => e.code(),
+        }
     }
 }

@@ -43,6 +43,16 @@ impl Kind {
         }
     }
 
+    /// The kind `list` reports (PATH-LIST-1): `file`, `dir`, `symlink` or `other`.
+    pub fn entry_name(self) -> &'static str {
+        match self {
+            Kind::File => "file",
+            Kind::Dir => "dir",
+            Kind::Symlink => "symlink",
+            _ => "other",
+        }
+    }
+
     /// A short name (`file`, `dir`, `fifo`, ...).
     pub fn name(self) -> &'static str {
         match self {

@@ -56,6 +56,13 @@ fn probe(cur: BorrowedFd<'_>, name: &OsString) -> Result<Probe, Fault> {
     }
 }
 
+/// Whether `fd` lives on procfs, where symbolic links may be magic.
+fn on_procfs(fd: BorrowedFd<'_>) -> bool {
+    const PROC_SUPER_MAGIC: i64 = 0x9fa0;
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+    rustix::fs::fstatfs(fd).is_ok_and(|st| i64::from(st.f_type) == PROC_SUPER_MAGIC)
+}
+
 /// What the look before the final open found.
 enum Probe {
     Link(OwnedFd),
@@ -163,6 +170,16 @@ pub(crate) fn open(
         }
         if target[0] == b'/' {
             return Err(Fault::Escape);
+        }
+        // A magic link (`/proc/<pid>/fd/N` to a pipe, a socket, a namespace) reads as
+        // `kind:[inode]`; the kernel follows it to an object, never to that name
+        // (PATH-RESOLVE-4). Magic links with path-like targets read as absolute paths and
+        // are refused above.
+        if target.windows(2).any(|w| w == b":[") {
+            let on = link_fd.as_ref().map_or(cur, |fd| fd.as_fd());
+            if on_procfs(on) {
+                return Err(Fault::Escape);
+            }
         }
         pending.extend(split(target).comps.into_iter().rev());
     }

@@ -20,10 +20,71 @@ pub enum Trust {
     Untrusted,
 }
 
-/// A rule's value in the trie: its polarity and when it was decided.
+impl Trust {
+    /// The observable value (`trusted`, `untrusted`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Trust::Trusted => "trusted",
+            Trust::Untrusted => "untrusted",
+        }
+    }
+}
+
+/// What wrote a rule (TRUST-GEST-1, TRUST-STATUS-1): a gesture, or a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Yes at the startup question.
+    Startup,
+    /// `--dangerously-skip-permissions`.
+    SkipPermissions,
+    /// `@path` in a message.
+    AtPath,
+    /// `--file` on the command line.
+    FileFlag,
+    /// A dropped file.
+    Drop,
+    /// `/add-dir`.
+    AddDir,
+    /// `/cd`.
+    Cd,
+    /// Yes at a quarantined read.
+    ReadPrompt,
+    /// Yes to a settings-named directory.
+    SettingsDir,
+    /// `/untrust`.
+    Untrust,
+    /// A write reconciled by the write table.
+    Write,
+    /// A shell redirection reconciled as a write.
+    Redirect,
+}
+
+impl Origin {
+    /// The observable name (`startup`, `at_path`, `write`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Startup => "startup",
+            Origin::SkipPermissions => "skip_permissions",
+            Origin::AtPath => "at_path",
+            Origin::FileFlag => "file_flag",
+            Origin::Drop => "drop",
+            Origin::AddDir => "add_dir",
+            Origin::Cd => "cd",
+            Origin::ReadPrompt => "read_prompt",
+            Origin::SettingsDir => "settings_dir",
+            Origin::Untrust => "untrust",
+            Origin::Write => "write",
+            Origin::Redirect => "redirect",
+        }
+    }
+}
+
+/// A rule's value in the table: its polarity, what wrote it and when it was decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Rule {
     pub trust: Trust,
+    pub origin: Origin,
     pub seq: u64,
 }
 
@@ -37,18 +98,34 @@ pub enum ReachKind {
     File,
 }
 
-/// Which gesture opened it.
+/// Which gesture opened it (TRUST-STATUS-2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
 pub enum ReachOrigin {
     /// `/add-dir` in a session (reach and trust).
+    #[serde(rename = "add_dir")]
     AddDir,
     /// `--add-dir` on the command line (reach only).
+    #[serde(rename = "cli_add_dir")]
     CliAddDir,
     /// A settings-named directory accepted at startup (reach and trust).
+    #[serde(rename = "settings_dir")]
     Settings,
     /// A dropped file (reach to that one file and trust in it).
+    #[serde(rename = "drop")]
     Dropped,
+}
+
+impl ReachOrigin {
+    /// The observable name (`add_dir`, `cli_add_dir`, `settings_dir`, `drop`); the
+    /// working directory itself is `working_directory`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReachOrigin::AddDir => "add_dir",
+            ReachOrigin::CliAddDir => "cli_add_dir",
+            ReachOrigin::Settings => "settings_dir",
+            ReachOrigin::Dropped => "drop",
+        }
+    }
 }
 
 /// Something opened beside the working directory.
@@ -69,6 +146,8 @@ pub struct StatusLine {
     pub key: TrustKey,
     /// Its polarity.
     pub trust: Trust,
+    /// What wrote it.
+    pub origin: Origin,
 }
 
 impl fmt::Display for StatusLine {
@@ -82,7 +161,7 @@ impl fmt::Display for StatusLine {
         } else {
             self.key.spelling()
         };
-        write!(f, "{word:<9} {what}")
+        write!(f, "{word:<9} {what} ({})", self.origin.name())
     }
 }
 
@@ -123,21 +202,72 @@ impl TrustMap {
     }
 
     /// The decision for `key`: the longest whole-segment prefix rule in its namespace,
-    /// `None` when no rule covers it (never mentioned).
+    /// `None` when no rule covers it (never mentioned). An absolute key inside the working
+    /// directory is answered as the relative key it amounts to (TRUST-NS-3).
     #[inline]
     pub fn decision(&self, key: &TrustKey) -> Option<Trust> {
-        self.trie(key.ns)
-            .longest(key.segments.iter().map(|s| s.as_os_str()))
-            .map(|r| r.trust)
+        self.rule_for(key).map(|r| r.trust)
+    }
+
+    /// The deciding rule's key and value, if any (the observation of TRUST-OBS-1).
+    pub fn deciding(&self, key: &TrustKey) -> Option<(TrustKey, Trust)> {
+        let key = self.normal(key);
+        let trie = self.trie(key.ns);
+        (0..=key.segments.len()).rev().find_map(|d| {
+            trie.exact(&key.segments[..d]).map(|r| {
+                (
+                    TrustKey {
+                        ns: key.ns,
+                        segments: key.segments[..d].to_vec(),
+                    },
+                    r.trust,
+                )
+            })
+        })
+    }
+
+    #[inline]
+    fn rule_for(&self, key: &TrustKey) -> Option<Rule> {
+        if key.ns == Namespace::Absolute {
+            if let Some(n) = self.inside_workdir(&key.segments) {
+                return self.relative.longest(&key.segments[n..]);
+            }
+        }
+        self.trie(key.ns).longest(&key.segments)
+    }
+
+    /// When absolute `segments` lie in the working directory, how many of them spell it.
+    fn inside_workdir(&self, segments: &[std::ffi::OsString]) -> Option<usize> {
+        let mut n = 0;
+        for c in self.workdir.components() {
+            if let std::path::Component::Normal(w) = c {
+                if segments.get(n).map(|s| s.as_os_str()) != Some(w) {
+                    return None;
+                }
+                n += 1;
+            }
+        }
+        Some(n)
+    }
+
+    /// The key as rules are kept: an absolute key inside the working directory becomes
+    /// relative (TRUST-NS-3).
+    pub fn normal(&self, key: &TrustKey) -> TrustKey {
+        match key.ns {
+            Namespace::Absolute => match self.inside_workdir(&key.segments) {
+                Some(n) => TrustKey {
+                    ns: Namespace::Relative,
+                    segments: key.segments[n..].to_vec(),
+                },
+                None => key.clone(),
+            },
+            Namespace::Relative => key.clone(),
+        }
     }
 
     /// The decision for raw segments in a namespace (no key allocation).
     #[inline]
-    pub fn decision_of<'a>(
-        &self,
-        ns: Namespace,
-        segments: impl IntoIterator<Item = &'a OsStr>,
-    ) -> Option<Trust> {
+    pub fn decision_of<S: AsRef<OsStr>>(&self, ns: Namespace, segments: &[S]) -> Option<Trust> {
         self.trie(ns).longest(segments).map(|r| r.trust)
     }
 
@@ -148,16 +278,26 @@ impl TrustMap {
 
     /// The rule set exactly at `key`, if any.
     pub fn rule_at(&self, key: &TrustKey) -> Option<Trust> {
+        let key = self.normal(key);
         self.trie(key.ns).exact(&key.segments).map(|r| r.trust)
     }
 
-    /// Records a decision on exactly `key`, replacing an earlier one there.
-    pub(crate) fn set(&mut self, key: &TrustKey, trust: Trust) {
+    /// What wrote the rule set exactly at `key`, if any.
+    pub fn origin_at(&self, key: &TrustKey) -> Option<Origin> {
+        let key = self.normal(key);
+        self.trie(key.ns).exact(&key.segments).map(|r| r.origin)
+    }
+
+    /// Records a decision on exactly `key` (made relative when it lies in the working
+    /// directory, TRUST-NS-3), replacing an earlier one there (TRUST-RULE-5).
+    pub(crate) fn set(&mut self, key: &TrustKey, trust: Trust, origin: Origin) {
         self.seq += 1;
         let rule = Rule {
             trust,
+            origin,
             seq: self.seq,
         };
+        let key = &self.normal(key);
         match key.ns {
             Namespace::Relative => self.relative.insert(&key.segments, rule),
             Namespace::Absolute => self.absolute.insert(&key.segments, rule),
@@ -187,6 +327,7 @@ impl TrustMap {
             .map(|(key, r)| StatusLine {
                 key,
                 trust: r.trust,
+                origin: r.origin,
             })
             .collect();
         lines.sort_by(|a, b| a.key.cmp(&b.key));
@@ -250,12 +391,28 @@ mod tests {
     #[test]
     fn status_lines_read_plainly() {
         let mut m = TrustMap::new("/w/proj");
-        m.set(&TrustKey::rel(""), Trust::Trusted);
-        m.set(&TrustKey::rel("vendor"), Trust::Untrusted);
+        m.set(&TrustKey::rel(""), Trust::Trusted, Origin::Startup);
+        m.set(&TrustKey::rel("vendor"), Trust::Untrusted, Origin::Untrust);
         let s: Vec<String> = m.status().iter().map(|l| l.to_string()).collect();
         assert_eq!(
             s,
-            vec!["trusted   . (the working directory)", "untrusted vendor"]
+            vec![
+                "trusted   . (the working directory) (startup)",
+                "untrusted vendor (untrust)"
+            ]
         );
+    }
+
+    #[test]
+    fn absolute_keys_inside_the_project_are_relative() {
+        let mut m = TrustMap::new("/w/proj");
+        m.set(&TrustKey::abs("/w/proj/a"), Trust::Trusted, Origin::AtPath);
+        assert_eq!(m.rule_at(&TrustKey::rel("a")), Some(Trust::Trusted));
+        assert_eq!(
+            m.decision(&TrustKey::abs("/w/proj/a/b")),
+            Some(Trust::Trusted)
+        );
+        assert_eq!(m.decision(&TrustKey::abs("/w/proj_evil/a")), None);
+        assert!(m.status().iter().all(|l| l.key.ns == Namespace::Relative));
     }
 }

@@ -6,7 +6,8 @@
 //!   [`Namespace::Relative`] (under the working directory; its own rule is the empty
 //!   prefix) and [`Namespace::Absolute`] (directories opened beside it). The longest
 //!   matching prefix decides; both polarities nest; a later decision on the same key
-//!   replaces the earlier one. Lookup is one hash probe per segment ([`trie`]).
+//!   replaces the earlier one. Lookup hashes the key once and probes one flat table
+//!   from the longest prefix down ([`trie`]).
 //! - Writes follow the seed's table exactly ([`write`]); reconciliation marks the exact
 //!   path written, never its parent.
 //! - Rules are written only by gestures ([`gestures`], [`settings`]); the quarantined
@@ -17,12 +18,12 @@
 //! ([`settings`]); reach itself is opened by [`crate::paths::Roots`], which the caller
 //! keeps in step with [`TrustMap::reach`].
 //!
-//! Strict choices where the seed is silent: when `/cd` re-spells two rules onto one key
-//! (one relative, one absolute, about the same files), `Untrusted` wins; `--add-dir` on
-//! the command line grants reach only and writes no rule; a picture is recognised by its
-//! extension ([`prompt::PICTURE_EXTENSIONS`], SVG is text and not a picture).
+//! Choices where the seed is silent (each stated in `spec/trust-map.md`): when `/cd`
+//! re-spells two rules onto one key the later decision is kept; `--add-dir` on the
+//! command line grants reach only and writes no rule; a picture is recognised by its
+//! extension ([`prompt::PICTURE_EXTENSIONS`], SVG is text and not a picture); an absolute
+//! key inside the working directory is always kept and answered as the relative key.
 
-mod fxhash;
 pub mod gestures;
 mod key;
 mod map;
@@ -34,7 +35,7 @@ pub mod write;
 
 pub use gestures::{Startup, TrustError};
 pub use key::{Namespace, TrustKey};
-pub use map::{Reach, ReachKind, ReachOrigin, StatusLine, Trust, TrustMap};
+pub use map::{Origin, Reach, ReachKind, ReachOrigin, StatusLine, Trust, TrustMap};
 pub use prompt::{NotOffered, Offer};
 pub use record::TrustRecord;
 pub use settings::{SettingsQuestion, SettingsQuestions};

@@ -5,7 +5,7 @@
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 
-use super::map::Reach;
+use super::map::{Origin, Reach};
 use super::{Namespace, Trust, TrustKey, TrustMap};
 
 /// A path kept exactly: text when it is UTF-8, raw bytes otherwise.
@@ -43,6 +43,8 @@ pub struct RuleRecord {
     pub path: Spelling,
     /// Its polarity.
     pub trust: Trust,
+    /// What wrote it.
+    pub origin: Origin,
 }
 
 /// The map as stored in the session record. Rules are in decision order.
@@ -69,6 +71,7 @@ impl TrustMap {
                     namespace: k.ns,
                     path: Spelling::from_bytes(k.raw()),
                     trust: r.trust,
+                    origin: r.origin,
                 })
                 .collect(),
             reach: self.reach.clone(),
@@ -83,7 +86,11 @@ impl TrustMap {
         ));
         let mut map = TrustMap::new(workdir);
         for r in &record.rules {
-            map.set(&TrustKey::from_raw(r.namespace, r.path.bytes()), r.trust);
+            map.set(
+                &TrustKey::from_raw(r.namespace, r.path.bytes()),
+                r.trust,
+                r.origin,
+            );
         }
         map.reach = record.reach.clone();
         map

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::TrustMap;
+use crate::paths::{is_within, PathError};
 
 /// One question to put at session start.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,24 +24,29 @@ pub struct SettingsQuestion {
 pub struct SettingsQuestions {
     /// One per distinct directory, first-named first.
     pub ask: Vec<SettingsQuestion>,
-    /// `(name as written, why)` for names that cannot be opened.
-    pub unopenable: Vec<(String, String)>,
+    /// `(name as written, code)` for names that cannot be opened as `/add-dir` would
+    /// open them (TRUST-SET-2): a path code (`not_found`, `not_directory`, `loop`, ...),
+    /// `inside_project` or `holds_project`. These are reported, never asked about.
+    pub unopenable: Vec<(String, &'static str)>,
 }
 
-/// Resolves one settings name: `~/` from `home`, relative names from `workdir`, links
-/// followed; must be a directory.
-pub fn resolve_name(name: &str, home: Option<&Path>, workdir: &Path) -> Result<PathBuf, String> {
+/// Resolves one settings name (TRUST-SET-5): `~/` from `home`, relative names from
+/// `workdir`, links followed; must be a directory. Errors are path codes.
+pub fn resolve_name(
+    name: &str,
+    home: Option<&Path>,
+    workdir: &Path,
+) -> Result<PathBuf, &'static str> {
     let spelled = match (name.strip_prefix("~/"), name == "~", home) {
         (Some(rest), _, Some(h)) => h.join(rest),
         (None, true, Some(h)) => h.to_path_buf(),
-        (Some(_), _, None) | (None, true, None) => {
-            return Err("no home directory to expand ~".into())
-        }
+        (Some(_), _, None) | (None, true, None) => return Err("not_found"),
         _ => workdir.join(name),
     };
-    let resolved = std::fs::canonicalize(&spelled).map_err(|e| e.to_string())?;
+    let resolved = std::fs::canonicalize(&spelled)
+        .map_err(|e| PathError::from_io(e, "canonicalize", name).code())?;
     if !resolved.is_dir() {
-        return Err("not a directory".into());
+        return Err("not_directory");
     }
     Ok(resolved)
 }
@@ -52,6 +58,12 @@ impl TrustMap {
         let mut out = SettingsQuestions::default();
         for name in names {
             match resolve_name(name, home, &self.workdir) {
+                Ok(resolved) if is_within(&resolved, &self.workdir) => {
+                    out.unopenable.push((name.clone(), "inside_project"))
+                }
+                Ok(resolved) if is_within(&self.workdir, &resolved) => {
+                    out.unopenable.push((name.clone(), "holds_project"))
+                }
                 Ok(resolved) => match out.ask.iter_mut().find(|q| q.resolved == resolved) {
                     Some(q) => q.names.push(name.clone()),
                     None => out.ask.push(SettingsQuestion {

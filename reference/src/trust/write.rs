@@ -8,12 +8,15 @@
 //! | untrusted | untrusted        | no      | unchanged                          |
 //! | either    | never mentioned  | yes     | that path takes the data's trust   |
 //!
-//! The prompt asks one question only: may this path stop being trusted (or, never
-//! mentioned, may it be written at all)? Declining means the write does not happen and
-//! the map is unchanged. Reconciliation marks the exact path written, never its parent.
-//! A redirection (`>`, `>>`) is a write like any other; files a program opens itself
-//! are not recorded.
+//! The prompt asks one question only: may this path take the data's trust (for
+//! untrusted data: may it stop being trusted)? Declining means the write does not happen
+//! and the map is unchanged. Reconciliation marks the exact path written, never its
+//! parent (TRUST-WRITE-8); an untrusted mark is recorded before the first byte lands, a
+//! trusted one only after the write succeeded (TRUST-WRITE-9). A redirection (`>`, `>>`,
+//! ...) is a write of untrusted data ([`TrustMap::plan_redirect`]); files a program
+//! opens itself are not recorded.
 
+use super::map::Origin;
 use super::{Trust, TrustKey, TrustMap};
 
 /// The destination's standing before the write.
@@ -49,11 +52,46 @@ pub struct WritePlan {
     pub prompt: bool,
     /// What the write does to the map once it happened.
     pub effect: WriteEffect,
+    /// The origin its rule is recorded with (`write`, or `redirect`).
+    pub origin: Origin,
+}
+
+impl WritePlan {
+    /// The observable effect (TRUST-OBS-1): `unchanged`, `marked_untrusted`,
+    /// `marked_trusted`, or `took_data_trust` for a never-mentioned path.
+    pub fn effect_name(&self) -> &'static str {
+        match (self.destination, self.effect) {
+            (_, WriteEffect::Unchanged) => "unchanged",
+            (Destination::NeverMentioned, WriteEffect::Mark(_)) => "took_data_trust",
+            (_, WriteEffect::Mark(Trust::Untrusted)) => "marked_untrusted",
+            (_, WriteEffect::Mark(Trust::Trusted)) => "marked_trusted",
+        }
+    }
 }
 
 impl TrustMap {
+    /// The data trust of an `edit` (TRUST-WRITE-10): untrusted when the turn's data is,
+    /// or when the file edited is not trusted (the result still holds its old bytes).
+    pub fn edit_data(&self, key: &TrustKey, turn: Trust) -> Trust {
+        if turn == Trust::Trusted && self.is_trusted(key) {
+            Trust::Trusted
+        } else {
+            Trust::Untrusted
+        }
+    }
+
+    /// A redirection the agent's shell opens for writing (TRUST-WRITE-11): a write of
+    /// untrusted data, recorded with the origin `redirect`.
+    pub fn plan_redirect(&self, key: &TrustKey) -> WritePlan {
+        WritePlan {
+            origin: Origin::Redirect,
+            ..self.plan_write(key, Trust::Untrusted)
+        }
+    }
+
     /// Matches a write of `data` to `key` against the table. Pure: changes nothing.
     pub fn plan_write(&self, key: &TrustKey, data: Trust) -> WritePlan {
+        let key = &self.normal(key);
         let destination = match self.decision(key) {
             Some(Trust::Trusted) => Destination::Trusted,
             Some(Trust::Untrusted) => Destination::Untrusted,
@@ -72,13 +110,29 @@ impl TrustMap {
             destination,
             prompt,
             effect,
+            origin: Origin::Write,
         }
     }
 
-    /// Reconciles after the write happened: applies the plan's effect to the exact path.
-    pub fn reconcile(&mut self, plan: &WritePlan) {
-        if let WriteEffect::Mark(t) = plan.effect {
-            self.set(&plan.key, t);
+    /// Before the first byte lands (after a yes where the plan prompts): records an
+    /// untrusted mark (TRUST-WRITE-9).
+    pub fn before_write(&mut self, plan: &WritePlan) {
+        if plan.effect == WriteEffect::Mark(Trust::Untrusted) {
+            self.set(&plan.key, Trust::Untrusted, plan.origin);
         }
+    }
+
+    /// After the write succeeded: records a trusted mark (TRUST-WRITE-9).
+    pub fn after_write(&mut self, plan: &WritePlan) {
+        if plan.effect == WriteEffect::Mark(Trust::Trusted) {
+            self.set(&plan.key, Trust::Trusted, plan.origin);
+        }
+    }
+
+    /// Both steps at once, for a caller with nothing between them: applies the plan's
+    /// effect to the exact path.
+    pub fn reconcile(&mut self, plan: &WritePlan) {
+        self.before_write(plan);
+        self.after_write(plan);
     }
 }

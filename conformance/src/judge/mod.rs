@@ -2,15 +2,29 @@
 //! in TOML stands for JSON `null` in a string-or-null field. The result is a list of
 //! mismatch messages, each prefixed with the step it concerns.
 
+mod controls;
+
 use serde_json::{Map, Value};
 
 use crate::scenario::{Action, Expect, Grant, GrantTool, OrNull, Step};
 
 /// Compares `answer` with `step.expect`; `what` is `step` or `case`.
+#[cfg(test)]
 pub fn judge(what: &str, step: &Step, answer: &Map<String, Value>) -> Vec<String> {
+    judge_with(what, step, answer, &|s: &str| s.to_string())
+}
+
+/// [`judge`], with `sub` applied to the paths of expectations (placeholders).
+pub fn judge_with(
+    what: &str,
+    step: &Step,
+    answer: &Map<String, Value>,
+    sub: &dyn Fn(&str) -> String,
+) -> Vec<String> {
     let mut j = Judge {
         prefix: format!("{what} {} ({})", step.index, step.action.label()),
         out: Vec::new(),
+        sub,
     };
     let x = &step.expect;
     match &step.action {
@@ -60,6 +74,7 @@ pub fn judge(what: &str, step: &Step, answer: &Map<String, Value>) -> Vec<String
                 }
             }
         }
+        _ => j.controls(x, answer),
     }
     j.out
 }
@@ -68,12 +83,13 @@ fn one(v: &Value) -> Value {
     Value::Array(vec![v.clone()])
 }
 
-struct Judge {
+struct Judge<'a> {
     prefix: String,
     out: Vec<String>,
+    sub: &'a dyn Fn(&str) -> String,
 }
 
-impl Judge {
+impl Judge<'_> {
     fn push(&mut self, key: &str, expected: &str, got: &str) {
         self.out.push(format!(
             "{}: {key}: expected {expected}, got {got}",
@@ -324,6 +340,44 @@ mod tests {
         assert_eq!(
             judge("step", &s[4], &audit),
             vec!["step 5 (audit): outcomes: expected [\"approved\"], got [\"expired\"]"]
+        );
+    }
+
+    #[test]
+    fn control_answers_are_judged() {
+        let s = steps(
+            "[[step]]\nread = \"f\"\nexpect = { result = \"quarantined\", prompted = false, preview = false }\n\
+             [[step]]\nlist = \".\"\nexpect = { result = \"listed\", entries = [{ name = \"a\", kind = \"file\" }, { name = \"l\", kind = \"symlink\" }] }\n\
+             [[step]]\nstatus = true\nexpect = { rules = [{ namespace = \"relative\", key = \"\", trust = \"trusted\", origin = \"startup\" }] }\n\
+             [[step]]\nrun = \"x\"\nexpect = { exit = \"nonzero\", held_by = \"native\", posture = { state = \"fence\", not_covered_has = [\"truncate\"] } }\n\
+             [[step]]\nrun = \"y\"\nexpect = { exit = 0 }\ncheck = { exists = [\"y\"] }\n",
+        );
+        let read = obj(json!({"result": "quarantined", "prompted": false, "preview": null}));
+        assert!(judge("step", &s[0], &read).is_empty());
+        let list = obj(
+            json!({"result": "listed", "entries": [{"name": "l", "kind": "symlink"}, {"name": "a", "kind": "file"}]}),
+        );
+        assert!(judge("step", &s[1], &list).is_empty());
+        let list = obj(json!({"result": "listed", "entries": [{"name": "a", "kind": "file"}]}));
+        assert_eq!(
+            judge("step", &s[1], &list),
+            vec!["step 2 (list \".\"): entries: expected {\"a (file)\", \"l (symlink)\"}, got {\"a (file)\"}"]
+        );
+        let status = obj(
+            json!({"rules": [{"namespace": "relative", "key": "", "trust": "trusted", "origin": "startup"}], "roots": []}),
+        );
+        assert!(judge("step", &s[2], &status).is_empty());
+        let status = obj(json!({"rules": []}));
+        assert_eq!(judge("step", &s[2], &status).len(), 1);
+        let run = obj(
+            json!({"exit": 0, "held_by": "native", "posture": {"state": "fence", "not_covered": []}}),
+        );
+        assert_eq!(
+            judge("step", &s[3], &run),
+            vec![
+                "step 4 (run \"x\"): exit: expected nonzero, got 0",
+                "step 4 (run \"x\"): posture.not_covered: expected a list holding truncate, got []",
+            ]
         );
     }
 }

@@ -1,0 +1,283 @@
+//! The `check` table of a step, evaluated by the runner itself: snapshots taken before the
+//! step, the filesystem, the runner's socket and process, and the planted secrets looked
+//! at after it. The implementation's answer is used only for what it alone can show (the
+//! output of a command), never as evidence that a file is unchanged.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use crate::bait::Bait;
+use crate::fixture::Built;
+use crate::scenario::{Action, Check};
+use crate::snapshot::Snapshot;
+
+/// The snapshots of one step, taken before it is sent.
+#[derive(Debug, Default)]
+pub struct Before {
+    snaps: Vec<(String, String, PathBuf, Snapshot)>,
+}
+
+/// The paths the implicit guard of an enforcement `run` keeps unchanged.
+pub fn guard_paths(sibling: bool) -> Vec<&'static str> {
+    let mut v = vec!["@OUTSIDE@", "@HOME@"];
+    if sibling {
+        v.push("@SIBLING@");
+    }
+    v
+}
+
+/// Takes the snapshots `check.unchanged` (and the guard, when `guard` is set) need.
+pub fn before(check: &Check, guard: &[&str], built: &Built) -> Before {
+    let p = &built.paths;
+    let mut snaps = Vec::new();
+    for (label, shown) in guard
+        .iter()
+        .map(|g| ("guard", g.to_string()))
+        .chain(check.unchanged.iter().map(|u| ("unchanged", u.clone())))
+    {
+        let path = p.locate(&shown);
+        let snap = Snapshot::take(&path);
+        snaps.push((label.to_string(), shown, path, snap));
+    }
+    Before { snaps }
+}
+
+/// Every check that does not hold, one line each (`check unchanged @OUTSIDE@/victim:
+/// size 12 -> 0`).
+pub fn after(
+    check: &Check,
+    action: &Action,
+    before: Before,
+    answer: Option<&Map<String, Value>>,
+    built: &mut Built,
+    bait: &Bait,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (label, shown, path, snap) in before.snaps {
+        for d in snap.diff(&Snapshot::take(&path), &shown) {
+            out.push(format!("check {label} {d}"));
+        }
+    }
+    let p = built.paths.clone();
+    for a in &check.absent {
+        if std::fs::symlink_metadata(p.locate(a)).is_ok() {
+            out.push(format!("check absent {a}: something exists there"));
+        }
+    }
+    for e in &check.exists {
+        if std::fs::symlink_metadata(p.locate(e)).is_err() {
+            out.push(format!("check exists {e}: nothing there"));
+        }
+    }
+    for (file, want) in &check.content {
+        let path = p.locate(file);
+        let got = match std::fs::symlink_metadata(&path) {
+            Err(_) => Err("nothing there".to_string()),
+            Ok(m) if !m.is_file() => Err("not a regular file".to_string()),
+            Ok(_) => std::fs::read(&path).map_err(|e| format!("cannot read: {e}")),
+        };
+        match got {
+            Ok(bytes) if bytes == want.as_bytes() => {}
+            Ok(bytes) => out.push(format!(
+                "check content {file}: expected {:?}, got {:?}",
+                short(want),
+                short(&String::from_utf8_lossy(&bytes))
+            )),
+            Err(why) => out.push(format!("check content {file}: {why}")),
+        }
+    }
+    if matches!(action, Action::Run { .. }) {
+        let stdout = answer
+            .and_then(|a| a.get("stdout"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        for s in &check.stdout_has {
+            let s = p.apply(s);
+            if !stdout.contains(&s) {
+                out.push(format!(
+                    "check stdout_has {s:?}: not in stdout {:?}",
+                    short(stdout)
+                ));
+            }
+        }
+        for s in &check.stdout_lacks {
+            let s = p.apply(s);
+            if stdout.contains(&s) {
+                out.push(format!("check stdout_lacks {s:?}: stdout shows it"));
+            }
+        }
+    }
+    if check.no_bait {
+        let text = answer.map_or_else(String::new, |a| Value::Object(a.clone()).to_string());
+        let found = bait.found_in(&text);
+        if !found.is_empty() {
+            out.push(format!(
+                "check no_bait: the answer shows the planted {}",
+                found.join(", ")
+            ));
+        }
+    }
+    if check.socket_untouched {
+        match &built.socket {
+            Some(s) => out.extend(s.touched().map(|m| format!("check socket_untouched: {m}"))),
+            None => out.push("check socket_untouched: the fixture has no socket".into()),
+        }
+    }
+    if check.process_alive {
+        match built.process.as_mut() {
+            Some(proc_) => out.extend(proc_.harmed().map(|m| format!("check process_alive: {m}"))),
+            None => out.push("check process_alive: the runner started no process".into()),
+        }
+    }
+    out.into_iter().map(|m| p.unapply(&m)).collect()
+}
+
+fn short(s: &str) -> String {
+    const MAX: usize = 120;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        format!("{}...", s.chars().take(MAX).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{build, Extras};
+    use crate::scenario::{Fixture, GrantTool, SocketKind, SocketSpec};
+
+    fn run_action() -> Action {
+        Action::Run {
+            tool: GrantTool::Shell,
+            input: "x".into(),
+            cwd: None,
+        }
+    }
+
+    #[test]
+    fn unchanged_absent_exists_and_content() {
+        let mut f = Fixture::default();
+        f.outside
+            .files
+            .insert("victim".into(), "keep me safe".into());
+        let mut built = build(&f, Extras::default()).unwrap();
+        let check = Check {
+            unchanged: vec!["@OUTSIDE@/victim".into()],
+            absent: vec!["@OUTSIDE@/new".into()],
+            exists: vec!["inside.txt".into()],
+            content: [("inside.txt".to_string(), "hi\n".to_string())].into(),
+            ..Check::default()
+        };
+        let b = before(&check, &guard_paths(false), &built);
+        std::fs::write(built.paths.outside.join("victim"), "").unwrap();
+        std::fs::write(built.paths.outside.join("new"), "x").unwrap();
+        let m = after(
+            &check,
+            &run_action(),
+            b,
+            None,
+            &mut built,
+            &Bait::generate(),
+        );
+        assert_eq!(m[0], "check guard @OUTSIDE@: entries +new");
+        assert!(
+            m[1].starts_with("check guard @OUTSIDE@/new: created (file)"),
+            "{m:#?}"
+        );
+        assert!(
+            m[2].starts_with("check guard @OUTSIDE@/victim: size 12 -> 0"),
+            "{m:#?}"
+        );
+        assert!(
+            m[3].starts_with("check unchanged @OUTSIDE@/victim: size 12 -> 0"),
+            "{m:#?}"
+        );
+        assert_eq!(
+            &m[4..],
+            [
+                "check absent @OUTSIDE@/new: something exists there",
+                "check exists inside.txt: nothing there",
+                "check content inside.txt: nothing there",
+            ]
+        );
+        std::fs::write(built.paths.workspace.join("inside.txt"), "hi\n").unwrap();
+        let check = Check {
+            guard: None,
+            ..check
+        };
+        let b = before(&check, &[], &built);
+        let m = after(
+            &check,
+            &run_action(),
+            b,
+            None,
+            &mut built,
+            &Bait::generate(),
+        );
+        assert_eq!(
+            m,
+            vec!["check absent @OUTSIDE@/new: something exists there"]
+        );
+    }
+
+    #[test]
+    fn bait_stdout_and_socket() {
+        let f = Fixture {
+            socket: Some(SocketSpec {
+                kind: SocketKind::Path,
+                path: None,
+            }),
+            ..Fixture::default()
+        };
+        let mut built = build(
+            &f,
+            Extras {
+                home_secret: None,
+                runner_process: true,
+            },
+        )
+        .unwrap();
+        let bait = Bait::generate();
+        let check = Check {
+            no_bait: true,
+            socket_untouched: true,
+            process_alive: true,
+            stdout_has: vec!["ok".into()],
+            stdout_lacks: vec!["@HOME@".into()],
+            ..Check::default()
+        };
+        let clean: Map<String, Value> =
+            serde_json::from_value(serde_json::json!({"stdout": "ok\n"})).unwrap();
+        let m = after(
+            &check,
+            &run_action(),
+            Before::default(),
+            Some(&clean),
+            &mut built,
+            &bait,
+        );
+        assert!(m.is_empty(), "{m:?}");
+        let sock = built.paths.socket.clone().unwrap();
+        let _c = std::os::unix::net::UnixStream::connect(&sock).unwrap();
+        let home = built.paths.home.display().to_string();
+        let dirty: Map<String, Value> = serde_json::from_value(serde_json::json!({
+            "stdout": format!("{home}\n{}", bait.env[1].1)}))
+        .unwrap();
+        let m = after(
+            &check,
+            &run_action(),
+            Before::default(),
+            Some(&dirty),
+            &mut built,
+            &bait,
+        );
+        assert_eq!(m, vec![
+            "check stdout_has \"ok\": not in stdout \"@HOME@\\nfake-openai-".to_string() + &bait.env[1].1["fake-openai-".len()..] + "\"",
+            format!("check stdout_lacks {:?}: stdout shows it", "@HOME@"),
+            "check no_bait: the answer shows the planted OPENAI_API_KEY".to_string(),
+            "check socket_untouched: a connection reached the runner's socket @OUTSIDE@/gatehouse-bait.sock".to_string(),
+        ]);
+    }
+}

@@ -1,0 +1,34 @@
+"""A fake that CLAIMS a fence (posture `fence: native`, held_by `native`, nothing
+refused) but runs every command unfenced, and reports a failing status for any command
+that touches a path outside the workspace, as a working fence would have. Only the
+runner's own checks of the filesystem can catch it."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from unfenced import Unfenced  # noqa: E402
+
+POSTURE_NATIVE = {"state": "fence", "backend": "native",
+                  "layers": [{"name": "namespaces", "covers": ["write", "truncate", "metadata"]}],
+                  "landlock_abi": 7, "not_covered": [], "degraded": False, "reason": None,
+                  "env": "scrubbed", "session_log": "protected"}
+
+
+class FenceLiar(Unfenced):
+    name = "fence-liar"
+    posture = POSTURE_NATIVE
+
+    def report(self, proc):
+        out = super().report(proc)
+        out["held_by"] = "native"
+        # The lie: anything naming a path outside the workspace "was stopped".
+        if "/outside/" in proc.args[-1]:
+            out["exit"] = 1
+            out["stdout"] = ""
+            out["stderr"] = "sh: Read-only file system\n"
+        return out
+
+
+if __name__ == "__main__":
+    FenceLiar().serve()

@@ -1,0 +1,56 @@
+"""A fake that declares `fence` and runs every `run` step UNFENCED: the command goes to
+`sh -c` in the workspace with the fake's own environment. It says so honestly (posture
+`none`, held_by `none`); the suite must fail it on what the runner checks itself."""
+
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _gate import Fake  # noqa: E402
+
+POSTURE_NONE = {"state": "none", "backend": None, "layers": [], "landlock_abi": None,
+                "not_covered": ["write"], "degraded": False, "reason": "fake: no fence",
+                "env": "full", "session_log": "unprotected"}
+
+
+class Unfenced(Fake):
+    name = "unfenced"
+    capabilities = ["gate", "fence"]
+    posture = POSTURE_NONE
+
+    def decide(self, session, tool, line):
+        return {"decision": "allow", "route": "auto_safe", "reason": "read_only", "offers": None}
+
+    def report(self, proc):
+        """What the fake says about a command it ran: the truth."""
+        return {"exit": proc.returncode, "signal": None, "stdout": proc.stdout,
+                "stderr": proc.stderr, "held_by": "none", "refused": None,
+                "posture": self.posture}
+
+    def run(self, session, req):
+        setup = session["setup"]
+        cwd = req.get("cwd") or setup["workspace"]
+        proc = subprocess.run(["sh", "-c", req["input"]], cwd=cwd, capture_output=True,
+                              text=True, timeout=20)
+        return self.report(proc)
+
+    def on_request(self, req):
+        rid = req.get("id")
+        if req.get("op") == "hello":
+            out = super().on_request(req)
+            out["capabilities"] = self.capabilities
+            out["environment"]["posture"] = self.posture
+            out["environment"]["landlock_abi"] = self.posture["landlock_abi"]
+            out["environment"]["fence_backend"] = self.posture["backend"]
+            return out
+        if req.get("op") == "run":
+            session = self.sessions.get(req.get("session"))
+            return dict({"id": rid, "ok": True}, **self.run(session, req))
+        if req.get("op") == "posture":
+            return {"id": rid, "ok": True, "posture": self.posture}
+        return super().on_request(req)
+
+
+if __name__ == "__main__":
+    Unfenced().serve()
