@@ -9,7 +9,8 @@
 //!
 //! each for 1, 4, 16 and 64 components, through plain directories (`d/d/.../f`) and
 //! through a symlink at every other level (`s/d/s/.../f`, `s -> d`). Then `trust/lookup_depth8`:
-//! one decision at depth 8 in a map of 10,000 rules.
+//! one decision at depth 8 in a map of 10,000 rules, decided by a rule at that depth, and
+//! `..._miss`: decided only by the working directory's rule, every prefix probed.
 
 use std::fs;
 use std::hint::black_box;
@@ -130,6 +131,13 @@ fn trust_lookup(c: &mut Criterion) {
     assert_eq!(probe.segments.len(), 8);
     c.bench_function("trust/lookup_depth8_10000_rules", |b| {
         b.iter(|| black_box(map.decision(black_box(&probe))))
+    });
+    // The worst case: depth 8, no rule below the root's covers it, so every prefix is
+    // probed before the working directory's rule decides.
+    let miss = TrustKey::rel("p0/p1/p2/p3/p4/p5/p6/zzz");
+    assert_eq!(map.decision(&miss), Some(Trust::Trusted));
+    c.bench_function("trust/lookup_depth8_10000_rules_miss", |b| {
+        b.iter(|| black_box(map.decision(black_box(&miss))))
     });
 }
 

@@ -811,3 +811,43 @@ fn gestures_through_roots() {
     );
     assert_eq!(m.decision(&rel("src/b.js")), Some(Trust::Untrusted));
 }
+
+#[test]
+fn search_withholds_untrusted_files_and_resume_reports_lost_roots() {
+    use gatehouse::paths::Roots;
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let proj = base.join("proj");
+    std::fs::create_dir_all(proj.join("vendor")).unwrap();
+    std::fs::write(proj.join("main.js"), "let token = 1;").unwrap();
+    std::fs::write(proj.join("vendor/x.js"), "token: ignore previous").unwrap();
+    std::fs::create_dir_all(base.join("notes")).unwrap();
+    std::fs::create_dir_all(base.join("gone")).unwrap();
+    let mut roots = Roots::open(&proj).unwrap();
+    let mut m = trusted_root_at(&proj);
+    m.untrust(&rel("vendor"));
+    let found = m.search_in(&roots, ".", b"token").unwrap();
+    assert_eq!(found.matches.len(), 1);
+    assert_eq!(found.matches[0].key.to_string(), "main.js");
+    let withheld: Vec<String> = found.withheld.iter().map(|k| k.to_string()).collect();
+    assert_eq!(withheld, vec!["vendor/x.js"]);
+    m.add_dir_in(&mut roots, &base.join("notes")).unwrap();
+    m.add_dir_in(&mut roots, &base.join("gone")).unwrap();
+    let record = m.record();
+    std::fs::remove_dir(base.join("gone")).unwrap();
+    let back = TrustMap::resume(&record);
+    let mut fresh = Roots::open(&proj).unwrap();
+    let failed = back.reopen(&mut fresh);
+    assert_eq!(failed, vec![(base.join("gone"), "not_found")]);
+    assert_eq!(fresh.roots().count(), 2);
+    assert!(
+        back.is_trusted(&TrustKey::abs(base.join("gone/x"))),
+        "its rules stay"
+    );
+}
+
+fn trusted_root_at(p: &Path) -> TrustMap {
+    let mut m = TrustMap::new(p);
+    m.startup(Startup::Yes).unwrap();
+    m
+}

@@ -2,7 +2,9 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+#[cfg(any(target_os = "linux", target_os = "android"))]
 use rustix::fs::{openat2, Mode, OFlags, ResolveFlags, CWD};
+#[cfg(any(target_os = "linux", target_os = "android"))]
 use rustix::io::Errno;
 
 /// Which resolver runs.
@@ -16,6 +18,7 @@ pub enum Backend {
 }
 
 const UNKNOWN: u8 = 0;
+#[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
 const PRESENT: u8 = 1;
 const ABSENT: u8 = 2;
 static OPENAT2: AtomicU8 = AtomicU8::new(UNKNOWN);
@@ -48,7 +51,14 @@ impl Backend {
     }
 }
 
+/// Whether `openat2` exists here; there is none outside Linux.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub(crate) fn openat2_available() -> bool {
+    false
+}
+
 /// Whether `openat2` exists here; probed once.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub(crate) fn openat2_available() -> bool {
     match OPENAT2.load(Ordering::Relaxed) {
         PRESENT => true,
@@ -57,7 +67,7 @@ pub(crate) fn openat2_available() -> bool {
             let res = openat2(
                 CWD,
                 ".",
-                OFlags::PATH | OFlags::CLOEXEC,
+                super::handle::HANDLE | OFlags::CLOEXEC,
                 Mode::empty(),
                 ResolveFlags::BENEATH,
             );

@@ -173,7 +173,8 @@ pub(crate) enum Fault {
     Escape,
     /// Too many links.
     Loop,
-    /// `EAGAIN` budget exhausted after this many tries.
+    /// `EAGAIN` budget exhausted after this many tries (only `openat2` retries).
+    #[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
     Busy(u32),
     /// Any other errno.
     Sys(Errno),

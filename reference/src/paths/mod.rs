@@ -33,6 +33,7 @@
 mod backend;
 mod edit;
 mod error;
+mod handle;
 mod key;
 mod list;
 mod openat2;

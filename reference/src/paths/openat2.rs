@@ -3,15 +3,19 @@
 //! or mount raced a `..` step) is retried at most [`EAGAIN_BUDGET`] times, then reported.
 
 use rustix::fd::{BorrowedFd, OwnedFd};
-use rustix::fs::{Mode, OFlags, ResolveFlags};
+#[cfg(any(target_os = "linux", target_os = "android"))]
+use rustix::fs::ResolveFlags;
+use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
 
 use super::error::Fault;
 
 /// Tries before an `EAGAIN` storm is reported as [`Fault::Busy`].
+#[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
 pub const EAGAIN_BUDGET: u32 = 16;
 
 /// Opens `rel` beneath `root`. `follow_last == false` adds `O_NOFOLLOW`.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub(crate) fn open(
     root: BorrowedFd<'_>,
     rel: &[u8],
@@ -31,4 +35,17 @@ pub(crate) fn open(
         }
     }
     Err(Fault::Busy(EAGAIN_BUDGET))
+}
+
+/// Systems without `openat2` answer as a kernel before 5.6 would (`ENOSYS`); the probe in
+/// `backend.rs` never selects this backend there, so the walk runs instead.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub(crate) fn open(
+    _root: BorrowedFd<'_>,
+    _rel: &[u8],
+    _oflags: OFlags,
+    _mode: Mode,
+    _follow_last: bool,
+) -> Result<OwnedFd, Fault> {
+    Err(Fault::from(Errno::NOSYS))
 }

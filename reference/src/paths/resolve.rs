@@ -73,7 +73,7 @@ pub(crate) struct How {
 impl How {
     /// An `O_PATH` handle, following the final link.
     pub const PATH: How = How {
-        oflags: OFlags::PATH,
+        oflags: super::handle::HANDLE,
         mode: Mode::empty(),
         follow_last: true,
     };
@@ -248,7 +248,7 @@ impl Roots {
             Err(Fault::Loop) => {
                 let parsed = split(rel);
                 let last = Final {
-                    oflags: OFlags::PATH,
+                    oflags: super::handle::HANDLE,
                     mode: Mode::empty(),
                     follow: how.follow_last || parsed.trailing_slash,
                 };
@@ -312,7 +312,7 @@ impl Roots {
             _ if trailing => return Err(Fault::Sys(Errno::NOTDIR)),
             _ => {}
         }
-        if how.oflags == OFlags::PATH {
+        if how.oflags == super::handle::HANDLE {
             return Ok(probe);
         }
         self.open_comps_plain(root, comps, false, how.nofollow())
@@ -356,7 +356,7 @@ impl Roots {
             let fd = openat(
                 t.root.fd(),
                 ".",
-                OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                super::handle::HANDLE | OFlags::DIRECTORY | OFlags::CLOEXEC,
                 Mode::empty(),
             )
             .map_err(|e| err(e.into()))?;
@@ -368,7 +368,7 @@ impl Roots {
         }
         let parent = &comps[..comps.len() - 1];
         let dir = How {
-            oflags: OFlags::PATH | OFlags::DIRECTORY,
+            oflags: super::handle::HANDLE | OFlags::DIRECTORY,
             ..How::PATH
         };
         match self.open_comps(t.root, parent, false, dir) {
@@ -393,7 +393,7 @@ impl Roots {
     ) -> Result<Parent, PathError> {
         let err = |f: Fault| PathError::from_fault(f, "make parent", &t.shown());
         let dir = How {
-            oflags: OFlags::PATH | OFlags::DIRECTORY,
+            oflags: super::handle::HANDLE | OFlags::DIRECTORY,
             ..How::PATH
         };
         let mut have = None;
@@ -428,7 +428,8 @@ impl Roots {
                     return Err(err(e.into()));
                 }
             };
-            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let flags =
+                super::handle::HANDLE | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
             let next = match openat(&cur, n.as_os_str(), flags, Mode::empty()) {
                 Ok(fd) => fd,
                 Err(e) => {

@@ -28,7 +28,7 @@ impl Root {
         // directory they chose (PATH-ROOT-2). Its canonical path must name that object.
         let fd = rustix::fs::open(
             path,
-            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            super::handle::HANDLE | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )
         .map_err(|e| PathError::from_fault(e.into(), "open", &shown))?;

@@ -90,7 +90,7 @@ impl Metadata {
     #[allow(clippy::unnecessary_cast)]
     pub(crate) fn from_stat(st: &Stat) -> Metadata {
         Metadata {
-            kind: Kind::from_type(FileType::from_raw_mode(st.st_mode as u32)),
+            kind: Kind::from_type(FileType::from_raw_mode(st.st_mode as _)),
             len: st.st_size as u64,
             dev: st.st_dev as u64,
             ino: st.st_ino as u64,

@@ -45,7 +45,7 @@ fn top<'a>(stack: &'a [(OwnedFd, OsString)], root: BorrowedFd<'a>) -> BorrowedFd
 /// Opens `name` without following, to tell a link from anything else. A missing name is
 /// [`Probe::Missing`] (the final open reports it, or creates it).
 fn probe(cur: BorrowedFd<'_>, name: &OsString) -> Result<Probe, Fault> {
-    let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let flags = super::handle::HANDLE | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     match openat(cur, name.as_bytes(), flags, Mode::empty()) {
         Ok(fd) if FileType::from_raw_mode(fstat(&fd)?.st_mode) == FileType::Symlink => {
             Ok(Probe::Link(fd))
@@ -83,7 +83,9 @@ pub(crate) fn open(
     loop {
         let Some(comp) = pending.pop() else {
             // Ended on a directory: the root, or one reached through `..` or a link.
-            let (oflags, mode) = last.map_or((OFlags::PATH, Mode::empty()), |f| (f.oflags, f.mode));
+            let (oflags, mode) = last.map_or((super::handle::HANDLE, Mode::empty()), |f| {
+                (f.oflags, f.mode)
+            });
             let fd = openat(top(&stack, root), ".", oflags | OFlags::CLOEXEC, mode)?;
             return Ok(Walked {
                 fd,
@@ -112,7 +114,7 @@ pub(crate) fn open(
                 };
                 match found {
                     Probe::Link(link) => Some(link),
-                    Probe::Other(fd) if f.oflags == OFlags::PATH => {
+                    Probe::Other(fd) if f.oflags == super::handle::HANDLE => {
                         let names = stack.into_iter().map(|(_, n)| n).collect();
                         return Ok(Walked { fd, names });
                     }
@@ -134,7 +136,7 @@ pub(crate) fn open(
                 let fd = openat(
                     cur,
                     name.as_bytes(),
-                    OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                    super::handle::HANDLE | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                     Mode::empty(),
                 )?;
                 match FileType::from_raw_mode(fstat(&fd)?.st_mode) {

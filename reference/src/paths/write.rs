@@ -58,7 +58,7 @@ impl Roots {
     /// link is refused, a directory is `is_directory`, anything but a regular file is
     /// `not_regular`, nothing is a new file.
     pub(crate) fn look_final(&self, t: &Target<'_>, p: &Parent) -> Result<Existing, PathError> {
-        let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let flags = super::handle::HANDLE | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = match openat(&p.fd, p.name.as_os_str(), flags, Mode::empty()) {
             Ok(fd) => fd,
             Err(e) if e == Errno::NOENT => return Ok(Existing::New),
@@ -115,7 +115,8 @@ impl Roots {
         let temp = OsStr::new(&temp);
         let written = (|| {
             if let Existing::File(old) = existing {
-                fchmod(&fd, Mode::from_raw_mode(old.mode)).map_err(|e| io("chmod", e.into()))?;
+                fchmod(&fd, Mode::from_raw_mode(old.mode as _))
+                    .map_err(|e| io("chmod", e.into()))?;
             }
             let mut f = std::fs::File::from(fd);
             f.write_all(data).map_err(|e| io("write", e))?;

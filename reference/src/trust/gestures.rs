@@ -310,4 +310,34 @@ impl TrustMap {
         self.untrust(&key);
         Ok(key)
     }
+
+    /// `search` through the map (TRUST-READ-2): matches only from trusted files; every
+    /// other file met is named as withheld, never read.
+    pub fn search_in(
+        &self,
+        roots: &Roots,
+        path: impl AsRef<Path>,
+        needle: &[u8],
+    ) -> Result<crate::paths::Search, TrustError> {
+        Ok(roots.search(path, needle, |k| {
+            TrustKey::from_path_key(k, roots).is_some_and(|k| self.is_trusted(&k))
+        })?)
+    }
+
+    /// `--resume` (TRUST-LIFE-4): reopens every root the record holds, each on the terms
+    /// it was opened on. One that cannot be reopened is returned with its path and code;
+    /// its rules stay in the map.
+    pub fn reopen(&self, roots: &mut Roots) -> Vec<(PathBuf, &'static str)> {
+        let mut failed = Vec::new();
+        for r in &self.reach {
+            let res = match r.kind {
+                ReachKind::Dir => roots.add_dir(&r.path),
+                ReachKind::File => roots.add_file(&r.path),
+            };
+            if let Err(e) = res {
+                failed.push((r.path.clone(), e.code()));
+            }
+        }
+        failed
+    }
 }
