@@ -175,7 +175,8 @@ fn adapter_round_trip() {
     let open = ask(json!({"id": 1, "op": "open", "session": "s1", "setup": {
         "workspace": ws.path(), "home": "/tmp", "host": "posix", "asker": "terminal",
         "allow_list": [], "grants": [{"kind": "family", "key": "git"}], "card_window_ms": null}}));
-    assert_eq!(open, json!({"id": 1, "ok": true}));
+    assert_eq!((&open["id"], &open["ok"]), (&json!(1), &json!(true)));
+    assert_eq!(open["started"], true, "the trust map's session started");
     let d = ask(
         json!({"id": 2, "op": "decide", "session": "s1", "tool": "shell", "input": "git status"}),
     );

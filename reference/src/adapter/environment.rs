@@ -20,6 +20,10 @@ pub struct Environment {
     pub landlock_abi: Option<u32>,
     /// The fence backend in force: none yet.
     pub fence_backend: Option<String>,
+    /// The plane's posture at start, when the implementation declares `fence`
+    /// (PROTO-HELLO-4); filled in by [`super::fence::declare`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub posture: Option<super::fence::WirePosture>,
 }
 
 /// The kernel release, from `/proc` or `uname -r`.
@@ -44,6 +48,7 @@ impl Environment {
             kernel: kernel_release(),
             landlock_abi: None,
             fence_backend: None,
+            posture: None,
         }
     }
 }

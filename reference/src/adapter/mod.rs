@@ -6,14 +6,18 @@
 //! and dispatches them.
 
 pub mod environment;
+pub mod fence;
+pub mod files;
+pub mod roots_session;
 pub mod server;
 pub mod setup;
+pub mod trust;
 pub mod wire;
 
 pub use server::{serve, Server};
 
 /// The protocol version this adapter speaks.
-pub const PROTOCOL_VERSION: &str = "1.0";
+pub const PROTOCOL_VERSION: &str = "1.1";
 
 /// The capabilities this adapter implements.
-pub const CAPABILITIES: &[&str] = &["gate"];
+pub const CAPABILITIES: &[&str] = &["gate", "paths", "trust", "fence"];

@@ -15,6 +15,10 @@ use std::io::{self, BufRead, Write};
 #[derive(Debug, Default)]
 pub struct Server {
     sessions: HashMap<String, Session>,
+    /// Each session's plane and fence (capability `fence`).
+    fences: super::fence::Fences,
+    /// Each session's roots and trust map (capabilities `paths` and `trust`).
+    files: HashMap<String, super::roots_session::FileSession>,
 }
 
 /// What to do after answering a request.
@@ -33,6 +37,10 @@ impl Server {
     }
 
     fn session(&mut self, name: &str) -> Result<&mut Session, WireError> {
+        if self.files.get(name).is_some_and(|f| !f.started()) {
+            // PROTO-SETUP-2: after `started: false` no step but `close`.
+            return Err(WireError::error(format!("session {name:?} did not start")));
+        }
         self.sessions
             .get_mut(name)
             .ok_or_else(|| WireError::error(format!("no open session {name:?}")))
@@ -64,13 +72,42 @@ impl Server {
                 name: "gatehouse",
                 version: env!("CARGO_PKG_VERSION"),
                 capabilities: CAPABILITIES,
-                environment: Environment::detect(),
+                environment: super::fence::declare(Environment::detect()),
             }),
             Request::Open { session, setup } => {
                 // Replacing a session of the same name starts it afresh (PROTO-SESSION-1).
                 let fresh = open_session(&setup)?;
+                let (files, opened) = super::roots_session::FileSession::open(&setup)?;
+                let posture = self.fences.open(&session, &setup)?;
+                self.files.insert(session.clone(), files);
                 self.sessions.insert(session, fresh);
-                Ok(Body::Done {})
+                Ok(posture
+                    .map_or(Body::Done {}, |posture| Body::Posture { posture })
+                    .with(opened))
+            }
+            Request::Run {
+                session,
+                tool,
+                input,
+                cwd,
+            } => {
+                self.session(&session)?;
+                let fence = self.fences.session(&session)?;
+                Ok(Body::Run(fence.run(&tool, &input, cwd.as_deref())?))
+            }
+            Request::Posture { session } => {
+                self.session(&session)?;
+                let posture = self.fences.session(&session)?.posture();
+                Ok(Body::Posture { posture })
+            }
+            Request::Toggle {
+                session,
+                to,
+                confirmed,
+            } => {
+                self.session(&session)?;
+                let fence = self.fences.session(&session)?;
+                Ok(Body::Toggle(fence.toggle(&to, confirmed)?))
             }
             Request::Decide {
                 session,
@@ -101,10 +138,20 @@ impl Server {
             Request::Audit { session } => Ok(Body::Audit {
                 records: self.session(&session)?.audit().to_vec(),
             }),
+            Request::Files(step) => {
+                let name = step.session().to_string();
+                let files = self
+                    .files
+                    .get_mut(&name)
+                    .ok_or_else(|| WireError::error(format!("no open session {name:?}")))?;
+                Ok(Body::Fields(files.step(step)?))
+            }
             Request::Close { session } => {
                 self.sessions
                     .remove(&session)
                     .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
+                self.fences.close(&session);
+                self.files.remove(&session);
                 Ok(Body::Done {})
             }
             Request::Bye => Ok(Body::Done {}),
@@ -175,9 +222,16 @@ mod tests {
         ]);
         assert_eq!(replies.len(), 12, "stops at bye");
         assert_eq!(replies[0]["name"], "gatehouse");
-        assert_eq!(replies[0]["protocol"], "1.0");
-        assert_eq!(replies[0]["capabilities"], json!(["gate"]));
-        assert_eq!(replies[1], json!({"id": 1, "ok": true}));
+        assert_eq!(replies[0]["protocol"], super::PROTOCOL_VERSION);
+        assert_eq!(replies[0]["capabilities"], json!(super::CAPABILITIES));
+        assert_eq!(
+            (&replies[1]["id"], &replies[1]["ok"]),
+            (&json!(1), &json!(true))
+        );
+        assert_eq!(
+            replies[1]["started"], true,
+            "the trust map's session started"
+        );
         assert_eq!(
             replies[2],
             json!({"id": 2, "ok": true, "decision": "ask", "route": "card", "reason": "path_outside",

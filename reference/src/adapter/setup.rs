@@ -19,6 +19,17 @@ pub const SETUP_FIELDS: &[&str] = &[
     "allow_list",
     "grants",
     "card_window_ms",
+    // `paths` and `trust`: taken by `super::roots_session::FileSession::open`.
+    "roots",
+    "resolver",
+    "startup",
+    "skip_permissions",
+    "settings_dirs",
+    // `fence`: taken by `super::fence::Fences::open`.
+    "fence_policy",
+    "workspaces",
+    "log_dir",
+    "limits",
 ];
 
 fn field<T: DeserializeOwned>(

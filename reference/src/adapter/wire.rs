@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 
 /// The ops this protocol version knows.
 pub const KNOWN_OPS: &[&str] = &[
-    "hello", "open", "decide", "answer", "grants", "revoke", "audit", "close", "bye",
+    "hello", "open", "decide", "answer", "grants", "revoke", "audit", "close", "bye", "run",
+    "posture", "toggle",
 ];
 
 /// One request, after its `op` has been recognised.
@@ -63,6 +64,33 @@ pub enum Request {
         /// The session's name.
         session: String,
     },
+    /// `fence`: runs one command in the plane as an approved call.
+    Run {
+        /// The session's name.
+        session: String,
+        /// `shell` or `execute_code`.
+        tool: String,
+        /// The line or code.
+        input: String,
+        /// Absolute, or relative to the workspace; `null` is the workspace.
+        #[serde(default)]
+        cwd: Option<String>,
+    },
+    /// `fence`: the session's posture.
+    Posture {
+        /// The session's name.
+        session: String,
+    },
+    /// `fence`: the session's runtime toggle.
+    Toggle {
+        /// The session's name.
+        session: String,
+        /// `on` or `off`.
+        to: String,
+        /// Whether the person confirmed (switching off needs it).
+        #[serde(default)]
+        confirmed: bool,
+    },
     /// Ends a session.
     Close {
         /// The session's name.
@@ -70,6 +98,10 @@ pub enum Request {
     },
     /// Ends the conversation.
     Bye,
+    /// `paths` and `trust`: a file tool or a trust-map step, read by
+    /// [`super::roots_session::parse`].
+    #[serde(skip)]
+    Files(super::roots_session::Step),
 }
 
 /// The kind of a failed step (PROTO-ERR-1).
@@ -129,6 +161,9 @@ pub enum Body {
     },
     /// `open`, `close`, `bye`: nothing more than `ok`.
     Done {},
+    /// `paths` and `trust` steps, and the fields of `open`: an object built by
+    /// [`super::roots_session`].
+    Fields(Map<String, Value>),
     /// `decide`.
     Decision(Decision),
     /// `answer`.
@@ -152,6 +187,15 @@ pub enum Body {
     Audit {
         /// One record per call, in order.
         records: Vec<AuditRecord>,
+    },
+    /// `run`.
+    Run(super::fence::RunAnswer),
+    /// `toggle`.
+    Toggle(super::fence::ToggleAnswer),
+    /// `posture`, and `open` when the session has a fence.
+    Posture {
+        /// The session's posture.
+        posture: super::fence::WirePosture,
     },
 }
 
@@ -227,6 +271,9 @@ pub fn parse_request(line: &str) -> (Option<i64>, Result<Request, WireError>) {
         Some(Value::String(op)) => op.as_str(),
         _ => return (id, Err(WireError::error("a request needs a string \"op\""))),
     };
+    if super::roots_session::OPS.contains(&op) {
+        return (id, super::roots_session::parse(&value).map(Request::Files));
+    }
     if !KNOWN_OPS.contains(&op) {
         return (
             id,

@@ -64,6 +64,12 @@ pub fn jail_main(args: &[OsString]) -> ! {
         eprintln!("gatehouse jail: {e}");
         std::process::exit(EXIT_SETUP_FAILED);
     }
+    // Whatever the helper inherited besides its standard streams stays behind (FENCE-JAIL-9).
+    #[cfg(target_os = "linux")]
+    if let Err(e) = super::sys::ns::cloexec_from(3) {
+        eprintln!("gatehouse jail: cannot mark inherited descriptors close-on-exec: {e}");
+        std::process::exit(EXIT_SETUP_FAILED);
+    }
     let code = match apply(&plan) {
         Ok(enforcement) => run_action(&plan, enforcement),
         Err(Outcome::Relay(code)) => code,
@@ -147,7 +153,14 @@ fn protect(new_root: &Path, root: &Path, rel: &Path) -> std::io::Result<()> {
             .last()
             .ok_or_else(|| std::io::Error::other("empty protected path"))?;
         let p = fs::fd_path(&proc_root, &last.fd);
-        mount::bind(&p, &p)?;
+        if k < comps.len() && last.is_dir {
+            // A parent pinned onto itself recursively, so that the read-only mount of a
+            // protected path beneath it (`.git/hooks` when pinning `.git` for
+            // `.git/config`) is kept rather than hidden.
+            mount::rbind(&p, &p)?;
+        } else {
+            mount::bind(&p, &p)?;
+        }
         if k == comps.len() || !last.is_dir {
             // Reach the new mount through a fresh descriptor: the old one names the
             // directory underneath it.

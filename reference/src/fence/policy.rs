@@ -54,7 +54,9 @@ pub const ETC_ENTRIES: [&str; 30] = [
 ];
 
 /// Paths inside every workspace root that stay read-only whether or not they exist yet.
-pub const PROTECTED: [&str; 2] = [".git/hooks", ".gatehouse"];
+/// `.git/config` because `core.hooksPath` and `core.fsmonitor` in it run a program of the
+/// jailed code's choosing exactly as a hook does (FENCE-PROTECT-4).
+pub const PROTECTED: [&str; 3] = [".git/hooks", ".git/config", ".gatehouse"];
 
 /// What the fence encloses. Paths are absolute; [`Policy::resolve`] canonicalizes them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

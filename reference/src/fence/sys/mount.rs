@@ -42,6 +42,12 @@ pub fn bind(source: &Path, target: &Path) -> io::Result<()> {
     rustix::mount::mount_bind(source, target).map_err(io::Error::from)
 }
 
+/// Recursive bind of `source` onto `target`: the submounts beneath it (an earlier
+/// protected path's read-only mount) come along.
+pub fn rbind(source: &Path, target: &Path) -> io::Result<()> {
+    rustix::mount::mount_bind_recursive(source, target).map_err(io::Error::from)
+}
+
 /// Remount the bind at `target` with `extra` flags, keeping every flag the existing mount
 /// has (`noexec`, atime flags...): the kernel refuses to clear flags it locked when the
 /// mount came from a more privileged namespace.

@@ -144,3 +144,37 @@ pub fn wait_for(child: i32) -> io::Result<i32> {
 pub fn set_hostname(name: &str) -> io::Result<()> {
     rustix::system::sethostname(name.as_bytes()).map_err(io::Error::from)
 }
+
+/// Mark every file descriptor from `first` upwards close-on-exec, so that nothing the
+/// helper inherited from the agent (or from whatever started the agent) reaches the jailed
+/// command (FENCE-JAIL-9). `close_range(2)` with `CLOSE_RANGE_CLOEXEC` (Linux 5.11);
+/// on older kernels each descriptor listed in `/proc/self/fd` gets `FD_CLOEXEC`.
+pub fn cloexec_from(first: u32) -> io::Result<()> {
+    // SAFETY: with CLOSE_RANGE_CLOEXEC the call only sets a flag on descriptors and closes
+    // none, so no descriptor owned elsewhere in this process is invalidated.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            first,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if r == 0 {
+        return Ok(());
+    }
+    let err = io::Error::last_os_error();
+    if err.raw_os_error() != Some(libc::ENOSYS) {
+        return Err(err);
+    }
+    let fds: Vec<i32> = std::fs::read_dir("/proc/self/fd")?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|fd| *fd >= first as i32)
+        .collect();
+    for fd in fds {
+        // SAFETY: F_SETFD only changes the descriptor's close-on-exec flag; a descriptor
+        // that was the directory listing's own and is closed by now yields EBADF, ignored.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    Ok(())
+}

@@ -1,0 +1,409 @@
+//! The trust map's steps (PROTO-TRUST-*): the session start (the startup question and
+//! the settings-named directories, PROTO-SETUP-2), `query`, `gesture`, `status`,
+//! `resume`, `clear` and `turn`. Every gesture that opens or closes reach does both
+//! halves together, keeping [`crate::paths::Roots`] in step with the map's reach.
+//!
+//! Touches the filesystem only through the roots and the map's resolution of
+//! settings names.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::roots_session::{object, spell_key, Answer, FileSession};
+use super::wire::WireError;
+use crate::paths::{RootRefusal, Roots};
+use crate::trust::record::{Spelling, TrustRecord};
+use crate::trust::{ReachKind, ReachOrigin, Startup, TrustError, TrustMap};
+
+/// The settings layer that named a directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    /// `~/.bravebot/settings.json`.
+    User,
+    /// The project's settings file.
+    Project,
+    /// The project's local settings file.
+    Local,
+}
+
+/// One directory named by a settings layer (setup field `settings_dirs`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsDir {
+    /// The layer that named it (the list is already in layer order).
+    pub layer: Layer,
+    /// The name as the settings file wrote it.
+    pub name: String,
+    /// What the person answers if it is asked about.
+    pub answer: Answer,
+}
+
+/// The session record `resume` restarts from: the map (its rules and the reach opened
+/// beside the working directory), exactly as persisted.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionRecord {
+    /// The trust map with its reach.
+    pub map: TrustRecord,
+}
+
+fn spelling_path(s: &Spelling) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    match s {
+        Spelling::Text(t) => PathBuf::from(t),
+        Spelling::Bytes(b) => PathBuf::from(std::ffi::OsString::from_vec(b.clone())),
+    }
+}
+
+fn done() -> Map<String, Value> {
+    object(json!({"result": "done"}))
+}
+
+fn gesture_refused(code: &str) -> Map<String, Value> {
+    object(json!({"result": code}))
+}
+
+impl FileSession {
+    /// The path a person typed, made absolute against the working directory (a gesture
+    /// is not a file tool, but its path is still taken literally: no `~`, no variables).
+    fn typed(&self, path: &str) -> Result<PathBuf, &'static str> {
+        crate::paths::validate::validate(path.as_ref()).map_err(|e| e.code())?;
+        let p = Path::new(path);
+        Ok(if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.roots.workdir().path().join(p)
+        })
+    }
+
+    /// Command-line `--add-dir` (TRUST-ADD-4): reach only, no rule.
+    pub(crate) fn cli_add_dir(&mut self, path: &Path) -> Result<(), &'static str> {
+        let id = self.roots.add_dir(path).map_err(|e| e.code())?;
+        let canonical = self
+            .roots
+            .root(id)
+            .map(|r| r.path().to_path_buf())
+            .ok_or("not_found")?;
+        if let Err(e) = self.map.cli_add_dir(&canonical) {
+            self.roots.close(id);
+            return Err(e.code());
+        }
+        Ok(())
+    }
+
+    /// A directory opened reachable and trusted on the terms of `/add-dir`, for a
+    /// settings-named directory accepted at its question (TRUST-SET-1).
+    fn settings_dir_yes(&mut self, path: &Path) -> Result<(), &'static str> {
+        let id = self.roots.add_dir(path).map_err(|e| e.code())?;
+        let canonical = self
+            .roots
+            .root(id)
+            .map(|r| r.path().to_path_buf())
+            .ok_or("not_found")?;
+        if let Err(e) = self.map.settings_dir_yes(&canonical) {
+            self.roots.close(id);
+            return Err(e.code());
+        }
+        Ok(())
+    }
+
+    /// The startup question (TRUST-START-1, TRUST-START-2, TRUST-SKIP-1): returns
+    /// whether the session started.
+    fn startup(&mut self, answer: Answer) -> bool {
+        if self.config.skip_permissions {
+            self.map.skip_permissions();
+            return true;
+        }
+        if self.config.no_asker {
+            // Nobody can answer: nothing trusted, as after a no.
+            return true;
+        }
+        let answer = match answer {
+            Answer::Yes => Startup::Yes,
+            Answer::No => Startup::No,
+            Answer::Leave => Startup::Leave,
+        };
+        self.map.startup(answer).is_ok()
+    }
+
+    /// A session start (PROTO-SETUP-2): the startup question, then each settings-named
+    /// directory (TRUST-SET-1 to TRUST-SET-3, TRUST-SET-5). Returns the `open` answer's
+    /// `started` and `settings`.
+    pub(crate) fn start(&mut self, startup: Answer, dirs: &[SettingsDir]) -> Map<String, Value> {
+        let mut settings: Vec<Value> = Vec::new();
+        self.started = self.startup(startup);
+        if self.started {
+            let names: Vec<String> = dirs.iter().map(|d| d.name.clone()).collect();
+            let questions = self
+                .map
+                .settings_questions(&names, self.config.home.as_deref());
+            let mut asked: Vec<&Path> = Vec::new();
+            for dir in dirs {
+                let name = &dir.name;
+                if let Some(q) = questions.ask.iter().find(|q| q.names.contains(name)) {
+                    let resolved = q.resolved.to_string_lossy().into_owned();
+                    if asked.contains(&q.resolved.as_path()) {
+                        // TRUST-SET-3: a directory another name led to is asked once.
+                        settings.push(json!({"name": name, "result": "merged",
+                                             "resolved": resolved, "code": null}));
+                        continue;
+                    }
+                    asked.push(&q.resolved);
+                    settings.push(json!({"name": name, "result": "asked",
+                                         "resolved": resolved, "code": null}));
+                    // A question nobody can answer is a no.
+                    let answer = if self.config.no_asker {
+                        Answer::No
+                    } else {
+                        dir.answer
+                    };
+                    match answer {
+                        Answer::Yes => {
+                            // Opened on the terms of `/add-dir`. The name was checked
+                            // just now: a failure here is the tree changing under it,
+                            // reported with its code rather than passed over.
+                            if let Err(code) = self.settings_dir_yes(&q.resolved) {
+                                settings.pop();
+                                settings.push(json!({"name": name, "result": "reported",
+                                                     "resolved": null, "code": code}));
+                            }
+                        }
+                        Answer::No => {}
+                        Answer::Leave => {
+                            self.started = false;
+                            break;
+                        }
+                    }
+                } else {
+                    let code = questions
+                        .unopenable
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map_or("not_found", |(_, c)| *c);
+                    settings.push(json!({"name": name, "result": "reported",
+                                         "resolved": null, "code": code}));
+                }
+            }
+        }
+        object(json!({"started": self.started, "settings": settings}))
+    }
+
+    /// `query` (PROTO-TRUST-1, TRUST-OBS-1): the map's answer by key alone.
+    pub(crate) fn query(&self, path: &str) -> Map<String, Value> {
+        let key = match self.map.key_in(&self.roots, path) {
+            Ok(k) => k,
+            Err(e) => {
+                return object(json!({"trust": null, "namespace": null, "key": null,
+                                     "rule": null, "refused": e.code()}))
+            }
+        };
+        let (trust, rule) = match self.map.deciding(&key) {
+            Some((rule, t)) => (t.name(), Some(spell_key(&rule))),
+            None => ("unknown", None),
+        };
+        let namespace = match key.ns {
+            crate::trust::Namespace::Relative => "relative",
+            crate::trust::Namespace::Absolute => "absolute",
+        };
+        object(
+            json!({"trust": trust, "namespace": namespace, "key": spell_key(&key),
+                      "rule": rule, "refused": null}),
+        )
+    }
+
+    /// `gesture` (PROTO-TRUST-2, trust-map chapter section 6). None of these gestures
+    /// puts a question, so `answer` is never used (PROTO-FILE-2).
+    pub(crate) fn gesture(
+        &mut self,
+        name: &str,
+        path: &str,
+    ) -> Result<Map<String, Value>, WireError> {
+        let result = match name {
+            "at_path" | "file_flag" => self
+                .map
+                .at_path_in(&self.roots, path, name == "file_flag")
+                .map(|_| ()),
+            "untrust" => self.map.untrust_in(&self.roots, path).map(|_| ()),
+            "drop" => match self.typed(path) {
+                Ok(p) => self.map.drop_in(&mut self.roots, &p).map(|_| ()),
+                Err(code) => return Ok(gesture_refused(code)),
+            },
+            "add_dir" => match self.typed(path) {
+                Ok(p) => self.map.add_dir_in(&mut self.roots, &p).map(|_| ()),
+                Err(code) => return Ok(gesture_refused(code)),
+            },
+            "cli_add_dir" => {
+                return Ok(match self.typed(path) {
+                    Ok(p) => match self.cli_add_dir(&p) {
+                        Ok(()) => done(),
+                        Err(code) => gesture_refused(code),
+                    },
+                    Err(code) => gesture_refused(code),
+                })
+            }
+            "cd" => match self.typed(path) {
+                Ok(p) => self.cd(&p),
+                Err(code) => return Ok(gesture_refused(code)),
+            },
+            other => {
+                return Err(WireError::unsupported(format!("unknown gesture {other:?}")));
+            }
+        };
+        Ok(match result {
+            Ok(()) => done(),
+            Err(e) => gesture_refused(e.code()),
+        })
+    }
+
+    /// `/cd` (TRUST-CD-1 to TRUST-CD-3): the roots first (a path that is not a directory
+    /// changes nothing), then the map re-spelled against where the roots landed.
+    fn cd(&mut self, path: &Path) -> Result<(), TrustError> {
+        self.roots.cd(path)?;
+        let new = self.roots.workdir().path().to_path_buf();
+        self.map.cd(&new)?;
+        Ok(())
+    }
+
+    /// The open roots with how each was opened (TRUST-STATUS-2).
+    pub(crate) fn roots_json(&self) -> Vec<Value> {
+        let wd = self.roots.workdir().id();
+        self.roots
+            .roots()
+            .map(|r| {
+                if r.id() == wd {
+                    return json!({"path": r.path().to_string_lossy(),
+                                  "how": "working_directory"});
+                }
+                let (path, kind) = match r.only() {
+                    Some(name) => (r.path().join(name), ReachKind::File),
+                    None => (r.path().to_path_buf(), ReachKind::Dir),
+                };
+                let how = self
+                    .map
+                    .reach()
+                    .iter()
+                    .find(|x| x.kind == kind && x.path == path)
+                    .map_or(
+                        match kind {
+                            ReachKind::File => ReachOrigin::Dropped,
+                            ReachKind::Dir => ReachOrigin::CliAddDir,
+                        },
+                        |x| x.origin,
+                    );
+                json!({"path": path.to_string_lossy(), "how": how.name()})
+            })
+            .collect()
+    }
+
+    /// `status` (TRUST-STATUS-1, TRUST-STATUS-2).
+    pub(crate) fn status(&self) -> Map<String, Value> {
+        let rules: Vec<Value> = self
+            .map
+            .status()
+            .iter()
+            .map(|l| {
+                let namespace = match l.key.ns {
+                    crate::trust::Namespace::Relative => "relative",
+                    crate::trust::Namespace::Absolute => "absolute",
+                };
+                json!({"namespace": namespace, "key": spell_key(&l.key),
+                       "trust": l.trust.name(), "origin": l.origin.name()})
+            })
+            .collect();
+        object(json!({"rules": rules, "roots": self.roots_json()}))
+    }
+
+    /// The record persisted with the session (TRUST-LIFE-2), serialised.
+    pub fn record(&self) -> String {
+        let record = SessionRecord {
+            map: self.map.record(),
+        };
+        serde_json::to_string(&record).expect("a trust record always serialises")
+    }
+
+    /// `resume` (PROTO-TRUST-3, TRUST-LIFE-3, TRUST-LIFE-4): the session is closed and
+    /// started again from its serialised record alone: the map as recorded, no startup
+    /// question, no settings question, and each recorded root reopened on the terms it
+    /// was opened on; one that cannot be is reported with its code and dropped from the
+    /// reach (its rules stay).
+    pub(crate) fn resume(&mut self) -> Result<Map<String, Value>, WireError> {
+        let persisted = self.record();
+        let record: SessionRecord = serde_json::from_str(&persisted)
+            .map_err(|e| WireError::error(format!("the session record does not read: {e}")))?;
+        let workdir = spelling_path(&record.map.workdir);
+        let mut roots = Roots::open_with(&workdir, self.config.backend).map_err(|e| {
+            WireError::error(format!(
+                "cannot resume: the working directory {} does not open: {e}",
+                workdir.display()
+            ))
+        })?;
+        let mut unreopened = Vec::new();
+        let mut kept = Vec::new();
+        for reach in &record.map.reach {
+            let opened: Result<_, RootRefusal> = match reach.kind {
+                ReachKind::Dir => roots.add_dir(&reach.path),
+                ReachKind::File => roots.add_file(&reach.path),
+            };
+            match opened {
+                Ok(id) => {
+                    // A directory that now resolves elsewhere is not the one recorded.
+                    let landed = roots.root(id).map(|r| match r.only() {
+                        Some(name) => r.path().join(name),
+                        None => r.path().to_path_buf(),
+                    });
+                    if reach.kind == ReachKind::Dir && landed.as_deref() != Some(&reach.path) {
+                        roots.close(id);
+                        unreopened.push(json!({"path": reach.path.to_string_lossy(),
+                                               "code": "changed"}));
+                        continue;
+                    }
+                    kept.push(reach.clone());
+                }
+                Err(e) => unreopened.push(json!({"path": reach.path.to_string_lossy(),
+                                                  "code": e.code()})),
+            }
+        }
+        let mut map_record = record.map;
+        map_record.reach = kept;
+        self.map = TrustMap::resume(&map_record);
+        self.roots = roots;
+        Ok(object(
+            json!({"roots": self.roots_json(), "unreopened": unreopened}),
+        ))
+    }
+
+    /// `clear` (TRUST-LIFE-5, TRUST-SET-4): every root but the working directory closes,
+    /// the map is discarded, and the startup question is put again (no settings
+    /// question). A `leave` starts no session.
+    pub(crate) fn clear(&mut self, startup: Answer) -> Map<String, Value> {
+        self.map.clear();
+        self.roots.clear();
+        self.started = self.startup(startup);
+        object(json!({"started": self.started}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trust::Trust;
+
+    #[test]
+    fn records_round_trip() {
+        let mut m = TrustMap::new("/w/proj");
+        m.startup(Startup::Yes).unwrap();
+        m.untrust(&crate::trust::TrustKey::rel("vendor"));
+        let rec = SessionRecord { map: m.record() };
+        let text = serde_json::to_string(&rec).unwrap();
+        let back: SessionRecord = serde_json::from_str(&text).unwrap();
+        let m2 = TrustMap::resume(&back.map);
+        assert_eq!(m2.status(), m.status());
+        assert_eq!(
+            m2.decision(&crate::trust::TrustKey::rel("vendor/x")),
+            Some(Trust::Untrusted)
+        );
+    }
+}
