@@ -171,7 +171,11 @@ fn adapter_round_trip() {
     assert_eq!(hello["ok"], true);
     assert_eq!(hello["name"], "gatehouse");
     assert_eq!(hello["version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(hello["environment"]["fence_backend"], Value::Null);
+    // The declared backend is the one the probe proved, the same the posture names.
+    assert_eq!(
+        hello["environment"]["fence_backend"],
+        hello["environment"]["posture"]["backend"]
+    );
     let open = ask(json!({"id": 1, "op": "open", "session": "s1", "setup": {
         "workspace": ws.path(), "home": "/tmp", "host": "posix", "asker": "terminal",
         "allow_list": [], "grants": [{"kind": "family", "key": "git"}], "card_window_ms": null}}));
