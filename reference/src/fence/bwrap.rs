@@ -63,6 +63,11 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     }
     // Protected paths: parents pinned by binding them onto themselves, the path itself
     // read-only. The launcher has created missing ones without following symlinks.
+    // Every parent is bound once and before any protected path: bubblewrap takes a bind's
+    // source from the host tree, so binding `.git` again for `.git/config` would cover
+    // the read-only `.git/hooks` mount made just before it.
+    let mut parents: Vec<PathBuf> = Vec::new();
+    let mut read_only: Vec<PathBuf> = Vec::new();
     for root in &policy.workspaces {
         for rel in &policy.protected {
             let mut p = root.clone();
@@ -72,15 +77,25 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
                 let meta = std::fs::symlink_metadata(&p);
                 let is_dir = meta.as_ref().map(|m| m.is_dir()).unwrap_or(false);
                 if i + 1 == comps.len() || !is_dir {
-                    push(
-                        &mut a,
-                        &["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()],
-                    );
+                    read_only.push(p.clone());
                     break;
                 }
-                push(&mut a, &["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
+                parents.push(p.clone());
             }
         }
+    }
+    parents.sort_by_key(|p| (p.components().count(), p.clone()));
+    parents.dedup();
+    read_only.sort();
+    read_only.dedup();
+    for p in &parents {
+        push(&mut a, &["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
+    }
+    for p in &read_only {
+        push(
+            &mut a,
+            &["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()],
+        );
     }
     push(
         &mut a,
