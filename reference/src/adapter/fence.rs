@@ -175,11 +175,27 @@ pub struct HostFence {
     pub posture: WirePosture,
 }
 
-/// The fence of this host with the default options, probed once per process.
+/// The operator's fence options: the defaults, changed by the `GATEHOUSE_*` environment
+/// variables `FenceOptions::from_env` reads (a backend choice, an emulated poorer kernel),
+/// so that one suite can be run against each backend. A variable it cannot read stops
+/// the adapter with one line rather than run with options nobody asked for.
+pub fn operator_options() -> FenceOptions {
+    static OPTIONS: OnceLock<FenceOptions> = OnceLock::new();
+    OPTIONS
+        .get_or_init(|| {
+            FenceOptions::from_env().unwrap_or_else(|e| {
+                eprintln!("gatehouse adapter: {e}");
+                std::process::exit(2);
+            })
+        })
+        .clone()
+}
+
+/// The fence of this host with the operator's options, probed once per process.
 pub fn host_fence() -> &'static HostFence {
     static HOST: OnceLock<HostFence> = OnceLock::new();
     HOST.get_or_init(|| {
-        let posture = WirePosture::of(&current_posture(&FenceOptions::default()));
+        let posture = WirePosture::of(&current_posture(&operator_options()));
         HostFence {
             landlock_abi: posture.landlock_abi.map(u32::from),
             backend: posture.backend.map(str::to_string),
@@ -310,7 +326,7 @@ impl FenceSetup {
     pub fn options(&self) -> FenceOptions {
         let mut o = FenceOptions {
             allow_degraded: self.policy == FencePolicy::Degraded,
-            ..FenceOptions::default()
+            ..operator_options()
         };
         if self.policy == FencePolicy::Off {
             o.backend = BackendChoice::Off;
