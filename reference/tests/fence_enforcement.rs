@@ -600,3 +600,66 @@ mod degraded {
         }
     }
 }
+
+/// `gatehouse exec`, the one-shot path, sets `TMPDIR` to the session's scratch temporary
+/// directory whatever the backend (the agent's own `TMPDIR` never passes), and programs
+/// that honour it write there.
+#[test]
+fn gatehouse_exec_sets_tmpdir_to_the_scratch_tmp_on_every_backend() {
+    let script = "printf 'tmpdir=%s\\n' \"$TMPDIR\"; printf 'home=%s\\n' \"$HOME\"; \
+                  f=$(mktemp) && printf 'made=%s\\n' \"$f\" && printf ok > \"$f\" && cat \"$f\"";
+    let cases: [(&str, &[&str], &str, &str); 4] = [
+        ("native", &[], "native", "fence: native"),
+        ("bwrap", &[], "bwrap", "fence: bwrap"),
+        (
+            "landlock-only",
+            &["--allow-degraded", "--emulate-no-userns"],
+            "native",
+            "DEGRADED",
+        ),
+        ("off", &[], "off", "UNFENCED"),
+    ];
+    for (name, flags, backend, posture) in cases {
+        let fx = Fx::new();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gatehouse"));
+        cmd.arg("exec")
+            .arg("--workspace")
+            .arg(&fx.ws)
+            .args(flags)
+            .args(["--", "/bin/sh", "-c", script])
+            .current_dir(&fx.ws)
+            .env("TMPDIR", fx.outside.as_os_str())
+            .env_remove("GATEHOUSE_EMULATE_NO_USERNS")
+            .env_remove("GATEHOUSE_LANDLOCK_MAX_ABI")
+            .env("GATEHOUSE_FENCE", backend)
+            .env("GATEHOUSE_JAIL_HELPER", helper());
+        let out = bounded(cmd, Duration::from_secs(60));
+        let stdout = text(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{name}: {stdout}{}",
+            text(&out.stderr)
+        );
+        let field = |key: &str| {
+            stdout
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .unwrap_or_else(|| panic!("{name}: no {key} in {stdout}"))
+                .to_string()
+        };
+        assert!(
+            text(&out.stderr).contains(posture),
+            "{name}: {}",
+            text(&out.stderr)
+        );
+        let (tmpdir, home) = (field("tmpdir="), field("home="));
+        let scratch = Path::new(&home).parent().expect("the scratch directory");
+        assert_eq!(Path::new(&tmpdir), scratch.join("tmp"), "{name}: {stdout}");
+        assert!(
+            field("made=").starts_with(&format!("{tmpdir}/")),
+            "{name}: {stdout}"
+        );
+        assert!(stdout.ends_with("ok"), "{name}: {stdout}");
+        assert_eq!(std::fs::read_dir(&fx.outside).unwrap().count(), 1, "{name}");
+    }
+}

@@ -246,3 +246,206 @@ async fn two_requests_run_concurrently_on_two_executors() {
     assert!(fx.ws.join("a.txt").exists() && fx.ws.join("b.txt").exists());
     broker.shutdown().await;
 }
+
+/// The session log's records, parsed.
+fn log_records(broker: &Broker) -> Vec<serde_json::Value> {
+    let log = std::fs::read_to_string(broker.log_path().expect("a session log")).unwrap();
+    log.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[tokio::test]
+async fn every_toggle_is_logged_with_the_posture_before_and_after() {
+    let fx = Fx::new();
+    let broker = start(fx.config(1)).await;
+    // Refused without the confirmation: nothing changed, nothing to log.
+    assert!(broker.switch_off("yes").await.is_err());
+    broker.switch_off(CONFIRM_OFF).await.unwrap();
+    broker.switch_on().await.unwrap();
+    let toggles: Vec<serde_json::Value> = log_records(&broker)
+        .into_iter()
+        .filter(|r| r["kind"] == "fence-toggle")
+        .collect();
+    assert_eq!(toggles.len(), 2, "{toggles:#?}");
+    let (off, on) = (&toggles[0], &toggles[1]);
+    assert_eq!(off["to"], "off");
+    assert_eq!(off["before"]["backend"], "native", "{off:#}");
+    assert_eq!(off["after"]["backend"], "off", "{off:#}");
+    assert_eq!(off["before"]["logs_writable_by_tools"], false, "{off:#}");
+    assert_eq!(off["after"]["logs_writable_by_tools"], true, "{off:#}");
+    assert!(off["rendered_before"]
+        .as_str()
+        .unwrap()
+        .starts_with("fence: native"));
+    assert!(off["rendered_after"].as_str().unwrap().contains("UNFENCED"));
+    assert_eq!(on["to"], "on");
+    assert_eq!(on["before"]["backend"], "off", "{on:#}");
+    assert_eq!(on["after"]["backend"], "native", "{on:#}");
+    // The events carry both as well.
+    let switched: Vec<(String, String)> = broker
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            PlaneEvent::FenceSwitched { before, posture } => Some((before, posture)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(switched.len(), 2);
+    assert!(switched[0].0.starts_with("fence: native") && switched[0].1.contains("UNFENCED"));
+    assert!(switched[1].0.contains("UNFENCED") && switched[1].1.starts_with("fence: native"));
+    broker.shutdown().await;
+}
+
+/// The Landlock-only fence (no user namespaces, hence no PID namespace), opted in.
+fn degraded(abi: Option<u8>) -> FenceOptions {
+    FenceOptions {
+        backend: BackendChoice::Native,
+        no_user_namespaces: true,
+        max_landlock_abi: abi,
+        allow_degraded: true,
+        helper: Some(helper()),
+    }
+}
+
+#[tokio::test]
+async fn tmpdir_is_the_sessions_scratch_tmp_on_every_backend() {
+    let backends = [
+        ("native", options_for(BackendChoice::Native)),
+        ("bwrap", options_for(BackendChoice::Bwrap)),
+        ("landlock-only", degraded(None)),
+        ("off", options_for(BackendChoice::Off)),
+    ];
+    for (name, options) in backends {
+        let fx = Fx::new();
+        let mut config = fx.config(1);
+        config.options = options;
+        // The agent's own TMPDIR never passes, scrubbed or not.
+        config
+            .parent_env
+            .as_mut()
+            .unwrap()
+            .push(("TMPDIR".into(), "/tmp".into()));
+        let broker = start(config).await;
+        let out = broker
+            .run(sh("printf '%s\\n' \"$TMPDIR\"; f=$(mktemp) && printf mine > \"$f\" && basename \"$f\""))
+            .await
+            .unwrap();
+        assert!(out.exit.success(), "{name}: {}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        let mut lines = stdout.lines();
+        let scratch_tmp = fx.scratch.join("tmp");
+        assert_eq!(
+            lines.next(),
+            Some(scratch_tmp.to_str().unwrap()),
+            "{name}: TMPDIR"
+        );
+        // mktemp honours TMPDIR: the file is in the session's scratch, seen from outside.
+        let made = scratch_tmp.join(lines.next().expect("a file name"));
+        assert_eq!(std::fs::read_to_string(&made).unwrap(), "mine", "{name}");
+        broker.shutdown().await;
+    }
+}
+
+fn options_for(backend: BackendChoice) -> FenceOptions {
+    FenceOptions {
+        backend,
+        helper: Some(helper()),
+        ..FenceOptions::default()
+    }
+}
+
+/// Whether host process `pid` still exists (a zombie counts: it is not reaped yet).
+fn exists(pid: i32) -> bool {
+    let pid = rustix::process::Pid::from_raw(pid).expect("a pid");
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(rustix::io::Errno::SRCH) => false,
+        Err(e) => panic!("kill({pid:?}, 0): {e}"),
+    }
+}
+
+/// Poll until `pid` is gone (true) or a few seconds have passed (false).
+async fn gone_within_a_few_seconds(pid: i32) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while std::time::Instant::now() < deadline {
+        if !exists(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    !exists(pid)
+}
+
+fn read_pid(path: &std::path::Path) -> i32 {
+    let s = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    s.trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("{}: {s:?}: {e}", path.display()))
+}
+
+#[tokio::test]
+async fn landlock_only_nothing_a_call_started_outlives_the_call() {
+    for abi in [Some(2), None] {
+        let fx = Fx::new();
+        let mut config = fx.config(1);
+        config.options = degraded(abi);
+        let broker = start(config).await;
+        let posture = broker.posture();
+        assert_eq!(posture.backend, BackendKind::Native);
+        assert!(posture.degraded, "{}", posture.render());
+        assert!(
+            !posture.layers.iter().any(|l| l.name == "namespaces"),
+            "no PID namespace to end them: {}",
+            posture.render()
+        );
+        // A background child in the command's group (its output detached, so the call
+        // returns at once), one that left the group with a session of its own, and one that
+        // still holds the command's stdout.
+        let script = "sleep 300 > /dev/null 2>&1 < /dev/null & echo $! > bg.pid; \
+             if command -v setsid > /dev/null; then \
+               setsid sleep 300 > /dev/null 2>&1 < /dev/null & echo $! > escaped.pid; \
+             fi; \
+             sleep 300 & echo $! > holder.pid; \
+             echo started";
+        let result = tokio::time::timeout(Duration::from_secs(60), broker.run(sh(script))).await;
+        // The pids first, whatever the call answered, so that nothing is left on the host.
+        let mut pids = Vec::new();
+        for (what, file) in [
+            ("background", "bg.pid"),
+            ("holding stdout", "holder.pid"),
+            ("own session", "escaped.pid"),
+        ] {
+            if fx.ws.join(file).exists() {
+                pids.push((what, read_pid(&fx.ws.join(file))));
+            }
+        }
+        let mut survivors = Vec::new();
+        for (what, pid) in &pids {
+            if !gone_within_a_few_seconds(*pid).await {
+                survivors.push(format!("{what} ({pid})"));
+                // Do not leave it behind on the host.
+                let _ = rustix::process::kill_process(
+                    rustix::process::Pid::from_raw(*pid).unwrap(),
+                    rustix::process::Signal::KILL,
+                );
+            }
+        }
+        let out = result
+            .expect("the call returns when its command ends")
+            .unwrap();
+        assert!(out.exit.success(), "{}", text(&out.stderr));
+        assert!(!out.timed_out);
+        assert_eq!(text(&out.stdout), "started\n");
+        assert!(pids.len() >= 2, "{pids:?}");
+        assert!(
+            survivors.is_empty(),
+            "ABI {abi:?}: outlived the call: {survivors:?}"
+        );
+        // The executor itself serves on, warm.
+        let next = broker.run(sh("echo alive")).await.unwrap();
+        assert_eq!(text(&next.stdout), "alive\n");
+        assert!(next.warm);
+        broker.shutdown().await;
+    }
+}

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use super::jail::EXIT_SETUP_FAILED;
 use super::plan::Action;
 use super::policy::{FenceOptions, Policy};
-use super::prepared::{current_posture, missing_protected, tidy_protected, Fence, Kind};
+use super::prepared::{current_posture, missing_protected, tidy_protected, Fence};
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
 pub const ENV_SCRUBBING: &str = "GATEHOUSE_ENV_SCRUBBING";
@@ -93,12 +93,12 @@ fn exec_inner(
         let scrubbing = env_scrubbing_from_env();
         let mut posture = fence.posture().clone();
         posture.env_scrubbing = scrubbing;
-        let tmpdir = matches!(fence.kind(), Kind::LandlockOnly { .. } | Kind::Off)
-            .then(|| fence.policy().scratch.join("tmp"));
+        // TMPDIR is the session's scratch temporary directory on every backend, a jail
+        // with a private `/tmp` included (the spec's environment table, FENCE-JAIL-4).
         let env = crate::plane::env::jail_env(
             std::env::vars_os(),
             &fence.policy().home(),
-            tmpdir.as_deref(),
+            Some(&fence.policy().tmpdir()),
             scrubbing,
         );
         eprintln!("gatehouse exec: {}", posture.render());

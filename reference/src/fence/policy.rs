@@ -64,7 +64,8 @@ pub const PROTECTED: [&str; 3] = [".git/hooks", ".git/config", ".gatehouse"];
 pub struct Policy {
     /// Workspace roots, bound read-write at the same path.
     pub workspaces: Vec<PathBuf>,
-    /// The session's scratch directory, bound read-write; `HOME` is `<scratch>/home`.
+    /// The session's scratch directory, bound read-write; `HOME` is `<scratch>/home` and
+    /// `TMPDIR` is `<scratch>/tmp`.
     pub scratch: PathBuf,
     /// Extra directories or files bound read-only (toolchains, fixtures).
     #[serde(default)]
@@ -118,6 +119,11 @@ impl Policy {
         self.scratch.join("home")
     }
 
+    /// The scratch temporary directory (`TMPDIR` inside the fence, whatever the backend).
+    pub fn tmpdir(&self) -> PathBuf {
+        self.scratch.join("tmp")
+    }
+
     /// Every read-write root: the workspaces and the scratch directory.
     pub fn writable_roots(&self) -> Vec<PathBuf> {
         let mut roots = self.workspaces.clone();
@@ -133,8 +139,9 @@ impl Policy {
             .unwrap_or_else(|| self.scratch.clone())
     }
 
-    /// Canonicalize every root (creating the scratch home), then validate. The fence works
-    /// on real paths only: a root given through a symlink is bound at its target.
+    /// Canonicalize every root (creating the scratch home and temporary directory), then
+    /// validate. The fence works on real paths only: a root given through a symlink is
+    /// bound at its target.
     pub fn resolve(mut self) -> Result<Policy, FenceError> {
         let canon = |p: &Path| {
             std::fs::canonicalize(p).map_err(|e| FenceError::Policy {
@@ -146,7 +153,7 @@ impl Policy {
             path: self.scratch.clone(),
             reason: format!("cannot create the scratch home: {e}"),
         })?;
-        std::fs::create_dir_all(self.scratch.join("tmp")).map_err(|e| FenceError::Policy {
+        std::fs::create_dir_all(self.tmpdir()).map_err(|e| FenceError::Policy {
             path: self.scratch.clone(),
             reason: format!("cannot create the scratch tmp: {e}"),
         })?;

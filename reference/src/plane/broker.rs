@@ -17,7 +17,7 @@ use tokio::sync::{broadcast, Semaphore};
 use super::env::jail_env;
 use super::log::SessionLog;
 use super::protocol::{ExecRequest, ExecutorMessage, ExitInfo};
-use crate::fence::{Action, BackendChoice, Fence, FenceError, FenceOptions, Kind, Policy, Posture};
+use crate::fence::{Action, BackendChoice, Fence, FenceError, FenceOptions, Policy, Posture};
 
 /// The confirmation that switching a session's fence off requires, naming the consequence.
 pub const CONFIRM_OFF: &str = "run tools UNFENCED";
@@ -130,6 +130,8 @@ pub enum PlaneEvent {
     },
     /// The session's fence was switched (never persisted).
     FenceSwitched {
+        /// The posture in force before the switch.
+        before: String,
         /// The posture now in force.
         posture: String,
     },
@@ -219,12 +221,12 @@ fn build_state(
         .parent_env
         .clone()
         .unwrap_or_else(|| std::env::vars_os().collect());
-    let tmpdir = matches!(fence.kind(), Kind::LandlockOnly { .. } | Kind::Off)
-        .then(|| fence.policy().scratch.join("tmp"));
+    // HOME and TMPDIR are the session's scratch home and scratch temporary directory on
+    // every backend, a jail with a private `/tmp` included (FENCE-ENV-4, FENCE-JAIL-4).
     let env = jail_env(
         parent,
         &fence.policy().home(),
-        tmpdir.as_deref(),
+        Some(&fence.policy().tmpdir()),
         config.env_scrubbing,
     );
     Ok(State {
@@ -481,27 +483,65 @@ impl Broker {
         self.switch(options).await
     }
 
+    /// Replace the session's fence. Every change is written to the session's log with the
+    /// posture before and after (FENCE-TOGGLE-3); a switch that fails (the probe refused
+    /// the new fence) is written too, with the error, the posture in force unchanged.
     async fn switch(&self, options: FenceOptions) -> Result<Posture, PlaneError> {
         let generation = self.inner.state.lock().expect("state").generation + 1;
         let cfg = self.inner.config.clone();
         let dir = self.inner.log_dir.clone();
-        let state = tokio::task::spawn_blocking(move || {
+        let to = if options.backend == BackendChoice::Off {
+            "off"
+        } else {
+            "on"
+        };
+        let built = tokio::task::spawn_blocking(move || {
             build_state(&cfg, &options, dir.as_ref(), generation)
         })
         .await
-        .map_err(|e| PlaneError::Spawn(e.to_string()))??;
-        let posture = state.posture.clone();
-        *self.inner.state.lock().expect("state") = state;
+        .map_err(|e| PlaneError::Spawn(e.to_string()))
+        .and_then(|r| r.map_err(PlaneError::from));
+        let state = match built {
+            Ok(state) => state,
+            Err(e) => {
+                let current = self.posture();
+                self.log(
+                    "fence-toggle",
+                    serde_json::json!({
+                        "to": to,
+                        "changed": false,
+                        "error": e.to_string(),
+                        "before": current,
+                        "after": current,
+                        "rendered_before": current.render(),
+                        "rendered_after": current.render(),
+                    }),
+                );
+                return Err(e);
+            }
+        };
+        let after = state.posture.clone();
+        // Before and after are taken under the same lock: no other switch slips between.
+        let before =
+            std::mem::replace(&mut *self.inner.state.lock().expect("state"), state).posture;
         let old: Vec<Executor> = std::mem::take(&mut *self.inner.idle.lock().expect("idle pool"));
         drop(old);
         self.log(
             "fence-toggle",
-            serde_json::json!({ "posture": posture, "rendered": posture.render() }),
+            serde_json::json!({
+                "to": to,
+                "changed": true,
+                "before": before,
+                "after": after,
+                "rendered_before": before.render(),
+                "rendered_after": after.render(),
+            }),
         );
         self.emit(PlaneEvent::FenceSwitched {
-            posture: posture.render(),
+            before: before.render(),
+            posture: after.render(),
         });
-        Ok(posture)
+        Ok(after)
     }
 
     /// Close every idle executor and wait for it.

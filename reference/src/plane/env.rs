@@ -1,9 +1,10 @@
 //! The environment a tool sees, decided at spawn by an allow-list: `PATH`, `LANG`, `LC_*`,
-//! `TERM`, `TZ` pass; `HOME` is the session's scratch home inside the fence; nothing else
-//! of the agent's environment ever enters (provider keys, tokens, sockets of agents).
+//! `TERM`, `TZ` pass; `HOME` and `TMPDIR` are the session's scratch home and scratch
+//! temporary directory inside the fence; nothing else of the agent's environment ever
+//! enters (provider keys, tokens, sockets of agents).
 //!
-//! The plane-wide opt-out hands tools the full environment (HOME still points at the
-//! scratch home); the posture reports it so it is never silent.
+//! The plane-wide opt-out hands tools the full environment (`HOME` and `TMPDIR` still point
+//! into the scratch directory); the posture reports it so it is never silent.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -24,7 +25,11 @@ pub fn passes(name: &str) -> bool {
 ///
 /// - `scrubbing`: apply the allow-list (false: the plane-wide opt-out, everything passes);
 /// - `home`: the scratch home, always `HOME`;
-/// - `tmpdir`: set as `TMPDIR` where the fence has no private `/tmp` (Landlock alone).
+/// - `tmpdir`: `TMPDIR`, the session's scratch temporary directory ([`Policy::tmpdir`]);
+///   the plane passes it for every backend, a jail with a private `/tmp` included. `None`
+///   leaves `TMPDIR` unset (the agent's own value never passes either way).
+///
+/// [`Policy::tmpdir`]: crate::fence::Policy::tmpdir
 ///
 /// Names or values that are not UTF-8 are dropped (the plan travels as JSON).
 pub fn jail_env<I>(

@@ -2,7 +2,12 @@
 //! action) that runs one command per request and answers in the protocol. Because the
 //! fence is set up once per executor, a warm request costs a fork and an exec.
 //!
-//! Inside a PID namespace the executor is PID 1: it reaps orphans between requests.
+//! Every command runs as the leader of a session and process group of its own, and when it
+//! ends (or its deadline passes) the whole group is killed: nothing a call started outlives
+//! the call (FENCE-PLANE-5), PID namespace or not. On Linux the executor is also a child
+//! subreaper, so a process that left the group (`setsid`, a double fork) is re-parented to
+//! it and ended too; it reaps every orphan between requests (inside a PID namespace it is
+//! PID 1 and would inherit them anyway).
 
 use std::io::{BufRead, Read, Write};
 use std::process::{Command, Stdio};
@@ -19,6 +24,10 @@ pub const DEFAULT_MAX_OUTPUT: usize = 16 << 20;
 pub fn serve(plan: &Plan, enforcement: &Enforcement) -> i32 {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
+    // Best effort: without it (a kernel before 3.4) the process group still holds, and
+    // only what left it escapes to the namespace's init.
+    #[cfg(target_os = "linux")]
+    let _ = crate::fence::sys::ns::become_subreaper();
     let ready = ExecutorMessage::Ready {
         pid: std::process::id(),
         enforcement: enforcement.clone(),
@@ -49,9 +58,7 @@ pub fn serve(plan: &Plan, enforcement: &Enforcement) -> i32 {
             break;
         }
         #[cfg(target_os = "linux")]
-        if enforcement.pid1 {
-            crate::fence::sys::ns::reap_orphans();
-        }
+        crate::fence::sys::ns::reap_orphans();
     }
     0
 }
@@ -112,10 +119,13 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    #[cfg(unix)]
+    // Its own session and process group (the group's id is the command's pid), so that
+    // its end, or its deadline, kills whatever it started.
+    #[cfg(target_os = "linux")]
+    crate::fence::sys::ns::in_new_session(&mut cmd);
+    #[cfg(not(target_os = "linux"))]
     {
         use std::os::unix::process::CommandExt;
-        // Its own process group, so a deadline kills whatever it started.
         cmd.process_group(0);
     }
     let mut child = match cmd.spawn() {
@@ -144,24 +154,30 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
     }
     let pid = child.id();
     let (tx, rx) = mpsc::channel();
+    // Wait for the leader to exit without reaping it: while it is a zombie its pid, which
+    // is its group's id, cannot be reused, so killing the group below reaches only what the
+    // command started.
     std::thread::spawn(move || {
-        let _ = tx.send(child.wait());
+        let _ = tx.send(wait_exited(pid));
     });
     let mut timed_out = false;
-    let status = match req.timeout_ms {
-        Some(ms) => match rx.recv_timeout(Duration::from_millis(ms)) {
-            Ok(s) => s,
-            Err(_) => {
-                timed_out = true;
-                kill_group(pid);
-                rx.recv()
-                    .unwrap_or_else(|_| Err(std::io::Error::other("lost")))
-            }
-        },
-        None => rx
-            .recv()
-            .unwrap_or_else(|_| Err(std::io::Error::other("lost"))),
+    let waited = match req.timeout_ms {
+        Some(ms) => rx.recv_timeout(Duration::from_millis(ms)),
+        None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
     };
+    if let Err(e) = waited {
+        // The deadline (or, should the waiting thread be lost, at once): the group goes,
+        // then the leader is waited for below.
+        timed_out = e == mpsc::RecvTimeoutError::Timeout;
+        kill_group(pid);
+        let _ = rx.recv();
+    }
+    // The command has ended: so has everything it left in its group (FENCE-PLANE-5).
+    kill_group(pid);
+    let status = child.wait();
+    // And whatever left the group, re-parented to us as the subreaper.
+    #[cfg(target_os = "linux")]
+    crate::fence::sys::ns::end_children(Duration::from_secs(5));
     let exit = match status {
         Ok(s) => {
             use std::os::unix::process::ExitStatusExt;
@@ -175,10 +191,7 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
             signal: None,
         },
     };
-    if timed_out {
-        // The group may still hold the pipes open: make sure it is gone before joining.
-        kill_group(pid);
-    }
+    // Nothing of the command is left to hold the pipes open: the readers end.
     let (stdout, t1) = t_out.join().unwrap_or_default();
     let (stderr, t2) = t_err.join().unwrap_or_default();
     ExecutorMessage::Done {
@@ -191,11 +204,34 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
     }
 }
 
+/// Wait until the child `pid` has exited, leaving it to be reaped by `Child::wait`.
+fn wait_exited(pid: u32) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        crate::fence::sys::ns::wait_exited(pid)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        use rustix::process::{WaitId, WaitIdOptions};
+        let p = rustix::process::Pid::from_raw(pid as i32)
+            .ok_or_else(|| std::io::Error::other("invalid pid"))?;
+        loop {
+            match rustix::process::waitid(
+                WaitId::Pid(p),
+                WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
+            ) {
+                Ok(_) => return Ok(()),
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+}
+
+/// SIGKILL the process group `pid` leads (or led: the leader may be a zombie).
 fn kill_group(pid: u32) {
     #[cfg(target_os = "linux")]
-    if let Some(p) = rustix::process::Pid::from_raw(pid as i32) {
-        let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
-    }
+    crate::fence::sys::ns::kill_group(pid);
     #[cfg(not(target_os = "linux"))]
     {
         let _ = std::process::Command::new("/bin/kill")

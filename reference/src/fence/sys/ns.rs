@@ -1,8 +1,9 @@
 //! Namespaces and process lifetime: `unshare(2)`, uid/gid maps, `fork(2)`, parent-death
-//! signal, reaping.
+//! signal, reaping, sessions, process groups and the child subreaper.
 //!
 //! User namespaces need Linux 3.8 (unprivileged use depends on distribution settings);
-//! `PR_SET_PDEATHSIG` is Linux 2.1.57.
+//! `PR_SET_PDEATHSIG` is Linux 2.1.57; `PR_SET_CHILD_SUBREAPER` is Linux 3.4;
+//! `/proc/PID/task/TID/children` needs `CONFIG_PROC_CHILDREN` (a scan of `/proc` stands in).
 #![allow(unsafe_code)]
 
 use std::io;
@@ -177,4 +178,120 @@ pub fn cloexec_from(first: u32) -> io::Result<()> {
         unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
     }
     Ok(())
+}
+
+/// Make the calling process a child subreaper (`PR_SET_CHILD_SUBREAPER`, Linux 3.4): a
+/// process orphaned below it is re-parented to it rather than to the init of its PID
+/// namespace (the host's, for Landlock alone), so that whatever a command leaves behind,
+/// even outside its process group, can still be found and ended by the executor.
+pub fn become_subreaper() -> io::Result<()> {
+    rustix::process::set_child_subreaper(Some(rustix::process::getpid())).map_err(io::Error::from)
+}
+
+/// Start `cmd` as the leader of a session of its own (`setsid(2)` between fork and exec):
+/// a new process group whose id is the command's pid, and no controlling terminal.
+pub fn in_new_session(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the forked child before exec; it only makes the
+    // async-signal-safe `setsid` system call and converts an errno, allocating nothing and
+    // taking no lock.
+    unsafe {
+        cmd.pre_exec(|| rustix::process::setsid().map(drop).map_err(io::Error::from));
+    }
+}
+
+/// Wait until `child` has exited, without reaping it (`waitid(P_PID, WEXITED | WNOWAIT)`):
+/// as a zombie it keeps its pid, and with it the id of the process group it led, from being
+/// reused, so the group can still be killed safely.
+pub fn wait_exited(child: u32) -> io::Result<()> {
+    use rustix::process::{WaitId, WaitIdOptions};
+    let pid = Pid::from_raw(child as i32).ok_or_else(|| io::Error::other("invalid pid"))?;
+    loop {
+        match rustix::process::waitid(
+            WaitId::Pid(pid),
+            WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
+        ) {
+            Ok(_) => return Ok(()),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// SIGKILL every process of the group `pgid`; a group already empty is not an error.
+pub fn kill_group(pgid: u32) {
+    if let Some(p) = Pid::from_raw(pgid as i32) {
+        let _ = rustix::process::kill_process_group(p, Signal::KILL);
+    }
+}
+
+/// The children of the calling process (live or zombie), from `/proc/self/task/*/children`
+/// (every thread's own list: an orphan is adopted by any live thread of a subreaper), or,
+/// where the kernel lacks those files, from the parent field of every `/proc/*/stat`.
+pub fn children() -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut listed = false;
+    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+        for task in tasks.flatten() {
+            if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+                listed = true;
+                found.extend(
+                    list.split_whitespace()
+                        .filter_map(|p| p.parse::<u32>().ok()),
+                );
+            }
+        }
+    }
+    if !listed {
+        let me = pid();
+        if let Ok(procs) = std::fs::read_dir("/proc") {
+            for entry in procs.flatten() {
+                let Some(child) = entry
+                    .file_name()
+                    .to_str()
+                    .and_then(|n| n.parse::<u32>().ok())
+                else {
+                    continue;
+                };
+                let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                    continue;
+                };
+                // `pid (comm) state ppid ...`: the name may hold spaces and parentheses.
+                let ppid = stat
+                    .rfind(')')
+                    .and_then(|i| stat[i + 1..].split_whitespace().nth(1))
+                    .and_then(|p| p.parse::<u32>().ok());
+                if ppid == Some(me) {
+                    found.push(child);
+                }
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// End every child the calling process still has (as a subreaper, every orphan left below
+/// it), and every child those leave behind in turn: SIGKILL, reap, look again, until none
+/// is left or `limit` has passed. Only for a caller none of whose children is wanted: the
+/// executor between two commands. Returns whether none is left.
+pub fn end_children(limit: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        reap_orphans();
+        let left = children();
+        if left.is_empty() {
+            return true;
+        }
+        for child in left {
+            if let Some(p) = Pid::from_raw(child as i32) {
+                let _ = rustix::process::kill_process(p, Signal::KILL);
+            }
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
