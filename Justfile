@@ -12,6 +12,11 @@ conform *ARGS:
 conform-impl IMPL *ARGS:
     cargo run --release -p gatehouse-conformance -- run --impl '{{IMPL}}' {{ARGS}}
 
+# The enforcement scenarios against the reference's bubblewrap backend.
+conform-bwrap:
+    cargo build --release -p gatehouse
+    cargo run --release -p gatehouse-conformance -- run --filter fence/ --impl "env GATEHOUSE_FENCE=bwrap target/release/gatehouse adapter"
+
 # Every MUST and SHOULD in spec/ has a scenario or a written reason.
 trace:
     cargo run --release -p gatehouse-conformance -- trace
