@@ -11,7 +11,7 @@ CI runs the gate suite against every flawed variant and requires each to fail th
 scenario written for its class: the suite proves it catches what it claims to catch.
 Standard library only.
 """
-import json, os, sys, time
+import json, os, re, sys, time
 
 FLAW = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == '--flaw' else None
 if FLAW not in (None, 'string-prefix', 'lexical-dotdot', 'no-symlinks', 'family-prefix'):
@@ -27,7 +27,7 @@ for code, names in [("interpreter", "sh bash zsh dash ksh fish ash csh tcsh busy
     for n in names.split():
         NEVER[n] = code
 INTERP = [n for n, c in NEVER.items() if c == "interpreter"]
-FIND_ESC = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprintf", "-fprint", "-fprint0", "-fls"}
+FIND_ESC = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprintf", "-fprint", "-fprint0", "-fls", "-files0-from"}
 LONG = {"rg": ["--pre", "--pre-glob", "--hostname-bin"], "sort": ["--output", "--compress-program", "--files0-from"],
         "tail": ["--follow", "--retry"], "grep": ["--null"], "head": ["--zero-terminated"],
         "wc": ["--files0-from"]}
@@ -84,7 +84,18 @@ def rm_recursive(args):
             if "r" in a[1:] or "R" in a[1:]: return True
     return False
 
+def respell(line):
+    """GATE-DANGER-6: the line as the shell will respell it before it runs."""
+    line = line.replace("\\\n", "").replace("${IFS}", " ").replace("$IFS", " ")
+    def ansi_c(m):
+        body = m.group(1)
+        body = re.sub(r"\\x([0-9A-Fa-f]{1,2})", lambda x: chr(int(x.group(1), 16)), body)
+        body = re.sub(r"\\([0-7]{1,3})", lambda x: chr(int(x.group(1), 8)), body)
+        return "'" + body + "'"
+    return re.sub(r"\$'([^']*)'", ansi_c, line)
+
 def dangerous(line, depth=0):
+    if depth == 0 and respell(line) != line and dangerous(respell(line), 1): return True
     if depth > 5: return False
     ws = split(line, lenient=True)
     if ws is None:
@@ -145,6 +156,10 @@ def inside(p, ws):
         return p is not None and p.startswith(ws)
     return p is not None and (p == ws or p.startswith(ws.rstrip("/") + "/"))
 
+def ends_options(prev):
+    """GATE-FLAG-6: after the command, an operand, `-` or a `--name=value` word."""
+    return prev is None or prev == "-" or not prev.startswith("-") or (prev.startswith("--") and "=" in prev)
+
 def auto_check(line, ws):
     if any(c in META for c in line): return "metacharacter"
     words = split(line)
@@ -153,14 +168,18 @@ def auto_check(line, ws):
     first = words[0][0]
     if first not in READ: return "not_read_list"
     args = words[1:]
-    # escape flags
+    # escape flags; a `--` ends the options only where no option can take it as its
+    # value (GATE-FLAG-6)
     after = False
+    prev = None
     for w, m in args:
         if first == "find":
             if w in FIND_ESC: return "escape_flag"
             continue
         if after: continue
-        if w == "--": after = True; continue
+        if w == "--" and ends_options(prev): after = True; continue
+        prev = w
+        if first == "tail" and w[:1] == "+" and w[-1:] in ("f", "F") and w[1:-1].isdigit(): return "escape_flag"
         if w.startswith("--") and first in LONG:
             name = w.split("=")[0]
             if len(name) > 2 and any(f.startswith(name) for f in LONG[first]): return "escape_flag"
@@ -169,10 +188,12 @@ def auto_check(line, ws):
     for w, m in args:
         if any(c in "*?[" and u for c, u in zip(w, m)): return "glob"
     after = False
+    prev = None
     for w, m in args:
         cands = []
         if w and w[0] == "~" and m and m[0]: return "path_outside"
-        if not after and w == "--" and first != "find": after = True; continue
+        if not after and w == "--" and first != "find" and ends_options(prev): after = True; continue
+        prev = w
         if not after and w.startswith("--"):
             if "=" in w: cands.append(w.split("=", 1)[1])
         elif not after and w.startswith("-") and len(w) > 1:

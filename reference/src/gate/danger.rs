@@ -34,10 +34,118 @@ const MAX_DEPTH: usize = 8;
 /// quote-blind split of step 1 does see a chain or substitution inside quotes, so
 /// `echo "a; rm -rf x"` is, which only asks.
 pub fn is_dangerous(line: &str) -> bool {
-    if !may_hold_delete(line) {
-        return false;
+    if may_hold_delete(line) && scan(line, 0, false) {
+        return true;
     }
-    scan(line, 0, false)
+    match shell_spelling(line) {
+        Some(spelled) => may_hold_delete(&spelled) && scan(&spelled, 0, false),
+        None => false,
+    }
+}
+
+/// The line respelled the way a POSIX shell (bash) reads a few constructs that the plain
+/// word reader does not: a backslash-newline continuation vanishes (`rm \<newline>-rf x`),
+/// `$IFS` and `${IFS...}` become a space (`rm${IFS}-rf${IFS}x`), an ANSI-C quote
+/// `$'...'` becomes the single-quoted text it decodes to (`$'\x72m' -r x`), and `$"..."`
+/// a plain double quote. `None` when the line holds none of them.
+///
+/// **Choice:** the scan reads the line both as written and respelled, and calls it
+/// dangerous if either reading holds a delete: a respelling that is wrong for some shell
+/// can then only make the gate ask more.
+fn shell_spelling(line: &str) -> Option<String> {
+    if !line.contains("\\\n") && !line.contains('$') {
+        return None;
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("\\\n") {
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("${IFS") {
+            out.push(' ');
+            rest = after.find('}').map_or("", |i| &after[i + 1..]);
+        } else if let Some(after) = rest
+            .strip_prefix("$IFS")
+            .filter(|a| !a.starts_with(|c: char| c == '_' || c.is_ascii_alphanumeric()))
+        {
+            out.push(' ');
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("$'") {
+            let (text, after) = ansi_c(after);
+            out.push('\'');
+            out.push_str(&text.replace('\'', "'\\''"));
+            out.push('\'');
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("$\"") {
+            out.push('"');
+            rest = after;
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    Some(out)
+}
+
+/// Decodes the body of an ANSI-C quote up to its closing `'` (or the end of the line);
+/// returns the text and what follows the quote.
+fn ansi_c(body: &str) -> (String, &str) {
+    let mut text = String::new();
+    let mut chars = body.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\'' => return (text, &body[i + 1..]),
+            '\\' => {
+                let Some((_, e)) = chars.next() else {
+                    break;
+                };
+                let (radix, max) = match e {
+                    'x' => (16, 2),
+                    'u' => (16, 4),
+                    'U' => (16, 8),
+                    '0'..='7' => (8, 2),
+                    _ => (0, 0),
+                };
+                if radix == 0 {
+                    text.push(match e {
+                        'a' => '\u{7}',
+                        'b' => '\u{8}',
+                        'e' | 'E' => '\u{1b}',
+                        'f' => '\u{c}',
+                        'n' => '\n',
+                        'r' => '\r',
+                        't' => '\t',
+                        'v' => '\u{b}',
+                        'c' => match chars.next() {
+                            Some((_, x)) => char::from((x as u8) & 0x1f),
+                            None => break,
+                        },
+                        other => other,
+                    });
+                    continue;
+                }
+                let mut value = if radix == 8 {
+                    e.to_digit(8).unwrap_or(0)
+                } else {
+                    0
+                };
+                let mut taken = 0;
+                while taken < max {
+                    match chars.peek().and_then(|&(_, d)| d.to_digit(radix)) {
+                        Some(d) => {
+                            value = value.wrapping_mul(radix).wrapping_add(d);
+                            chars.next();
+                            taken += 1;
+                        }
+                        None => break,
+                    }
+                }
+                text.push(char::from_u32(value).unwrap_or('\u{fffd}'));
+            }
+            c => text.push(c),
+        }
+    }
+    (text, "")
 }
 
 /// A cheap filter: quote removal only removes quotes and backslashes, so a line that
@@ -225,6 +333,22 @@ mod tests {
     #[case("xargs -I{} rm -rf {}")]
     #[case("env echo rm -rf x")]
     #[case("echo \"a; rm -rf x\"")]
+    #[case("rm \\\n-rf x")]
+    #[case("r\\\nm -rf x")]
+    #[case("rm -\\\nr x")]
+    #[case("rm${IFS}-rf${IFS}x")]
+    #[case("rm$IFS-rf x")]
+    #[case("rm${IFS:0:1}-r x")]
+    #[case("rm $'-r' x")]
+    #[case("$'rm' -r x")]
+    #[case("$'\\x72m' -r x")]
+    #[case("$'\\162\\155' -r x")]
+    #[case("rm $'\\u002dr' x")]
+    #[case("rm $\"-r\" x")]
+    #[case("strace rm -rf x")]
+    #[case("parallel rm -r ::: x")]
+    #[case("script -c 'rm -r x'")]
+    #[case("trap 'rm -rf x' EXIT")]
     fn dangerous_spellings(#[case] line: &str) {
         assert!(is_dangerous(line), "{line}");
     }
@@ -252,6 +376,9 @@ mod tests {
     #[case("")]
     #[case("sudo ls -R")]
     #[case("sh -c 'rm x'")]
+    #[case("echo $'rm -r x'")]
+    #[case("echo $IFS rm -r x")]
+    #[case("rm $'x' -- -r")]
     fn non_dangerous_twins(#[case] line: &str) {
         assert!(!is_dangerous(line), "{line}");
     }

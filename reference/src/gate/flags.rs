@@ -43,16 +43,39 @@ pub fn has_escape_flag(words: &[Word<'_>]) -> bool {
     if !flags.primaries.is_empty() {
         return args.iter().any(|w| flags.primaries.contains(&w.as_str()));
     }
+    let mut previous: Option<&str> = None;
     for word in args {
         let w = word.as_str();
-        if w == "--" {
+        if w == "--" && ends_options(previous) {
             return false;
         }
-        if is_long_flag(flags, w) || is_short_flag(flags, w) {
+        if is_long_flag(flags, w) || is_short_flag(flags, w) || is_obsolete_follow(flags, w) {
             return true;
         }
+        previous = Some(w);
     }
     false
+}
+
+/// Whether a bare `--` that follows the argument `previous` (`None`: it follows the
+/// command) ends the options (GATE-FLAG-5).
+///
+/// **Choice:** an option word may take the next word as its value, and the gate does not
+/// know which do: in `sort -T -- -o x` the `--` is the value of `-T` and `-o x` is still
+/// an option. So a `--` right after an option word that could want a separate value (a
+/// short cluster, or a long option without `=`) ends nothing, and the words after it are
+/// still read as flags; that can only make the gate ask more.
+pub fn ends_options(previous: Option<&str>) -> bool {
+    match previous {
+        None => true,
+        Some(p) => p == "-" || !p.starts_with('-') || (p.starts_with("--") && p.contains('=')),
+    }
+}
+
+/// `tail`'s obsolete form `+NUM[bcl]f` (`tail +1f notes.txt`), which GNU `tail` still
+/// reads as `-n +NUM -f`: it follows the file and never returns, like `-f`.
+fn is_obsolete_follow(flags: &EscapeFlags, word: &str) -> bool {
+    flags.command == "tail" && word.starts_with('+') && word.contains(['f', 'F'])
 }
 
 #[cfg(test)]
@@ -118,6 +141,14 @@ mod tests {
     #[case("head --zero-terminated notes.txt")]
     #[case("head --zero notes.txt")]
     #[case("head --z notes.txt")]
+    // a `--` that may be an option's value ends nothing
+    #[case("sort -T -- -o/tmp/x notes.txt")]
+    #[case("grep -e -- -Z x notes.txt")]
+    #[case("rg -e -- --pre=./x.sh foo")]
+    #[case("tail --sleep -- -f notes.txt")]
+    // tail's obsolete follow form
+    #[case("tail +1f notes.txt")]
+    #[case("tail +5cf notes.txt")]
     fn escape_flags_ask(#[case] line: &str) {
         assert!(escapes(line), "{line}");
     }
@@ -142,6 +173,10 @@ mod tests {
     #[case("ls --follow")]
     #[case("tail -")]
     #[case("tail --")]
+    #[case("sort -r notes.txt -- -o")]
+    #[case("sort --key=1 -- -o")]
+    #[case("tail +5 notes.txt")]
+    #[case("grep -e x -- -Z")]
     fn ordinary_flags_do_not(#[case] line: &str) {
         assert!(!escapes(line), "{line}");
     }

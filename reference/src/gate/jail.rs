@@ -6,6 +6,7 @@
 //! directory and one `O_PATH` descriptor on it. It never opens, creates or changes a file, and it never
 //! expands a glob or a `~`.
 
+use super::flags::ends_options;
 use super::words::Word;
 use rustix::fd::OwnedFd;
 use rustix::fs::{open, readlinkat_raw, Mode, OFlags, CWD};
@@ -206,12 +207,14 @@ impl Jail {
             return Err(JailRefusal::Glob);
         }
         let mut operands_only = false;
+        let mut previous: Option<&str> = None;
         for word in words.iter().skip(1) {
             let text = word.as_str();
-            if !operands_only && text == "--" {
+            if !operands_only && text == "--" && ends_options(previous) {
                 operands_only = true;
                 continue;
             }
+            previous = Some(text);
             if operands_only || !text.starts_with('-') {
                 if word.tilde || !self.contains(text) {
                     return Err(JailRefusal::Outside);
@@ -385,6 +388,9 @@ mod tests {
     #[case("grep --file=~/x x", Err(JailRefusal::Outside))]
     #[case("sort -- /etc/passwd", Err(JailRefusal::Outside))]
     #[case("cat -- -", Ok(()))]
+    #[case("cat -- --file=/etc/passwd", Ok(()))] // a file literally named so, inside
+    #[case("grep -e -- --file=/etc/passwd x", Err(JailRefusal::Outside))]
+    #[case("grep -e -- -f/etc/passwd x", Err(JailRefusal::Outside))]
     #[case("cat *", Err(JailRefusal::Glob))]
     #[case("ls -l /etc/*", Err(JailRefusal::Glob))]
     #[case("cat out", Err(JailRefusal::Outside))]
