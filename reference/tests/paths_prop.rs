@@ -6,9 +6,10 @@
 //! opens the same object (PATH-KEY-6), and a spelling that climbs out is an escape
 //! (PATH-SPELL-4).
 
-use std::collections::HashSet;
+mod common;
+
 use std::fs;
-use std::os::unix::fs::{symlink, MetadataExt};
+use std::os::unix::fs::symlink;
 use std::path::Path;
 
 use gatehouse::paths::{Backend, Roots};
@@ -85,21 +86,6 @@ fn build(base: &Path, nodes: &[Node]) {
     }
 }
 
-fn inside(root: &Path) -> HashSet<(u64, u64)> {
-    let mut out = HashSet::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(p) = stack.pop() {
-        let md = fs::symlink_metadata(&p).unwrap();
-        out.insert((md.dev(), md.ino()));
-        if md.is_dir() {
-            for e in fs::read_dir(&p).unwrap() {
-                stack.push(e.unwrap().path());
-            }
-        }
-    }
-    out
-}
-
 fn outcome(roots: &Roots, path: &str, follow: bool) -> Result<(u64, u64), &'static str> {
     roots
         .resolve(path, follow)
@@ -122,7 +108,7 @@ proptest! {
         let base = fs::canonicalize(tmp.path()).unwrap();
         build(&base, &nodes);
         let root = base.join("root");
-        let allowed = inside(&root);
+        let allowed = common::objects_under(&root);
         let o = Roots::open_with(&root, Backend::Openat2).unwrap();
         let w = Roots::open_with(&root, Backend::Walk).unwrap();
         prop_assert_eq!(o.backend(), Backend::Openat2);

@@ -3,7 +3,8 @@
 //! bounded time per backend. Any successful open must be an object inside the root
 //! (device and inode), never the outside file.
 
-use std::collections::HashSet;
+mod common;
+
 use std::fs;
 use std::os::unix::fs::{symlink, MetadataExt};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,21 +16,6 @@ use rustix::fs::{renameat_with, RenameFlags, CWD};
 
 const RUN_FOR: Duration = Duration::from_millis(1500);
 
-fn inside_objects(root: &std::path::Path) -> HashSet<(u64, u64)> {
-    let mut out = HashSet::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(p) = stack.pop() {
-        let md = fs::symlink_metadata(&p).unwrap();
-        out.insert((md.dev(), md.ino()));
-        if md.is_dir() {
-            for e in fs::read_dir(&p).unwrap() {
-                stack.push(e.unwrap().path());
-            }
-        }
-    }
-    out
-}
-
 fn race(backend: Backend) {
     let tmp = tempfile::tempdir().unwrap();
     let base = fs::canonicalize(tmp.path()).unwrap();
@@ -39,7 +25,7 @@ fn race(backend: Backend) {
     fs::create_dir_all(base.join("outside/sub")).unwrap();
     fs::write(base.join("outside/sub/f"), "outside").unwrap();
     symlink(base.join("outside"), proj.join("l")).unwrap();
-    let inside = inside_objects(&proj);
+    let inside = common::objects_under(&proj);
     let outside = fs::metadata(base.join("outside/sub/f")).unwrap();
 
     let stop = Arc::new(AtomicBool::new(false));

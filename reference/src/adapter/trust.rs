@@ -81,29 +81,30 @@ impl FileSession {
 
     /// Command-line `--add-dir` (TRUST-ADD-4): reach only, no rule.
     pub(crate) fn cli_add_dir(&mut self, path: &Path) -> Result<(), &'static str> {
-        let id = self.roots.add_dir(path).map_err(|e| e.code())?;
-        let canonical = self
-            .roots
-            .root(id)
-            .map(|r| r.path().to_path_buf())
-            .ok_or("not_found")?;
-        if let Err(e) = self.map.cli_add_dir(&canonical) {
-            self.roots.close(id);
-            return Err(e.code());
-        }
-        Ok(())
+        self.open_dir_then(path, TrustMap::cli_add_dir)
     }
 
     /// A directory opened reachable and trusted on the terms of `/add-dir`, for a
     /// settings-named directory accepted at its question (TRUST-SET-1).
     fn settings_dir_yes(&mut self, path: &Path) -> Result<(), &'static str> {
+        self.open_dir_then(path, TrustMap::settings_dir_yes)
+    }
+
+    /// Opens `path` as a root beside the working directory, then lets the map record it
+    /// by its canonical path; if the map refuses, the root is closed again, so reach and
+    /// map never disagree.
+    fn open_dir_then<T>(
+        &mut self,
+        path: &Path,
+        record: impl FnOnce(&mut TrustMap, &Path) -> Result<T, TrustError>,
+    ) -> Result<(), &'static str> {
         let id = self.roots.add_dir(path).map_err(|e| e.code())?;
         let canonical = self
             .roots
             .root(id)
             .map(|r| r.path().to_path_buf())
             .ok_or("not_found")?;
-        if let Err(e) = self.map.settings_dir_yes(&canonical) {
+        if let Err(e) = record(&mut self.map, &canonical) {
             self.roots.close(id);
             return Err(e.code());
         }
