@@ -12,10 +12,15 @@ conform *ARGS:
 conform-impl IMPL *ARGS:
     cargo run --release -p gatehouse-conformance -- run --impl '{{IMPL}}' {{ARGS}}
 
+# The README's example adapter (standard-library Python, the gate chapter) against the suite.
+conform-example *ARGS:
+    cargo build --release -p gatehouse
+    cargo run --release -p gatehouse-conformance -- run --impl 'python3 conformance/examples/python_adapter.py' {{ARGS}}
+
 # The enforcement scenarios against the reference's bubblewrap backend.
 conform-bwrap:
     cargo build --release -p gatehouse
-    cargo run --release -p gatehouse-conformance -- run --filter fence/ --impl "env GATEHOUSE_FENCE=bwrap target/release/gatehouse adapter"
+    cargo run --release -p gatehouse-conformance -- run --filter fence/ --impl "env GATEHOUSE_FENCE=bwrap ${CARGO_TARGET_DIR:-target}/release/gatehouse adapter"
 
 # Every MUST and SHOULD in spec/ has a scenario or a written reason.
 trace:

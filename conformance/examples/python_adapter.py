@@ -1,112 +1,119 @@
 #!/usr/bin/env python3
-"""An example adapter for the Gatehouse conformance runner, in Python (standard library).
+"""An example adapter for the Gatehouse conformance runner, in standard-library Python.
 
-It shows how thin an adapter can be: it reads the runner's JSON-lines requests on stdin,
-puts every `decide` to the agent's real gate (here the reference CLI,
-`gatehouse gate check ... -- LINE`, which prints the decision as JSON), and reports what
-the gate said. It never judges anything; the runner does. Grants, answers to cards and the
-audit trail live in memory, one table per session.
+It stands for an agent written in Python whose approval gate is the reference CLI: every
+`decide` goes to `gatehouse gate check ... -- LINE`, which prints the gate's decision as
+JSON, and the adapter reports that decision as it is. What the CLI does not keep between
+calls is the agent's own session state, held here in memory: the grant table, the card
+waiting for an answer and the audit trail. The adapter judges nothing; the runner does.
+It declares the `gate` capability only (spec/adapter-protocol.md).
 
-    gatehouse-conform run --impl 'python3 conformance/examples/python_adapter.py'
+    cargo build --release -p gatehouse
+    cargo run --release -p gatehouse-conformance -- run \\
+        --impl 'python3 conformance/examples/python_adapter.py'
 
-The gatehouse binary is taken from $GATEHOUSE, else `gatehouse` on PATH.
+The binary is $GATEHOUSE if set, else the one built in this repository (under
+$CARGO_TARGET_DIR or target/, release before debug), else `gatehouse` on PATH.
 """
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
 
-GATEHOUSE = os.environ.get("GATEHOUSE", "gatehouse")
-DEFAULT_WINDOW_MS = 300000
-RISK = {"shell": "exec", "execute_code": "code"}
+SETUP = {"workspace", "home", "host", "asker", "allow_list", "grants", "card_window_ms"}
+OUTCOME = {"allow": "allowed", "deny": "denied", "ask": "pending"}  # audit, per decision
 
 
 class Unsupported(Exception):
-    """The gate has nothing to honour this request with."""
+    """The agent has nothing to honour this request with."""
+
+
+def find_gatehouse():
+    """The binary's path (or None) and the one line that says what to do without one."""
+    if os.environ.get("GATEHOUSE"):
+        given = os.environ["GATEHOUSE"]
+        return shutil.which(given), "python_adapter.py: GATEHOUSE=%s is not an executable" % given
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    target = os.path.join(repo, os.environ.get("CARGO_TARGET_DIR") or "target")
+    built = [os.path.join(target, p, "gatehouse") for p in ("release", "debug")]
+    found = [p for p in built if os.access(p, os.X_OK)] + [shutil.which("gatehouse")]
+    return found[0], ("python_adapter.py: no gatehouse binary in %s/{release,debug} or on "
+                      "PATH: run `cargo build --release -p gatehouse`, or set "
+                      "GATEHOUSE=/path/to/gatehouse" % target)
+
+
+def grant(kind, key, tool):
+    """A grant as the wire spells it: `tool` only when it is not the shell."""
+    return {"kind": kind, "key": key, **({"tool": tool} if tool != "shell" else {})}
+
+
+def save(session, g):
+    if g not in session["grants"]:  # saving a grant twice keeps one entry
+        session["grants"].append(g)
 
 
 def check(session, tool, line):
-    """Asks the gate about one call, with the session's grants for that tool."""
-    setup = session["setup"]
-    cmd = [GATEHOUSE, "gate", "check",
-           "--workspace", setup["workspace"],
-           "--host", setup["host"],
-           "--risk", RISK[tool],
-           "--asker", "none" if setup["asker"] == "none" else "terminal"]
-    for grant in session["grants"]:
-        if grant.get("tool", tool) != tool:
-            continue
-        cmd += ["--grant-exact" if grant["kind"] == "exact" else "--grant-family", grant["key"]]
-    cmd += ["--", line]
-    done = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, HOME=setup["home"]))
-    if done.returncode != 0 and not done.stdout.strip():
-        raise RuntimeError("gatehouse gate check failed: " + done.stderr.strip())
+    """Asks the gate about one call. The CLI's --grant-exact is a grant of the tool being
+    checked, so it gets the exact grants saved for that tool (no `tool`: the shell)."""
+    s = session["setup"]
+    cmd = [GATEHOUSE, "gate", "check", "--workspace", s["workspace"], "--tool", tool,
+           "--host", s.get("host") or "posix", "--asker", s.get("asker") or "terminal"]
+    if s.get("card_window_ms") is not None:
+        cmd += ["--card-window-ms", str(s["card_window_ms"])]
+    for allowed in s.get("allow_list") or []:
+        cmd += ["--allow", allowed]
+    for g in session["grants"]:
+        if g["kind"] == "family":
+            cmd += ["--grant-family", g["key"]]
+        elif g.get("tool", "shell") == tool:
+            cmd += ["--grant-exact", g["key"]]
+    done = subprocess.run(cmd + ["--", line], capture_output=True, text=True)
+    why = (done.stderr.strip().splitlines() or ["no message"])[0]
+    if done.returncode == 2:  # a usage error: a tool, value or line the CLI cannot take
+        raise Unsupported("gatehouse gate check: " + why)
+    if done.returncode != 0:
+        raise RuntimeError("gatehouse gate check failed: " + why)
     return json.loads(done.stdout)
 
 
-def open_session(sessions, name, setup):
-    if setup.get("allow_list"):
-        raise Unsupported("the gate CLI takes no allow-list")
-    known = {"workspace", "home", "host", "asker", "allow_list", "grants", "card_window_ms"}
-    unknown = sorted(set(setup) - known)
-    if unknown:
-        raise Unsupported("unknown setup field(s): " + ", ".join(unknown))
-    sessions[name] = {"setup": setup, "grants": [dict(g) for g in setup.get("grants", [])],
-                      "records": [], "card": None}
-    return {}
-
-
 def decide(session, tool, line):
-    if tool not in RISK:
-        raise Unsupported("no tool named %r" % tool)
     seen = check(session, tool, line)
-    answer = {k: seen.get(k) for k in ("decision", "route", "reason", "offers")}
-    record = {"tool": tool, "input": line, "outcome": None}
-    session["records"].append(record)
-    session["card"] = None
-    if seen["decision"] == "ask":
-        window = session["setup"].get("card_window_ms") or DEFAULT_WINDOW_MS
-        answer["card"] = {"channel": session["setup"]["asker"], "window_ms": window}
-        session["card"] = {"tool": tool, "line": line, "offers": seen.get("offers") or {},
-                           "window_ms": window, "record": record}
-    else:
-        record["outcome"] = "allowed" if seen["decision"] == "allow" else "denied"
-    return answer
+    session["records"].append({"tool": tool, "input": line, "outcome": OUTCOME[seen["decision"]]})
+    # A new call's card replaces the open one; an unanswered card stays `pending`.
+    session["card"] = dict(seen, tool=tool, line=line) if seen.get("card") else None
+    return {k: seen[k] for k in ("decision", "route", "reason", "offers", "card") if k in seen}
 
 
-def answer_card(session, choice):
-    card, session["card"] = session["card"], None
+def answer(session, choice):
+    card = session["card"]
     if card is None:
-        return {"outcome": "not_offered", "saved": None}
-    offers, saved, outcome = card["offers"], None, "approved"
-    if choice == "refuse":
-        outcome = "refused"
-    elif choice == "silence":
-        time.sleep(card["window_ms"] / 1000.0)
+        raise RuntimeError("no card is waiting for an answer")
+    offers, saved, outcome = card["offers"], None, {"once": "approved", "refuse": "refused"}.get(choice)
+    if choice == "silence":
+        time.sleep(card["card"]["window_ms"] / 1000.0)
         outcome = "expired"
-    elif choice == "exact":
-        if offers.get("exact"):
-            saved = {"kind": "exact", "key": card["line"], "tool": card["tool"]}
-        else:
-            outcome = "not_offered"
-    elif choice == "family":
-        if offers.get("family"):
-            saved = {"kind": "family", "key": offers["family"], "tool": card["tool"]}
-        else:
-            outcome = "not_offered"
+    elif choice == "exact" and offers["exact"]:
+        saved, outcome = grant("exact", card["line"], card["tool"]), "approved"
+    elif choice == "family" and offers["family"]:
+        saved, outcome = grant("family", offers["family"], "shell"), "approved"
+    elif outcome is None:  # a key the card did not show: nothing happens, it stays open
+        return {"outcome": "not_offered", "saved": None}
     if saved:
-        session["grants"].append(saved)
-    if outcome != "not_offered":
-        card["record"]["outcome"] = outcome
+        save(session, saved)
+    session["card"] = None
+    session["records"][-1]["outcome"] = outcome  # the card is always the last call's
     return {"outcome": outcome, "saved": saved}
 
 
 def revoke(session, target):
+    """By 1-based number when the target is all ASCII digits, else by key."""
     grants = session["grants"]
-    if target.isdigit() and 1 <= int(target) <= len(grants):
-        gone = [grants[int(target) - 1]]
+    if target.isascii() and target.isdigit():
+        n = int(target)
+        gone = [grants[n - 1]] if 1 <= n <= len(grants) else []
     else:
         gone = [g for g in grants if g["key"] == target]
     session["grants"] = [g for g in grants if g not in gone]
@@ -114,32 +121,40 @@ def revoke(session, target):
 
 
 def handle(sessions, req):
-    op = req.get("op")
+    op, name = req.get("op"), req.get("session")
     if op == "hello":
-        uname = os.uname()
+        u = os.uname()
         return {"protocol": "1.0", "name": "gatehouse (python adapter)", "version": "0.1.0",
                 "capabilities": ["gate"],
-                "environment": {"os": sys.platform.replace("darwin", "macos"), "arch": uname.machine,
-                                "kernel": uname.release, "landlock_abi": None, "fence_backend": None}}
+                "environment": {"os": sys.platform.replace("darwin", "macos"), "arch": u.machine,
+                                "kernel": u.release, "landlock_abi": None, "fence_backend": None}}
     if op == "open":
-        return open_session(sessions, req["session"], req["setup"])
-    session = sessions.get(req.get("session"))
+        unknown = sorted(set(req["setup"]) - SETUP)
+        if unknown:
+            raise Unsupported("unknown setup field(s): " + ", ".join(unknown))
+        # Nothing carries over: the session starts from exactly this setup. `home` needs
+        # nothing: the gate treats a leading `~` as outside the workspace, wherever it is.
+        sessions[name] = {"setup": req["setup"], "grants": [], "records": [], "card": None}
+        for g in req["setup"].get("grants") or []:
+            save(sessions[name], grant(g["kind"], g["key"], g.get("tool", "shell")))
+        return {}
+    session = sessions.get(name)
     if session is None:
-        raise RuntimeError("no session %r" % req.get("session"))
+        raise RuntimeError("no open session %r" % name)
     if op == "decide":
         return decide(session, req["tool"], req["input"])
     if op == "answer":
-        return answer_card(session, req["choice"])
+        return answer(session, req["choice"])
     if op == "grants":
         return {"grants": session["grants"]}
     if op == "revoke":
         return revoke(session, req["target"])
     if op == "audit":
-        return {"records": [dict(r, outcome=r["outcome"] or "expired") for r in session["records"]]}
+        return {"records": session["records"]}
     if op == "close":
-        del sessions[req["session"]]
+        del sessions[name]
         return {}
-    raise Unsupported("unknown op %r" % op)
+    raise Unsupported("no op %r: this adapter speaks only the gate's steps" % op)
 
 
 def main():
@@ -151,14 +166,18 @@ def main():
             rid = req.get("id")
             if req.get("op") == "bye":
                 return
-            answer = dict({"id": rid, "ok": True}, **handle(sessions, req))
+            if GATEHOUSE is None:  # the runner shows how `hello` was answered, not stderr
+                print(json.dumps({"id": rid, "ok": False, "error": {"kind": "error", "message": MISSING}}))
+                sys.exit(MISSING)
+            reply = dict({"id": rid, "ok": True}, **handle(sessions, req))
         except Unsupported as e:
-            answer = {"id": rid, "ok": False, "error": {"kind": "unsupported", "message": str(e)}}
+            reply = {"id": rid, "ok": False, "error": {"kind": "unsupported", "message": str(e)}}
         except Exception as e:  # every other failure is the implementation's error
-            answer = {"id": rid, "ok": False, "error": {"kind": "error", "message": repr(e)}}
-        sys.stdout.write(json.dumps(answer) + "\n")
+            reply = {"id": rid, "ok": False, "error": {"kind": "error", "message": repr(e)}}
+        sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
 
 
 if __name__ == "__main__":
+    GATEHOUSE, MISSING = find_gatehouse()
     main()

@@ -140,7 +140,14 @@ struct CheckArgs {
     /// The risk kind: `exec` (shell) or `code` (execute_code).
     #[arg(long, value_enum, default_value = "exec")]
     risk: RiskArg,
-    /// A saved exact-line grant (repeatable).
+    /// The tool called, by its protocol name (`shell`, `execute_code`, `mcp_install`,
+    /// `mcp_connect`), in place of `--risk`.
+    #[arg(long, value_name = "NAME", conflicts_with = "risk")]
+    tool: Option<Tool>,
+    /// A line of the installation's allow-list (repeatable; empty by default).
+    #[arg(long = "allow", value_name = "LINE")]
+    allow: Vec<String>,
+    /// A saved exact-line grant of the tool being checked (repeatable).
     #[arg(long = "grant-exact", value_name = "LINE")]
     grant_exact: Vec<String>,
     /// A saved family grant (repeatable).
@@ -149,6 +156,9 @@ struct CheckArgs {
     /// How a card would reach the person.
     #[arg(long, value_enum, default_value = "terminal")]
     asker: AskerArg,
+    /// The card window of the asker's channel, in place of its default.
+    #[arg(long, value_name = "MS")]
+    card_window_ms: Option<u64>,
     /// The command line (or code) to decide, as one argument after `--`.
     #[arg(value_name = "COMMAND LINE", allow_hyphen_values = true)]
     line: String,
@@ -175,10 +185,10 @@ fn check(args: CheckArgs) -> Result<()> {
             workspace.display()
         )));
     }
-    let tool = match args.risk {
+    let tool = args.tool.unwrap_or(match args.risk {
         RiskArg::Exec => Tool::Shell,
         RiskArg::Code => Tool::ExecuteCode,
-    };
+    });
     let mut config = GateConfig::new(workspace);
     config.host = match args.host {
         HostArg::Posix => Host::Posix,
@@ -190,6 +200,13 @@ fn check(args: CheckArgs) -> Result<()> {
         AskerArg::Web => Asker::Web,
         AskerArg::Speech => Asker::Speech,
     };
+    config.allow_list = args.allow;
+    if let (Some(ms), Some(channel)) = (args.card_window_ms, config.asker.channel()) {
+        config.windows = config
+            .windows
+            .with(channel, std::time::Duration::from_millis(ms))
+            .map_err(|e| Usage(e.to_string()))?;
+    }
     let gate = Gate::new(config).map_err(|e| Usage(e.to_string()))?;
     let grants: GrantTable = args
         .grant_exact

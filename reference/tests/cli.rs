@@ -131,6 +131,42 @@ fn code_is_never_auto_safe() {
 }
 
 #[test]
+fn the_allow_list_matches_its_line_byte_for_byte() {
+    let ws = workspace();
+    let d = decide(ws.path(), &["--allow", "npm test", "--", "npm test"]);
+    assert_eq!(d["route"], "allow_list");
+    let d = decide(ws.path(), &["--allow", "npm test", "--", "npm test "]);
+    assert_eq!(d["decision"], "ask");
+}
+
+#[test]
+fn a_card_only_tool_asks_whatever_is_saved() {
+    let ws = workspace();
+    let saved = "--tool mcp_install --allow x --grant-exact x -- x";
+    let d = decide(ws.path(), &saved.split(' ').collect::<Vec<_>>());
+    assert_eq!(d["decision"], "ask");
+    assert_eq!(d["reason"], "card_only");
+    let both = "--tool mcp_install --risk code -- x";
+    let out = check(ws.path(), &both.split(' ').collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(2), "--tool excludes --risk");
+}
+
+#[test]
+fn the_card_window_is_the_askers_default_or_the_configured_one() {
+    let ws = workspace();
+    let d = decide(ws.path(), &["--asker", "web", "--", "npm i"]);
+    assert_eq!(d["card"], json!({"channel": "web", "window_ms": 600000}));
+    let d = decide(ws.path(), &["--asker", "speech", "--", "npm i"]);
+    assert_eq!(d["card"], json!({"channel": "speech", "window_ms": 25000}));
+    let d = decide(ws.path(), &["--card-window-ms", "1000", "--", "npm i"]);
+    assert_eq!(d["card"], json!({"channel": "terminal", "window_ms": 1000}));
+    let too_long = "--asker speech --card-window-ms 30000 -- ls";
+    let out = check(ws.path(), &too_long.split(' ').collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(2), "a speech window above 25 s");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("25000 ms"));
+}
+
+#[test]
 fn a_missing_workspace_is_a_usage_error() {
     let ws = workspace();
     let missing = ws.path().join("nope");
