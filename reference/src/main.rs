@@ -240,7 +240,7 @@ fn exec(args: ExecArgs) -> Result<ExitCode> {
             )));
         }
     }
-    let status = gatehouse::fence::cli::exec(&workspaces, args.allow_degraded, &args.command);
+    let status = gatehouse::plane::cli::exec(&workspaces, args.allow_degraded, &args.command);
     Ok(ExitCode::from(u8::try_from(status).unwrap_or(u8::MAX)))
 }
 
@@ -249,7 +249,7 @@ fn main() -> ExitCode {
     // refuses a new user namespace to a multi-threaded process. It never returns.
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if raw.get(1).is_some_and(|a| a == "__jail") {
-        gatehouse::fence::jail_main(&raw[2..]);
+        gatehouse::helper::main(&raw[2..]);
     }
     let cli = Cli::parse();
     let result = match cli.command {
@@ -259,8 +259,9 @@ fn main() -> ExitCode {
         } => check(args),
         Command::Info(args) => {
             args.emulate.apply();
-            println!("{}", gatehouse::fence::cli::info(args.json));
-            Ok(())
+            gatehouse::plane::cli::info(args.json)
+                .map(|posture| println!("{posture}"))
+                .map_err(|e| anyhow::Error::new(Usage(e.to_string())))
         }
         Command::Exec(args) => match exec(args) {
             Ok(code) => return code,

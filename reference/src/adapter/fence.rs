@@ -93,7 +93,7 @@ pub struct WirePosture {
     /// The layers present and what each covers.
     pub layers: Vec<WireLayer>,
     /// The Landlock ABI in force.
-    pub landlock_abi: Option<u8>,
+    pub landlock_abi: Option<crate::fence::Abi>,
     /// The protections no layer covers.
     pub not_covered: Vec<&'static str>,
     /// The fence lacks a required protection.
@@ -197,7 +197,7 @@ pub fn host_fence() -> &'static HostFence {
     HOST.get_or_init(|| {
         let posture = WirePosture::of(&current_posture(&operator_options()));
         HostFence {
-            landlock_abi: posture.landlock_abi.map(u32::from),
+            landlock_abi: posture.landlock_abi.map(|a| u32::from(a.number())),
             backend: posture.backend.map(str::to_string),
             posture,
         }
@@ -756,7 +756,7 @@ mod tests {
                 name: "landlock ABI 2".into(),
                 covers: vec![Coverage::Writes, Coverage::Reads, Coverage::HostTmp],
             }],
-            Some(2),
+            Some(crate::fence::Abi::V2),
             None,
         );
         let w = WirePosture::of(&p);

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::coverage::{Coverage, REQUIRED};
+use crate::sys::landlock::Abi;
 
 /// The backend named in the posture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -57,7 +58,7 @@ pub struct Posture {
     /// Its layers, outermost first.
     pub layers: Vec<Layer>,
     /// The Landlock ABI actually enforced (after any cap), if Landlock is a layer.
-    pub landlock_abi: Option<u8>,
+    pub landlock_abi: Option<Abi>,
     /// Items no layer covers.
     pub not_covered: Vec<Coverage>,
     /// A required item is not covered and the operator opted in to run anyway.
@@ -75,7 +76,7 @@ impl Posture {
     pub fn fenced(
         backend: BackendKind,
         layers: Vec<Layer>,
-        landlock_abi: Option<u8>,
+        landlock_abi: Option<Abi>,
         reason: Option<String>,
     ) -> Posture {
         let not_covered = uncovered(&layers);
@@ -189,7 +190,7 @@ mod tests {
                 name: "landlock ABI 2".into(),
                 covers: vec![Coverage::Writes, Coverage::Reads],
             }],
-            Some(2),
+            Some(Abi::V2),
             None,
         );
         assert!(p.degraded);

@@ -9,7 +9,7 @@ use super::coverage::{Coverage, REQUIRED};
 use super::error::FenceError;
 use super::host::Host;
 use super::jail::PLAN_ENV;
-use super::plan::{Action, Plan};
+use super::plan::{Abi, Action, Plan};
 use super::policy::{BackendChoice, FenceOptions, Policy};
 use super::posture::{BackendKind, Layer, Posture};
 use super::probe;
@@ -20,19 +20,19 @@ pub enum Kind {
     /// Namespaces and a fresh root, capabilities dropped, Landlock when present, seccomp.
     Native {
         /// The Landlock ABI used on top (`None`: the kernel has none).
-        landlock: Option<u8>,
+        landlock: Option<Abi>,
     },
     /// Landlock alone (no user namespaces): degraded.
     LandlockOnly {
         /// The Landlock ABI used.
-        abi: u8,
+        abi: Abi,
     },
     /// bubblewrap, with the helper applying Landlock and seccomp inside.
     Bwrap {
         /// The `bwrap` executable.
         exe: PathBuf,
         /// The Landlock ABI used inside.
-        landlock: Option<u8>,
+        landlock: Option<Abi>,
     },
     /// macOS Seatbelt.
     Seatbelt,
@@ -57,13 +57,13 @@ fn namespaces_covers() -> Vec<Coverage> {
     ]
 }
 
-fn landlock_layer(abi: u8) -> Layer {
+fn landlock_layer(abi: Abi) -> Layer {
     use Coverage::*;
     let mut covers = vec![Writes, Reads, HostTmp];
-    if abi >= 3 {
+    if abi.restricts_truncate() {
         covers.push(Truncate);
     }
-    if abi >= 6 {
+    if abi.scopes_ipc() {
         covers.extend([Signals, AbstractSockets]);
     }
     covers.sort();
@@ -92,7 +92,7 @@ impl Kind {
     }
 
     /// The Landlock ABI in use.
-    pub fn landlock_abi(&self) -> Option<u8> {
+    pub fn landlock_abi(&self) -> Option<Abi> {
         match self {
             Kind::Native { landlock } | Kind::Bwrap { landlock, .. } => *landlock,
             Kind::LandlockOnly { abi } => Some(*abi),
@@ -398,9 +398,10 @@ fn missing_reasons(kind: &Kind, host: &Host, missing: &[Coverage]) -> String {
     }
     match kind.landlock_abi() {
         None => why.push("no Landlock".into()),
-        Some(abi) if abi < 3 && missing.contains(&Coverage::Truncate) => why.push(format!(
-            "Landlock ABI {abi} cannot restrict truncate (ABI 3, Linux 6.2)"
-        )),
+        Some(abi) if !abi.restricts_truncate() && missing.contains(&Coverage::Truncate) => why
+            .push(format!(
+                "Landlock ABI {abi} cannot restrict truncate (ABI 3, Linux 6.2)"
+            )),
         _ => {}
     }
     if missing.contains(&Coverage::Metadata) {
@@ -435,7 +436,7 @@ fn helper_command(helper: &Path, plan: &Plan) -> Result<Command, FenceError> {
 fn prepare_protected(policy: &Policy) -> Result<(), FenceError> {
     for root in &policy.workspaces {
         for rel in &policy.protected {
-            super::sys::fs::walk_nofollow(root, rel, true).map_err(|e| FenceError::Io {
+            crate::sys::fs::walk_nofollow(root, rel, true).map_err(|e| FenceError::Io {
                 what: "cannot prepare the protected path".into(),
                 path: root.join(rel),
                 source: e,
@@ -551,7 +552,7 @@ pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
 pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
     #[cfg(target_os = "linux")]
     for (root, rel) in created {
-        let _ = super::sys::fs::remove_empty_dir_nofollow(root, rel);
+        let _ = crate::sys::fs::remove_empty_dir_nofollow(root, rel);
     }
     #[cfg(not(target_os = "linux"))]
     for (root, rel) in created {

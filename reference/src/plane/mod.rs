@@ -5,9 +5,11 @@
 //! - [`protocol`]: the JSON-lines protocol between the broker and an executor;
 //! - [`executor`]: the executor's loop, running inside the fence;
 //! - [`broker`]: the tokio broker and pool, where a crash is an event;
-//! - [`log`]: the session log.
+//! - [`log`]: the session log;
+//! - [`cli`]: `gatehouse info` and `gatehouse exec`, one command through the fence.
 
 pub mod broker;
+pub mod cli;
 pub mod env;
 pub mod executor;
 pub mod log;
