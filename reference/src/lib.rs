@@ -31,3 +31,4 @@ pub mod plane;
 #[allow(unsafe_code)]
 pub mod sys;
 pub mod trust;
+pub mod workspace;

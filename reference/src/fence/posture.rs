@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::coverage::{Coverage, REQUIRED};
+use super::coverage::Coverage;
 use crate::sys::landlock::Abi;
 
 /// The backend named in the posture.
@@ -80,17 +80,32 @@ impl Posture {
         reason: Option<String>,
     ) -> Posture {
         let not_covered = uncovered(&layers);
-        let degraded = REQUIRED.iter().any(|r| not_covered.contains(r));
-        Posture {
+        let mut posture = Posture {
             backend,
             layers,
             landlock_abi,
             not_covered,
-            degraded,
+            degraded: false,
             reason,
             env_scrubbing: true,
             logs_writable_by_tools: false,
-        }
+        };
+        posture.degraded = !posture.missing_required().is_empty();
+        posture
+    }
+
+    /// The required protections (FENCE-LAYER-5) no layer covers, in the chapter's order.
+    pub fn missing_required(&self) -> Vec<Coverage> {
+        self.not_covered
+            .iter()
+            .copied()
+            .filter(|c| c.is_required())
+            .collect()
+    }
+
+    /// The name of what holds the commands: the backend, or `off` / `none`.
+    pub fn held_by(&self) -> &'static str {
+        self.backend.name()
     }
 
     /// No fence at all (`off` or `none`), with the reason.
@@ -171,11 +186,7 @@ impl std::fmt::Display for Posture {
 }
 
 fn uncovered(layers: &[Layer]) -> Vec<Coverage> {
-    Coverage::ALL
-        .iter()
-        .copied()
-        .filter(|c| !layers.iter().any(|l| l.covers.contains(c)))
-        .collect()
+    Coverage::missing(layers.iter().map(|l| l.covers.as_slice()))
 }
 
 #[cfg(test)]
@@ -188,7 +199,7 @@ mod tests {
             BackendKind::Native,
             vec![Layer {
                 name: "landlock ABI 2".into(),
-                covers: vec![Coverage::Writes, Coverage::Reads],
+                covers: vec![Coverage::Write, Coverage::RenameLink, Coverage::Hidden],
             }],
             Some(Abi::V2),
             None,
@@ -198,7 +209,7 @@ mod tests {
         assert!(p.not_covered.contains(&Coverage::Metadata));
         assert!(p
             .render()
-            .starts_with("fence: native DEGRADED (landlock ABI 2: writes, reads)"));
+            .starts_with("fence: native DEGRADED (landlock ABI 2: write, rename_link, hidden)"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::coverage::{Coverage, REQUIRED};
+use super::coverage::Coverage;
 use super::error::FenceError;
 use super::host::Host;
 use super::jail::PLAN_ENV;
@@ -43,28 +43,29 @@ pub enum Kind {
 fn namespaces_covers() -> Vec<Coverage> {
     use Coverage::*;
     vec![
-        Writes,
+        Write,
+        RenameLink,
         Truncate,
         Metadata,
-        Reads,
+        Hidden,
         ProtectedPaths,
-        HostTmp,
-        Processes,
-        Signals,
+        Signal,
+        UnixAbstract,
+        ProcessView,
         Ipc,
+        Uts,
         Network,
-        AbstractSockets,
     ]
 }
 
 fn landlock_layer(abi: Abi) -> Layer {
     use Coverage::*;
-    let mut covers = vec![Writes, Reads, HostTmp];
+    let mut covers = vec![Write, RenameLink, Hidden];
     if abi.restricts_truncate() {
         covers.push(Truncate);
     }
     if abi.scopes_ipc() {
-        covers.extend([Signals, AbstractSockets]);
+        covers.extend([Signal, UnixAbstract]);
     }
     covers.sort();
     Layer {
@@ -112,20 +113,20 @@ impl Kind {
                     layer(
                         "seatbelt",
                         vec![
-                            Writes,
+                            Write,
+                            RenameLink,
                             Truncate,
                             Metadata,
-                            Reads,
+                            Hidden,
                             ProtectedPaths,
-                            HostTmp,
-                            Signals,
+                            Signal,
                             Network,
-                            UnixSockets,
+                            UnixSocket,
                         ],
                     ),
                     layer(
                         "macos (no abstract sockets, no Linux capabilities)",
-                        vec![AbstractSockets, Capabilities],
+                        vec![UnixAbstract, Capabilities],
                     ),
                 ];
             }
@@ -135,7 +136,7 @@ impl Kind {
         if let Some(abi) = self.landlock_abi() {
             layers.push(landlock_layer(abi));
         }
-        layers.push(layer("seccomp", vec![Coverage::UnixSockets]));
+        layers.push(layer("seccomp", vec![Coverage::UnixSocket]));
         layers
     }
 }
@@ -202,11 +203,7 @@ impl Fence {
             });
         }
         let mut posture = Posture::fenced(backend, kind.layers(), kind.landlock_abi(), None);
-        let missing: Vec<Coverage> = REQUIRED
-            .iter()
-            .copied()
-            .filter(|c| posture.not_covered.contains(c))
-            .collect();
+        let missing = posture.missing_required();
         let why = missing_reasons(&kind, host, &missing);
         if !missing.is_empty() && !options.allow_degraded {
             return Err(FenceError::Refused {

@@ -182,7 +182,7 @@ where
             ));
         }
         let claims = |c: Coverage| !claimed.not_covered.contains(&c);
-        if claims(Coverage::Writes) && (wrote_outside || report.write_outside.succeeded) {
+        if claims(Coverage::Write) && (wrote_outside || report.write_outside.succeeded) {
             return Err(failed(
                 "write-outside",
                 "a forbidden write outside succeeded".into(),
