@@ -42,3 +42,13 @@ pub fn landlock_abi() -> Option<gatehouse::fence::Abi> {
     }
     kernel
 }
+
+/// The resolver we expect to run when `asked` is asked for: `GATEHOUSE_OPENAT2=absent`
+/// (kernels before 5.6) says that `openat2` falls back to the walk here.
+pub fn expected_backend(asked: gatehouse::paths::Backend) -> gatehouse::paths::Backend {
+    use gatehouse::paths::Backend;
+    match (asked, std::env::var("GATEHOUSE_OPENAT2").as_deref()) {
+        (Backend::Openat2, Ok("absent")) => Backend::Walk,
+        (b, _) => b,
+    }
+}
