@@ -21,7 +21,6 @@
 // `SAFETY:` comment.
 #![deny(unsafe_code)]
 
-pub mod adapter;
 pub mod exit;
 pub mod fence;
 pub mod gate;

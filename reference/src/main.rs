@@ -4,10 +4,14 @@
 //!
 //! The edge of the program: parses arguments, reads the current directory and standard
 //! streams, and turns every failure into one line on standard error and an exit code.
+//! [`adapter`] is the binary's own: it translates the protocol to the library's sessions
+//! and decides nothing.
 
+mod adapter;
+
+use adapter::wire::Body;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use gatehouse::adapter::wire::Body;
 use gatehouse::gate::{Asker, Gate, GateConfig, Grant, GrantTable, Host, Tool};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -222,7 +226,7 @@ fn check(args: CheckArgs) -> Result<()> {
 fn adapter() -> Result<()> {
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
-    gatehouse::adapter::serve(stdin, stdout).context("the adapter's streams failed")
+    adapter::serve(stdin, stdout).context("the adapter's streams failed")
 }
 
 fn exec(args: ExecArgs) -> Result<ExitCode> {

@@ -1,5 +1,5 @@
 //! The translator of capability `fence`: reads the `open` setup into a
-//! [`plane::Session`](crate::plane::session::Session) and `run`, `posture` and `toggle`
+//! [`plane::Session`](gatehouse::plane::session::Session) and `run`, `posture` and `toggle`
 //! into its calls; the answers go back through [`super::wire::fence`]. Decides nothing:
 //! the toggle's confirmations, the refusals and the fallback after a failed probe are the
 //! plane session's.
@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 
 use super::wire::fence::{WirePosture, WireRun, WireToggle};
 use super::wire::{field, WireError};
-use crate::fence::{current_posture, FenceOptions};
-use crate::plane::session::{RunTool, Session, SessionError, SessionSetup, Switch};
+use gatehouse::fence::{current_posture, FenceOptions};
+use gatehouse::plane::session::{RunTool, Session, SessionError, SessionSetup, Switch};
 
 /// The setup fields of capability `fence`.
 pub const SETUP_FIELDS: &[&str] = &["fence_policy", "workspaces", "log_dir", "limits"];
@@ -190,7 +190,7 @@ impl Fences {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fence::BackendChoice;
+    use gatehouse::fence::BackendChoice;
     use serde_json::json;
 
     fn setup(v: Value) -> Map<String, Value> {

@@ -1,5 +1,5 @@
 //! The translator of capabilities `paths` and `trust`: reads their setup fields into a
-//! [`workspace::Session`](crate::workspace::Session), and each step into one call of it;
+//! [`workspace::Session`](gatehouse::workspace::Session), and each step into one call of it;
 //! the outcome goes back as the answer's fields. Decides nothing.
 //!
 //! Touches nothing itself: the workspace session does.
@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 
 use super::wire::files::Step;
 use super::wire::{field, WireError};
-use crate::paths::Backend;
-use crate::workspace::{Config, Gesture, Session, SettingsDir, Start, WorkspaceError};
+use gatehouse::paths::Backend;
+use gatehouse::workspace::{Config, Gesture, Session, SettingsDir, Start, WorkspaceError};
 
 /// The setup fields of `paths` and `trust` this module reads (PROTO-SETUP-1).
 pub const SETUP_FIELDS: &[&str] = &[

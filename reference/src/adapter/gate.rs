@@ -6,7 +6,7 @@
 //! Touches the filesystem only to resolve the workspace.
 
 use super::wire::{field, WireError};
-use crate::gate::{Asker, CardWindows, Gate, GateConfig, Grant, GrantTable, Host, Session};
+use gatehouse::gate::{Asker, CardWindows, Gate, GateConfig, Grant, GrantTable, Host, Session};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::time::Duration;

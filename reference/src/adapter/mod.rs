@@ -4,8 +4,8 @@
 //!
 //! From the bottom up: [`wire`] holds the JSON shapes and the setup-field reader; one
 //! translator per control above it, [`gate`] (the gate's setup), [`files`] (paths and
-//! trust, through [`crate::workspace`]), [`fence`] (the plane, through
-//! [`crate::plane::session`]) and [`environment`] (what `hello` says of the host); and
+//! trust, through [`gatehouse::workspace`]), [`fence`] (the plane, through
+//! [`gatehouse::plane::session`]) and [`environment`] (what `hello` says of the host); and
 //! [`server`] on top, reading requests and dispatching them.
 
 pub mod environment;
@@ -15,7 +15,7 @@ pub mod gate;
 pub mod server;
 pub mod wire;
 
-pub use server::{serve, Server};
+pub use server::serve;
 
 /// The protocol version this adapter speaks.
 pub const PROTOCOL_VERSION: &str = "1.1";

@@ -7,7 +7,7 @@
 use super::gate::open_session;
 use super::wire::{parse_request, Body, Reply, Request, WireError};
 use super::{CAPABILITIES, PROTOCOL_VERSION};
-use crate::gate::{Session, Tool};
+use gatehouse::gate::{Session, Tool};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
@@ -19,7 +19,7 @@ pub struct Server {
     /// Each session's plane (capability `fence`).
     fences: super::fence::Fences,
     /// Each session's roots and trust map (capabilities `paths` and `trust`).
-    files: HashMap<String, crate::workspace::Session>,
+    files: HashMap<String, gatehouse::workspace::Session>,
 }
 
 /// Refuses a setup field no capability takes (PROTO-SESSION-2).
@@ -134,9 +134,9 @@ impl Server {
                 tool,
                 input,
             } => {
-                let tool: Tool = tool
-                    .parse()
-                    .map_err(|e: crate::gate::UnknownTool| WireError::unsupported(e.to_string()))?;
+                let tool: Tool = tool.parse().map_err(|e: gatehouse::gate::UnknownTool| {
+                    WireError::unsupported(e.to_string())
+                })?;
                 Ok(Body::Decision(self.session(&session)?.decide(tool, &input)))
             }
             Request::Answer { session, choice } => {

@@ -7,8 +7,8 @@
 
 use serde::Serialize;
 
-use crate::fence::{Abi, BackendKind, Posture};
-use crate::plane::session::{RunAnswer, ToggleAnswer};
+use gatehouse::fence::{Abi, BackendKind, Posture};
+use gatehouse::plane::session::{RunAnswer, ToggleAnswer};
 
 /// One layer as the protocol shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -131,7 +131,7 @@ impl WireToggle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fence::{Coverage, Layer};
+    use gatehouse::fence::{Coverage, Layer};
 
     #[test]
     fn postures_speak_in_protections() {

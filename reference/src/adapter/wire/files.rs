@@ -1,5 +1,5 @@
 //! The JSON shapes of capabilities `paths` and `trust`: the steps as they arrive. Their
-//! answers are the library's own outcomes ([`crate::workspace`]), serialised as they are.
+//! answers are the library's own outcomes ([`gatehouse::workspace`]), serialised as they are.
 //!
 //! Pure data and serde: touches nothing.
 
@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::WireError;
-use crate::trust::Trust;
-use crate::workspace::Answer;
+use gatehouse::trust::Trust;
+use gatehouse::workspace::Answer;
 
 /// The ops of `paths` and `trust`.
 pub const OPS: &[&str] = &[

@@ -8,7 +8,7 @@
 pub mod fence;
 pub mod files;
 
-use crate::gate::{AnswerOutcome, AuditRecord, Choice, Decision, Grant};
+use gatehouse::gate::{AnswerOutcome, AuditRecord, Choice, Decision, Grant};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
