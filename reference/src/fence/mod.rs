@@ -12,6 +12,14 @@
 //! Without user namespaces the native backend is Landlock alone, which cannot stop
 //! metadata changes (nor truncate before ABI 3): the default refuses, the degraded opt-in
 //! runs and the posture names what is not covered.
+//!
+//! Modules: [`policy`] (what is bound where, the options), [`host`] (what this host
+//! offers), [`coverage`] (the protections, by the chapter's codes), [`posture`] (what is
+//! claimed and what is missing), [`plan`] (the ordered steps), [`prepared`] (a backend
+//! chosen, probed and ready), [`probe`] (the two legs before any claim), [`jail`] (the
+//! helper applying the plan), [`launch`] (running with a deadline), [`bwrap`] and
+//! [`seatbelt`] (the external backends), [`error`] (the one error type). The kernel calls
+//! are [`crate::sys`]'s.
 
 pub mod bwrap;
 pub mod coverage;
