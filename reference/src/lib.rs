@@ -1,13 +1,33 @@
-//! Gatehouse, the reference implementation: the approval gate ([`gate`]) and the protocol
-//! adapter the conformance runner drives ([`adapter`]), beside the other guardrails.
+//! Gatehouse, the reference implementation of the guardrails between an agent and the
+//! machine it works on. From the bottom up:
+//!
+//! - [`sys`]: the kernel layer (namespaces, mounts, Landlock, seccomp, `openat2`,
+//!   capabilities, descriptors), the only module holding `unsafe`;
+//! - [`exit`]: the jail helper's exit codes;
+//! - [`paths`]: path confinement, every file operation beneath its root;
+//! - [`trust`]: the trust map, what the agent may read and write on whose word;
+//! - [`workspace`]: a session's roots and trust map kept in lock-step, the file tools
+//!   through them;
+//! - [`gate`]: the approval gate, which call runs, asks or is refused;
+//! - [`fence`]: the execution fence, what a tool's command can touch;
+//! - [`plane`]: the execution plane, pooled executors in the fence and the session's
+//!   runtime toggle;
+//! - [`helper`]: the jail helper's entry (`gatehouse __jail`).
+//!
+//! The conformance adapter and the command line are the binary's (`main.rs`): they
+//! translate between their wire and these modules, and decide nothing.
 #![deny(missing_docs)]
-// `deny`, not `forbid`: the kernel-interface modules under `fence::sys` opt back in, each
-// block with a `SAFETY:` comment.
+// `deny`, not `forbid`: the kernel layer under `sys` opts back in, each block with a
+// `SAFETY:` comment.
 #![deny(unsafe_code)]
 
-pub mod adapter;
+pub mod exit;
 pub mod fence;
 pub mod gate;
+pub mod helper;
 pub mod paths;
 pub mod plane;
+#[allow(unsafe_code)]
+pub mod sys;
 pub mod trust;
+pub mod workspace;

@@ -4,10 +4,14 @@
 //!
 //! The edge of the program: parses arguments, reads the current directory and standard
 //! streams, and turns every failure into one line on standard error and an exit code.
+//! [`adapter`] is the binary's own: it translates the protocol to the library's sessions
+//! and decides nothing.
 
+mod adapter;
+
+use adapter::wire::Body;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use gatehouse::adapter::wire::Body;
 use gatehouse::gate::{Asker, Gate, GateConfig, Grant, GrantTable, Host, Tool};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -222,7 +226,7 @@ fn check(args: CheckArgs) -> Result<()> {
 fn adapter() -> Result<()> {
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
-    gatehouse::adapter::serve(stdin, stdout).context("the adapter's streams failed")
+    adapter::serve(stdin, stdout).context("the adapter's streams failed")
 }
 
 fn exec(args: ExecArgs) -> Result<ExitCode> {
@@ -240,7 +244,7 @@ fn exec(args: ExecArgs) -> Result<ExitCode> {
             )));
         }
     }
-    let status = gatehouse::fence::cli::exec(&workspaces, args.allow_degraded, &args.command);
+    let status = gatehouse::plane::cli::exec(&workspaces, args.allow_degraded, &args.command);
     Ok(ExitCode::from(u8::try_from(status).unwrap_or(u8::MAX)))
 }
 
@@ -249,7 +253,7 @@ fn main() -> ExitCode {
     // refuses a new user namespace to a multi-threaded process. It never returns.
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if raw.get(1).is_some_and(|a| a == "__jail") {
-        gatehouse::fence::jail_main(&raw[2..]);
+        gatehouse::helper::main(&raw[2..]);
     }
     let cli = Cli::parse();
     let result = match cli.command {
@@ -259,8 +263,9 @@ fn main() -> ExitCode {
         } => check(args),
         Command::Info(args) => {
             args.emulate.apply();
-            println!("{}", gatehouse::fence::cli::info(args.json));
-            Ok(())
+            gatehouse::plane::cli::info(args.json)
+                .map(|posture| println!("{posture}"))
+                .map_err(|e| anyhow::Error::new(Usage(e.to_string())))
         }
         Command::Exec(args) => match exec(args) {
             Ok(code) => return code,

@@ -186,6 +186,47 @@ fn bad_arguments_exit_2() {
 }
 
 #[test]
+fn an_unknown_fence_backend_stops_info_with_one_line() {
+    let out = Command::new(BIN)
+        .arg("info")
+        .env("GATEHOUSE_FENCE", "bogus")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("GATEHOUSE_FENCE"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn info_names_the_chapters_protections() {
+    let out = Command::new(BIN)
+        .args(["info", "--json"])
+        .env("GATEHOUSE_FENCE", "off")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let posture: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nc: Vec<&str> = posture["not_covered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for code in ["write", "rename_link", "hidden", "uts", "unix_abstract"] {
+        assert!(nc.contains(&code), "{nc:?}");
+    }
+}
+
+#[test]
+fn help_promises_nothing_for_later() {
+    let out = Command::new(BIN).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(!help.contains("(later)"), "{help}");
+}
+
+#[test]
 fn adapter_round_trip() {
     let ws = workspace();
     let mut child = Command::new(BIN)

@@ -1,6 +1,8 @@
 //! Every escape class of FACTS.md section 5 through both resolver backends, each with its
 //! allowed twin. `both!` runs a case once per backend and asserts which backend ran.
 
+mod common;
+
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -65,10 +67,7 @@ fn fixture() -> Fixture {
 
 /// The backend we expect to run. Set `GATEHOUSE_OPENAT2=absent` on kernels before 5.6.
 fn expected(asked: Backend) -> Backend {
-    match (asked, std::env::var("GATEHOUSE_OPENAT2").as_deref()) {
-        (Backend::Openat2, Ok("absent")) => Backend::Walk,
-        (b, _) => b,
-    }
+    common::expected_backend(asked)
 }
 
 fn run(asked: Backend, case: impl FnOnce(&mut Roots, &Fixture)) {

@@ -1,30 +1,13 @@
-//! The host description `hello` reports: operating system, architecture, kernel release,
-//! and the confinement backends (none yet).
+//! The translator of `hello`'s host description: operating system, architecture, kernel
+//! release, and (with capability `fence`) the fence this host has.
 //!
 //! Reads `/proc/sys/kernel/osrelease`, or runs `uname -r` where that file does not exist;
 //! touches nothing else.
 
-use serde::Serialize;
 use std::process::Command;
 
-/// What `hello` says about the host.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Environment {
-    /// The operating system (`linux`, `macos`, ...).
-    pub os: &'static str,
-    /// The CPU architecture (`x86_64`, `aarch64`, ...).
-    pub arch: &'static str,
-    /// The kernel release, when it can be read.
-    pub kernel: Option<String>,
-    /// The Landlock ABI in force: none yet.
-    pub landlock_abi: Option<u32>,
-    /// The fence backend in force: none yet.
-    pub fence_backend: Option<String>,
-    /// The plane's posture at start, when the implementation declares `fence`
-    /// (PROTO-HELLO-4); filled in by [`super::fence::declare`].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub posture: Option<super::fence::WirePosture>,
-}
+use super::fence::host_posture;
+use super::wire::Environment;
 
 /// The kernel release, from `/proc` or `uname -r`.
 pub fn kernel_release() -> Option<String> {
@@ -39,17 +22,27 @@ pub fn kernel_release() -> Option<String> {
     (!release.is_empty()).then(|| release.to_string())
 }
 
-impl Environment {
-    /// Describes the running host.
-    pub fn detect() -> Self {
-        Environment {
-            os: std::env::consts::OS,
-            arch: std::env::consts::ARCH,
-            kernel: kernel_release(),
-            landlock_abi: None,
-            fence_backend: None,
-            posture: None,
-        }
+/// Describes the running host, without any fence.
+pub fn detect() -> Environment {
+    Environment {
+        os: std::env::consts::OS,
+        arch: std::env::consts::ARCH,
+        kernel: kernel_release(),
+        landlock_abi: None,
+        fence_backend: None,
+        posture: None,
+    }
+}
+
+/// The host as `hello` reports it with `fence` declared: the Landlock ABI, the backend and
+/// the posture this host actually has (PROTO-HELLO-4).
+pub fn with_fence() -> Environment {
+    let posture = host_posture().clone();
+    Environment {
+        landlock_abi: posture.landlock_abi.map(|a| u32::from(a.number())),
+        fence_backend: posture.backend.map(str::to_string),
+        posture: Some(posture),
+        ..detect()
     }
 }
 
@@ -59,7 +52,7 @@ mod tests {
 
     #[test]
     fn detects_this_host() {
-        let env = Environment::detect();
+        let env = detect();
         assert_eq!(env.os, std::env::consts::OS);
         if cfg!(target_os = "linux") {
             assert!(env.kernel.is_some());

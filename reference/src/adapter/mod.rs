@@ -1,20 +1,21 @@
 //! The adapter: serves the conformance protocol (`spec/adapter-protocol.md`) over standard
-//! input and output, putting every step to the real gate.
+//! input and output. Translation only: every behaviour is the library's, each step one
+//! call of a session of the library, and nothing here decides.
 //!
-//! [`wire`] holds the JSON shapes, [`setup`] turns an `open` request's setup into a
-//! session, [`environment`] describes the host for `hello`, and [`server`] reads requests
-//! and dispatches them.
+//! From the bottom up: [`wire`] holds the JSON shapes and the setup-field reader; one
+//! translator per control above it, [`gate`] (the gate's setup), [`files`] (paths and
+//! trust, through [`gatehouse::workspace`]), [`fence`] (the plane, through
+//! [`gatehouse::plane::session`]) and [`environment`] (what `hello` says of the host); and
+//! [`server`] on top, reading requests and dispatching them.
 
 pub mod environment;
 pub mod fence;
 pub mod files;
-pub mod roots_session;
+pub mod gate;
 pub mod server;
-pub mod setup;
-pub mod trust;
 pub mod wire;
 
-pub use server::{serve, Server};
+pub use server::serve;
 
 /// The protocol version this adapter speaks.
 pub const PROTOCOL_VERSION: &str = "1.1";

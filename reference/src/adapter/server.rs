@@ -1,13 +1,14 @@
-//! The protocol server: reads one JSON request per line, dispatches it to the session it
-//! names, and writes one JSON answer per line, flushed at once.
+//! The protocol server, at the top of the adapter: reads one JSON request per line,
+//! dispatches it to the translator of its capability for the session it names, and writes
+//! one JSON answer per line, flushed at once.
 //!
-//! Touches only its input and output streams, and the gate's sessions.
+//! Touches only its input and output streams; the sessions do the rest.
 
-use super::environment::Environment;
-use super::setup::open_session;
+use super::gate::open_session;
 use super::wire::{parse_request, Body, Reply, Request, WireError};
 use super::{CAPABILITIES, PROTOCOL_VERSION};
-use crate::gate::{Session, Tool};
+use gatehouse::gate::{Session, Tool};
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 
@@ -15,10 +16,25 @@ use std::io::{self, BufRead, Write};
 #[derive(Debug, Default)]
 pub struct Server {
     sessions: HashMap<String, Session>,
-    /// Each session's plane and fence (capability `fence`).
+    /// Each session's plane (capability `fence`).
     fences: super::fence::Fences,
     /// Each session's roots and trust map (capabilities `paths` and `trust`).
-    files: HashMap<String, super::roots_session::FileSession>,
+    files: HashMap<String, gatehouse::workspace::Session>,
+}
+
+/// Refuses a setup field no capability takes (PROTO-SESSION-2).
+fn check_fields(setup: &Map<String, Value>) -> Result<(), WireError> {
+    let known = |k: &str| {
+        super::gate::SETUP_FIELDS.contains(&k)
+            || super::files::SETUP_FIELDS.contains(&k)
+            || super::fence::SETUP_FIELDS.contains(&k)
+    };
+    match setup.keys().find(|k| !known(k)) {
+        Some(unknown) => Err(WireError::unsupported(format!(
+            "unknown setup field {unknown:?}"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// What to do after answering a request.
@@ -72,12 +88,13 @@ impl Server {
                 name: "gatehouse",
                 version: env!("CARGO_PKG_VERSION"),
                 capabilities: CAPABILITIES,
-                environment: super::fence::declare(Environment::detect()),
+                environment: super::environment::with_fence(),
             }),
             Request::Open { session, setup } => {
                 // Replacing a session of the same name starts it afresh (PROTO-SESSION-1).
+                check_fields(&setup)?;
                 let fresh = open_session(&setup)?;
-                let (files, opened) = super::roots_session::FileSession::open(&setup)?;
+                let (files, opened) = super::files::open(&setup)?;
                 let posture = self.fences.open(&session, &setup)?;
                 self.files.insert(session.clone(), files);
                 self.sessions.insert(session, fresh);
@@ -92,12 +109,16 @@ impl Server {
                 cwd,
             } => {
                 self.session(&session)?;
-                let fence = self.fences.session(&session)?;
-                Ok(Body::Run(fence.run(&tool, &input, cwd.as_deref())?))
+                Ok(Body::Run(self.fences.run(
+                    &session,
+                    &tool,
+                    &input,
+                    cwd.as_deref(),
+                )?))
             }
             Request::Posture { session } => {
                 self.session(&session)?;
-                let posture = self.fences.session(&session)?.posture();
+                let posture = self.fences.posture(&session)?;
                 Ok(Body::Posture { posture })
             }
             Request::Toggle {
@@ -106,17 +127,16 @@ impl Server {
                 confirmed,
             } => {
                 self.session(&session)?;
-                let fence = self.fences.session(&session)?;
-                Ok(Body::Toggle(fence.toggle(&to, confirmed)?))
+                Ok(Body::Toggle(self.fences.toggle(&session, &to, confirmed)?))
             }
             Request::Decide {
                 session,
                 tool,
                 input,
             } => {
-                let tool: Tool = tool
-                    .parse()
-                    .map_err(|e: crate::gate::UnknownTool| WireError::unsupported(e.to_string()))?;
+                let tool: Tool = tool.parse().map_err(|e: gatehouse::gate::UnknownTool| {
+                    WireError::unsupported(e.to_string())
+                })?;
                 Ok(Body::Decision(self.session(&session)?.decide(tool, &input)))
             }
             Request::Answer { session, choice } => {
@@ -144,7 +164,7 @@ impl Server {
                     .files
                     .get_mut(&name)
                     .ok_or_else(|| WireError::error(format!("no open session {name:?}")))?;
-                Ok(Body::Fields(files.step(step)?))
+                Ok(Body::Fields(super::files::step(files, step)?))
             }
             Request::Close { session } => {
                 self.sessions
@@ -265,6 +285,15 @@ mod tests {
         assert_eq!(replies[9]["error"]["kind"], "unsupported");
         assert_eq!(replies[10], json!({"id": 10, "ok": true}));
         assert_eq!(replies[11], json!({"id": 11, "ok": true}));
+    }
+
+    #[test]
+    fn an_unknown_setup_field_is_unsupported() {
+        let dir = tempfile::tempdir().unwrap();
+        let replies = run(&[json!({"id": 1, "op": "open", "session": "s", "setup": {
+                "workspace": dir.path(), "sandbox": true}})]);
+        assert_eq!(replies[0]["ok"], false);
+        assert_eq!(replies[0]["error"]["kind"], "unsupported");
     }
 
     #[test]

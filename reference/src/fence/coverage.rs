@@ -1,77 +1,104 @@
-//! What a fence layer can cover: the closed list of protections the posture talks about.
+//! What a fence layer can cover: the closed list of protections of the execution-plane
+//! chapter (`spec/execution-plane.md`, section 6), by the chapter's own codes. The layers,
+//! the posture, `gatehouse info` and the protocol all speak this one vocabulary.
 //!
-//! Every layer of every backend names the items it covers; the posture lists the items no
-//! layer covers. [`REQUIRED`] is the set whose absence makes the default refuse to run.
+//! Every layer of every backend names the protections it covers; the posture lists those
+//! no layer covers ([`Coverage::missing`], the one place that computes it). [`REQUIRED`] is
+//! the set whose absence makes the fence degraded and the default refuse to run
+//! (FENCE-LAYER-5).
 
 use serde::{Deserialize, Serialize};
 
-/// One protection a layer can provide.
+/// One protection a layer can provide, named by the chapter's code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "snake_case")]
 pub enum Coverage {
-    /// Creating, writing, deleting, renaming or linking files outside the writable roots.
-    Writes,
-    /// `truncate(2)` and `O_TRUNC` on files outside the writable roots.
+    /// `write`: no write, create, append, delete or mkdir outside the writable roots (the
+    /// host's `/tmp` included).
+    Write,
+    /// `rename_link`: no rename or hard link across the boundary of the writable roots.
+    RenameLink,
+    /// `truncate`: no `truncate(2)`, `ftruncate` or `O_TRUNC` outside the writable roots.
     Truncate,
-    /// `chmod`, `chown`, `utimes` and extended attributes on files outside the writable roots.
+    /// `metadata`: no `chmod`, `chown`, `utimes` or extended attribute change outside the
+    /// writable roots.
     Metadata,
-    /// Reading the home directory, config files and everything not bound into the fence.
-    Reads,
-    /// Protected paths inside a workspace (`.git/hooks`, the agent's own config), existing or not.
+    /// `hidden`: home, configuration, other sessions and session logs cannot be read.
+    Hidden,
+    /// `protected_paths`: `.git/hooks`, `.git/config`, the agent's own configuration are
+    /// read-only, existing or not.
     ProtectedPaths,
-    /// The host's `/tmp` (never writable from inside).
-    HostTmp,
-    /// Host processes invisible (own PID namespace).
-    Processes,
-    /// No signal reaches a host process.
-    Signals,
-    /// Own System V IPC and POSIX message queue namespace.
-    Ipc,
-    /// No network access.
-    Network,
-    /// `connect()` to pathname UNIX sockets refused.
-    UnixSockets,
-    /// Abstract UNIX sockets of the host unreachable.
-    AbstractSockets,
-    /// No capability left to the jailed process, even when the agent runs as root.
+    /// `signal`: no signal reaches a host process.
+    Signal,
+    /// `unix_socket`: no `connect()` to a host pathname UNIX socket.
+    UnixSocket,
+    /// `unix_abstract`: no `connect()` to a host abstract UNIX socket.
+    UnixAbstract,
+    /// `capabilities`: running as root inside gives no power over the fence.
     Capabilities,
+    /// `process_view`: host processes are invisible.
+    ProcessView,
+    /// `ipc`: no IPC object shared with the host.
+    Ipc,
+    /// `uts`: the host's name cannot be changed.
+    Uts,
+    /// `network`: a network namespace of its own, only loopback (FENCE-SOCK-4 names it
+    /// among the covered protections).
+    Network,
 }
 
 impl Coverage {
-    /// Every item, in display order.
-    pub const ALL: [Coverage; 13] = [
-        Coverage::Writes,
+    /// Every protection, in the chapter's order.
+    pub const ALL: [Coverage; 14] = [
+        Coverage::Write,
+        Coverage::RenameLink,
         Coverage::Truncate,
         Coverage::Metadata,
-        Coverage::Reads,
+        Coverage::Hidden,
         Coverage::ProtectedPaths,
-        Coverage::HostTmp,
-        Coverage::Processes,
-        Coverage::Signals,
-        Coverage::Ipc,
-        Coverage::Network,
-        Coverage::UnixSockets,
-        Coverage::AbstractSockets,
+        Coverage::Signal,
+        Coverage::UnixSocket,
+        Coverage::UnixAbstract,
         Coverage::Capabilities,
+        Coverage::ProcessView,
+        Coverage::Ipc,
+        Coverage::Uts,
+        Coverage::Network,
     ];
 
-    /// The stable kebab-case name used in JSON and in the human rendering.
+    /// The chapter's code, as the posture, the protocol and `gatehouse info` show it.
     pub fn name(self) -> &'static str {
         match self {
-            Coverage::Writes => "writes",
+            Coverage::Write => "write",
+            Coverage::RenameLink => "rename_link",
             Coverage::Truncate => "truncate",
             Coverage::Metadata => "metadata",
-            Coverage::Reads => "reads",
-            Coverage::ProtectedPaths => "protected-paths",
-            Coverage::HostTmp => "host-tmp",
-            Coverage::Processes => "processes",
-            Coverage::Signals => "signals",
-            Coverage::Ipc => "ipc",
-            Coverage::Network => "network",
-            Coverage::UnixSockets => "unix-sockets",
-            Coverage::AbstractSockets => "abstract-sockets",
+            Coverage::Hidden => "hidden",
+            Coverage::ProtectedPaths => "protected_paths",
+            Coverage::Signal => "signal",
+            Coverage::UnixSocket => "unix_socket",
+            Coverage::UnixAbstract => "unix_abstract",
             Coverage::Capabilities => "capabilities",
+            Coverage::ProcessView => "process_view",
+            Coverage::Ipc => "ipc",
+            Coverage::Uts => "uts",
+            Coverage::Network => "network",
         }
+    }
+
+    /// The protections no layer in `covered` names, in the chapter's order: the one place
+    /// the posture's `not_covered` is computed.
+    pub fn missing<'a>(covered: impl IntoIterator<Item = &'a [Coverage]> + Clone) -> Vec<Coverage> {
+        Coverage::ALL
+            .iter()
+            .copied()
+            .filter(|c| !covered.clone().into_iter().any(|l| l.contains(c)))
+            .collect()
+    }
+
+    /// Whether lacking this protection makes a fence degraded (FENCE-LAYER-5).
+    pub fn is_required(self) -> bool {
+        REQUIRED.contains(&self)
     }
 }
 
@@ -81,20 +108,55 @@ impl std::fmt::Display for Coverage {
     }
 }
 
-/// Protections without which the default refuses to run (an explicit degraded opt-in runs
-/// anyway and the posture names what is missing).
+/// Protections without which a fence is degraded and the default refuses to run (an
+/// explicit degraded opt-in runs anyway and the posture names what is missing),
+/// FENCE-LAYER-5.
 ///
-/// Process visibility, IPC and network are reported but not required: Seatbelt cannot hide
-/// host processes, and the plane does not promise an air gap.
+/// Process visibility, IPC, UTS and network are reported but not required: Seatbelt cannot
+/// hide host processes, and the plane does not promise an air gap.
 pub const REQUIRED: [Coverage; 10] = [
-    Coverage::Writes,
+    Coverage::Write,
+    Coverage::RenameLink,
     Coverage::Truncate,
     Coverage::Metadata,
-    Coverage::Reads,
+    Coverage::Hidden,
     Coverage::ProtectedPaths,
-    Coverage::HostTmp,
-    Coverage::Signals,
-    Coverage::UnixSockets,
-    Coverage::AbstractSockets,
+    Coverage::Signal,
+    Coverage::UnixSocket,
+    Coverage::UnixAbstract,
     Coverage::Capabilities,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_chapters_codes() {
+        for c in Coverage::ALL {
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{}\"", c.name()));
+        }
+        let chapter = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../spec/execution-plane.md"
+        ))
+        .unwrap();
+        for c in Coverage::ALL {
+            assert!(
+                chapter.contains(&format!("`{}`", c.name())),
+                "{} is not a code of the execution-plane chapter",
+                c.name()
+            );
+        }
+    }
+
+    #[test]
+    fn missing_lists_what_no_layer_names() {
+        let a = [Coverage::Write, Coverage::Hidden];
+        let b = [Coverage::Network];
+        let missing = Coverage::missing([&a[..], &b[..]]);
+        assert_eq!(missing.len(), Coverage::ALL.len() - 3);
+        assert!(!missing.contains(&Coverage::Write) && missing.contains(&Coverage::Truncate));
+    }
+}

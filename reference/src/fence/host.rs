@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::policy::FenceOptions;
+use crate::sys::landlock::Abi;
 
 /// Where the bubblewrap backend expects Debian's `bwrap`.
 pub const BWRAP: &str = "/usr/bin/bwrap";
@@ -17,9 +18,9 @@ pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Host {
     /// The Landlock ABI the kernel offers (`None`: no Landlock).
-    pub kernel_landlock_abi: Option<u8>,
+    pub kernel_landlock_abi: Option<Abi>,
     /// The ABI the fence will use: the kernel's, capped by `max_landlock_abi`.
-    pub landlock_abi: Option<u8>,
+    pub landlock_abi: Option<Abi>,
     /// Whether user namespaces can be used (false when emulated away).
     pub user_namespaces: bool,
     /// Why not, when they cannot.
@@ -40,13 +41,9 @@ impl Host {
         let kernel_landlock_abi = kernel_landlock_abi();
         let mut emulation = Vec::new();
         let landlock_abi = match (kernel_landlock_abi, options.max_landlock_abi) {
-            (Some(k), Some(cap)) if cap < k => {
+            (Some(k), Some(cap)) if cap < k.number() => {
                 emulation.push(format!("Landlock capped at ABI {cap} (kernel has {k})"));
-                if cap == 0 {
-                    None
-                } else {
-                    Some(cap)
-                }
+                Abi::from_number(cap)
             }
             (k, _) => k,
         };
@@ -68,14 +65,8 @@ impl Host {
     }
 }
 
-#[cfg(target_os = "linux")]
-fn kernel_landlock_abi() -> Option<u8> {
-    super::sys::landlock::kernel_abi()
-}
-
-#[cfg(not(target_os = "linux"))]
-fn kernel_landlock_abi() -> Option<u8> {
-    None
+fn kernel_landlock_abi() -> Option<Abi> {
+    crate::sys::landlock::kernel_abi()
 }
 
 #[cfg(target_os = "linux")]

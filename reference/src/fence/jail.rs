@@ -1,6 +1,6 @@
-//! The helper side of the fence: `gatehouse __jail` reads its plan, applies every step in
-//! order in one linear function, then performs the plan's action (run a command, serve the
-//! executor protocol, or run the probe's legs).
+//! The helper side of the fence: `gatehouse __jail` reads its plan and applies every step
+//! in order in one linear function ([`enter`]); [`crate::helper`] then performs the plan's
+//! action (a command run by [`exec`], the plane's executor, or the probe's legs).
 //!
 //! The helper is a fresh exec of the gatehouse binary, single-threaded, with an environment
 //! holding nothing but the plan: no secret of the agent's process is ever in it.
@@ -9,19 +9,17 @@ use std::ffi::OsString;
 #[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
 
-use super::plan::{Action, Enforcement, Plan};
+use super::plan::{Enforcement, Plan};
 
 /// The environment variable carrying the plan (JSON) to the helper. An environment variable
 /// rather than an argument: `/proc/PID/environ` is readable only by the same user, the
 /// command line by everyone.
 pub const PLAN_ENV: &str = "GATEHOUSE_JAIL_PLAN";
 
-/// The helper's exit code when the fence could not be set up (nothing was run).
-pub const EXIT_SETUP_FAILED: i32 = 125;
-/// The helper's exit code when the command could not be executed.
-pub const EXIT_CANNOT_EXECUTE: i32 = 126;
-/// The helper's exit code when the command was not found.
-pub const EXIT_NOT_FOUND: i32 = 127;
+pub use crate::exit::{
+    CANNOT_EXECUTE as EXIT_CANNOT_EXECUTE, NOT_FOUND as EXIT_NOT_FOUND,
+    SETUP_FAILED as EXIT_SETUP_FAILED,
+};
 
 /// A step that failed, with the object it concerned.
 #[derive(Debug)]
@@ -40,15 +38,17 @@ impl std::fmt::Display for StepError {
     }
 }
 
-/// Entry point of the hidden `__jail` subcommand; `main` must call it before starting any
-/// thread (the kernel refuses a new user namespace to a multi-threaded process).
-pub fn jail_main(args: &[OsString]) -> ! {
+/// The helper's setup: reads the plan from [`PLAN_ENV`], validates it, and applies every
+/// step. Returns the plan and what was enforced, for [`crate::helper`] to run the action;
+/// or the exit code to leave with (a failed step, or the relayed code of the child when
+/// this process stayed outside the PID namespace). Must run before any thread exists.
+pub fn enter(args: &[OsString]) -> Result<(Plan, Enforcement), i32> {
     if let Some(extra) = args.first() {
         eprintln!(
             "gatehouse jail: unexpected argument {:?} (the plan comes in {PLAN_ENV})",
             extra
         );
-        std::process::exit(EXIT_SETUP_FAILED);
+        return Err(EXIT_SETUP_FAILED);
     }
     let plan: Plan = match std::env::var(PLAN_ENV)
         .map_err(|e| e.to_string())
@@ -57,28 +57,27 @@ pub fn jail_main(args: &[OsString]) -> ! {
         Ok(p) => p,
         Err(e) => {
             eprintln!("gatehouse jail: no usable plan in {PLAN_ENV}: {e}");
-            std::process::exit(EXIT_SETUP_FAILED);
+            return Err(EXIT_SETUP_FAILED);
         }
     };
     if let Err(e) = plan.validate() {
         eprintln!("gatehouse jail: {e}");
-        std::process::exit(EXIT_SETUP_FAILED);
+        return Err(EXIT_SETUP_FAILED);
     }
     // Whatever the helper inherited besides its standard streams stays behind (FENCE-JAIL-9).
     #[cfg(target_os = "linux")]
-    if let Err(e) = super::sys::ns::cloexec_from(3) {
+    if let Err(e) = crate::sys::ns::cloexec_from(3) {
         eprintln!("gatehouse jail: cannot mark inherited descriptors close-on-exec: {e}");
-        std::process::exit(EXIT_SETUP_FAILED);
+        return Err(EXIT_SETUP_FAILED);
     }
-    let code = match apply(&plan) {
-        Ok(enforcement) => run_action(&plan, enforcement),
-        Err(Outcome::Relay(code)) => code,
+    match apply(&plan) {
+        Ok(enforcement) => Ok((plan, enforcement)),
+        Err(Outcome::Relay(code)) => Err(code),
         Err(Outcome::Failed(e)) => {
             eprintln!("gatehouse jail ({}): {e}", plan.backend);
-            EXIT_SETUP_FAILED
+            Err(EXIT_SETUP_FAILED)
         }
-    };
-    std::process::exit(code)
+    }
 }
 
 /// How `apply` ends when it does not hand back a fenced process.
@@ -141,7 +140,7 @@ fn mount_point(src: &Path, dst: &Path) -> std::io::Result<()> {
 /// through `/proc/self/fd`, so a symlink planted by jailed code redirects nothing.
 #[cfg(target_os = "linux")]
 fn protect(new_root: &Path, root: &Path, rel: &Path) -> std::io::Result<()> {
-    use super::sys::{fs, mount};
+    use crate::sys::{fs, mount};
     use rustix::mount::MountFlags;
     let root_in = under(new_root, root);
     let proc_root = new_root.join("proc");
@@ -190,7 +189,7 @@ fn named(what: &Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
 #[cfg(target_os = "linux")]
 fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
     use super::plan::Step;
-    use super::sys::{caps, fs, landlock, mount, ns, seccomp};
+    use crate::sys::{caps, fs, landlock, mount, ns, seccomp};
     use rustix::mount::MountFlags;
     use std::io;
 
@@ -371,28 +370,9 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
     Ok(enforcement)
 }
 
-/// Perform the plan's action inside the fence and return the helper's exit code.
-fn run_action(plan: &Plan, enforcement: Enforcement) -> i32 {
-    match &plan.action {
-        Action::Exec { argv } => exec(plan, argv, &enforcement),
-        Action::Serve => crate::plane::executor::serve(plan, &enforcement),
-        Action::Probe { outside, inside } => {
-            let report = super::probe::run_legs(outside, inside, enforcement);
-            match serde_json::to_string(&report) {
-                Ok(json) => {
-                    println!("{json}");
-                    0
-                }
-                Err(e) => {
-                    eprintln!("gatehouse jail: probe report: {e}");
-                    EXIT_SETUP_FAILED
-                }
-            }
-        }
-    }
-}
-
-fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
+/// The `exec` action: runs `argv` with the plan's environment and returns the helper's
+/// exit code (as PID 1, after reaping every orphan until the command ends).
+pub fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
     let mut cmd = std::process::Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .env_clear()
@@ -409,7 +389,7 @@ fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
     if enforcement.pid1 {
         // As PID 1 we stay: init reaps every orphan until the command itself ends.
         return match cmd.spawn() {
-            Ok(child) => super::sys::ns::reap_until(child.id() as i32).unwrap_or(EXIT_SETUP_FAILED),
+            Ok(child) => crate::sys::ns::reap_until(child.id() as i32).unwrap_or(EXIT_SETUP_FAILED),
             Err(e) => report(e),
         };
     }

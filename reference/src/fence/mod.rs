@@ -4,7 +4,7 @@
 //! Data first: a [`Policy`] (what is bound where) and [`FenceOptions`] (which backend, what
 //! to emulate) become, for the probed [`Host`], a [`Plan`] of ordered steps that is
 //! validated and then applied by one linear function in the re-executed helper
-//! (`gatehouse __jail`, see [`jail_main`]).
+//! (`gatehouse __jail`, see [`crate::helper`] and [`jail::enter`]).
 //!
 //! Backends: `native` (user, mount, PID, IPC, UTS and network namespaces with a fresh root,
 //! every capability dropped, Landlock at the best ABI, seccomp), `bwrap` (the system's
@@ -12,9 +12,16 @@
 //! Without user namespaces the native backend is Landlock alone, which cannot stop
 //! metadata changes (nor truncate before ABI 3): the default refuses, the degraded opt-in
 //! runs and the posture names what is not covered.
+//!
+//! Modules: [`policy`] (what is bound where, the options), [`host`] (what this host
+//! offers), [`coverage`] (the protections, by the chapter's codes), [`posture`] (what is
+//! claimed and what is missing), [`plan`] (the ordered steps), [`prepared`] (a backend
+//! chosen, probed and ready), [`probe`] (the two legs before any claim), [`jail`] (the
+//! helper applying the plan), [`launch`] (running with a deadline), [`bwrap`] and
+//! [`seatbelt`] (the external backends), [`error`] (the one error type). The kernel calls
+//! are [`crate::sys`]'s.
 
 pub mod bwrap;
-pub mod cli;
 pub mod coverage;
 pub mod error;
 pub mod host;
@@ -26,13 +33,12 @@ pub mod posture;
 pub mod prepared;
 pub mod probe;
 pub mod seatbelt;
-pub mod sys;
 
 pub use coverage::{Coverage, REQUIRED};
 pub use error::FenceError;
 pub use host::Host;
-pub use jail::{jail_main, EXIT_SETUP_FAILED, PLAN_ENV};
-pub use plan::{Action, Enforcement, LandlockReport, LandlockRules, Plan, Step};
+pub use jail::{EXIT_SETUP_FAILED, PLAN_ENV};
+pub use plan::{Abi, Action, Enforcement, LandlockReport, LandlockRules, Plan, Step};
 pub use policy::{BackendChoice, FenceOptions, Policy};
 pub use posture::{BackendKind, Layer, Posture};
 pub use prepared::{current_posture, missing_protected, tidy_protected, Fence, Kind};

@@ -11,39 +11,13 @@ use serde::{Deserialize, Serialize};
 use super::error::FenceError;
 use super::policy::{is_normal_absolute, Policy};
 use super::posture::BackendKind;
+pub use crate::sys::landlock::{Abi, LandlockReport, LandlockRules};
 
 /// The device nodes bound into the minimal `/dev`.
 pub const DEV_NODES: [&str; 6] = ["null", "zero", "full", "random", "urandom", "tty"];
 
 /// Host name inside the UTS namespace.
 pub const HOSTNAME: &str = "gatehouse";
-
-/// Landlock rules, with paths as seen from inside the fence.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LandlockRules {
-    /// The ABI to build the ruleset for (the kernel's best, or the emulation cap).
-    pub abi: u8,
-    /// Read and execute beneath these.
-    pub read: Vec<PathBuf>,
-    /// Every right beneath these.
-    pub write: Vec<PathBuf>,
-    /// Read, write and device ioctl on these device files.
-    pub devices: Vec<PathBuf>,
-    /// Allow listing `/` (only when the mount tree is ours).
-    pub list_root: bool,
-}
-
-/// What Landlock's `restrict_self` enforced, as the helper reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LandlockReport {
-    /// The ABI the ruleset was built for.
-    pub abi: u8,
-    /// `fully-enforced`, `partially-enforced` or `not-enforced`.
-    pub status: String,
-    /// Whether abstract UNIX sockets and signals are scoped (ABI 6+).
-    pub scoped: bool,
-}
 
 /// What the helper actually enforced before running anything.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -253,14 +227,14 @@ pub struct Plan {
 pub struct Layout {
     /// Read-only binds and symlinks of system paths, in order.
     pub system: Vec<Step>,
-    /// Landlock rules for a namespaced fence.
-    pub rules: LandlockRules,
+    /// Landlock rules for a namespaced fence, when Landlock is a layer.
+    pub rules: Option<LandlockRules>,
 }
 
 impl Layout {
     /// Resolve the policy's system paths on this host: existing directories and files
     /// become read-only binds, symlinks are replicated, absent ones are left out.
-    pub fn of(policy: &Policy, landlock_abi: Option<u8>) -> Layout {
+    pub fn of(policy: &Policy, landlock_abi: Option<Abi>) -> Layout {
         let mut system = Vec::new();
         let mut read = Vec::new();
         let mut dirs: Vec<PathBuf> = policy.system_dirs.clone();
@@ -299,13 +273,13 @@ impl Layout {
             .collect();
         Layout {
             system,
-            rules: LandlockRules {
-                abi: landlock_abi.unwrap_or(0),
+            rules: landlock_abi.map(|abi| LandlockRules {
+                abi,
                 read,
                 write,
                 devices,
                 list_root: true,
-            },
+            }),
         }
     }
 }
@@ -315,7 +289,7 @@ impl Plan {
     /// Landlock (when the kernel has it) and seccomp.
     pub fn native(
         policy: &Policy,
-        landlock_abi: Option<u8>,
+        landlock_abi: Option<Abi>,
         action: Action,
         env: Vec<(String, String)>,
     ) -> Result<Plan, FenceError> {
@@ -369,8 +343,8 @@ impl Plan {
             Step::NoNewPrivs,
             Step::DropCapabilities,
         ]);
-        if landlock_abi.is_some() {
-            steps.push(Step::Landlock(layout.rules));
+        if let Some(rules) = layout.rules {
+            steps.push(Step::Landlock(rules));
         }
         steps.push(Step::Seccomp);
         Plan::finish(BackendKind::Native, steps, policy, action, env)
@@ -379,11 +353,13 @@ impl Plan {
     /// Landlock alone (no user namespaces): the degraded native fence.
     pub fn landlock_only(
         policy: &Policy,
-        landlock_abi: u8,
+        landlock_abi: Abi,
         action: Action,
         env: Vec<(String, String)>,
     ) -> Result<Plan, FenceError> {
-        let mut rules = Layout::of(policy, Some(landlock_abi)).rules;
+        let Some(mut rules) = Layout::of(policy, Some(landlock_abi)).rules else {
+            unreachable!("a layout with an ABI has rules")
+        };
         // No mount tree of ours: the host's /, /tmp and /dev/shm stay out of reach.
         rules.list_root = false;
         rules.write = policy.writable_roots();
@@ -401,14 +377,14 @@ impl Plan {
     /// the mount tree: verify capabilities are gone, then Landlock and seccomp.
     pub fn inside_bwrap(
         policy: &Policy,
-        landlock_abi: Option<u8>,
+        landlock_abi: Option<Abi>,
         action: Action,
         env: Vec<(String, String)>,
     ) -> Result<Plan, FenceError> {
         let layout = Layout::of(policy, landlock_abi);
         let mut steps = vec![Step::NoNewPrivs, Step::DropCapabilities];
-        if landlock_abi.is_some() {
-            steps.push(Step::Landlock(layout.rules));
+        if let Some(rules) = layout.rules {
+            steps.push(Step::Landlock(rules));
         }
         steps.push(Step::Seccomp);
         Plan::finish(BackendKind::Bwrap, steps, policy, action, env)
@@ -478,17 +454,13 @@ impl Plan {
                 | Step::BindReadWrite { path }
                 | Step::Tmpfs { path }
                 | Step::Symlink { path, .. } => vec![path.as_path()],
-                Step::Landlock(r) => {
-                    if r.abi == 0 {
-                        return Err(err(i, step, "Landlock ABI 0 is no Landlock"));
-                    }
-                    r.read
-                        .iter()
-                        .chain(&r.write)
-                        .chain(&r.devices)
-                        .map(PathBuf::as_path)
-                        .collect()
-                }
+                Step::Landlock(r) => r
+                    .read
+                    .iter()
+                    .chain(&r.write)
+                    .chain(&r.devices)
+                    .map(PathBuf::as_path)
+                    .collect(),
                 _ => Vec::new(),
             };
             if let Some(p) = paths.iter().find(|p| !is_normal_absolute(p)) {
@@ -609,7 +581,7 @@ mod tests {
 
     #[test]
     fn native_plan_validates_and_ends_with_seccomp() {
-        let plan = Plan::native(&policy(), Some(7), exec(), vec![]).unwrap();
+        let plan = Plan::native(&policy(), Some(Abi::V7), exec(), vec![]).unwrap();
         assert_eq!(plan.steps.last(), Some(&Step::Seccomp));
         assert!(plan.namespaced());
         let pos = |s: &Step| plan.steps.iter().position(|x| x == s).unwrap();
@@ -621,7 +593,7 @@ mod tests {
 
     #[test]
     fn out_of_order_step_is_refused() {
-        let mut plan = Plan::native(&policy(), Some(7), exec(), vec![]).unwrap();
+        let mut plan = Plan::native(&policy(), Some(Abi::V7), exec(), vec![]).unwrap();
         let n = plan.steps.len();
         plan.steps.swap(n - 1, n - 2);
         assert!(plan.validate().is_err());
@@ -629,7 +601,7 @@ mod tests {
 
     #[test]
     fn mount_hiding_an_earlier_one_is_refused() {
-        let mut plan = Plan::native(&policy(), Some(7), exec(), vec![]).unwrap();
+        let mut plan = Plan::native(&policy(), Some(Abi::V7), exec(), vec![]).unwrap();
         let at = plan
             .steps
             .iter()
@@ -642,7 +614,7 @@ mod tests {
 
     #[test]
     fn bind_below_a_writable_root_is_refused() {
-        let mut plan = Plan::native(&policy(), Some(7), exec(), vec![]).unwrap();
+        let mut plan = Plan::native(&policy(), Some(Abi::V7), exec(), vec![]).unwrap();
         let at = plan
             .steps
             .iter()
@@ -660,7 +632,7 @@ mod tests {
 
     #[test]
     fn landlock_without_no_new_privs_is_refused() {
-        let mut plan = Plan::landlock_only(&policy(), 2, exec(), vec![]).unwrap();
+        let mut plan = Plan::landlock_only(&policy(), Abi::V2, exec(), vec![]).unwrap();
         plan.steps.retain(|s| *s != Step::NoNewPrivs);
         assert!(plan.validate().is_err());
     }

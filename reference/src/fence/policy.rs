@@ -336,7 +336,9 @@ impl FenceOptions {
     pub fn from_env() -> Result<FenceOptions, FenceError> {
         let mut o = FenceOptions::default();
         if let Ok(v) = std::env::var(ENV_BACKEND) {
-            o.backend = v.parse().map_err(|reason| FenceError::Options { reason })?;
+            o.backend = v.parse().map_err(|reason| FenceError::Options {
+                reason: format!("{ENV_BACKEND}={v}: {reason}"),
+            })?;
         }
         if let Ok(v) = std::env::var(ENV_NO_USERNS) {
             o.no_user_namespaces = !matches!(v.as_str(), "" | "0" | "false" | "no");

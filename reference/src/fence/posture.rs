@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::coverage::{Coverage, REQUIRED};
+use super::coverage::Coverage;
+use crate::sys::landlock::Abi;
 
 /// The backend named in the posture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -57,7 +58,7 @@ pub struct Posture {
     /// Its layers, outermost first.
     pub layers: Vec<Layer>,
     /// The Landlock ABI actually enforced (after any cap), if Landlock is a layer.
-    pub landlock_abi: Option<u8>,
+    pub landlock_abi: Option<Abi>,
     /// Items no layer covers.
     pub not_covered: Vec<Coverage>,
     /// A required item is not covered and the operator opted in to run anyway.
@@ -75,21 +76,36 @@ impl Posture {
     pub fn fenced(
         backend: BackendKind,
         layers: Vec<Layer>,
-        landlock_abi: Option<u8>,
+        landlock_abi: Option<Abi>,
         reason: Option<String>,
     ) -> Posture {
         let not_covered = uncovered(&layers);
-        let degraded = REQUIRED.iter().any(|r| not_covered.contains(r));
-        Posture {
+        let mut posture = Posture {
             backend,
             layers,
             landlock_abi,
             not_covered,
-            degraded,
+            degraded: false,
             reason,
             env_scrubbing: true,
             logs_writable_by_tools: false,
-        }
+        };
+        posture.degraded = !posture.missing_required().is_empty();
+        posture
+    }
+
+    /// The required protections (FENCE-LAYER-5) no layer covers, in the chapter's order.
+    pub fn missing_required(&self) -> Vec<Coverage> {
+        self.not_covered
+            .iter()
+            .copied()
+            .filter(|c| c.is_required())
+            .collect()
+    }
+
+    /// The name of what holds the commands: the backend, or `off` / `none`.
+    pub fn held_by(&self) -> &'static str {
+        self.backend.name()
     }
 
     /// No fence at all (`off` or `none`), with the reason.
@@ -170,11 +186,7 @@ impl std::fmt::Display for Posture {
 }
 
 fn uncovered(layers: &[Layer]) -> Vec<Coverage> {
-    Coverage::ALL
-        .iter()
-        .copied()
-        .filter(|c| !layers.iter().any(|l| l.covers.contains(c)))
-        .collect()
+    Coverage::missing(layers.iter().map(|l| l.covers.as_slice()))
 }
 
 #[cfg(test)]
@@ -187,9 +199,9 @@ mod tests {
             BackendKind::Native,
             vec![Layer {
                 name: "landlock ABI 2".into(),
-                covers: vec![Coverage::Writes, Coverage::Reads],
+                covers: vec![Coverage::Write, Coverage::RenameLink, Coverage::Hidden],
             }],
-            Some(2),
+            Some(Abi::V2),
             None,
         );
         assert!(p.degraded);
@@ -197,7 +209,7 @@ mod tests {
         assert!(p.not_covered.contains(&Coverage::Metadata));
         assert!(p
             .render()
-            .starts_with("fence: native DEGRADED (landlock ABI 2: writes, reads)"));
+            .starts_with("fence: native DEGRADED (landlock ABI 2: write, rename_link, hidden)"));
     }
 
     #[test]

@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::coverage::{Coverage, REQUIRED};
+use super::coverage::Coverage;
 use super::error::FenceError;
 use super::host::Host;
 use super::jail::PLAN_ENV;
-use super::plan::{Action, Plan};
+use super::plan::{Abi, Action, Plan};
 use super::policy::{BackendChoice, FenceOptions, Policy};
 use super::posture::{BackendKind, Layer, Posture};
 use super::probe;
@@ -20,19 +20,19 @@ pub enum Kind {
     /// Namespaces and a fresh root, capabilities dropped, Landlock when present, seccomp.
     Native {
         /// The Landlock ABI used on top (`None`: the kernel has none).
-        landlock: Option<u8>,
+        landlock: Option<Abi>,
     },
     /// Landlock alone (no user namespaces): degraded.
     LandlockOnly {
         /// The Landlock ABI used.
-        abi: u8,
+        abi: Abi,
     },
     /// bubblewrap, with the helper applying Landlock and seccomp inside.
     Bwrap {
         /// The `bwrap` executable.
         exe: PathBuf,
         /// The Landlock ABI used inside.
-        landlock: Option<u8>,
+        landlock: Option<Abi>,
     },
     /// macOS Seatbelt.
     Seatbelt,
@@ -43,28 +43,29 @@ pub enum Kind {
 fn namespaces_covers() -> Vec<Coverage> {
     use Coverage::*;
     vec![
-        Writes,
+        Write,
+        RenameLink,
         Truncate,
         Metadata,
-        Reads,
+        Hidden,
         ProtectedPaths,
-        HostTmp,
-        Processes,
-        Signals,
+        Signal,
+        UnixAbstract,
+        ProcessView,
         Ipc,
+        Uts,
         Network,
-        AbstractSockets,
     ]
 }
 
-fn landlock_layer(abi: u8) -> Layer {
+fn landlock_layer(abi: Abi) -> Layer {
     use Coverage::*;
-    let mut covers = vec![Writes, Reads, HostTmp];
-    if abi >= 3 {
+    let mut covers = vec![Write, RenameLink, Hidden];
+    if abi.restricts_truncate() {
         covers.push(Truncate);
     }
-    if abi >= 6 {
-        covers.extend([Signals, AbstractSockets]);
+    if abi.scopes_ipc() {
+        covers.extend([Signal, UnixAbstract]);
     }
     covers.sort();
     Layer {
@@ -92,7 +93,7 @@ impl Kind {
     }
 
     /// The Landlock ABI in use.
-    pub fn landlock_abi(&self) -> Option<u8> {
+    pub fn landlock_abi(&self) -> Option<Abi> {
         match self {
             Kind::Native { landlock } | Kind::Bwrap { landlock, .. } => *landlock,
             Kind::LandlockOnly { abi } => Some(*abi),
@@ -112,20 +113,20 @@ impl Kind {
                     layer(
                         "seatbelt",
                         vec![
-                            Writes,
+                            Write,
+                            RenameLink,
                             Truncate,
                             Metadata,
-                            Reads,
+                            Hidden,
                             ProtectedPaths,
-                            HostTmp,
-                            Signals,
+                            Signal,
                             Network,
-                            UnixSockets,
+                            UnixSocket,
                         ],
                     ),
                     layer(
                         "macos (no abstract sockets, no Linux capabilities)",
-                        vec![AbstractSockets, Capabilities],
+                        vec![UnixAbstract, Capabilities],
                     ),
                 ];
             }
@@ -135,7 +136,7 @@ impl Kind {
         if let Some(abi) = self.landlock_abi() {
             layers.push(landlock_layer(abi));
         }
-        layers.push(layer("seccomp", vec![Coverage::UnixSockets]));
+        layers.push(layer("seccomp", vec![Coverage::UnixSocket]));
         layers
     }
 }
@@ -202,11 +203,7 @@ impl Fence {
             });
         }
         let mut posture = Posture::fenced(backend, kind.layers(), kind.landlock_abi(), None);
-        let missing: Vec<Coverage> = REQUIRED
-            .iter()
-            .copied()
-            .filter(|c| posture.not_covered.contains(c))
-            .collect();
+        let missing = posture.missing_required();
         let why = missing_reasons(&kind, host, &missing);
         if !missing.is_empty() && !options.allow_degraded {
             return Err(FenceError::Refused {
@@ -398,9 +395,10 @@ fn missing_reasons(kind: &Kind, host: &Host, missing: &[Coverage]) -> String {
     }
     match kind.landlock_abi() {
         None => why.push("no Landlock".into()),
-        Some(abi) if abi < 3 && missing.contains(&Coverage::Truncate) => why.push(format!(
-            "Landlock ABI {abi} cannot restrict truncate (ABI 3, Linux 6.2)"
-        )),
+        Some(abi) if !abi.restricts_truncate() && missing.contains(&Coverage::Truncate) => why
+            .push(format!(
+                "Landlock ABI {abi} cannot restrict truncate (ABI 3, Linux 6.2)"
+            )),
         _ => {}
     }
     if missing.contains(&Coverage::Metadata) {
@@ -435,7 +433,7 @@ fn helper_command(helper: &Path, plan: &Plan) -> Result<Command, FenceError> {
 fn prepare_protected(policy: &Policy) -> Result<(), FenceError> {
     for root in &policy.workspaces {
         for rel in &policy.protected {
-            super::sys::fs::walk_nofollow(root, rel, true).map_err(|e| FenceError::Io {
+            crate::sys::fs::walk_nofollow(root, rel, true).map_err(|e| FenceError::Io {
                 what: "cannot prepare the protected path".into(),
                 path: root.join(rel),
                 source: e,
@@ -551,7 +549,7 @@ pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
 pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
     #[cfg(target_os = "linux")]
     for (root, rel) in created {
-        let _ = super::sys::fs::remove_empty_dir_nofollow(root, rel);
+        let _ = crate::sys::fs::remove_empty_dir_nofollow(root, rel);
     }
     #[cfg(not(target_os = "linux"))]
     for (root, rel) in created {

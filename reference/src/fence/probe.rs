@@ -60,9 +60,25 @@ pub struct LegReport {
     pub enforcement: Enforcement,
 }
 
+/// The `probe` action of the helper: runs the legs and prints their report as one JSON
+/// line; returns the helper's exit code.
+pub fn report_legs(outside: &Path, inside: &Path, enforcement: Enforcement) -> i32 {
+    let report = run_legs(outside, inside, enforcement);
+    match serde_json::to_string(&report) {
+        Ok(json) => {
+            println!("{json}");
+            0
+        }
+        Err(e) => {
+            eprintln!("gatehouse jail: probe report: {e}");
+            crate::exit::SETUP_FAILED
+        }
+    }
+}
+
 /// Run the legs in this (fenced) process.
 pub fn run_legs(outside: &Path, inside: &Path, enforcement: Enforcement) -> LegReport {
-    use super::sys::legs;
+    use crate::sys::legs;
     let write = |p: &Path| {
         std::fs::OpenOptions::new()
             .write(true)
@@ -166,7 +182,7 @@ where
             ));
         }
         let claims = |c: Coverage| !claimed.not_covered.contains(&c);
-        if claims(Coverage::Writes) && (wrote_outside || report.write_outside.succeeded) {
+        if claims(Coverage::Write) && (wrote_outside || report.write_outside.succeeded) {
             return Err(failed(
                 "write-outside",
                 "a forbidden write outside succeeded".into(),

@@ -3,7 +3,9 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
-use rustix::fs::{openat2, Mode, OFlags, ResolveFlags, CWD};
+use crate::sys::openat2::{openat2, ResolveFlags};
+#[cfg(any(target_os = "linux", target_os = "android"))]
+use rustix::fs::{Mode, OFlags, CWD};
 #[cfg(any(target_os = "linux", target_os = "android"))]
 use rustix::io::Errno;
 
@@ -66,7 +68,7 @@ pub(crate) fn openat2_available() -> bool {
         _ => {
             let res = openat2(
                 CWD,
-                ".",
+                b".",
                 super::handle::HANDLE | OFlags::CLOEXEC,
                 Mode::empty(),
                 ResolveFlags::BENEATH,

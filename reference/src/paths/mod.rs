@@ -26,6 +26,12 @@
 //!   directory it climbs to is found on the disk, and the key names it (PATH-KEY-6);
 //! - writes and edits replace the name by `renameat`, never the inode.
 //!
+//! Modules: `validate` (before any system call), `roots` and `root` (the handles),
+//! `key` (what a path is called), `resolve` (the dispatch and shared steps), `openat2` and
+//! `walk` (the two backends, chosen in `backend`), `handle` (the open flags), one module
+//! per operation (`read`, `list`, `write`, `edit`, `search`, `stat`) and `error` (the one
+//! error, translated in one place). The system call itself is [`crate::sys::openat2`]'s.
+//!
 //! Known costs (not closable by any resolver): a hard link inside a root to an outside
 //! file is read (a write replaces the name, so the outside file is never changed); a
 //! directory moved out while its handle is held is still reached through that handle.

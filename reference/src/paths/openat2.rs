@@ -1,10 +1,10 @@
-//! The `openat2` backend: one system call resolves the whole path beneath the root
+//! The `openat2` backend ([`crate::sys::openat2`]): one system call resolves the whole path beneath the root
 //! handle with `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS` (Linux 5.6+). `EAGAIN` (a rename
 //! or mount raced a `..` step) is retried at most [`EAGAIN_BUDGET`] times, then reported.
 
-use rustix::fd::{BorrowedFd, OwnedFd};
 #[cfg(any(target_os = "linux", target_os = "android"))]
-use rustix::fs::ResolveFlags;
+use crate::sys::openat2::{openat2, ResolveFlags};
+use rustix::fd::{BorrowedFd, OwnedFd};
 use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
 
@@ -29,7 +29,7 @@ pub(crate) fn open(
     }
     let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
     for _ in 0..EAGAIN_BUDGET {
-        match rustix::fs::openat2(root, rel, flags, mode, resolve) {
+        match openat2(root, rel, flags, mode, resolve) {
             Err(e) if e == Errno::AGAIN => continue,
             other => return other.map_err(Fault::from),
         }

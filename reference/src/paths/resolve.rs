@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 use rustix::fd::OwnedFd;
 use rustix::fs::{fstat, mkdirat, openat, statat, unlinkat, AtFlags, FileType, Mode, OFlags};
@@ -145,6 +146,17 @@ impl Parent {
 }
 
 impl Roots {
+    /// Resolves `path` to an `O_PATH` handle beneath its root; `follow_last == false`
+    /// returns a final symlink itself.
+    pub fn resolve(&self, path: impl AsRef<Path>, follow_last: bool) -> Result<OwnedFd, PathError> {
+        let t = self.target(path.as_ref().as_os_str())?;
+        let how = How {
+            follow_last,
+            ..How::PATH
+        };
+        self.open_target(&t, how, "resolve")
+    }
+
     /// Validates and routes `path` (PATH-INPUT-*, PATH-ROUTE-*), refuses a spelling that
     /// climbs out (PATH-SPELL-4), all before any system call; then, when the path holds
     /// `..`, finds the directory the last `..` lands in with the confined walk

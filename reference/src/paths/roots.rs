@@ -5,8 +5,6 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fd::OwnedFd;
-
 use super::{is_within, overlaps, Backend, Key, PathError, Root, RootId};
 
 /// The reachable roots. Every confined operation is a method here.
@@ -201,17 +199,6 @@ impl Roots {
     /// on the same path opens.
     pub fn key(&self, path: impl AsRef<Path>) -> Result<Key, PathError> {
         Ok(self.target(path.as_ref().as_os_str())?.key())
-    }
-
-    /// Resolves `path` to an `O_PATH` handle beneath its root; `follow_last == false`
-    /// returns a final symlink itself.
-    pub fn resolve(&self, path: impl AsRef<Path>, follow_last: bool) -> Result<OwnedFd, PathError> {
-        let t = self.target(path.as_ref().as_os_str())?;
-        let how = super::resolve::How {
-            follow_last,
-            ..super::resolve::How::PATH
-        };
-        self.open_target(&t, how, "resolve")
     }
 
     /// Whether `path` (absolute) is the working directory or inside it.

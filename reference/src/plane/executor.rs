@@ -27,7 +27,7 @@ pub fn serve(plan: &Plan, enforcement: &Enforcement) -> i32 {
     // Best effort: without it (a kernel before 3.4) the process group still holds, and
     // only what left it escapes to the namespace's init.
     #[cfg(target_os = "linux")]
-    let _ = crate::fence::sys::ns::become_subreaper();
+    let _ = crate::sys::ns::become_subreaper();
     let ready = ExecutorMessage::Ready {
         pid: std::process::id(),
         enforcement: enforcement.clone(),
@@ -45,7 +45,7 @@ pub fn serve(plan: &Plan, enforcement: &Enforcement) -> i32 {
             Err(e) => ExecutorMessage::Done {
                 id: 0,
                 exit: ExitInfo {
-                    code: Some(crate::fence::jail::EXIT_SETUP_FAILED),
+                    code: Some(crate::exit::SETUP_FAILED),
                     signal: None,
                 },
                 stdout: Vec::new(),
@@ -58,7 +58,7 @@ pub fn serve(plan: &Plan, enforcement: &Enforcement) -> i32 {
             break;
         }
         #[cfg(target_os = "linux")]
-        crate::fence::sys::ns::reap_orphans();
+        crate::sys::ns::reap_orphans();
     }
     0
 }
@@ -102,10 +102,7 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
         truncated: false,
     };
     let Some(program) = req.argv.first() else {
-        return failed(
-            crate::fence::jail::EXIT_SETUP_FAILED,
-            "empty command\n".into(),
-        );
+        return failed(crate::exit::SETUP_FAILED, "empty command\n".into());
     };
     let mut cmd = Command::new(program);
     cmd.args(&req.argv[1..])
@@ -122,7 +119,7 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
     // Its own session and process group (the group's id is the command's pid), so that
     // its end, or its deadline, kills whatever it started.
     #[cfg(target_os = "linux")]
-    crate::fence::sys::ns::in_new_session(&mut cmd);
+    crate::sys::ns::in_new_session(&mut cmd);
     #[cfg(not(target_os = "linux"))]
     {
         use std::os::unix::process::CommandExt;
@@ -132,9 +129,9 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
         Ok(c) => c,
         Err(e) => {
             let code = if e.kind() == std::io::ErrorKind::NotFound {
-                crate::fence::jail::EXIT_NOT_FOUND
+                crate::exit::NOT_FOUND
             } else {
-                crate::fence::jail::EXIT_CANNOT_EXECUTE
+                crate::exit::CANNOT_EXECUTE
             };
             return failed(
                 code,
@@ -177,7 +174,7 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
     let status = child.wait();
     // And whatever left the group, re-parented to us as the subreaper.
     #[cfg(target_os = "linux")]
-    crate::fence::sys::ns::end_children(Duration::from_secs(5));
+    crate::sys::ns::end_children(Duration::from_secs(5));
     let exit = match status {
         Ok(s) => {
             use std::os::unix::process::ExitStatusExt;
@@ -187,7 +184,7 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
             }
         }
         Err(_) => ExitInfo {
-            code: Some(crate::fence::jail::EXIT_SETUP_FAILED),
+            code: Some(crate::exit::SETUP_FAILED),
             signal: None,
         },
     };
@@ -208,7 +205,7 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
 fn wait_exited(pid: u32) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
-        crate::fence::sys::ns::wait_exited(pid)
+        crate::sys::ns::wait_exited(pid)
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -231,7 +228,7 @@ fn wait_exited(pid: u32) -> std::io::Result<()> {
 /// SIGKILL the process group `pid` leads (or led: the leader may be a zombie).
 fn kill_group(pid: u32) {
     #[cfg(target_os = "linux")]
-    crate::fence::sys::ns::kill_group(pid);
+    crate::sys::ns::kill_group(pid);
     #[cfg(not(target_os = "linux"))]
     {
         let _ = std::process::Command::new("/bin/kill")

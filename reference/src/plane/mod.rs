@@ -5,13 +5,17 @@
 //! - [`protocol`]: the JSON-lines protocol between the broker and an executor;
 //! - [`executor`]: the executor's loop, running inside the fence;
 //! - [`broker`]: the tokio broker and pool, where a crash is an event;
-//! - [`log`]: the session log.
+//! - [`log`]: the session log;
+//! - [`session`]: a session's plane behind blocking calls, with its runtime toggle;
+//! - [`cli`]: `gatehouse info` and `gatehouse exec`, one command through the fence.
 
 pub mod broker;
+pub mod cli;
 pub mod env;
 pub mod executor;
 pub mod log;
 pub mod protocol;
+pub mod session;
 
 pub use broker::{
     Broker, PlaneConfig, PlaneError, PlaneEvent, RunOutcome, RunRequest, CONFIRM_OFF,

@@ -44,7 +44,7 @@ impl ExitInfo {
     pub fn shell_code(&self) -> i32 {
         self.code
             .or(self.signal.map(|s| 128 + s))
-            .unwrap_or(crate::fence::jail::EXIT_SETUP_FAILED)
+            .unwrap_or(crate::exit::SETUP_FAILED)
     }
 
     /// Exited with code 0.

@@ -15,8 +15,9 @@
 //!   record for `--resume` and is emptied by `/clear` ([`record`]).
 //!
 //! This module does no file-system access except resolving settings-named directories
-//! ([`settings`]); reach itself is opened by [`crate::paths::Roots`], which the caller
-//! keeps in step with [`TrustMap::reach`].
+//! ([`settings`]); reach itself is opened by [`crate::paths::Roots`], which
+//! [`crate::workspace::Session`] keeps in step with [`TrustMap::reach`]. The keys are
+//! [`TrustKey`]s (module `key`), the rules and reach live in [`TrustMap`] (module `map`).
 //!
 //! Choices where the seed is silent (each stated in `spec/trust-map.md`): when `/cd`
 //! re-spells two rules onto one key the later decision is kept; `--add-dir` on the

@@ -1,4 +1,6 @@
-//! Helpers shared by the resolver's integration tests.
+//! Helpers shared by the integration tests: the resolver's ground truth, and the Landlock
+//! ABI the tests expect.
+#![allow(dead_code)]
 
 use std::collections::HashSet;
 use std::fs;
@@ -20,4 +22,33 @@ pub fn objects_under(root: &Path) -> HashSet<(u64, u64)> {
         }
     }
     out
+}
+
+/// The Landlock ABI of this kernel, as the fence sees it; when `GATEHOUSE_TEST_LANDLOCK_ABI`
+/// is set (`0`: no Landlock), the test fails unless the kernel offers exactly that ABI, so
+/// that a test which adapts to the kernel can never skip silently on a host that lost a
+/// feature (as rust-landlock's `LANDLOCK_CRATE_TEST_ABI`).
+pub fn landlock_abi() -> Option<gatehouse::fence::Abi> {
+    let kernel = gatehouse::sys::landlock::kernel_abi();
+    if let Ok(want) = std::env::var("GATEHOUSE_TEST_LANDLOCK_ABI") {
+        let want: u8 = want
+            .parse()
+            .unwrap_or_else(|_| panic!("GATEHOUSE_TEST_LANDLOCK_ABI={want}: not a number"));
+        assert_eq!(
+            kernel.map_or(0, |a| a.number()),
+            want,
+            "GATEHOUSE_TEST_LANDLOCK_ABI={want}, but the kernel offers {kernel:?}"
+        );
+    }
+    kernel
+}
+
+/// The resolver we expect to run when `asked` is asked for: `GATEHOUSE_OPENAT2=absent`
+/// (kernels before 5.6) says that `openat2` falls back to the walk here.
+pub fn expected_backend(asked: gatehouse::paths::Backend) -> gatehouse::paths::Backend {
+    use gatehouse::paths::Backend;
+    match (asked, std::env::var("GATEHOUSE_OPENAT2").as_deref()) {
+        (Backend::Openat2, Ok("absent")) => Backend::Walk,
+        (b, _) => b,
+    }
 }

@@ -1,6 +1,5 @@
 //! The raw calls the probe's legs make, so each leg exercises exactly one system call:
 //! `truncate(2)` by path (which Landlock before ABI 3 cannot restrict) and `chmod(2)`.
-#![allow(unsafe_code)]
 
 use std::ffi::CString;
 use std::io;

@@ -1,16 +1,17 @@
-//! Turns the `setup` of an `open` request into a fresh [`Session`], strictly: a field it
-//! does not know, or a value it cannot honour, is `unsupported` (PROTO-SESSION-2).
+//! The translator of capability `gate`: turns the `setup` of an `open` request into a fresh
+//! gate [`Session`], strictly: a value it cannot honour is `unsupported`
+//! (PROTO-SESSION-2). The steps (`decide`, `answer`, `grants`, `revoke`, `audit`) are one
+//! call each, made by the server.
 //!
 //! Touches the filesystem only to resolve the workspace.
 
-use super::wire::WireError;
-use crate::gate::{Asker, CardWindows, Gate, GateConfig, Grant, GrantTable, Host, Session};
-use serde::de::DeserializeOwned;
+use super::wire::{field, WireError};
+use gatehouse::gate::{Asker, CardWindows, Gate, GateConfig, Grant, GrantTable, Host, Session};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The setup fields this adapter knows.
+/// The setup fields of the gate (the workspace and home are every capability's).
 pub const SETUP_FIELDS: &[&str] = &[
     "workspace",
     "home",
@@ -19,38 +20,10 @@ pub const SETUP_FIELDS: &[&str] = &[
     "allow_list",
     "grants",
     "card_window_ms",
-    // `paths` and `trust`: taken by `super::roots_session::FileSession::open`.
-    "roots",
-    "resolver",
-    "startup",
-    "skip_permissions",
-    "settings_dirs",
-    // `fence`: taken by `super::fence::Fences::open`.
-    "fence_policy",
-    "workspaces",
-    "log_dir",
-    "limits",
 ];
-
-fn field<T: DeserializeOwned>(
-    setup: &Map<String, Value>,
-    name: &str,
-) -> Result<Option<T>, WireError> {
-    match setup.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => T::deserialize(v)
-            .map(Some)
-            .map_err(|e| WireError::unsupported(format!("setup field {name:?}: {e}"))),
-    }
-}
 
 /// Builds the session an `open` request describes, starting from exactly its setup.
 pub fn open_session(setup: &Map<String, Value>) -> Result<Session, WireError> {
-    if let Some(unknown) = setup.keys().find(|k| !SETUP_FIELDS.contains(&k.as_str())) {
-        return Err(WireError::unsupported(format!(
-            "unknown setup field {unknown:?}"
-        )));
-    }
     let workspace: PathBuf = field(setup, "workspace")?
         .ok_or_else(|| WireError::error("setup needs a \"workspace\""))?;
     // `home` is accepted and needs nothing: a leading `~` is outside whatever it names.
@@ -110,7 +83,6 @@ mod tests {
     fn unknown_fields_and_values_are_unsupported() {
         let dir = tempfile::tempdir().unwrap();
         for bad in [
-            json!({"workspace": dir.path(), "sandbox": true}),
             json!({"workspace": dir.path(), "host": "plan9"}),
             json!({"workspace": dir.path(), "asker": "pigeon"}),
             json!({"workspace": dir.path(), "grants": [{"kind": "glob", "key": "x"}]}),
@@ -121,7 +93,7 @@ mod tests {
             let err = open_session(&setup(bad.clone())).unwrap_err();
             assert_eq!(
                 err.kind,
-                crate::adapter::wire::ErrorKind::Unsupported,
+                super::super::wire::ErrorKind::Unsupported,
                 "{bad}"
             );
         }
@@ -130,8 +102,8 @@ mod tests {
     #[test]
     fn a_missing_workspace_is_an_error() {
         let err = open_session(&setup(json!({"workspace": "/nonexistent/gatehouse"}))).unwrap_err();
-        assert_eq!(err.kind, crate::adapter::wire::ErrorKind::Error);
+        assert_eq!(err.kind, super::super::wire::ErrorKind::Error);
         let err = open_session(&setup(json!({}))).unwrap_err();
-        assert_eq!(err.kind, crate::adapter::wire::ErrorKind::Error);
+        assert_eq!(err.kind, super::super::wire::ErrorKind::Error);
     }
 }

@@ -1,5 +1,6 @@
 //! The logic behind `gatehouse info` and `gatehouse exec`, free of any argument parser so
-//! that `main` only dispatches.
+//! that `main` only dispatches: the posture as the plane would report it, and one command
+//! run through the fence with the plane's scrubbed environment.
 //!
 //! Environment: `GATEHOUSE_FENCE`, `GATEHOUSE_EMULATE_NO_USERNS`,
 //! `GATEHOUSE_LANDLOCK_MAX_ABI`, `GATEHOUSE_JAIL_HELPER` (see [`FenceOptions::from_env`]) and
@@ -8,10 +9,11 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::jail::EXIT_SETUP_FAILED;
-use super::plan::Action;
-use super::policy::{FenceOptions, Policy};
-use super::prepared::{current_posture, missing_protected, tidy_protected, Fence};
+use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
+use crate::fence::{
+    current_posture, missing_protected, tidy_protected, Action, Fence, FenceError, FenceOptions,
+    Policy,
+};
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
 pub const ENV_SCRUBBING: &str = "GATEHOUSE_ENV_SCRUBBING";
@@ -24,20 +26,17 @@ pub fn env_scrubbing_from_env() -> bool {
     )
 }
 
-/// The posture, as `gatehouse info` prints it (human, or pretty JSON).
-pub fn info(json: bool) -> String {
-    let mut posture = match FenceOptions::from_env() {
-        Ok(o) => current_posture(&o),
-        Err(e) => {
-            super::posture::Posture::unfenced(super::posture::BackendKind::None, e.to_string())
-        }
-    };
+/// The posture, as `gatehouse info` prints it (human, or pretty JSON). Options the
+/// environment spells wrongly (`GATEHOUSE_FENCE=bogus`) are an error, not a posture: the
+/// operator asked for something that does not exist.
+pub fn info(json: bool) -> Result<String, FenceError> {
+    let mut posture = current_posture(&FenceOptions::from_env()?);
     posture.env_scrubbing = env_scrubbing_from_env();
-    if json {
+    Ok(if json {
         posture.to_json()
     } else {
         posture.render()
-    }
+    })
 }
 
 /// Run one command in the fence as a person would: its output streams to ours, its exit
@@ -77,7 +76,7 @@ fn exec_inner(
     } else {
         workspaces.to_vec()
     };
-    let scratch = super::probe::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
+    let scratch = crate::fence::probe::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
     let result = (|| {
         let mut policy = Policy::new(workspaces, scratch.clone());
         let real_cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
@@ -95,7 +94,7 @@ fn exec_inner(
         posture.env_scrubbing = scrubbing;
         // TMPDIR is the session's scratch temporary directory on every backend, a jail
         // with a private `/tmp` included (the spec's environment table, FENCE-JAIL-4).
-        let env = crate::plane::env::jail_env(
+        let env = super::env::jail_env(
             std::env::vars_os(),
             &fence.policy().home(),
             Some(&fence.policy().tmpdir()),

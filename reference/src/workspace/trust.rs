@@ -1,6 +1,6 @@
 //! The trust map's steps (PROTO-TRUST-*): the session start (the startup question and
-//! the settings-named directories, PROTO-SETUP-2), `query`, `gesture`, `status`,
-//! `resume`, `clear` and `turn`. Every gesture that opens or closes reach does both
+//! the settings-named directories, PROTO-SETUP-2), `query`, the person's gestures,
+//! `status`, `resume` and `clear`. Every gesture that opens or closes reach does both
 //! halves together, keeping [`crate::paths::Roots`] in step with the map's reach.
 //!
 //! Touches the filesystem only through the roots and the map's resolution of
@@ -9,10 +9,12 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
 
-use super::roots_session::{object, spell_key, Answer, FileSession};
-use super::wire::WireError;
+use super::outcome::{
+    namespace_name, spell_key, ClearOutcome, GestureOutcome, QueryOutcome, ResumeOutcome, RootLine,
+    RuleLine, SettingsLine, StartOutcome, StatusOutcome, Unreopened,
+};
+use super::{Answer, Session, WorkspaceError};
 use crate::paths::{RootRefusal, Roots};
 use crate::trust::record::{Spelling, TrustRecord};
 use crate::trust::{ReachKind, ReachOrigin, Startup, TrustError, TrustMap};
@@ -20,7 +22,7 @@ use crate::trust::{ReachKind, ReachOrigin, Startup, TrustError, TrustMap};
 /// The settings layer that named a directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Layer {
+pub enum SettingsLayer {
     /// `~/.bravebot/settings.json`.
     User,
     /// The project's settings file.
@@ -34,7 +36,7 @@ pub enum Layer {
 #[serde(deny_unknown_fields)]
 pub struct SettingsDir {
     /// The layer that named it (the list is already in layer order).
-    pub layer: Layer,
+    pub layer: SettingsLayer,
     /// The name as the settings file wrote it.
     pub name: String,
     /// What the person answers if it is asked about.
@@ -58,15 +60,50 @@ fn spelling_path(s: &Spelling) -> PathBuf {
     }
 }
 
-fn done() -> Map<String, Value> {
-    object(json!({"result": "done"}))
+/// One of the person's gestures (trust-map chapter, section 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gesture {
+    /// `@path`: vouch for a path.
+    AtPath,
+    /// A file flag: vouch for one file.
+    FileFlag,
+    /// Mark a path untrusted.
+    Untrust,
+    /// Drop a file into the conversation: reach to that file alone.
+    Drop,
+    /// `/add-dir`: reach and trust.
+    AddDir,
+    /// Command-line `--add-dir`: reach only.
+    CliAddDir,
+    /// `/cd`.
+    Cd,
 }
 
-fn gesture_refused(code: &str) -> Map<String, Value> {
-    object(json!({"result": code}))
+impl Gesture {
+    /// The gesture by its protocol name.
+    pub fn from_name(name: &str) -> Option<Gesture> {
+        Some(match name {
+            "at_path" => Gesture::AtPath,
+            "file_flag" => Gesture::FileFlag,
+            "untrust" => Gesture::Untrust,
+            "drop" => Gesture::Drop,
+            "add_dir" => Gesture::AddDir,
+            "cli_add_dir" => Gesture::CliAddDir,
+            "cd" => Gesture::Cd,
+            _ => return None,
+        })
+    }
 }
 
-impl FileSession {
+fn done() -> GestureOutcome {
+    GestureOutcome { result: "done" }
+}
+
+fn gesture_refused(code: &'static str) -> GestureOutcome {
+    GestureOutcome { result: code }
+}
+
+impl Session {
     /// The path a person typed, made absolute against the working directory (a gesture
     /// is not a file tool, but its path is still taken literally: no `~`, no variables).
     fn typed(&self, path: &str) -> Result<PathBuf, &'static str> {
@@ -133,8 +170,14 @@ impl FileSession {
     /// A session start (PROTO-SETUP-2): the startup question, then each settings-named
     /// directory (TRUST-SET-1 to TRUST-SET-3, TRUST-SET-5). Returns the `open` answer's
     /// `started` and `settings`.
-    pub(crate) fn start(&mut self, startup: Answer, dirs: &[SettingsDir]) -> Map<String, Value> {
-        let mut settings: Vec<Value> = Vec::new();
+    pub(crate) fn start(&mut self, startup: Answer, dirs: &[SettingsDir]) -> StartOutcome {
+        let mut settings: Vec<SettingsLine> = Vec::new();
+        let line = |name: &str, result, resolved: Option<&str>, code| SettingsLine {
+            name: name.to_string(),
+            result,
+            resolved: resolved.map(str::to_string),
+            code,
+        };
         self.started = self.startup(startup);
         if self.started {
             let names: Vec<String> = dirs.iter().map(|d| d.name.clone()).collect();
@@ -148,13 +191,11 @@ impl FileSession {
                     let resolved = q.resolved.to_string_lossy().into_owned();
                     if asked.contains(&q.resolved.as_path()) {
                         // TRUST-SET-3: a directory another name led to is asked once.
-                        settings.push(json!({"name": name, "result": "merged",
-                                             "resolved": resolved, "code": null}));
+                        settings.push(line(name, "merged", Some(&resolved), None));
                         continue;
                     }
                     asked.push(&q.resolved);
-                    settings.push(json!({"name": name, "result": "asked",
-                                         "resolved": resolved, "code": null}));
+                    settings.push(line(name, "asked", Some(&resolved), None));
                     // A question nobody can answer is a no.
                     let answer = if self.config.no_asker {
                         Answer::No
@@ -168,8 +209,7 @@ impl FileSession {
                             // reported with its code rather than passed over.
                             if let Err(code) = self.settings_dir_yes(&q.resolved) {
                                 settings.pop();
-                                settings.push(json!({"name": name, "result": "reported",
-                                                     "resolved": null, "code": code}));
+                                settings.push(line(name, "reported", None, Some(code)));
                             }
                         }
                         Answer::No => {}
@@ -184,79 +224,78 @@ impl FileSession {
                         .iter()
                         .find(|(n, _)| n == name)
                         .map_or("not_found", |(_, c)| *c);
-                    settings.push(json!({"name": name, "result": "reported",
-                                         "resolved": null, "code": code}));
+                    settings.push(line(name, "reported", None, Some(code)));
                 }
             }
         }
-        object(json!({"started": self.started, "settings": settings}))
+        StartOutcome {
+            started: self.started,
+            settings,
+        }
     }
 
     /// `query` (PROTO-TRUST-1, TRUST-OBS-1): the map's answer by key alone.
-    pub(crate) fn query(&self, path: &str) -> Map<String, Value> {
+    pub fn query(&self, path: &str) -> QueryOutcome {
         let key = match self.map.key_in(&self.roots, path) {
             Ok(k) => k,
             Err(e) => {
-                return object(json!({"trust": null, "namespace": null, "key": null,
-                                     "rule": null, "refused": e.code()}))
+                return QueryOutcome {
+                    trust: None,
+                    namespace: None,
+                    key: None,
+                    rule: None,
+                    refused: Some(e.code()),
+                }
             }
         };
         let (trust, rule) = match self.map.deciding(&key) {
             Some((rule, t)) => (t.name(), Some(spell_key(&rule))),
             None => ("unknown", None),
         };
-        let namespace = match key.ns {
-            crate::trust::Namespace::Relative => "relative",
-            crate::trust::Namespace::Absolute => "absolute",
-        };
-        object(
-            json!({"trust": trust, "namespace": namespace, "key": spell_key(&key),
-                      "rule": rule, "refused": null}),
-        )
+        QueryOutcome {
+            trust: Some(trust),
+            namespace: Some(namespace_name(key.ns)),
+            key: Some(spell_key(&key)),
+            rule,
+            refused: None,
+        }
     }
 
-    /// `gesture` (PROTO-TRUST-2, trust-map chapter section 6). None of these gestures
-    /// puts a question, so `answer` is never used (PROTO-FILE-2).
-    pub(crate) fn gesture(
-        &mut self,
-        name: &str,
-        path: &str,
-    ) -> Result<Map<String, Value>, WireError> {
-        let result = match name {
-            "at_path" | "file_flag" => self
+    /// One of the person's gestures (PROTO-TRUST-2, trust-map chapter section 6). None of
+    /// them puts a question (PROTO-FILE-2).
+    pub fn gesture(&mut self, gesture: Gesture, path: &str) -> GestureOutcome {
+        let result = match gesture {
+            Gesture::AtPath | Gesture::FileFlag => self
                 .map
-                .at_path_in(&self.roots, path, name == "file_flag")
+                .at_path_in(&self.roots, path, gesture == Gesture::FileFlag)
                 .map(|_| ()),
-            "untrust" => self.map.untrust_in(&self.roots, path).map(|_| ()),
-            "drop" => match self.typed(path) {
+            Gesture::Untrust => self.map.untrust_in(&self.roots, path).map(|_| ()),
+            Gesture::Drop => match self.typed(path) {
                 Ok(p) => self.map.drop_in(&mut self.roots, &p).map(|_| ()),
-                Err(code) => return Ok(gesture_refused(code)),
+                Err(code) => return gesture_refused(code),
             },
-            "add_dir" => match self.typed(path) {
+            Gesture::AddDir => match self.typed(path) {
                 Ok(p) => self.map.add_dir_in(&mut self.roots, &p).map(|_| ()),
-                Err(code) => return Ok(gesture_refused(code)),
+                Err(code) => return gesture_refused(code),
             },
-            "cli_add_dir" => {
-                return Ok(match self.typed(path) {
+            Gesture::CliAddDir => {
+                return match self.typed(path) {
                     Ok(p) => match self.cli_add_dir(&p) {
                         Ok(()) => done(),
                         Err(code) => gesture_refused(code),
                     },
                     Err(code) => gesture_refused(code),
-                })
+                }
             }
-            "cd" => match self.typed(path) {
+            Gesture::Cd => match self.typed(path) {
                 Ok(p) => self.cd(&p),
-                Err(code) => return Ok(gesture_refused(code)),
+                Err(code) => return gesture_refused(code),
             },
-            other => {
-                return Err(WireError::unsupported(format!("unknown gesture {other:?}")));
-            }
         };
-        Ok(match result {
+        match result {
             Ok(()) => done(),
             Err(e) => gesture_refused(e.code()),
-        })
+        }
     }
 
     /// `/cd` (TRUST-CD-1 to TRUST-CD-3): the roots first (a path that is not a directory
@@ -269,14 +308,16 @@ impl FileSession {
     }
 
     /// The open roots with how each was opened (TRUST-STATUS-2).
-    pub(crate) fn roots_json(&self) -> Vec<Value> {
+    pub fn root_lines(&self) -> Vec<RootLine> {
         let wd = self.roots.workdir().id();
         self.roots
             .roots()
             .map(|r| {
                 if r.id() == wd {
-                    return json!({"path": r.path().to_string_lossy(),
-                                  "how": "working_directory"});
+                    return RootLine {
+                        path: r.path().to_string_lossy().into_owned(),
+                        how: "working_directory",
+                    };
                 }
                 let (path, kind) = match r.only() {
                     Some(name) => (r.path().join(name), ReachKind::File),
@@ -294,27 +335,31 @@ impl FileSession {
                         },
                         |x| x.origin,
                     );
-                json!({"path": path.to_string_lossy(), "how": how.name()})
+                RootLine {
+                    path: path.to_string_lossy().into_owned(),
+                    how: how.name(),
+                }
             })
             .collect()
     }
 
     /// `status` (TRUST-STATUS-1, TRUST-STATUS-2).
-    pub(crate) fn status(&self) -> Map<String, Value> {
-        let rules: Vec<Value> = self
+    pub fn status(&self) -> StatusOutcome {
+        let rules = self
             .map
             .status()
             .iter()
-            .map(|l| {
-                let namespace = match l.key.ns {
-                    crate::trust::Namespace::Relative => "relative",
-                    crate::trust::Namespace::Absolute => "absolute",
-                };
-                json!({"namespace": namespace, "key": spell_key(&l.key),
-                       "trust": l.trust.name(), "origin": l.origin.name()})
+            .map(|l| RuleLine {
+                namespace: namespace_name(l.key.ns),
+                key: spell_key(&l.key),
+                trust: l.trust.name(),
+                origin: l.origin.name(),
             })
             .collect();
-        object(json!({"rules": rules, "roots": self.roots_json()}))
+        StatusOutcome {
+            rules,
+            roots: self.root_lines(),
+        }
     }
 
     /// The record persisted with the session (TRUST-LIFE-2), serialised.
@@ -330,13 +375,14 @@ impl FileSession {
     /// question, no settings question, and each recorded root reopened on the terms it
     /// was opened on; one that cannot be is reported with its code and dropped from the
     /// reach (its rules stay).
-    pub(crate) fn resume(&mut self) -> Result<Map<String, Value>, WireError> {
+    pub fn resume(&mut self) -> Result<ResumeOutcome, WorkspaceError> {
         let persisted = self.record();
-        let record: SessionRecord = serde_json::from_str(&persisted)
-            .map_err(|e| WireError::error(format!("the session record does not read: {e}")))?;
+        let record: SessionRecord = serde_json::from_str(&persisted).map_err(|e| {
+            WorkspaceError::Failed(format!("the session record does not read: {e}"))
+        })?;
         let workdir = spelling_path(&record.map.workdir);
         let mut roots = Roots::open_with(&workdir, self.config.backend).map_err(|e| {
-            WireError::error(format!(
+            WorkspaceError::Failed(format!(
                 "cannot resume: the working directory {} does not open: {e}",
                 workdir.display()
             ))
@@ -357,33 +403,40 @@ impl FileSession {
                     });
                     if reach.kind == ReachKind::Dir && landed.as_deref() != Some(&reach.path) {
                         roots.close(id);
-                        unreopened.push(json!({"path": reach.path.to_string_lossy(),
-                                               "code": "changed"}));
+                        unreopened.push(Unreopened {
+                            path: reach.path.to_string_lossy().into_owned(),
+                            code: "changed",
+                        });
                         continue;
                     }
                     kept.push(reach.clone());
                 }
-                Err(e) => unreopened.push(json!({"path": reach.path.to_string_lossy(),
-                                                  "code": e.code()})),
+                Err(e) => unreopened.push(Unreopened {
+                    path: reach.path.to_string_lossy().into_owned(),
+                    code: e.code(),
+                }),
             }
         }
         let mut map_record = record.map;
         map_record.reach = kept;
         self.map = TrustMap::resume(&map_record);
         self.roots = roots;
-        Ok(object(
-            json!({"roots": self.roots_json(), "unreopened": unreopened}),
-        ))
+        Ok(ResumeOutcome {
+            roots: self.root_lines(),
+            unreopened,
+        })
     }
 
     /// `clear` (TRUST-LIFE-5, TRUST-SET-4): every root but the working directory closes,
     /// the map is discarded, and the startup question is put again (no settings
     /// question). A `leave` starts no session.
-    pub(crate) fn clear(&mut self, startup: Answer) -> Map<String, Value> {
+    pub fn clear(&mut self, startup: Answer) -> ClearOutcome {
         self.map.clear();
         self.roots.clear();
         self.started = self.startup(startup);
-        object(json!({"started": self.started}))
+        ClearOutcome {
+            started: self.started,
+        }
     }
 }
 

@@ -4,7 +4,6 @@
 //! User namespaces need Linux 3.8 (unprivileged use depends on distribution settings);
 //! `PR_SET_PDEATHSIG` is Linux 2.1.57; `PR_SET_CHILD_SUBREAPER` is Linux 3.4;
 //! `/proc/PID/task/TID/children` needs `CONFIG_PROC_CHILDREN` (a scan of `/proc` stands in).
-#![allow(unsafe_code)]
 
 use std::io;
 

@@ -1,12 +1,50 @@
-//! The JSON shapes of the adapter protocol: requests as they arrive, answers as they
-//! leave, and the error every failure is translated into.
+//! The JSON shapes of the adapter protocol, at the bottom of the adapter: requests as they
+//! arrive, answers as they leave, the error every failure is translated into, and the one
+//! reader of setup fields ([`field`]). [`fence`] and [`files`] hold the shapes of those
+//! capabilities.
 //!
 //! Pure data and serde: touches nothing.
 
-use super::environment::Environment;
-use crate::gate::{AnswerOutcome, AuditRecord, Choice, Decision, Grant};
+pub mod fence;
+pub mod files;
+
+use gatehouse::gate::{AnswerOutcome, AuditRecord, Choice, Decision, Grant};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+/// What `hello` says about the host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Environment {
+    /// The operating system (`linux`, `macos`, ...).
+    pub os: &'static str,
+    /// The CPU architecture (`x86_64`, `aarch64`, ...).
+    pub arch: &'static str,
+    /// The kernel release, when it can be read.
+    pub kernel: Option<String>,
+    /// The Landlock ABI in force, when the implementation declares `fence`.
+    pub landlock_abi: Option<u32>,
+    /// The fence backend in force, when the implementation declares `fence`.
+    pub fence_backend: Option<String>,
+    /// The plane's posture at start, when the implementation declares `fence`
+    /// (PROTO-HELLO-4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub posture: Option<fence::WirePosture>,
+}
+
+/// One setup field of an `open` request, read as `T`; absent and `null` are `None`, a
+/// value that does not read is `unsupported` (PROTO-SESSION-2).
+pub fn field<T: DeserializeOwned>(
+    setup: &Map<String, Value>,
+    name: &str,
+) -> Result<Option<T>, WireError> {
+    match setup.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => T::deserialize(v)
+            .map(Some)
+            .map_err(|e| WireError::unsupported(format!("setup field {name:?}: {e}"))),
+    }
+}
 
 /// The ops this protocol version knows.
 pub const KNOWN_OPS: &[&str] = &[
@@ -98,10 +136,9 @@ pub enum Request {
     },
     /// Ends the conversation.
     Bye,
-    /// `paths` and `trust`: a file tool or a trust-map step, read by
-    /// [`super::roots_session::parse`].
+    /// `paths` and `trust`: a file tool or a trust-map step, read by [`files::parse`].
     #[serde(skip)]
-    Files(super::roots_session::Step),
+    Files(files::Step),
 }
 
 /// The kind of a failed step (PROTO-ERR-1).
@@ -161,8 +198,8 @@ pub enum Body {
     },
     /// `open`, `close`, `bye`: nothing more than `ok`.
     Done {},
-    /// `paths` and `trust` steps, and the fields of `open`: an object built by
-    /// [`super::roots_session`].
+    /// `paths` and `trust` steps, and the fields of `open`: the library's outcome as an
+    /// object.
     Fields(Map<String, Value>),
     /// `decide`.
     Decision(Decision),
@@ -189,14 +226,31 @@ pub enum Body {
         records: Vec<AuditRecord>,
     },
     /// `run`.
-    Run(super::fence::RunAnswer),
+    Run(fence::WireRun),
     /// `toggle`.
-    Toggle(super::fence::ToggleAnswer),
+    Toggle(fence::WireToggle),
     /// `posture`, and `open` when the session has a fence.
     Posture {
         /// The session's posture.
-        posture: super::fence::WirePosture,
+        posture: fence::WirePosture,
     },
+}
+
+impl Body {
+    /// This answer with `fields` added beside its own (the `open` answer carries the
+    /// fields of every capability: `started` and `settings` from the workspace session,
+    /// `posture` from the fence).
+    pub fn with(self, fields: Map<String, Value>) -> Body {
+        if fields.is_empty() {
+            return self;
+        }
+        let mut all = match serde_json::to_value(&self) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        all.extend(fields);
+        Body::Fields(all)
+    }
 }
 
 /// One answer line.
@@ -271,8 +325,8 @@ pub fn parse_request(line: &str) -> (Option<i64>, Result<Request, WireError>) {
         Some(Value::String(op)) => op.as_str(),
         _ => return (id, Err(WireError::error("a request needs a string \"op\""))),
     };
-    if super::roots_session::OPS.contains(&op) {
-        return (id, super::roots_session::parse(&value).map(Request::Files));
+    if files::OPS.contains(&op) {
+        return (id, files::parse(&value).map(Request::Files));
     }
     if !KNOWN_OPS.contains(&op) {
         return (

@@ -9,7 +9,6 @@
 //! - `unshare`, and `clone` with any namespace flag → `EPERM`; `clone3` → `ENOSYS` (libc
 //!   falls back to `clone`): no nested namespaces to hide from the layers above;
 //! - any foreign architecture (32-bit entry points, x32 numbers) → kill.
-#![allow(unsafe_code)]
 
 use std::io;
 

@@ -1,0 +1,29 @@
+//! The jail helper (`gatehouse __jail`): the one place its entry points are dispatched.
+//! [`crate::fence::jail::enter`] reads the plan and applies every step; then the plan's
+//! action runs here: a command ([`crate::fence::jail::exec`]), the plane's executor loop
+//! ([`crate::plane::executor::serve`]) or the probe's legs
+//! ([`crate::fence::probe::report_legs`]).
+//!
+//! It sits above `fence` and `plane` so that neither calls into the other's side of the
+//! helper.
+
+use std::ffi::OsString;
+
+use crate::fence::Action;
+
+/// Entry point of the hidden `__jail` subcommand; `main` must call it before starting any
+/// thread (the kernel refuses a new user namespace to a multi-threaded process).
+pub fn main(args: &[OsString]) -> ! {
+    let (plan, enforcement) = match crate::fence::jail::enter(args) {
+        Ok(entered) => entered,
+        Err(code) => std::process::exit(code),
+    };
+    let code = match &plan.action {
+        Action::Exec { argv } => crate::fence::jail::exec(&plan, argv, &enforcement),
+        Action::Serve => crate::plane::executor::serve(&plan, &enforcement),
+        Action::Probe { outside, inside } => {
+            crate::fence::probe::report_legs(outside, inside, enforcement)
+        }
+    };
+    std::process::exit(code)
+}

@@ -1,0 +1,31 @@
+//! The kernel layer: thin wrappers over the kernel interfaces the crate uses, one module
+//! per interface. `paths`, `fence` and `plane` call down into it; it calls nothing of the
+//! crate above it.
+//!
+//! - [`caps`]: capability sets and `no_new_privs`;
+//! - [`fs`]: no-follow walks and descriptors named through `/proc/self/fd`;
+//! - [`landlock`]: the ordered [`landlock::Abi`], the kernel's ABI, rulesets;
+//! - [`legs`]: the single raw calls the fence's probe makes (`truncate`, `chmod`);
+//! - [`mount`]: bind, tmpfs, proc, pivot_root, remounts;
+//! - [`ns`]: namespaces, fork, reaping, process groups, descriptors;
+//! - [`openat2`]: `openat2(2)` with `RESOLVE_BENEATH`;
+//! - [`seccomp`]: the system-call filter.
+//!
+//! `unsafe` is allowed only in these modules (the crate root denies it everywhere else),
+//! each block with a `SAFETY:` comment; every wrapper's doc names the kernel version it
+//! needs. Prefer `rustix` where it covers the call.
+
+#[cfg(target_os = "linux")]
+pub mod caps;
+#[cfg(target_os = "linux")]
+pub mod fs;
+pub mod landlock;
+pub mod legs;
+#[cfg(target_os = "linux")]
+pub mod mount;
+#[cfg(target_os = "linux")]
+pub mod ns;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub mod openat2;
+#[cfg(target_os = "linux")]
+pub mod seccomp;
