@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use crate::protocol::{Hello, Reply, Request, RequestBody, PROTOCOL_VERSION};
+use crate::protocol::{Hello, Reply, Request, RequestBody, SessionOp, PROTOCOL_VERSION};
 
 /// How many stderr lines are kept.
 const STDERR_LINES: usize = 20;
@@ -175,9 +175,9 @@ impl Client {
         }
         self.process = Some(self.spawn()?);
         self.next_id = 0;
-        let hello = RequestBody::Hello {
+        let hello = RequestBody::Session(SessionOp::Hello {
             protocol: PROTOCOL_VERSION.to_string(),
-        };
+        });
         let answer = match self.send(hello, Duration::ZERO) {
             Ok((Reply::Ok(obj), _)) => obj,
             Ok((Reply::Unsupported(m) | Reply::Error(m), _)) => {
@@ -279,7 +279,7 @@ impl Client {
         body: RequestBody,
         extra: Duration,
     ) -> Result<(Reply, Duration), Failure> {
-        let op = body.op().to_string();
+        let op = body.op();
         let id = self.next_id;
         self.next_id += 1;
         let mut line = serde_json::to_string(&Request { id, body }).expect("requests serialize");
@@ -360,7 +360,7 @@ impl Client {
         if let Some(p) = self.process.as_mut() {
             let bye = Request {
                 id: self.next_id,
-                body: RequestBody::Bye,
+                body: RequestBody::Session(SessionOp::Bye),
             };
             let mut line = serde_json::to_string(&bye).expect("requests serialize");
             line.push('\n');

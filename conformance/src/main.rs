@@ -8,6 +8,7 @@ mod bait;
 mod check;
 mod cli;
 mod client;
+mod controls;
 mod events;
 mod exit;
 mod filter;
@@ -23,7 +24,7 @@ mod snapshot;
 mod spec;
 mod trace;
 mod untestable;
-mod wire;
+mod vocab;
 
 fn main() {
     std::process::exit(cli::main());
