@@ -4,6 +4,8 @@
 //! judges the scenarios in `scenarios/` and reports. It never links the reference library:
 //! it speaks the protocol only, exactly as a third party would.
 
+#![forbid(unsafe_code)]
+
 mod bait;
 mod check;
 mod cli;
