@@ -11,6 +11,7 @@ mod check;
 mod cli;
 mod client;
 mod controls;
+mod error;
 mod events;
 mod exit;
 mod filter;
@@ -22,6 +23,8 @@ mod record;
 mod report;
 mod runner;
 mod scenario;
+#[cfg(test)]
+mod schema_tests;
 mod snapshot;
 mod spec;
 mod trace;

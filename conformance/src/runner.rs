@@ -63,6 +63,7 @@ fn run_scenario(
     let started = Instant::now();
     let mut rec = ScenarioRecord {
         id: s.id.clone(),
+        path: s.path.clone(),
         title: s.title.clone(),
         requirements: s.requirements.clone(),
         tier: s.tier,
@@ -333,6 +334,7 @@ fn run_steps(
             // `opened`: judge the answer `open` already gave.
             out.push(StepRecord {
                 index: step.index,
+                line: step.line,
                 name: step.name.clone(),
                 request: serde_json::json!({"op": "open"}),
                 answer: serde_json::Value::Object(opened.clone()),
@@ -359,6 +361,7 @@ fn run_steps(
         };
         let mut rec = StepRecord {
             index: step.index,
+            line: step.line,
             name: step.name.clone(),
             request: serde_json::to_value(&body).unwrap_or(Value::Null),
             answer: Value::Null,

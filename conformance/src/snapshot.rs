@@ -319,8 +319,7 @@ mod tests {
     fn fifos_are_recorded_without_opening_them() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("pipe");
-        rustix::fs::mkfifoat(rustix::fs::CWD, &p, rustix::fs::Mode::from_raw_mode(0o644))
-            .unwrap();
+        rustix::fs::mkfifoat(rustix::fs::CWD, &p, rustix::fs::Mode::from_raw_mode(0o644)).unwrap();
         let s = Snapshot::take(dir.path());
         assert!(s.diff(&Snapshot::take(dir.path()), "d").is_empty());
     }

@@ -28,6 +28,8 @@ impl fmt::Display for ScenarioError {
     }
 }
 
+impl std::error::Error for ScenarioError {}
+
 impl ScenarioError {
     /// An error at a byte offset of `source`.
     pub fn at(file: &str, source: &str, offset: Option<usize>, message: String) -> Self {

@@ -40,9 +40,15 @@ fn a_valid_table_loads_with_case_setup_and_requirements() {
     };
     assert_eq!(cases.len(), 2);
     let setup = cases[1].setup.resolve();
-    assert_eq!(setup.gate.asker, crate::controls::gate::model::Asker::Terminal);
+    assert_eq!(
+        setup.gate.asker,
+        crate::controls::gate::model::Asker::Terminal
+    );
     assert_eq!(setup.gate.card_window_ms, Some(200));
-    assert_eq!(cases[0].setup.resolve().gate.asker, crate::controls::gate::model::Asker::None);
+    assert_eq!(
+        cases[0].setup.resolve().gate.asker,
+        crate::controls::gate::model::Asker::None
+    );
     assert_eq!(s.all_requirements(), vec!["GATE-T-1", "GATE-T-2"]);
 }
 
