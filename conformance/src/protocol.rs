@@ -157,3 +157,59 @@ impl Reply {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn session_requests_serialize_as_documented() {
+        let hello = Request {
+            id: 0,
+            body: RequestBody::Session(SessionOp::Hello {
+                protocol: "1.1".into(),
+            }),
+        };
+        assert_eq!(
+            serde_json::to_value(&hello).unwrap(),
+            json!({"id": 0, "op": "hello", "protocol": "1.1"})
+        );
+        let bye = Request {
+            id: 9,
+            body: RequestBody::Session(SessionOp::Bye),
+        };
+        assert_eq!(
+            serde_json::to_value(&bye).unwrap(),
+            json!({"id": 9, "op": "bye"})
+        );
+        let step = Request {
+            id: 2,
+            body: RequestBody::Step(to_object(
+                &json!({"op": "decide", "session": "s1", "tool": "shell", "input": "ls"}),
+            )),
+        };
+        assert_eq!(step.body.op(), "decide");
+        assert_eq!(
+            serde_json::to_value(&step).unwrap(),
+            json!({"id": 2, "op": "decide", "session": "s1", "tool": "shell", "input": "ls"})
+        );
+    }
+
+    #[test]
+    fn replies_are_classified() {
+        let obj = |v: Value| v.as_object().cloned().unwrap();
+        assert!(matches!(
+            Reply::classify(obj(json!({"id": 1, "ok": true}))),
+            Reply::Ok(_)
+        ));
+        assert!(matches!(
+            Reply::classify(obj(json!({"id": 1, "ok": false, "error": {"kind": "unsupported", "message": "m"}}))),
+            Reply::Unsupported(m) if m == "m"
+        ));
+        assert!(matches!(
+            Reply::classify(obj(json!({"id": 1, "ok": false, "error": {"kind": "error", "message": "boom"}}))),
+            Reply::Error(m) if m == "error: boom"
+        ));
+    }
+}

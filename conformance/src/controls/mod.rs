@@ -445,3 +445,88 @@ impl Setup {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// One scenario-free step of each control, read from TOML as a scenario writes it.
+    fn action(toml_entry: &str) -> Action {
+        #[derive(Deserialize)]
+        struct One {
+            #[serde(rename = "step")]
+            steps: Vec<crate::scenario::Entry>,
+        }
+        let one: One = toml::from_str(&format!("[[step]]\n{toml_entry}\n")).unwrap();
+        let mut e = one.steps.into_iter().next().unwrap();
+        let (bare, problems) = e.actions.remove(0);
+        assert!(problems.is_empty(), "{problems:?}");
+        bare.with_expect(None).unwrap()
+    }
+
+    #[test]
+    fn each_control_builds_its_requests_as_documented() {
+        let setup = SetupPatch::default().resolve();
+        let sub = |s: &str| s.replace("@OUTSIDE@", "/r/outside");
+        let req = |entry: &str| Value::Object(action(entry).request("s1", &setup, &sub).unwrap());
+        assert_eq!(
+            req("decide = \"ls @OUTSIDE@\""),
+            json!({"op": "decide", "session": "s1", "tool": "shell", "input": "ls /r/outside"})
+        );
+        assert_eq!(
+            req("write = { path = \"docs/page.html\", content = \"<p>\", data = \"untrusted\", if_asked = \"no\" }"),
+            json!({"op": "write", "session": "s1", "path": "docs/page.html", "content": "<p>",
+                   "data": "untrusted", "if_asked": "no"})
+        );
+        assert_eq!(
+            req("clear = \"no\""),
+            json!({"op": "clear", "session": "s1", "startup": "no"})
+        );
+        assert_eq!(
+            req("run = \"truncate -s0 @OUTSIDE@/v\""),
+            json!({"op": "run", "session": "s1", "tool": "shell",
+                   "input": "truncate -s0 /r/outside/v", "cwd": null})
+        );
+        assert!(action("opened = true")
+            .request("s1", &setup, &sub)
+            .is_none());
+    }
+
+    #[test]
+    fn the_open_setup_carries_the_fields_of_the_capabilities_needed() {
+        let patch: SetupPatch = toml::from_str(
+            "fence_policy = \"degraded\"\nlimits = { userns = false, landlock_abi = 2 }\n",
+        )
+        .unwrap();
+        let dirs = SessionDirs {
+            workspace: "/r/workspace".into(),
+            home: "/r/home".into(),
+            log_dir: "/r/log".into(),
+            sibling: false,
+        };
+        let caps = ["trust".to_string(), "fence".to_string()];
+        let wire = patch.resolve().wire(&caps, &dirs, &|s| s.to_string());
+        assert_eq!(
+            Value::Object(wire),
+            json!({"workspace": "/r/workspace", "home": "/r/home", "host": "posix",
+                   "asker": "terminal", "allow_list": [], "grants": [], "card_window_ms": null,
+                   "startup": "yes", "skip_permissions": false, "settings_dirs": [],
+                   "fence_policy": "degraded", "workspaces": ["/r/workspace"],
+                   "log_dir": "/r/log", "limits": {"userns": false, "landlock_abi": 2}})
+        );
+    }
+
+    #[test]
+    fn every_key_has_one_owner() {
+        for keys in [action_keys(), setup_keys(), expect_keys()] {
+            let mut seen = std::collections::BTreeSet::new();
+            let dup: Vec<_> = keys.iter().filter(|k| !seen.insert(**k)).collect();
+            // `expect` keys may be shared by controls (`result`, `refused`, `posture`);
+            // action and setup keys may not.
+            if !std::ptr::eq(keys, expect_keys()) {
+                assert!(dup.is_empty(), "{dup:?}");
+            }
+        }
+    }
+}
