@@ -2,14 +2,16 @@
 //! validation. Nothing here talks to an implementation; each step's own vocabulary is
 //! read by the control that owns it (`crate::controls`).
 
+mod error;
 mod load;
 mod model;
 mod twin;
 mod validate;
 
+pub use error::{line_col, ScenarioError};
 #[cfg(test)]
 pub use load::load_file;
-pub use load::{line_col, load_dir, LoadReport, ScenarioError};
+pub use load::{load_dir, LoadReport};
 pub use model::*;
 
 #[cfg(test)]

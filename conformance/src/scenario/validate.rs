@@ -7,7 +7,7 @@ use std::path::{Component, Path};
 
 use toml::Spanned;
 
-use super::load::{line_col, ScenarioError};
+use super::error::{line_col, ScenarioError};
 use super::model::*;
 use super::twin::missing_twins;
 use crate::controls::{self, Action, ExpectError, SetupPatch, KNOWN_CAPABILITIES};
