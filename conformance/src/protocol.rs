@@ -1,6 +1,9 @@
-//! The adapter protocol's messages (`spec/adapter-protocol.md`), the runner's own copy:
-//! requests it sends and the answers it reads. Answers to steps are kept as JSON objects
-//! so that a wrong shape is judged as a mismatch, never a parse failure.
+//! The adapter protocol's conversation (`spec/adapter-protocol.md`), the runner's own
+//! copy: the request line, the session operations (`hello`, `open`, `close`, `bye`), the
+//! `hello` answer and the classification of answers. Each control's step messages live in
+//! its own `wire` module (`crate::controls`); `spec/protocol.schema.json` is the
+//! machine-readable form both sides are tested against. Answers to steps are kept as JSON
+//! objects so that a wrong shape is judged as a mismatch, never a parse failure.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
