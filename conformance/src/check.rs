@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::bait::Bait;
 use crate::fixture::Built;
-use crate::scenario::{Action, Check};
+use crate::scenario::Check;
 use crate::snapshot::Snapshot;
 
 /// The snapshots of one step, taken before it is sent.
@@ -47,7 +47,7 @@ pub fn before(check: &Check, guard: &[&str], built: &Built) -> Before {
 /// size 12 -> 0`).
 pub fn after(
     check: &Check,
-    action: &Action,
+    is_run: bool,
     before: Before,
     answer: Option<&Map<String, Value>>,
     built: &mut Built,
@@ -87,7 +87,7 @@ pub fn after(
             Err(why) => out.push(format!("check content {file}: {why}")),
         }
     }
-    if matches!(action, Action::Run { .. }) {
+    if is_run {
         let stdout = answer
             .and_then(|a| a.get("stdout"))
             .and_then(Value::as_str)
@@ -146,15 +146,7 @@ fn short(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::fixture::{build, Extras};
-    use crate::scenario::{Fixture, GrantTool, SocketKind, SocketSpec};
-
-    fn run_action() -> Action {
-        Action::Run {
-            tool: GrantTool::Shell,
-            input: "x".into(),
-            cwd: None,
-        }
-    }
+    use crate::fixture::{Fixture, SocketKind, SocketSpec};
 
     #[test]
     fn unchanged_absent_exists_and_content() {
@@ -173,14 +165,7 @@ mod tests {
         let b = before(&check, &guard_paths(false), &built);
         std::fs::write(built.paths.outside.join("victim"), "").unwrap();
         std::fs::write(built.paths.outside.join("new"), "x").unwrap();
-        let m = after(
-            &check,
-            &run_action(),
-            b,
-            None,
-            &mut built,
-            &Bait::generate(),
-        );
+        let m = after(&check, true, b, None, &mut built, &Bait::generate());
         assert_eq!(m[0], "check guard @OUTSIDE@: entries +new");
         assert!(
             m[1].starts_with("check guard @OUTSIDE@/new: created (file)"),
@@ -208,14 +193,7 @@ mod tests {
             ..check
         };
         let b = before(&check, &[], &built);
-        let m = after(
-            &check,
-            &run_action(),
-            b,
-            None,
-            &mut built,
-            &Bait::generate(),
-        );
+        let m = after(&check, true, b, None, &mut built, &Bait::generate());
         assert_eq!(
             m,
             vec!["check absent @OUTSIDE@/new: something exists there"]
@@ -252,7 +230,7 @@ mod tests {
             serde_json::from_value(serde_json::json!({"stdout": "ok\n"})).unwrap();
         let m = after(
             &check,
-            &run_action(),
+            true,
             Before::default(),
             Some(&clean),
             &mut built,
@@ -267,7 +245,7 @@ mod tests {
         .unwrap();
         let m = after(
             &check,
-            &run_action(),
+            true,
             Before::default(),
             Some(&dirty),
             &mut built,

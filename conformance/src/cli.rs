@@ -1,6 +1,7 @@
 //! The command line (`clap`): `run`, `trace` and `lint`, each parsed, turned into a
 //! configuration, and executed; every path returns one of the codes in [`crate::exit`].
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -8,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::bait::Bait;
 use crate::client::{Client, ImplCommand};
+use crate::error::Error;
 use crate::events::{Event, Reporter};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::record::{InvalidFile, RunnerInfo};
@@ -63,9 +65,16 @@ struct RunArgs {
     /// Seconds to wait for each answer (extended by the card window for `silence`).
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     step_timeout: f64,
-    /// No progress lines on stderr.
+    /// No progress lines on stderr (they are shown only when stderr is a terminal and
+    /// `CI` is unset anyway).
     #[arg(long)]
     quiet: bool,
+    /// The human report also lists the implementation and every requirement's counts.
+    #[arg(long, short)]
+    verbose: bool,
+    /// Append every protocol line sent (`> `) and received (`< `) to FILE.
+    #[arg(long, value_name = "FILE")]
+    record_wire: Option<PathBuf>,
     /// Fail the run unless the implementation declares this Landlock ABI (`0`: none), so
     /// that a kernel-dependent scenario is never skipped silently on the wrong host.
     #[arg(long, value_name = "N")]
@@ -109,22 +118,29 @@ pub fn main() -> i32 {
     }
 }
 
-fn dirs(d: &Dirs) -> Result<(PathBuf, PathBuf), String> {
+fn dirs(d: &Dirs) -> Result<(PathBuf, PathBuf), Error> {
     let scenarios = locate::dir(d.scenarios.as_deref(), "scenarios", "--scenarios")?;
     let spec = locate::dir(d.spec.as_deref(), "spec", "--spec")?;
     Ok((scenarios, spec))
 }
 
-fn load_spec(dir: &Path) -> Result<spec::SpecIndex, String> {
-    spec::load_dir(dir).map_err(|e| format!("cannot read the spec in {}: {e}", dir.display()))
+fn load_spec(dir: &Path) -> Result<spec::SpecIndex, Error> {
+    spec::load_dir(dir).map_err(|source| Error::ReadDir {
+        what: "spec",
+        dir: dir.to_path_buf(),
+        source,
+    })
 }
 
 fn load_scenarios(
     dir: &Path,
     ids: Option<&std::collections::BTreeSet<String>>,
-) -> Result<scenario::LoadReport, String> {
-    scenario::load_dir(dir, ids)
-        .map_err(|e| format!("cannot read the scenarios in {}: {e}", dir.display()))
+) -> Result<scenario::LoadReport, Error> {
+    scenario::load_dir(dir, ids).map_err(|source| Error::ReadDir {
+        what: "scenarios",
+        dir: dir.to_path_buf(),
+        source,
+    })
 }
 
 fn print_errors(errors: &[ScenarioError]) {
@@ -133,37 +149,47 @@ fn print_errors(errors: &[ScenarioError]) {
     }
 }
 
-fn run(args: RunArgs) -> Result<i32, String> {
+fn run(args: RunArgs) -> Result<i32, Error> {
     let started = Instant::now();
     if !(args.step_timeout.is_finite() && args.step_timeout > 0.0) {
-        return Err(format!(
-            "--step-timeout {}: must be a positive number of seconds",
-            args.step_timeout
-        ));
+        return Err(Error::StepTimeout(args.step_timeout));
     }
     let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
     let spec = load_spec(&spec_dir)?;
     let loaded = load_scenarios(&scenario_dir, Some(&spec.ids()))?;
     print_errors(&loaded.errors);
-    let selected: Vec<_> = loaded
-        .scenarios
-        .into_iter()
-        .filter(|s| {
-            args.filter
-                .as_deref()
-                .map_or(true, |p| filter::matches(p, &s.id))
-        })
-        .collect();
+    let selected = match args.filter.as_deref() {
+        Some(p) => filter::select(p, loaded.scenarios, |s| &s.id),
+        None => loaded.scenarios,
+    };
     let command = match &args.implementation {
         Some(cmd) => ImplCommand::parse(cmd),
         None => locate::reference()?,
     };
     let bait = Bait::generate();
+    let wire_log = match &args.record_wire {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|source| Error::Write {
+                    path: path.clone(),
+                    source,
+                })?,
+        ),
+        None => None,
+    };
     let mut client = Client::start(
         command.clone(),
         Duration::from_secs_f64(args.step_timeout),
         bait.env.clone(),
-    )?;
+        wire_log,
+    )
+    .map_err(|f| Error::Start {
+        command: command.display(),
+        detail: f.detail(),
+    })?;
     let hello = client
         .hello()
         .cloned()
@@ -175,11 +201,12 @@ fn run(args: RunArgs) -> Result<i32, String> {
     }
     let mut progress = Progress::new(std::io::stderr());
     let mut quiet = Silent;
-    let reporter: &mut dyn Reporter = if args.quiet {
-        &mut quiet
-    } else {
-        &mut progress
-    };
+    let wanted = report::progress_wanted(
+        std::io::stderr().is_terminal(),
+        std::env::var_os("CI").as_deref(),
+        args.quiet,
+    );
+    let reporter: &mut dyn Reporter = if wanted { &mut progress } else { &mut quiet };
     reporter.event(&Event::RunStarted {
         environment: &hello,
         total: selected.len(),
@@ -197,6 +224,7 @@ fn run(args: RunArgs) -> Result<i32, String> {
         version: env!("CARGO_PKG_VERSION").into(),
         protocol: PROTOCOL_VERSION.into(),
         implementation: command.display(),
+        impl_arg: args.implementation.clone(),
         host_os: std::env::consts::OS.into(),
         duration_ms: started.elapsed().as_millis() as u64,
     };
@@ -210,9 +238,9 @@ fn run(args: RunArgs) -> Result<i32, String> {
     let record = report::assemble(info, hello, records, invalid);
     reporter.event(&Event::RunFinished { record: &record });
     if let Some(path) = &args.json_out {
-        write(path, &report::render(&record, Format::Json))?;
+        write(path, &report::render(&record, Format::Json, args.verbose))?;
     }
-    let text = report::render(&record, args.format);
+    let text = report::render(&record, args.format, args.verbose);
     match &args.out {
         Some(path) => write(path, &text)?,
         None => print!("{text}"),
@@ -249,8 +277,11 @@ fn environment_differs(args: &RunArgs, env: &serde_json::Value) -> Option<String
     None
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+fn write(path: &Path, text: &str) -> Result<(), Error> {
+    std::fs::write(path, text).map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// A reporter that ignores everything (`--quiet`).
@@ -260,7 +291,7 @@ impl Reporter for Silent {
     fn event(&mut self, _: &Event<'_>) {}
 }
 
-fn trace_cmd(args: TraceArgs) -> Result<i32, String> {
+fn trace_cmd(args: TraceArgs) -> Result<i32, Error> {
     let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
     let spec = load_spec(&spec_dir)?;
     let loaded = load_scenarios(&scenario_dir, None)?;
@@ -292,7 +323,7 @@ fn trace_cmd(args: TraceArgs) -> Result<i32, String> {
     })
 }
 
-fn lint(d: Dirs) -> Result<i32, String> {
+fn lint(d: Dirs) -> Result<i32, Error> {
     let (scenario_dir, spec_dir) = dirs(&d)?;
     let spec = load_spec(&spec_dir)?;
     let loaded = load_scenarios(&scenario_dir, Some(&spec.ids()))?;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use crate::protocol::{Hello, Reply, Request, RequestBody, PROTOCOL_VERSION};
+use crate::protocol::{Hello, Reply, Request, RequestBody, SessionOp, PROTOCOL_VERSION};
 
 /// How many stderr lines are kept.
 const STDERR_LINES: usize = 20;
@@ -51,8 +51,10 @@ impl ImplCommand {
     }
 }
 
-/// What went wrong with the implementation while it handled a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What went wrong with the implementation while it handled a request; displays as
+/// [`Failure::detail`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.detail())]
 pub enum Failure {
     /// It exited (or closed its stdout).
     Crashed {
@@ -125,16 +127,19 @@ pub struct Client {
     stderr: Arc<Mutex<VecDeque<String>>>,
     hello: Option<Hello>,
     env: Vec<(String, String)>,
+    wire_log: Option<std::fs::File>,
 }
 
 impl Client {
     /// Starts the implementation with `env` added to its environment (the planted
-    /// secrets) and does the handshake; the error is one line.
+    /// secrets) and does the handshake; the error is one line. With `wire_log`, every
+    /// line sent (`> `) and received (`< `) is appended there, restarts included.
     pub fn start(
         command: ImplCommand,
         step_timeout: Duration,
         env: Vec<(String, String)>,
-    ) -> Result<Client, String> {
+        wire_log: Option<std::fs::File>,
+    ) -> Result<Client, Failure> {
         let mut client = Client {
             command,
             step_timeout,
@@ -143,9 +148,16 @@ impl Client {
             stderr: Arc::new(Mutex::new(VecDeque::new())),
             hello: None,
             env,
+            wire_log,
         };
-        client.ensure_running().map_err(|f| f.detail())?;
+        client.ensure_running()?;
         Ok(client)
+    }
+
+    fn log_line(&mut self, direction: &str, line: &str) {
+        if let Some(f) = self.wire_log.as_mut() {
+            let _ = writeln!(f, "{direction} {}", line.trim_end_matches('\n'));
+        }
     }
 
     /// The last handshake's answer.
@@ -175,9 +187,9 @@ impl Client {
         }
         self.process = Some(self.spawn()?);
         self.next_id = 0;
-        let hello = RequestBody::Hello {
+        let hello = RequestBody::Session(SessionOp::Hello {
             protocol: PROTOCOL_VERSION.to_string(),
-        };
+        });
         let answer = match self.send(hello, Duration::ZERO) {
             Ok((Reply::Ok(obj), _)) => obj,
             Ok((Reply::Unsupported(m) | Reply::Error(m), _)) => {
@@ -279,10 +291,11 @@ impl Client {
         body: RequestBody,
         extra: Duration,
     ) -> Result<(Reply, Duration), Failure> {
-        let op = body.op().to_string();
+        let op = body.op();
         let id = self.next_id;
         self.next_id += 1;
         let mut line = serde_json::to_string(&Request { id, body }).expect("requests serialize");
+        self.log_line(">", &line);
         line.push('\n');
         let timeout = self.step_timeout + extra;
         let Some(process) = self.process.as_mut() else {
@@ -299,13 +312,14 @@ impl Client {
         match process.lines.recv_timeout(timeout) {
             Ok(answer) => {
                 let elapsed = started.elapsed();
+                self.log_line("<", &answer);
                 match check_answer(&answer, id) {
                     Ok(obj) => Ok((Reply::classify(obj), elapsed)),
                     Err(why) => {
                         self.kill();
                         Err(Failure::Garbage {
                             line: shorten(&answer),
-                            why,
+                            why: why.to_string(),
                         })
                     }
                 }
@@ -357,17 +371,22 @@ impl Client {
 
     /// Sends `bye`, lets the implementation exit, kills it if it does not.
     pub fn shutdown(mut self) {
-        if let Some(p) = self.process.as_mut() {
+        if self.process.is_some() {
             let bye = Request {
                 id: self.next_id,
-                body: RequestBody::Bye,
+                body: RequestBody::Session(SessionOp::Bye),
             };
             let mut line = serde_json::to_string(&bye).expect("requests serialize");
+            self.log_line(">", &line);
             line.push('\n');
-            let _ = p
-                .stdin
-                .write_all(line.as_bytes())
-                .and_then(|()| p.stdin.flush());
+            if let Some(p) = self.process.as_mut() {
+                let _ = p
+                    .stdin
+                    .write_all(line.as_bytes())
+                    .and_then(|()| p.stdin.flush());
+            }
+        }
+        if let Some(p) = self.process.as_mut() {
             let deadline = Instant::now() + Duration::from_secs(1);
             while Instant::now() < deadline {
                 if matches!(p.child.try_wait(), Ok(Some(_))) {
@@ -387,15 +406,39 @@ impl Drop for Client {
     }
 }
 
-fn check_answer(line: &str, id: u64) -> Result<Map<String, Value>, String> {
-    let value: Value = serde_json::from_str(line).map_err(|_| "not a JSON object".to_string())?;
-    let Value::Object(obj) = value else {
-        return Err("not a JSON object".into());
+/// Why an answer line is garbage (PROTO-WIRE-2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    /// Not one JSON object.
+    #[error("not a JSON object")]
+    NotAnObject,
+    /// Another request's id.
+    #[error("answer carries id {got}, expected {expected}")]
+    WrongId {
+        /// The id it carries.
+        got: Value,
+        /// The id of the request.
+        expected: u64,
+    },
+    /// No id.
+    #[error("answer carries no id, expected {expected}")]
+    NoId {
+        /// The id of the request.
+        expected: u64,
+    },
+}
+
+fn check_answer(line: &str, id: u64) -> Result<Map<String, Value>, AnswerError> {
+    let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(line) else {
+        return Err(AnswerError::NotAnObject);
     };
     match obj.get("id") {
         Some(Value::Number(n)) if n.as_u64() == Some(id) => Ok(obj),
-        Some(other) => Err(format!("answer carries id {other}, expected {id}")),
-        None => Err(format!("answer carries no id, expected {id}")),
+        Some(other) => Err(AnswerError::WrongId {
+            got: other.clone(),
+            expected: id,
+        }),
+        None => Err(AnswerError::NoId { expected: id }),
     }
 }
 
@@ -480,15 +523,10 @@ mod tests {
     #[test]
     fn answers_are_checked() {
         assert!(check_answer(r#"{"id": 3, "ok": true}"#, 3).is_ok());
-        assert_eq!(check_answer("hello", 3).unwrap_err(), "not a JSON object");
-        assert_eq!(check_answer("[1]", 3).unwrap_err(), "not a JSON object");
-        assert_eq!(
-            check_answer(r#"{"id": 4}"#, 3).unwrap_err(),
-            "answer carries id 4, expected 3"
-        );
-        assert_eq!(
-            check_answer(r#"{"ok": true}"#, 3).unwrap_err(),
-            "answer carries no id, expected 3"
-        );
+        let why = |line: &str| check_answer(line, 3).unwrap_err().to_string();
+        assert_eq!(why("hello"), "not a JSON object");
+        assert_eq!(why("[1]"), "not a JSON object");
+        assert_eq!(why(r#"{"id": 4}"#), "answer carries id 4, expected 3");
+        assert_eq!(why(r#"{"ok": true}"#), "answer carries no id, expected 3");
     }
 }

@@ -1,4 +1,21 @@
-//! `--filter`: a substring of the scenario id, or a glob (`*`, `?`) over the whole id.
+//! `--filter`: a substring of the scenario id, or a glob (`*`, `?`) over the whole id; a
+//! pattern that is exactly one scenario's id selects that scenario alone (the rerun
+//! command a failure prints relies on it).
+
+/// The items `pattern` selects, `id` giving each one's scenario id.
+pub fn select<T>(pattern: &str, items: Vec<T>, id: impl Fn(&T) -> &str) -> Vec<T> {
+    let exact = items.iter().any(|s| id(s) == pattern);
+    items
+        .into_iter()
+        .filter(|s| {
+            if exact {
+                id(s) == pattern
+            } else {
+                matches(pattern, id(s))
+            }
+        })
+        .collect()
+}
 
 /// Whether scenario `id` is selected by `pattern`.
 pub fn matches(pattern: &str, id: &str) -> bool {
@@ -49,5 +66,22 @@ mod tests {
         assert!(matches("gate/r?ad-*", "gate/read-list"));
         assert!(!matches("read*", "gate/read-list"));
         assert!(matches("*a*e*", "gate/read-list"));
+    }
+
+    #[test]
+    fn an_exact_id_selects_that_scenario_alone() {
+        let ids = vec!["gate/read", "gate/read-list", "paths/read"];
+        assert_eq!(
+            super::select("gate/read", ids.clone(), |s| s),
+            vec!["gate/read"]
+        );
+        assert_eq!(
+            super::select("read", ids.clone(), |s| s),
+            vec!["gate/read", "gate/read-list", "paths/read"]
+        );
+        assert_eq!(
+            super::select("gate/*", ids, |s| s),
+            vec!["gate/read", "gate/read-list"]
+        );
     }
 }

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::client::ImplCommand;
+use crate::error::Error;
 
 /// The workspace root this crate was built in.
 fn workspace_root() -> PathBuf {
@@ -12,12 +13,15 @@ fn workspace_root() -> PathBuf {
 
 /// `given` if set (it must exist), else `name` in the current directory, else in the
 /// workspace root.
-pub fn dir(given: Option<&Path>, name: &str, flag: &str) -> Result<PathBuf, String> {
+pub fn dir(given: Option<&Path>, name: &'static str, flag: &'static str) -> Result<PathBuf, Error> {
     if let Some(p) = given {
         return if p.is_dir() {
             Ok(p.to_path_buf())
         } else {
-            Err(format!("{flag} {}: no such directory", p.display()))
+            Err(Error::NoSuchDir {
+                flag,
+                path: p.to_path_buf(),
+            })
         };
     }
     let here = PathBuf::from(name);
@@ -28,14 +32,12 @@ pub fn dir(given: Option<&Path>, name: &str, flag: &str) -> Result<PathBuf, Stri
     if root.is_dir() {
         return Ok(root.canonicalize().unwrap_or(root));
     }
-    Err(format!(
-        "no `{name}` directory here or in the workspace; pass {flag} DIR"
-    ))
+    Err(Error::DirNotFound { name, flag })
 }
 
 /// The reference implementation's adapter: `gatehouse adapter`, the binary next to this
 /// runner's own executable, else on `PATH`.
-pub fn reference() -> Result<ImplCommand, String> {
+pub fn reference() -> Result<ImplCommand, Error> {
     let exe = format!("gatehouse{}", std::env::consts::EXE_SUFFIX);
     let own = std::env::current_exe().ok();
     if let Some(own) = &own {
@@ -50,8 +52,11 @@ pub fn reference() -> Result<ImplCommand, String> {
         })
     };
     match beside.filter(|p| p.is_file()).or_else(on_path) {
-        Some(path) => Ok(ImplCommand::Argv(vec![path.to_string_lossy().into_owned(), "adapter".into()])),
-        None => Err("no `gatehouse` executable beside the runner or on PATH: run `cargo build -p gatehouse`, or pass --impl 'CMD'".into()),
+        Some(path) => Ok(ImplCommand::Argv(vec![
+            path.to_string_lossy().into_owned(),
+            "adapter".into(),
+        ])),
+        None => Err(Error::NoReference),
     }
 }
 
@@ -59,8 +64,9 @@ pub fn reference() -> Result<ImplCommand, String> {
 /// the workspace's `target/<profile>/`, or it was started by `cargo run`, which also
 /// covers a `CARGO_TARGET_DIR` elsewhere), build the reference into the same target
 /// directory and profile first, so that `cargo run -p gatehouse-conformance -- run` never
-/// tests a stale or missing `gatehouse`. Installed runners skip this and look it up.
-fn build_reference_beside(own_exe: &Path) -> Result<(), String> {
+/// tests a stale or missing `gatehouse`. Cargo's own progress goes to stderr, so that a
+/// first build is not a silent wait. Installed runners skip this and look it up.
+fn build_reference_beside(own_exe: &Path) -> Result<(), Error> {
     let root = match workspace_root().canonicalize() {
         Ok(root) => root,
         Err(_) => return Ok(()),
@@ -85,17 +91,19 @@ fn build_reference_beside(own_exe: &Path) -> Result<(), String> {
     };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = std::process::Command::new(cargo)
-        .args(["build", "--quiet", "-p", "gatehouse", "--profile", &profile])
+        .args(["build", "-p", "gatehouse", "--profile", &profile])
         .arg("--target-dir")
         .arg(target_dir)
         .current_dir(&root)
+        .stdout(std::process::Stdio::null())
         .status()
-        .map_err(|e| format!("could not run cargo to build the reference: {e}"))?;
+        .map_err(|source| Error::CargoSpawn {
+            workspace: root.clone(),
+            source,
+        })?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "building the reference `gatehouse` failed ({status}); fix the build or pass --impl 'CMD'"
-        ))
+        Err(Error::Build(status))
     }
 }

@@ -4,10 +4,14 @@
 //! judges the scenarios in `scenarios/` and reports. It never links the reference library:
 //! it speaks the protocol only, exactly as a third party would.
 
+#![forbid(unsafe_code)]
+
 mod bait;
 mod check;
 mod cli;
 mod client;
+mod controls;
+mod error;
 mod events;
 mod exit;
 mod filter;
@@ -19,11 +23,13 @@ mod record;
 mod report;
 mod runner;
 mod scenario;
+#[cfg(test)]
+mod schema_tests;
 mod snapshot;
 mod spec;
 mod trace;
 mod untestable;
-mod wire;
+mod vocab;
 
 fn main() {
     std::process::exit(cli::main());

@@ -1,14 +1,12 @@
-//! The adapter protocol's messages (`spec/adapter-protocol.md`), the runner's own copy:
-//! requests it sends and the answers it reads. Answers to steps are kept as JSON objects
-//! so that a wrong shape is judged as a mismatch, never a parse failure.
+//! The adapter protocol's conversation (`spec/adapter-protocol.md`), the runner's own
+//! copy: the request line, the session operations (`hello`, `open`, `close`, `bye`), the
+//! `hello` answer and the classification of answers. Each control's step messages live in
+//! its own `wire` module (`crate::controls`); `spec/protocol.schema.json` is the
+//! machine-readable form both sides are tested against. Answers to steps are kept as JSON
+//! objects so that a wrong shape is judged as a mismatch, never a parse failure.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-use crate::scenario::{
-    Asker, DataTrust, FencePolicy, Grant, GrantTool, Host, Limits, OnOff, Resolver, SettingsDir,
-    YesNo,
-};
 
 /// The protocol version this runner speaks.
 pub const PROTOCOL_VERSION: &str = "1.1";
@@ -23,10 +21,21 @@ pub struct Request {
     pub body: RequestBody,
 }
 
-/// The operations.
+/// The operations: the conversation's own (`hello`, `open`, `close`, `bye`) typed here,
+/// a control's step as the object its `wire` module built.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum RequestBody {
+    /// `hello`, `open`, `close`, `bye`.
+    Session(SessionOp),
+    /// A step of a control: an object with `op`, `session` and the step's fields.
+    Step(Map<String, Value>),
+}
+
+/// The operations of the conversation itself.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
-pub enum RequestBody {
+pub enum SessionOp {
     /// The start handshake.
     Hello {
         /// The runner's protocol version.
@@ -36,159 +45,8 @@ pub enum RequestBody {
     Open {
         /// Opaque session name (`s1`, `s2`, ...).
         session: String,
-        /// The setup.
-        setup: WireSetup,
-    },
-    /// Puts one tool call.
-    Decide {
-        /// Session.
-        session: String,
-        /// Tool name.
-        tool: String,
-        /// Its input.
-        input: String,
-    },
-    /// What the person did with the last card.
-    Answer {
-        /// Session.
-        session: String,
-        /// `once`, `refuse`, `exact`, `family` or `silence`.
-        choice: String,
-    },
-    /// Lists the grant table.
-    Grants {
-        /// Session.
-        session: String,
-    },
-    /// Takes grants back.
-    Revoke {
-        /// Session.
-        session: String,
-        /// Key or 1-based number.
-        target: String,
-    },
-    /// The session's audit trail.
-    Audit {
-        /// Session.
-        session: String,
-    },
-    /// `paths`: read one file.
-    Read {
-        /// Session.
-        session: String,
-        /// The path as the tool is given it.
-        path: String,
-        /// The answer if a quarantined-read prompt is offered.
-        if_asked: YesNo,
-    },
-    /// `paths`: create or replace one file.
-    Write {
-        /// Session.
-        session: String,
-        /// The path.
-        path: String,
-        /// The new contents.
-        content: String,
-        /// The data's trust.
-        data: DataTrust,
-        /// The answer if the write prompts.
-        if_asked: YesNo,
-    },
-    /// `paths`: replace the one occurrence of `old` by `new`.
-    Edit {
-        /// Session.
-        session: String,
-        /// The path.
-        path: String,
-        /// The text replaced.
-        old: String,
-        /// The replacement.
-        new: String,
-        /// The data's trust.
-        data: DataTrust,
-        /// The answer if the edit prompts.
-        if_asked: YesNo,
-    },
-    /// `paths`: list one directory.
-    List {
-        /// Session.
-        session: String,
-        /// The path.
-        path: String,
-    },
-    /// `paths`: search beneath a path for a literal pattern.
-    Search {
-        /// Session.
-        session: String,
-        /// Where it starts.
-        path: String,
-        /// The literal pattern.
-        pattern: String,
-    },
-    /// `trust`: the map's answer for a path.
-    Query {
-        /// Session.
-        session: String,
-        /// The path.
-        path: String,
-    },
-    /// `trust`: a gesture of the person.
-    Gesture {
-        /// Session.
-        session: String,
-        /// The gesture's protocol name.
-        name: String,
-        /// The path given.
-        path: String,
-        /// The answer to a question it puts.
-        answer: YesNo,
-    },
-    /// `trust`: the rules and the open roots.
-    Status {
-        /// Session.
-        session: String,
-    },
-    /// `trust`: close the session and resume it from its own record.
-    Resume {
-        /// Session.
-        session: String,
-    },
-    /// `trust`: `/clear`.
-    Clear {
-        /// Session.
-        session: String,
-        /// The answer to the startup question asked again.
-        startup: YesNo,
-    },
-    /// `trust`: a new turn begins.
-    Turn {
-        /// Session.
-        session: String,
-    },
-    /// `fence`: run one command in the plane as an approved call.
-    Run {
-        /// Session.
-        session: String,
-        /// `shell` or `execute_code`.
-        tool: GrantTool,
-        /// The command line or code.
-        input: String,
-        /// The working directory, or `null` for the workspace.
-        cwd: Option<String>,
-    },
-    /// `fence`: the session's posture.
-    Posture {
-        /// Session.
-        session: String,
-    },
-    /// `fence`: the session's runtime toggle.
-    Toggle {
-        /// Session.
-        session: String,
-        /// `on` or `off`.
-        to: OnOff,
-        /// Whether the person confirmed.
-        confirmed: bool,
+        /// The setup: the session's directories and each control's fields.
+        setup: Map<String, Value>,
     },
     /// Ends a session.
     Close {
@@ -201,95 +59,40 @@ pub enum RequestBody {
 
 impl RequestBody {
     /// The op name, for messages.
-    pub fn op(&self) -> &'static str {
+    pub fn op(&self) -> String {
         match self {
-            RequestBody::Hello { .. } => "hello",
-            RequestBody::Open { .. } => "open",
-            RequestBody::Decide { .. } => "decide",
-            RequestBody::Answer { .. } => "answer",
-            RequestBody::Grants { .. } => "grants",
-            RequestBody::Revoke { .. } => "revoke",
-            RequestBody::Audit { .. } => "audit",
-            RequestBody::Read { .. } => "read",
-            RequestBody::Write { .. } => "write",
-            RequestBody::Edit { .. } => "edit",
-            RequestBody::List { .. } => "list",
-            RequestBody::Search { .. } => "search",
-            RequestBody::Query { .. } => "query",
-            RequestBody::Gesture { .. } => "gesture",
-            RequestBody::Status { .. } => "status",
-            RequestBody::Resume { .. } => "resume",
-            RequestBody::Clear { .. } => "clear",
-            RequestBody::Turn { .. } => "turn",
-            RequestBody::Run { .. } => "run",
-            RequestBody::Posture { .. } => "posture",
-            RequestBody::Toggle { .. } => "toggle",
-            RequestBody::Close { .. } => "close",
-            RequestBody::Bye => "bye",
+            RequestBody::Session(SessionOp::Hello { .. }) => "hello".into(),
+            RequestBody::Session(SessionOp::Open { .. }) => "open".into(),
+            RequestBody::Session(SessionOp::Close { .. }) => "close".into(),
+            RequestBody::Session(SessionOp::Bye) => "bye".into(),
+            RequestBody::Step(m) => m
+                .get("op")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string(),
         }
     }
 }
 
-/// The setup as sent in `open`.
-#[derive(Debug, Clone, Serialize)]
-pub struct WireSetup {
+/// The directories of one session, as sent in `open`.
+#[derive(Debug, Clone)]
+pub struct SessionDirs {
     /// Absolute workspace path.
     pub workspace: String,
     /// Absolute fake home path.
     pub home: String,
-    /// Host kind.
-    pub host: Host,
-    /// Asker.
-    pub asker: Asker,
-    /// Allow-list.
-    pub allow_list: Vec<String>,
-    /// Saved grants.
-    pub grants: Vec<Grant>,
-    /// Card window override.
-    pub card_window_ms: Option<u64>,
-    /// `paths` and `trust`: the 1.1 fields of those capabilities, sent when the scenario
-    /// needs one of them.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub files: Option<FileSetup>,
-    /// `trust`: sent when the scenario needs `trust`.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub trust: Option<TrustSetup>,
-    /// `fence`: sent when the scenario needs `fence`.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub fence: Option<FenceSetup>,
-}
-
-/// Setup fields of capability `paths`.
-#[derive(Debug, Clone, Serialize)]
-pub struct FileSetup {
-    /// Directories opened beside the workspace as `--add-dir` would (reach only).
-    pub roots: Vec<String>,
-    /// `openat2`, `walk`, or `null` for the implementation's default.
-    pub resolver: Option<Resolver>,
-}
-
-/// Setup fields of capability `trust`.
-#[derive(Debug, Clone, Serialize)]
-pub struct TrustSetup {
-    /// The answer to the startup question.
-    pub startup: YesNo,
-    /// Started with `--dangerously-skip-permissions`.
-    pub skip_permissions: bool,
-    /// Directories named by settings layers, each with the answer if asked.
-    pub settings_dirs: Vec<SettingsDir>,
-}
-
-/// Setup fields of capability `fence`.
-#[derive(Debug, Clone, Serialize)]
-pub struct FenceSetup {
-    /// `required`, `degraded` or `off`.
-    pub fence_policy: FencePolicy,
-    /// Every workspace root; the first is `workspace`.
-    pub workspaces: Vec<String>,
     /// The directory for the session's log, outside the workspace.
     pub log_dir: String,
-    /// Run as if the kernel offered less, or `null`.
-    pub limits: Option<Limits>,
+    /// Whether this is the sibling session (its own workspace only).
+    pub sibling: bool,
+}
+
+/// A message as a JSON object (every message type here serializes to one).
+pub fn to_object<T: Serialize>(message: &T) -> Map<String, Value> {
+    match serde_json::to_value(message) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
 }
 
 /// The answer to `hello`.
@@ -364,88 +167,35 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn requests_serialize_as_documented() {
-        let r = Request {
-            id: 2,
-            body: RequestBody::Decide {
-                session: "s1".into(),
-                tool: "shell".into(),
-                input: "ls /etc".into(),
-            },
+    fn session_requests_serialize_as_documented() {
+        let hello = Request {
+            id: 0,
+            body: RequestBody::Session(SessionOp::Hello {
+                protocol: "1.1".into(),
+            }),
         };
         assert_eq!(
-            serde_json::to_value(&r).unwrap(),
-            json!({"id": 2, "op": "decide", "session": "s1", "tool": "shell", "input": "ls /etc"})
+            serde_json::to_value(&hello).unwrap(),
+            json!({"id": 0, "op": "hello", "protocol": "1.1"})
         );
         let bye = Request {
             id: 9,
-            body: RequestBody::Bye,
+            body: RequestBody::Session(SessionOp::Bye),
         };
         assert_eq!(
             serde_json::to_value(&bye).unwrap(),
             json!({"id": 9, "op": "bye"})
         );
-    }
-
-    #[test]
-    fn the_1_1_requests_and_setup_serialize_as_documented() {
-        let run = Request {
-            id: 4,
-            body: RequestBody::Run {
-                session: "s1".into(),
-                tool: GrantTool::Shell,
-                input: "truncate -s0 /r/outside/v".into(),
-                cwd: None,
-            },
+        let step = Request {
+            id: 2,
+            body: RequestBody::Step(to_object(
+                &json!({"op": "decide", "session": "s1", "tool": "shell", "input": "ls"}),
+            )),
         };
+        assert_eq!(step.body.op(), "decide");
         assert_eq!(
-            serde_json::to_value(&run).unwrap(),
-            json!({"id": 4, "op": "run", "session": "s1", "tool": "shell",
-                   "input": "truncate -s0 /r/outside/v", "cwd": null})
-        );
-        let write = RequestBody::Write {
-            session: "s1".into(),
-            path: "docs/page.html".into(),
-            content: "<p>".into(),
-            data: DataTrust::Untrusted,
-            if_asked: YesNo::No,
-        };
-        assert_eq!(
-            serde_json::to_value(&write).unwrap(),
-            json!({"op": "write", "session": "s1", "path": "docs/page.html", "content": "<p>",
-                   "data": "untrusted", "if_asked": "no"})
-        );
-        let setup = WireSetup {
-            workspace: "/r/workspace".into(),
-            home: "/r/home".into(),
-            host: Host::Posix,
-            asker: Asker::Terminal,
-            allow_list: vec![],
-            grants: vec![],
-            card_window_ms: None,
-            files: None,
-            trust: Some(TrustSetup {
-                startup: YesNo::Yes,
-                skip_permissions: false,
-                settings_dirs: vec![],
-            }),
-            fence: Some(FenceSetup {
-                fence_policy: FencePolicy::Degraded,
-                workspaces: vec!["/r/workspace".into()],
-                log_dir: "/r/log".into(),
-                limits: Some(Limits {
-                    userns: false,
-                    landlock_abi: Some(2),
-                }),
-            }),
-        };
-        assert_eq!(
-            serde_json::to_value(&setup).unwrap(),
-            json!({"workspace": "/r/workspace", "home": "/r/home", "host": "posix",
-                   "asker": "terminal", "allow_list": [], "grants": [], "card_window_ms": null,
-                   "startup": "yes", "skip_permissions": false, "settings_dirs": [],
-                   "fence_policy": "degraded", "workspaces": ["/r/workspace"],
-                   "log_dir": "/r/log", "limits": {"userns": false, "landlock_abi": 2}})
+            serde_json::to_value(&step).unwrap(),
+            json!({"id": 2, "op": "decide", "session": "s1", "tool": "shell", "input": "ls"})
         );
     }
 

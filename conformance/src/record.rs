@@ -65,6 +65,8 @@ impl Counts {
 pub struct StepRecord {
     /// 1-based index of the step or case in its file.
     pub index: usize,
+    /// 1-based line of its `[[case]]` or `[[step]]` header.
+    pub line: usize,
     /// Its name, if any.
     pub name: Option<String>,
     /// The request as sent (without its id).
@@ -86,6 +88,8 @@ pub struct StepRecord {
 pub struct ScenarioRecord {
     /// `gate/read-list`.
     pub id: String,
+    /// The scenario file, as displayed (`scenarios/gate/read-list.toml`).
+    pub path: String,
     /// Its title.
     pub title: String,
     /// The file-level requirement IDs.
@@ -126,6 +130,8 @@ pub struct RunnerInfo {
     pub protocol: String,
     /// The implementation command.
     pub implementation: String,
+    /// `--impl` as given (`None`: the reference was located by the runner).
+    pub impl_arg: Option<String>,
     /// The runner's host os.
     pub host_os: String,
     /// Wall time of the run in milliseconds.
@@ -150,8 +156,29 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
+    /// The command that reruns just scenario `id` against the same implementation.
+    pub fn rerun(&self, id: &str) -> String {
+        let mut cmd = format!("{} run --filter {}", self.runner.name, shell_quote(id));
+        if let Some(imp) = &self.runner.impl_arg {
+            cmd.push_str(&format!(" --impl {}", shell_quote(imp)));
+        }
+        cmd
+    }
+
     /// Whether the run succeeded: nothing failed or errored, no file was invalid.
     pub fn success(&self) -> bool {
         self.summary.failed == 0 && self.summary.errored == 0 && self.invalid.is_empty()
+    }
+}
+
+/// `s` as one shell word: bare when it is plain, else in single quotes.
+fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-=:,@+%".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
     }
 }

@@ -11,13 +11,13 @@ use serde_json::Map;
 use crate::bait::Bait;
 use crate::check;
 use crate::client::{Client, Failure};
+use crate::controls::{Setup, SetupPatch};
 use crate::events::{Event, Reporter};
+use crate::fixture::Placeholders;
 use crate::fixture::{self, Built};
-use crate::judge::judge_with;
-use crate::protocol::{Reply, RequestBody};
+use crate::protocol::{Reply, RequestBody, SessionDirs, SessionOp};
 use crate::record::{Outcome, ScenarioRecord, StepRecord};
-use crate::scenario::{Action, Body, Choice, Scenario, SetupPatch, Step, Tier};
-use crate::wire;
+use crate::scenario::{Body, Scenario, Step, Tier};
 
 /// How a session ended before its steps were judged.
 #[derive(Debug)]
@@ -63,6 +63,7 @@ fn run_scenario(
     let started = Instant::now();
     let mut rec = ScenarioRecord {
         id: s.id.clone(),
+        path: s.path.clone(),
         title: s.title.clone(),
         requirements: s.requirements.clone(),
         tier: s.tier,
@@ -231,12 +232,12 @@ fn environment_mismatch(client: &Client, s: &Scenario) -> Option<String> {
 fn open(
     client: &mut Client,
     session: &str,
-    setup: crate::protocol::WireSetup,
+    setup: Map<String, Value>,
 ) -> Result<Map<String, serde_json::Value>, End> {
-    let open = RequestBody::Open {
+    let open = RequestBody::Session(SessionOp::Open {
         session: session.to_string(),
         setup,
-    };
+    });
     match client.send(open, Duration::ZERO) {
         Ok((Reply::Ok(obj), _)) => Ok(obj),
         Ok((Reply::Unsupported(m), _)) => Err(End::Skipped(format!("unsupported setup: {m}"))),
@@ -279,7 +280,7 @@ fn run_session(
     if s.uses_sibling {
         *sessions += 1;
         let name = format!("s{sessions}");
-        let wire = wire::setup(&setup, &s.capabilities, &built.paths, true);
+        let wire = wire_setup(&setup, &s.capabilities, &built.paths, true);
         if let Err(end) = open(client, &name, wire) {
             return end;
         }
@@ -287,7 +288,7 @@ fn run_session(
     }
     *sessions += 1;
     let session = format!("s{sessions}");
-    let wire = wire::setup(&setup, &s.capabilities, &built.paths, false);
+    let wire = wire_setup(&setup, &s.capabilities, &built.paths, false);
     let opened = match open(client, &session, wire) {
         Ok(obj) => obj,
         Err(end) => return end,
@@ -301,7 +302,8 @@ fn run_session(
         }
     }
     for name in [Some(session), sibling].into_iter().flatten() {
-        if let Err(f) = client.send(RequestBody::Close { session: name }, Duration::ZERO) {
+        let close = RequestBody::Session(SessionOp::Close { session: name });
+        if let Err(f) = client.send(close, Duration::ZERO) {
             if matches!(end, End::Completed) {
                 return errored(f);
             }
@@ -314,7 +316,7 @@ fn run_session(
 fn run_steps(
     client: &mut Client,
     s: &Scenario,
-    setup: &crate::scenario::Setup,
+    setup: &Setup,
     steps: &[Step],
     what: &str,
     session: &str,
@@ -323,34 +325,35 @@ fn run_steps(
     bait: &Bait,
     out: &mut Vec<StepRecord>,
 ) -> End {
-    let mut window = setup.card_window_ms;
+    let mut window = setup.gate.card_window_ms;
     for step in steps {
         let p = built.paths.clone();
         let sub = |x: &str| p.apply(x);
-        let label = format!("{what} {} ({})", step.index, step.action.label());
-        let Some(body) = wire::request(&step.action, session, setup, &p) else {
+        let label = step.label(what);
+        let Some(body) = step.action.request(session, setup, &sub) else {
             // `opened`: judge the answer `open` already gave.
             out.push(StepRecord {
                 index: step.index,
+                line: step.line,
                 name: step.name.clone(),
                 request: serde_json::json!({"op": "open"}),
                 answer: serde_json::Value::Object(opened.clone()),
-                mismatches: judge_with(what, step, opened, &sub),
+                mismatches: step.judge(what, opened, &sub),
                 outcome: None,
                 requirements: Vec::new(),
             });
             continue;
         };
-        let guarded = s.tier == Tier::Enforcement
-            && matches!(step.action, Action::Run { .. })
-            && step.check.guard != Some(false);
+        let guarded =
+            s.tier == Tier::Enforcement && step.action.is_run() && step.check.guard != Some(false);
         let guard = if guarded {
             check::guard_paths(s.uses_sibling)
         } else {
             Vec::new()
         };
         let before = check::before(&step.check, &guard, built);
-        let silence = matches!(step.action, Action::Answer(Choice::Silence));
+        let silence = step.action.is_silence();
+        let body = RequestBody::Step(body);
         let extra = if silence {
             Duration::from_millis(window.unwrap_or(0))
         } else {
@@ -358,6 +361,7 @@ fn run_steps(
         };
         let mut rec = StepRecord {
             index: step.index,
+            line: step.line,
             name: step.name.clone(),
             request: serde_json::to_value(&body).unwrap_or(Value::Null),
             answer: Value::Null,
@@ -367,7 +371,7 @@ fn run_steps(
         };
         match client.send(body, extra) {
             Ok((Reply::Ok(obj), elapsed)) => {
-                rec.mismatches = judge_with(what, step, &obj, &sub);
+                rec.mismatches = step.judge(what, &obj, &sub);
                 if let (true, Some(w)) = (silence, window) {
                     if elapsed < Duration::from_millis(w) {
                         rec.mismatches.push(format!(
@@ -376,7 +380,7 @@ fn run_steps(
                         ));
                     }
                 }
-                if matches!(step.action, Action::Call { .. }) && setup.card_window_ms.is_none() {
+                if step.action.is_call() && setup.gate.card_window_ms.is_none() {
                     if let Some(w) = obj
                         .get("card")
                         .and_then(|c| c.get("window_ms"))
@@ -385,8 +389,14 @@ fn run_steps(
                         window = Some(w);
                     }
                 }
-                let checks =
-                    check::after(&step.check, &step.action, before, Some(&obj), built, bait);
+                let checks = check::after(
+                    &step.check,
+                    step.action.is_run(),
+                    before,
+                    Some(&obj),
+                    built,
+                    bait,
+                );
                 rec.mismatches
                     .extend(checks.into_iter().map(|m| format!("{label}: {m}")));
                 rec.answer = Value::Object(obj);
@@ -405,14 +415,36 @@ fn run_steps(
             }
             Err(f) => {
                 // The implementation is gone; what it did to the files is still judged.
-                rec.mismatches = check::after(&step.check, &step.action, before, None, built, bait)
-                    .into_iter()
-                    .map(|m| format!("{label}: {m}"))
-                    .collect();
+                rec.mismatches =
+                    check::after(&step.check, step.action.is_run(), before, None, built, bait)
+                        .into_iter()
+                        .map(|m| format!("{label}: {m}"))
+                        .collect();
                 out.push(rec);
                 return errored(f);
             }
         }
     }
     End::Completed
+}
+
+/// The setup sent in `open`; `sibling`: the second session, in its own workspace.
+fn wire_setup(
+    setup: &Setup,
+    caps: &[String],
+    p: &Placeholders,
+    sibling: bool,
+) -> Map<String, Value> {
+    let s_ = |x: &std::path::Path| x.to_string_lossy().into_owned();
+    let dirs = SessionDirs {
+        workspace: s_(if sibling { &p.sibling } else { &p.workspace }),
+        home: s_(&p.home),
+        log_dir: s_(&if sibling {
+            p.log.join("sibling")
+        } else {
+            p.log.clone()
+        }),
+        sibling,
+    };
+    setup.wire(caps, &dirs, &|x: &str| p.apply(x))
 }

@@ -5,7 +5,6 @@
 //! Nothing is taken from the implementation.
 
 use std::collections::BTreeMap;
-use std::ffi::CString;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
@@ -197,7 +196,7 @@ fn walk(path: &Path, rel: PathBuf, out: &mut BTreeMap<PathBuf, Meta>) {
 fn content(path: &Path) -> Option<Vec<u8>> {
     let f = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
         .open(path)
         .ok()?;
     let mut buf = Vec::new();
@@ -208,30 +207,15 @@ fn content(path: &Path) -> Option<Vec<u8>> {
 /// Every extended attribute of `path` itself (not following a link), by name.
 pub fn xattrs(path: &Path) -> BTreeMap<Vec<u8>, Vec<u8>> {
     let mut out = BTreeMap::new();
-    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+    let mut names = vec![0u8; 4096];
+    let Ok(n) = rustix::fs::llistxattr(path, &mut names[..]) else {
         return out;
     };
-    let mut names = vec![0u8; 4096];
-    // SAFETY: `c` is NUL-terminated and `names` is a writable buffer of the length given.
-    let n = unsafe { libc::llistxattr(c.as_ptr(), names.as_mut_ptr().cast(), names.len()) };
-    if n <= 0 {
-        return out;
-    }
-    names.truncate(n as usize);
+    names.truncate(n);
     for name in names.split(|b| *b == 0).filter(|n| !n.is_empty()) {
-        let Ok(cn) = CString::new(name) else { continue };
         let mut value = vec![0u8; 65536];
-        // SAFETY: both names are NUL-terminated; `value` is writable for its length.
-        let len = unsafe {
-            libc::lgetxattr(
-                c.as_ptr(),
-                cn.as_ptr(),
-                value.as_mut_ptr().cast(),
-                value.len(),
-            )
-        };
-        if len >= 0 {
-            value.truncate(len as usize);
+        if let Ok(len) = rustix::fs::lgetxattr(path, name, &mut value[..]) {
+            value.truncate(len);
             out.insert(name.to_vec(), value);
         }
     }
@@ -244,18 +228,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     fn setxattr(path: &Path, name: &str, value: &[u8]) -> bool {
-        let c = CString::new(path.as_os_str().as_bytes()).unwrap();
-        let n = CString::new(name).unwrap();
-        // SAFETY: valid NUL-terminated strings and a readable buffer.
-        unsafe {
-            libc::lsetxattr(
-                c.as_ptr(),
-                n.as_ptr(),
-                value.as_ptr().cast(),
-                value.len(),
-                0,
-            ) == 0
-        }
+        rustix::fs::lsetxattr(path, name, value, rustix::fs::XattrFlags::empty()).is_ok()
     }
 
     #[test]
@@ -346,9 +319,7 @@ mod tests {
     fn fifos_are_recorded_without_opening_them() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("pipe");
-        let c = CString::new(p.as_os_str().as_bytes()).unwrap();
-        // SAFETY: valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        rustix::fs::mkfifoat(rustix::fs::CWD, &p, rustix::fs::Mode::from_raw_mode(0o644)).unwrap();
         let s = Snapshot::take(dir.path());
         assert!(s.diff(&Snapshot::take(dir.path()), "d").is_empty());
     }

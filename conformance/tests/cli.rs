@@ -126,17 +126,75 @@ fn junit_markdown_and_json_out() {
         "{}",
         human.stdout
     );
+    // The failure names the file at the line of its case, and how to rerun just it.
     assert!(
-        human
-            .stdout
-            .contains("2 scenario(s): 1 passed, 1 failed, 0 skipped, 0 errored"),
+        human.stdout.contains(
+            "  scenarios/gate/a-read-list.toml:15: case 2 (decide \"ls @OUTSIDE@/secret.txt\"): decision: expected ask, got allow"
+        ),
         "{}",
         human.stdout
     );
+    let rerun = format!("  rerun: gatehouse-conform run --filter gate/a-read-list --impl '{imp}'");
+    assert!(human.stdout.contains(&rerun), "{}", human.stdout);
+    let last = human.stdout.lines().last().unwrap_or_default();
     assert!(
-        human.stderr.contains("[2/2] PASS  gate/b-grants"),
+        last.starts_with("2 scenario(s) against allow-all 0.0.1 in ")
+            && last.ends_with(" s: 1 passed, 1 failed, 0 skipped, 0 errored"),
         "{}",
-        human.stderr
+        human.stdout
+    );
+    // stderr is a pipe here: no progress lines.
+    assert!(!human.stderr.contains("[2/2]"), "{}", human.stderr);
+    // The rerun command runs that scenario alone.
+    let again = run_cli(
+        suite.dir.path(),
+        &[
+            "run",
+            "--quiet",
+            "--format",
+            "json",
+            "--filter",
+            "gate/a-read-list",
+            "--impl",
+            &imp,
+        ],
+    );
+    let ids: Vec<String> = again.json()["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["gate/a-read-list"]);
+}
+
+#[test]
+fn a_green_run_prints_one_summary_line_and_verbose_adds_the_details() {
+    let suite = Suite::new();
+    suite.scenario("gate/b-grants", GRANTS_ONLY);
+    let imp = fake_command("allow_all");
+    let green = run_cli(suite.dir.path(), &["run", "--impl", &imp]);
+    assert_eq!(green.code, 0, "{}", green.stderr);
+    assert_eq!(green.stdout.lines().count(), 1, "{}", green.stdout);
+    assert!(
+        green
+            .stdout
+            .ends_with(" s: 1 passed, 0 failed, 0 skipped, 0 errored\n"),
+        "{}",
+        green.stdout
+    );
+    let verbose = run_cli(suite.dir.path(), &["run", "--verbose", "--impl", &imp]);
+    assert!(
+        verbose
+            .stdout
+            .starts_with("implementation: allow-all 0.0.1"),
+        "{}",
+        verbose.stdout
+    );
+    assert!(
+        verbose.stdout.contains("\nrequirements:\n  GATE-T-2 "),
+        "{}",
+        verbose.stdout
     );
 }
 

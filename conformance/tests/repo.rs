@@ -1,6 +1,6 @@
 //! The repository's own suite against the fakes: an implementation that allows everything
-//! and one that denies everything must each fail somewhere. Skips (with a note) while
-//! `scenarios/gate` holds no scenario yet.
+//! and one that denies everything must each fail somewhere. Without the scenarios folder
+//! (or with it empty) these tests fail.
 
 mod common;
 
@@ -12,18 +12,32 @@ fn repo() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
-fn has_scenarios() -> bool {
-    let gate = repo().join("scenarios/gate");
-    let any = std::fs::read_dir(&gate)
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .any(|e| e.path().extension().is_some_and(|x| x == "toml"))
+/// The repository's scenarios must be there: a suite that lost its folder fails loudly
+/// instead of passing with nothing to run.
+fn assert_has_scenarios() {
+    let dir = repo().join("scenarios");
+    let count = walk(&dir);
+    assert!(
+        count > 0,
+        "{} holds no scenario file: the suite has nothing to run",
+        dir.display()
+    );
+}
+
+fn walk(dir: &Path) -> usize {
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .map(|p| {
+            if p.is_dir() {
+                walk(&p)
+            } else {
+                usize::from(p.extension().is_some_and(|x| x == "toml"))
+            }
         })
-        .unwrap_or(false);
-    if !any {
-        eprintln!("note: {} holds no scenario yet; skipping", gate.display());
-    }
-    any
+        .sum()
 }
 
 fn failed_against(fake: &str) -> u64 {
@@ -43,14 +57,12 @@ fn failed_against(fake: &str) -> u64 {
 
 #[test]
 fn allow_all_fails_the_repository_suite() {
-    if has_scenarios() {
-        assert!(failed_against("allow_all") > 0);
-    }
+    assert_has_scenarios();
+    assert!(failed_against("allow_all") > 0);
 }
 
 #[test]
 fn deny_all_fails_the_repository_suite() {
-    if has_scenarios() {
-        assert!(failed_against("deny_all") > 0);
-    }
+    assert_has_scenarios();
+    assert!(failed_against("deny_all") > 0);
 }

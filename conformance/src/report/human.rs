@@ -1,19 +1,22 @@
-//! The human view: failures in detail, skips with reasons, the per-requirement summary and
-//! the totals.
+//! The human view: every scenario that did not pass, each failure at the `path:line` of
+//! its case or step with the command that reruns just that scenario; with `verbose` the
+//! implementation line and the per-requirement table; always one summary line last.
 
 use std::fmt::Write;
 
 use crate::record::{Outcome, RunRecord};
 
 /// The human report.
-pub fn render(r: &RunRecord) -> String {
+pub fn render(r: &RunRecord, verbose: bool) -> String {
     let mut s = String::new();
     let env = &r.environment;
-    let _ = writeln!(
-        s,
-        "implementation: {} {} (protocol {}) via `{}`",
-        env.name, env.version, env.protocol, r.runner.implementation
-    );
+    if verbose {
+        let _ = writeln!(
+            s,
+            "implementation: {} {} (protocol {}) via `{}`",
+            env.name, env.version, env.protocol, r.runner.implementation
+        );
+    }
     for sc in r
         .scenarios
         .iter()
@@ -21,33 +24,40 @@ pub fn render(r: &RunRecord) -> String {
     {
         let _ = writeln!(
             s,
-            "\n{} {}: {}",
+            "{} {}: {}",
             sc.outcome.as_str().to_uppercase(),
             sc.id,
             sc.title
         );
         match sc.outcome {
             Outcome::Failed => {
-                for m in sc.steps.iter().flat_map(|st| &st.mismatches) {
-                    let _ = writeln!(s, "  {m}");
+                for st in &sc.steps {
+                    for m in &st.mismatches {
+                        let _ = writeln!(s, "  {}:{}: {m}", sc.path, st.line);
+                    }
                 }
             }
             _ => {
-                let _ = writeln!(s, "  {}", sc.reason.as_deref().unwrap_or(""));
+                let _ = writeln!(s, "  {}: {}", sc.path, sc.reason.as_deref().unwrap_or(""));
                 for line in &sc.stderr {
                     let _ = writeln!(s, "  stderr| {line}");
                 }
             }
         }
+        if matches!(sc.outcome, Outcome::Failed | Outcome::Errored) {
+            let _ = writeln!(s, "  rerun: {}", r.rerun(&sc.id));
+        }
+        s.push('\n');
     }
     if !r.invalid.is_empty() {
-        let _ = writeln!(s, "\ninvalid scenario files:");
+        let _ = writeln!(s, "invalid scenario files:");
         for i in &r.invalid {
             let _ = writeln!(s, "  {}", i.message);
         }
+        s.push('\n');
     }
-    if !r.requirements.is_empty() {
-        let _ = writeln!(s, "\nrequirements:");
+    if verbose && !r.requirements.is_empty() {
+        let _ = writeln!(s, "requirements:");
         for (id, c) in &r.requirements {
             let _ = writeln!(
                 s,
@@ -55,12 +65,16 @@ pub fn render(r: &RunRecord) -> String {
                 c.passed, c.failed, c.skipped, c.errored
             );
         }
+        s.push('\n');
     }
     let c = &r.summary;
     let _ = writeln!(
         s,
-        "\n{} scenario(s): {} passed, {} failed, {} skipped, {} errored{}",
+        "{} scenario(s) against {} {} in {:.1} s: {} passed, {} failed, {} skipped, {} errored{}",
         r.scenarios.len(),
+        env.name,
+        env.version,
+        r.runner.duration_ms as f64 / 1000.0,
         c.passed,
         c.failed,
         c.skipped,

@@ -1,16 +1,17 @@
 //! The JUnit XML view, built once at the end with `quick-junit`: one testsuite per
-//! scenario folder, one testcase per scenario.
+//! scenario folder, one testcase per scenario with its time, its file and every
+//! requirement ID it covers as properties.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::record::{Outcome, RunRecord};
 
 /// The JUnit document.
 pub fn render(r: &RunRecord) -> String {
-    let mut suites: BTreeMap<String, TestSuite> = BTreeMap::new();
+    let mut suites: BTreeMap<String, (TestSuite, Duration)> = BTreeMap::new();
     for sc in &r.scenarios {
         let (folder, name) = sc
             .id
@@ -26,11 +27,14 @@ pub fn render(r: &RunRecord) -> String {
             Outcome::Failed => {
                 let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 st.set_message(sc.reason.clone().unwrap_or_default());
-                let all: Vec<&str> = sc
+                let all: Vec<String> = sc
                     .steps
                     .iter()
-                    .flat_map(|s| &s.mismatches)
-                    .map(String::as_str)
+                    .flat_map(|st| {
+                        st.mismatches
+                            .iter()
+                            .map(move |m| format!("{}:{}: {m}", sc.path, st.line))
+                    })
                     .collect();
                 st.set_description(all.join("\n"));
                 st
@@ -45,16 +49,38 @@ pub fn render(r: &RunRecord) -> String {
         let mut case = TestCase::new(name, status);
         case.set_classname(folder);
         case.set_time(Duration::from_millis(sc.duration_ms));
+        case.add_property(Property::new("file", sc.path.as_str()));
+        let mut ids = sc.requirements.clone();
+        for st in &sc.steps {
+            ids.extend(
+                st.requirements
+                    .iter()
+                    .filter(|id| !ids.contains(id))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+        }
+        for id in ids {
+            case.add_property(Property::new("requirement", id));
+        }
+        if matches!(sc.outcome, Outcome::Failed | Outcome::Errored) {
+            case.add_property(Property::new("rerun", r.rerun(&sc.id)));
+        }
         if !sc.stderr.is_empty() {
             case.set_system_err(sc.stderr.join("\n"));
         }
-        suites
+        let suite = suites
             .entry(folder.to_string())
-            .or_insert_with(|| TestSuite::new(folder))
-            .add_test_case(case);
+            .or_insert_with(|| (TestSuite::new(folder), Duration::ZERO));
+        suite.0.add_test_case(case);
+        suite.1 += Duration::from_millis(sc.duration_ms);
     }
+    let suites = suites.into_values().map(|(mut suite, time)| {
+        suite.set_time(time);
+        suite
+    });
     let mut report = Report::new(format!("gatehouse-conform: {}", r.environment.name));
     report.set_time(Duration::from_millis(r.runner.duration_ms));
-    report.add_test_suites(suites.into_values());
+    report.add_test_suites(suites);
     report.to_string().expect("junit serializes")
 }

@@ -1,5 +1,6 @@
 //! The report views, all derived from the canonical [`RunRecord`]: human, JSON, JUnit and
-//! Markdown; plus the progress reporter that prints a line per finished scenario.
+//! Markdown; plus the progress reporter that prints a line per finished scenario, on a
+//! terminal only.
 
 mod human;
 mod json;
@@ -26,10 +27,11 @@ pub enum Format {
     Markdown,
 }
 
-/// Renders `record` in `format`.
-pub fn render(record: &RunRecord, format: Format) -> String {
+/// Renders `record` in `format`; `verbose` adds the per-requirement table to the human
+/// view (the other views always carry everything).
+pub fn render(record: &RunRecord, format: Format, verbose: bool) -> String {
     match format {
-        Format::Human => human::render(record),
+        Format::Human => human::render(record, verbose),
         Format::Json => json::render(record),
         Format::Junit => junit::render(record),
         Format::Markdown => markdown::render(record),
@@ -70,6 +72,16 @@ pub fn assemble(
         requirements,
         summary,
     }
+}
+
+/// Whether progress lines are wanted: only on a terminal, never under CI (`CI` set), never
+/// with `--quiet`. The caller passes what it observed, so that tests decide.
+pub fn progress_wanted(
+    stderr_is_terminal: bool,
+    ci: Option<&std::ffi::OsStr>,
+    quiet: bool,
+) -> bool {
+    stderr_is_terminal && ci.is_none() && !quiet
 }
 
 /// Prints one line per finished scenario to a writer (stderr in the binary).
@@ -143,3 +155,6 @@ impl<W: Write> Reporter for Progress<W> {
         };
     }
 }
+
+#[cfg(test)]
+mod tests;

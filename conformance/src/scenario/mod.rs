@@ -1,20 +1,20 @@
 //! Scenario files: the strict TOML model of `scenarios/README.md`, its loading and its
-//! validation. Nothing here talks to an implementation.
+//! validation. Nothing here talks to an implementation; each step's own vocabulary is
+//! read by the control that owns it (`crate::controls`).
 
-mod actions;
-mod controls;
+mod error;
 mod load;
 mod model;
-mod nullable;
 mod twin;
 mod validate;
 
-pub use controls::*;
+pub use error::{line_col, ScenarioError};
 #[cfg(test)]
 pub use load::load_file;
-pub use load::{line_col, load_dir, LoadReport, ScenarioError};
+pub use load::{load_dir, LoadReport};
 pub use model::*;
-pub use nullable::OrNull;
 
+#[cfg(test)]
+mod judge_tests;
 #[cfg(test)]
 mod tests;

@@ -40,9 +40,15 @@ fn a_valid_table_loads_with_case_setup_and_requirements() {
     };
     assert_eq!(cases.len(), 2);
     let setup = cases[1].setup.resolve();
-    assert_eq!(setup.asker, super::Asker::Terminal);
-    assert_eq!(setup.card_window_ms, Some(200));
-    assert_eq!(cases[0].setup.resolve().asker, super::Asker::None);
+    assert_eq!(
+        setup.gate.asker,
+        crate::controls::gate::model::Asker::Terminal
+    );
+    assert_eq!(setup.gate.card_window_ms, Some(200));
+    assert_eq!(
+        cases[0].setup.resolve().gate.asker,
+        crate::controls::gate::model::Asker::None
+    );
     assert_eq!(s.all_requirements(), vec!["GATE-T-1", "GATE-T-2"]);
 }
 
@@ -298,4 +304,47 @@ fn the_allowed_twin_rule_covers_every_family() {
         "{HEAD}[[step]]\nread = \"../x\"\nexpect = {{ result = \"escape\" }}\n[[step]]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\" }}\n"
     ));
     assert!(e.contains("a file tool expects a refusal"), "{e}");
+}
+
+/// One scenario-free step of each control, read from TOML as a scenario writes it.
+fn action(toml_entry: &str) -> crate::controls::Action {
+    #[derive(serde::Deserialize)]
+    struct One {
+        #[serde(rename = "step")]
+        steps: Vec<super::Entry>,
+    }
+    let one: One = toml::from_str(&format!("[[step]]\n{toml_entry}\n")).unwrap();
+    let mut e = one.steps.into_iter().next().unwrap();
+    let (bare, problems) = e.actions.remove(0);
+    assert!(problems.is_empty(), "{problems:?}");
+    bare.with_expect(None).unwrap()
+}
+
+#[test]
+fn each_control_builds_its_requests_as_documented() {
+    let setup = crate::controls::SetupPatch::default().resolve();
+    let sub = |s: &str| s.replace("@OUTSIDE@", "/r/outside");
+    let req =
+        |entry: &str| serde_json::Value::Object(action(entry).request("s1", &setup, &sub).unwrap());
+    assert_eq!(
+        req("decide = \"ls @OUTSIDE@\""),
+        serde_json::json!({"op": "decide", "session": "s1", "tool": "shell", "input": "ls /r/outside"})
+    );
+    assert_eq!(
+        req("write = { path = \"docs/page.html\", content = \"<p>\", data = \"untrusted\", if_asked = \"no\" }"),
+        serde_json::json!({"op": "write", "session": "s1", "path": "docs/page.html", "content": "<p>",
+               "data": "untrusted", "if_asked": "no"})
+    );
+    assert_eq!(
+        req("clear = \"no\""),
+        serde_json::json!({"op": "clear", "session": "s1", "startup": "no"})
+    );
+    assert_eq!(
+        req("run = \"truncate -s0 @OUTSIDE@/v\""),
+        serde_json::json!({"op": "run", "session": "s1", "tool": "shell",
+               "input": "truncate -s0 /r/outside/v", "cwd": null})
+    );
+    assert!(action("opened = true")
+        .request("s1", &setup, &sub)
+        .is_none());
 }

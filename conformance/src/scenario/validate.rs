@@ -7,16 +7,12 @@ use std::path::{Component, Path};
 
 use toml::Spanned;
 
-use super::actions::{actions_of, misplaced_expect_keys, ACTION_KEYS};
-use super::load::ScenarioError;
+use super::error::{line_col, ScenarioError};
 use super::model::*;
 use super::twin::missing_twins;
-use super::Check;
+use crate::controls::{self, Action, ExpectError, SetupPatch, KNOWN_CAPABILITIES};
+use crate::fixture::{Fixture, Tree};
 use crate::spec::is_requirement_id;
-
-/// The capabilities this runner knows.
-pub const KNOWN_CAPABILITIES: &[&str] =
-    &["gate", "permissions", "hooks", "trust", "paths", "fence"];
 
 struct Ctx<'a> {
     source: &'a str,
@@ -231,10 +227,17 @@ fn step(
     offset: Option<usize>,
     e: Entry,
 ) -> Option<Step> {
-    let mut e = e;
-    let (mut actions, errs) = actions_of(&mut e);
-    for m in errs {
-        cx.err(offset, format!("{what} {index}: {m}"));
+    let Entry {
+        name,
+        mut actions,
+        expect,
+        check,
+        ..
+    } = e;
+    for (_, problems) in &actions {
+        for m in problems {
+            cx.err(offset, format!("{what} {index}: {m}"));
+        }
     }
     if actions.len() != 1 {
         let n = if actions.is_empty() {
@@ -244,28 +247,43 @@ fn step(
         };
         cx.err(
             offset,
-            format!("{what} {index}: {n}; write exactly one of {ACTION_KEYS}"),
+            format!(
+                "{what} {index}: {n}; write exactly one of {}",
+                controls::action_keys().join(", ")
+            ),
         );
         return None;
     }
-    let action = actions.remove(0);
-    let expect = e.expect.unwrap_or_default();
-    for key in misplaced_expect_keys(&action, &expect) {
-        cx.err(
-            offset,
-            format!(
-                "{what} {index}: `expect.{key}` does not apply to {}",
-                action.label()
-            ),
-        );
-    }
-    let check = e.check.unwrap_or_default();
+    let (bare, _) = actions.remove(0);
+    let label = bare.label();
+    let start = expect.as_ref().map_or(0, |x| x.span().start);
+    let text = expect
+        .as_ref()
+        .and_then(|x| cx.source.get(x.span()))
+        .map(str::to_string);
+    let action = match bare.with_expect(text.as_deref()) {
+        Ok(a) => a,
+        Err(ExpectError::Misplaced(keys)) => {
+            for key in keys {
+                cx.err(
+                    offset,
+                    format!("{what} {index}: `expect.{key}` does not apply to {label}"),
+                );
+            }
+            return None;
+        }
+        Err(ExpectError::Invalid(at, message)) => {
+            cx.err(Some(start + at.unwrap_or(0)), message);
+            return None;
+        }
+    };
+    let check = check.unwrap_or_default();
     check_check(cx, what, index, offset, &action, &check);
     Some(Step {
         index,
-        name: e.name,
+        line: offset.map_or(0, |o| line_col(cx.source, o).0),
+        name,
         action,
-        expect,
         check,
     })
 }
@@ -278,9 +296,7 @@ fn check_check(
     action: &Action,
     c: &Check,
 ) {
-    if (!c.stdout_has.is_empty() || !c.stdout_lacks.is_empty())
-        && !matches!(action, Action::Run { .. })
-    {
+    if (!c.stdout_has.is_empty() || !c.stdout_lacks.is_empty()) && !action.is_run() {
         cx.err(
             offset,
             format!(
@@ -311,10 +327,7 @@ fn check_check(
 }
 
 fn steps_of(body: &Body) -> Vec<&Step> {
-    match body {
-        Body::Table(cases) => cases.iter().map(|c| &c.step).collect(),
-        Body::Sequence(steps) => steps.iter().collect(),
-    }
+    body.steps()
 }
 
 fn check_names(cx: &mut Ctx<'_>, body: &Body) {
@@ -340,7 +353,7 @@ fn check_twin(cx: &mut Ctx<'_>, body: &Body) {
             None,
             format!(
                 "{}: every file carries the allowed twin of each refusal",
-                family.rule()
+                family.rule
             ),
         );
     }
@@ -348,13 +361,8 @@ fn check_twin(cx: &mut Ctx<'_>, body: &Body) {
 
 fn check_opened(cx: &mut Ctx<'_>, body: &Body) {
     let misplaced = match body {
-        Body::Table(cases) => cases
-            .iter()
-            .any(|c| matches!(c.step.action, Action::Opened)),
-        Body::Sequence(steps) => steps
-            .iter()
-            .skip(1)
-            .any(|s| matches!(s.action, Action::Opened)),
+        Body::Table(cases) => cases.iter().any(|c| c.step.action.is_opened()),
+        Body::Sequence(steps) => steps.iter().skip(1).any(|s| s.action.is_opened()),
     };
     if misplaced {
         cx.err(

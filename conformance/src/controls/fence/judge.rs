@@ -1,0 +1,130 @@
+//! Judging the fence's answers (exit status, signal, the fence that held, refusals, the
+//! posture), and its families of the allowed-twin rule.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use super::model::{Action, ExitSpec, ExitWord, Expect, ExpectPosture};
+use crate::judge::{show_opt, strings, Judge};
+use crate::vocab::{Family, OrNull};
+
+/// `run`.
+pub const RUN: Family = Family {
+    order: 30,
+    rule: "a `run` expects a refusal (`refused`, a nonzero `exit`, a `signal`) but none expects `exit = 0` with a `check` proving its effect (`exists`, `content` or `stdout_has`)",
+};
+
+/// `toggle`.
+pub const TOGGLE: Family = Family {
+    order: 31,
+    rule: "a `toggle` expects a refusal but none expects `refused = false`",
+};
+
+/// Whether the expectation is a refusal (`false`) or an allowed outcome (`true`);
+/// `proves_effect`: the step's `check` proves a positive effect.
+pub fn twin(action: &Action, x: &Expect, proves_effect: bool) -> Option<(Family, bool)> {
+    match action {
+        Action::Run { .. } => {
+            let nonzero = matches!(
+                x.exit,
+                Some(OrNull::Value(ExitSpec::Word(ExitWord::Nonzero)))
+                    | Some(OrNull::Value(ExitSpec::Code(1..))),
+            ) || matches!(x.exit, Some(OrNull::Value(ExitSpec::Code(..0))));
+            if matches!(x.refused, Some(OrNull::Value(_)))
+                || nonzero
+                || matches!(x.signal, Some(OrNull::Value(_)))
+            {
+                return Some((RUN, false));
+            }
+            let zero = matches!(
+                x.exit,
+                Some(OrNull::Value(ExitSpec::Word(ExitWord::Zero)))
+                    | Some(OrNull::Value(ExitSpec::Code(0)))
+            );
+            (zero && proves_effect).then_some((RUN, true))
+        }
+        Action::Toggle { .. } => match &x.refused {
+            Some(OrNull::Value(_)) => Some((TOGGLE, false)),
+            Some(OrNull::Null) => Some((TOGGLE, true)),
+            None => None,
+        },
+        Action::Posture => None,
+    }
+}
+
+/// Compares `a` with `x`.
+pub fn judge(j: &mut Judge<'_>, x: &Expect, a: &Map<String, Value>) {
+    j.nullable("refused", &x.refused, a.get("refused"));
+    if let Some(exit) = &x.exit {
+        let got = a.get("exit");
+        let ok = match exit {
+            OrNull::Null => matches!(got, None | Some(Value::Null)),
+            OrNull::Value(ExitSpec::Code(n)) => got.and_then(Value::as_i64) == Some(*n),
+            OrNull::Value(ExitSpec::Word(ExitWord::Zero)) => got.and_then(Value::as_i64) == Some(0),
+            OrNull::Value(ExitSpec::Word(ExitWord::Nonzero)) => {
+                got.and_then(Value::as_i64).is_some_and(|n| n != 0)
+            }
+        };
+        if !ok {
+            let want = match exit {
+                OrNull::Null => "null".to_string(),
+                OrNull::Value(ExitSpec::Code(n)) => n.to_string(),
+                OrNull::Value(ExitSpec::Word(ExitWord::Zero)) => "0".to_string(),
+                OrNull::Value(ExitSpec::Word(ExitWord::Nonzero)) => "nonzero".to_string(),
+            };
+            j.push("exit", &want, &show_opt(got));
+        }
+    }
+    j.integer("signal", &x.signal, a.get("signal"));
+    j.string("held_by", &x.held_by, a.get("held_by"));
+    if let Some(p) = &x.posture {
+        posture(j, p, a.get("posture"));
+    }
+}
+
+/// The posture object of an answer.
+pub fn posture(j: &mut Judge<'_>, p: &ExpectPosture, got: Option<&Value>) {
+    let f = |k: &str| got.and_then(|v| v.get(k));
+    j.string("posture.state", &p.state, f("state"));
+    j.nullable("posture.backend", &p.backend, f("backend"));
+    j.boolean("posture.degraded", p.degraded, f("degraded"));
+    j.integer("posture.landlock_abi", &p.landlock_abi, f("landlock_abi"));
+    let nc = strings(f("not_covered"));
+    if let Some(want) = &p.not_covered {
+        let want: BTreeSet<String> = want.iter().cloned().collect();
+        j.set("posture.not_covered", &want, nc.clone(), f("not_covered"));
+    }
+    for code in p.not_covered_has.iter().flatten() {
+        if !nc.as_ref().is_some_and(|s| s.contains(code)) {
+            j.push(
+                "posture.not_covered",
+                &format!("a list holding {code}"),
+                &show_opt(f("not_covered")),
+            );
+        }
+    }
+    for code in p.not_covered_lacks.iter().flatten() {
+        if nc.as_ref().is_some_and(|s| s.contains(code)) {
+            j.push(
+                "posture.not_covered",
+                &format!("a list without {code}"),
+                &show_opt(f("not_covered")),
+            );
+        }
+    }
+    j.string("posture.env", &p.env, f("env"));
+    j.string("posture.session_log", &p.session_log, f("session_log"));
+    if let Some(needle) = &p.reason_contains {
+        if !f("reason")
+            .and_then(Value::as_str)
+            .is_some_and(|r| r.contains(needle.as_str()))
+        {
+            j.push(
+                "posture.reason",
+                &format!("text containing {needle:?}"),
+                &show_opt(f("reason")),
+            );
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! The `fence` control (`spec/execution-plane.md`): scenario model, wire messages and
+//! judge of commands run in the plane, the posture and the runtime toggle.
+
+pub mod judge;
+pub mod model;
+pub mod wire;

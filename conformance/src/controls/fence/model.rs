@@ -1,0 +1,288 @@
+//! The fence's part of a scenario file (`fence`): the setup fields (the policy, extra
+//! workspace roots, kernel limits), the steps `run`, `posture`, `toggle` and their
+//! `expect` keys (exit, signal, the fence that held, the posture).
+
+use serde::de::{Error as _, MapAccess};
+use serde::{Deserialize, Serialize};
+
+use crate::vocab::{GrantTool, OrNull};
+
+/// `fence_policy`: what the plane does where a protection is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FencePolicy {
+    /// Refuse unless the fence is whole (the default).
+    Required,
+    /// The explicit opt-in: a degraded fence may run commands.
+    Degraded,
+    /// The fence is switched off.
+    Off,
+}
+
+/// `limits`: run as if the kernel offered less.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// `false`: behave as if user namespaces were unavailable.
+    #[serde(default = "yes")]
+    pub userns: bool,
+    /// Cap Landlock at this ABI (`0` means none); absent: no cap.
+    #[serde(default)]
+    pub landlock_abi: Option<u32>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The `fence` fields of `[setup]` as written.
+#[derive(Debug, Clone, Default)]
+pub struct SetupPatch {
+    /// `required`, `degraded` or `off`.
+    pub fence_policy: Option<FencePolicy>,
+    /// Workspace roots besides the workspace.
+    pub workspaces: Option<Vec<String>>,
+    /// Run as if the kernel offered less.
+    pub limits: Option<Limits>,
+}
+
+/// The `fence` setup, defaults applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setup {
+    /// The fence policy.
+    pub fence_policy: FencePolicy,
+    /// Extra workspace roots.
+    pub workspaces: Vec<String>,
+    /// Kernel limits.
+    pub limits: Option<Limits>,
+}
+
+/// The setup keys this control owns.
+pub const SETUP_KEYS: &[&str] = &["fence_policy", "workspaces", "limits"];
+
+impl SetupPatch {
+    /// Reads the value of `key` (one of [`SETUP_KEYS`]).
+    pub fn set<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "fence_policy" => self.fence_policy = Some(map.next_value()?),
+            "workspaces" => self.workspaces = Some(map.next_value()?),
+            "limits" => self.limits = Some(map.next_value()?),
+            _ => {
+                return Err(A::Error::custom(format!(
+                    "`{key}` is not a fence setup field"
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// `self` with every field written in `over` replaced.
+    pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
+        SetupPatch {
+            fence_policy: over.fence_policy.or(self.fence_policy),
+            workspaces: over.workspaces.clone().or_else(|| self.workspaces.clone()),
+            limits: over.limits.clone().or_else(|| self.limits.clone()),
+        }
+    }
+
+    /// Whether a field that needs the capability is written.
+    pub fn needs_capability(&self) -> bool {
+        self.fence_policy.is_some() || self.workspaces.is_some() || self.limits.is_some()
+    }
+
+    /// The setup with defaults filled in.
+    pub fn resolve(&self) -> Setup {
+        Setup {
+            fence_policy: self.fence_policy.unwrap_or(FencePolicy::Required),
+            workspaces: self.workspaces.clone().unwrap_or_default(),
+            limits: self.limits.clone(),
+        }
+    }
+}
+
+/// `run = "LINE"` or `run = { input, tool, cwd }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum RunSpec {
+    /// A `shell` command line run in the workspace.
+    Line(String),
+    /// The full form.
+    Full(RunFull),
+}
+
+/// The table form of `run`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunFull {
+    /// The command line or code.
+    pub input: String,
+    /// `shell` (default) or `execute_code`.
+    pub tool: Option<GrantTool>,
+    /// The working directory (default: the workspace).
+    pub cwd: Option<String>,
+}
+
+/// `toggle = { to, confirmed }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToggleSpec {
+    /// `on` or `off`.
+    pub to: OnOff,
+    /// Whether the person confirmed (default `false`).
+    #[serde(default)]
+    pub confirmed: bool,
+}
+
+/// `on` or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnOff {
+    /// On.
+    On,
+    /// Off.
+    Off,
+}
+
+/// The action keys this control owns.
+pub const ACTION_KEYS: &[&str] = &["run", "posture", "toggle"];
+
+/// One fence step.
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// `run`.
+    Run {
+        /// `shell` or `execute_code`.
+        tool: GrantTool,
+        /// The command line or code.
+        input: String,
+        /// The working directory, if given.
+        cwd: Option<String>,
+    },
+    /// `posture = true`.
+    Posture,
+    /// `toggle`.
+    Toggle {
+        /// `on` or `off`.
+        to: OnOff,
+        /// Confirmed.
+        confirmed: bool,
+    },
+}
+
+/// Reads the value of action `key` (one of [`ACTION_KEYS`]); the second part holds the
+/// problems serde cannot see (`posture = false`).
+pub fn parse<'de, A: MapAccess<'de>>(
+    key: &str,
+    map: &mut A,
+) -> Result<(Action, Vec<String>), A::Error> {
+    let mut problems = Vec::new();
+    let action = match key {
+        "run" => {
+            let (tool, input, cwd) = match map.next_value()? {
+                RunSpec::Line(l) => (GrantTool::Shell, l, None),
+                RunSpec::Full(f) => (f.tool.unwrap_or(GrantTool::Shell), f.input, f.cwd),
+            };
+            Action::Run { tool, input, cwd }
+        }
+        "posture" => {
+            if !map.next_value::<bool>()? {
+                problems.push("`posture` must be `true`".to_string());
+            }
+            Action::Posture
+        }
+        "toggle" => {
+            let t: ToggleSpec = map.next_value()?;
+            Action::Toggle {
+                to: t.to,
+                confirmed: t.confirmed,
+            }
+        }
+        _ => return Err(A::Error::custom(format!("`{key}` is not a fence step"))),
+    };
+    Ok((action, problems))
+}
+
+impl Action {
+    /// A short label for messages: `run "ls"`.
+    pub fn label(&self) -> String {
+        match self {
+            Action::Run { input, .. } => format!("run {input:?}"),
+            Action::Posture => "posture".to_string(),
+            Action::Toggle { to, .. } => format!("toggle {}", crate::vocab::word(to)),
+        }
+    }
+
+    /// The `expect` keys that apply.
+    pub fn expect_keys(&self) -> &'static [&'static str] {
+        match self {
+            Action::Run { .. } => &["exit", "signal", "held_by", "refused", "posture"],
+            Action::Posture => &["posture"],
+            Action::Toggle { .. } => &["refused", "posture"],
+        }
+    }
+}
+
+/// The fence's `expect` keys.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// `run`: the exit status.
+    pub exit: Option<OrNull<ExitSpec>>,
+    /// `run`: the signal number (or `false`: null).
+    pub signal: Option<OrNull<i64>>,
+    /// `run`: the fence that held it.
+    pub held_by: Option<String>,
+    /// `run`, `toggle`: the refusal code (or `false`: null).
+    pub refused: Option<OrNull<String>>,
+    /// The posture.
+    pub posture: Option<ExpectPosture>,
+}
+
+/// Every `expect` key of this control.
+pub const EXPECT_KEYS: &[&str] = &["exit", "signal", "held_by", "refused", "posture"];
+
+/// `exit = 0`, `exit = "zero"`, `exit = "nonzero"` (or `false`: null).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum ExitSpec {
+    /// An exact status.
+    Code(i64),
+    /// `zero` or `nonzero`.
+    Word(ExitWord),
+}
+
+/// The words `exit` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitWord {
+    /// Status 0.
+    Zero,
+    /// Any status but 0 (a number: not null).
+    Nonzero,
+}
+
+/// `posture = { ... }`: only the keys written are checked.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectPosture {
+    /// `fence`, `off` or `none`.
+    pub state: Option<String>,
+    /// The backend (or `false`: null).
+    pub backend: Option<OrNull<String>>,
+    /// Whether it is degraded.
+    pub degraded: Option<bool>,
+    /// The Landlock ABI (or `false`: null).
+    pub landlock_abi: Option<OrNull<i64>>,
+    /// The whole `not_covered` list, as a set.
+    pub not_covered: Option<Vec<String>>,
+    /// Codes `not_covered` must hold (others allowed).
+    pub not_covered_has: Option<Vec<String>>,
+    /// Codes `not_covered` must not hold.
+    pub not_covered_lacks: Option<Vec<String>>,
+    /// `scrubbed` or `full`.
+    pub env: Option<String>,
+    /// `protected` or `unprotected`.
+    pub session_log: Option<String>,
+    /// A substring of `reason`.
+    pub reason_contains: Option<String>,
+}

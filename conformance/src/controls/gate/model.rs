@@ -1,0 +1,320 @@
+//! The gate's part of a scenario file: its setup fields (host, asker, allow-list, saved
+//! grants, card window), its steps (`decide`, `code`, `tool`, `answer`, `grants`,
+//! `revoke`, `audit`) and the `expect` keys that judge their answers.
+
+use serde::de::{Error as _, MapAccess};
+use serde::{Deserialize, Serialize};
+
+use crate::vocab::{GrantTool, OrNull};
+
+/// The kind of host the agent must behave as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Host {
+    /// A POSIX host.
+    Posix,
+    /// A Windows host.
+    Windows,
+}
+
+/// How a card reaches a person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Asker {
+    /// A terminal prompt.
+    Terminal,
+    /// A web page.
+    Web,
+    /// A speech interface.
+    Speech,
+    /// No way to ask.
+    None,
+}
+
+/// The kind of a grant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantKind {
+    /// The exact line.
+    Exact,
+    /// A command family.
+    Family,
+}
+
+/// A grant, saved before the session or expected in an answer.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grant {
+    /// `exact` or `family`.
+    pub kind: GrantKind,
+    /// The line or the family key.
+    pub key: String,
+    /// The tool it is bound to, when written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<GrantTool>,
+}
+
+/// The gate's `[setup]` fields as written.
+#[derive(Debug, Clone, Default)]
+pub struct SetupPatch {
+    /// `posix` or `windows`.
+    pub host: Option<Host>,
+    /// `terminal`, `web`, `speech` or `none`.
+    pub asker: Option<Asker>,
+    /// Literal actions that always pass.
+    pub allow_list: Option<Vec<String>>,
+    /// Grants saved before the session.
+    pub grants: Option<Vec<Grant>>,
+    /// Card window override in milliseconds.
+    pub card_window_ms: Option<u64>,
+}
+
+/// The gate's setup, defaults applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setup {
+    /// Host kind.
+    pub host: Host,
+    /// Asker.
+    pub asker: Asker,
+    /// Allow-list entries.
+    pub allow_list: Vec<String>,
+    /// Saved grants.
+    pub grants: Vec<Grant>,
+    /// Card window override.
+    pub card_window_ms: Option<u64>,
+}
+
+/// The setup keys this control owns.
+pub const SETUP_KEYS: &[&str] = &["host", "asker", "allow_list", "grants", "card_window_ms"];
+
+impl SetupPatch {
+    /// Reads the value of `key` (one of [`SETUP_KEYS`]).
+    pub fn set<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "host" => self.host = Some(map.next_value()?),
+            "asker" => self.asker = Some(map.next_value()?),
+            "allow_list" => self.allow_list = Some(map.next_value()?),
+            "grants" => self.grants = Some(map.next_value()?),
+            "card_window_ms" => self.card_window_ms = Some(map.next_value()?),
+            _ => {
+                return Err(A::Error::custom(format!(
+                    "`{key}` is not a gate setup field"
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// `self` with every field written in `over` replaced.
+    pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
+        SetupPatch {
+            host: over.host.or(self.host),
+            asker: over.asker.or(self.asker),
+            allow_list: over.allow_list.clone().or_else(|| self.allow_list.clone()),
+            grants: over.grants.clone().or_else(|| self.grants.clone()),
+            card_window_ms: over.card_window_ms.or(self.card_window_ms),
+        }
+    }
+
+    /// The setup with defaults filled in.
+    pub fn resolve(&self) -> Setup {
+        Setup {
+            host: self.host.unwrap_or(Host::Posix),
+            asker: self.asker.unwrap_or(Asker::Terminal),
+            allow_list: self.allow_list.clone().unwrap_or_default(),
+            grants: self.grants.clone().unwrap_or_default(),
+            card_window_ms: self.card_window_ms,
+        }
+    }
+}
+
+/// What the person did with a card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Choice {
+    /// Approve this run only.
+    Once,
+    /// Refuse.
+    Refuse,
+    /// Approve and save the exact line.
+    Exact,
+    /// Approve and save the family.
+    Family,
+    /// Nobody answers.
+    Silence,
+}
+
+impl Choice {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Choice::Once => "once",
+            Choice::Refuse => "refuse",
+            Choice::Exact => "exact",
+            Choice::Family => "family",
+            Choice::Silence => "silence",
+        }
+    }
+}
+
+/// `tool = { name, input }`: a call to another tool.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    /// The tool name.
+    pub name: String,
+    /// Its input.
+    pub input: String,
+}
+
+/// The action keys this control owns.
+pub const ACTION_KEYS: &[&str] = &[
+    "decide", "code", "tool", "answer", "grants", "revoke", "audit",
+];
+
+/// One gate step.
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// A tool call: `shell` for `decide`, `execute_code` for `code`, or another tool.
+    Call {
+        /// The action key as written (`decide`, `code` or `tool`).
+        key: &'static str,
+        /// The tool name sent.
+        tool: String,
+        /// The input sent.
+        input: String,
+    },
+    /// `answer = ...`.
+    Answer(Choice),
+    /// `grants = true`.
+    Grants,
+    /// `revoke = ...`.
+    Revoke(String),
+    /// `audit = true`.
+    Audit,
+}
+
+/// Reads the value of action `key` (one of [`ACTION_KEYS`]); the second part holds the
+/// problems serde cannot see (`grants = false`).
+pub fn parse<'de, A: MapAccess<'de>>(
+    key: &str,
+    map: &mut A,
+) -> Result<(Action, Vec<String>), A::Error> {
+    let mut problems = Vec::new();
+    let action = match key {
+        "decide" => Action::Call {
+            key: "decide",
+            tool: "shell".into(),
+            input: map.next_value()?,
+        },
+        "code" => Action::Call {
+            key: "code",
+            tool: "execute_code".into(),
+            input: map.next_value()?,
+        },
+        "tool" => {
+            let t: ToolCall = map.next_value()?;
+            Action::Call {
+                key: "tool",
+                tool: t.name,
+                input: t.input,
+            }
+        }
+        "answer" => Action::Answer(map.next_value()?),
+        "grants" | "audit" => {
+            if !map.next_value::<bool>()? {
+                problems.push(format!("`{key}` must be `true`"));
+            }
+            if key == "grants" {
+                Action::Grants
+            } else {
+                Action::Audit
+            }
+        }
+        "revoke" => Action::Revoke(map.next_value()?),
+        _ => return Err(A::Error::custom(format!("`{key}` is not a gate step"))),
+    };
+    Ok((action, problems))
+}
+
+impl Action {
+    /// A short label for messages: `decide "ls /etc"`.
+    pub fn label(&self) -> String {
+        match self {
+            Action::Call { key, input, .. } => format!("{key} {input:?}"),
+            Action::Answer(c) => format!("answer {:?}", c.as_str()),
+            Action::Grants => "grants".to_string(),
+            Action::Revoke(t) => format!("revoke {t:?}"),
+            Action::Audit => "audit".to_string(),
+        }
+    }
+
+    /// The `expect` keys that apply.
+    pub fn expect_keys(&self) -> &'static [&'static str] {
+        match self {
+            Action::Call { .. } => &["decision", "route", "reason", "offers", "card"],
+            Action::Answer(_) => &["outcome", "saved"],
+            Action::Grants => &["grants"],
+            Action::Revoke(_) => &["revoked"],
+            Action::Audit => &["outcomes"],
+        }
+    }
+}
+
+/// The gate's `expect` keys: only those written are checked.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// `allow`, `ask` or `deny`.
+    pub decision: Option<String>,
+    /// The stage that decided.
+    pub route: Option<String>,
+    /// The reason code.
+    pub reason: Option<String>,
+    /// What the card offers.
+    pub offers: Option<ExpectOffers>,
+    /// The card (or `false`: no card).
+    pub card: Option<OrNull<ExpectCard>>,
+    /// `answer` outcome.
+    pub outcome: Option<String>,
+    /// The grant written by `answer` (or `false`: none).
+    pub saved: Option<OrNull<Grant>>,
+    /// The whole grant table, in order.
+    pub grants: Option<Vec<Grant>>,
+    /// The whole list of revoked grants.
+    pub revoked: Option<Vec<Grant>>,
+    /// Every audit record's outcome, in order.
+    pub outcomes: Option<Vec<String>>,
+}
+
+/// Every `expect` key of this control.
+pub const EXPECT_KEYS: &[&str] = &[
+    "decision", "route", "reason", "offers", "card", "outcome", "saved", "grants", "revoked",
+    "outcomes",
+];
+
+/// `offers = { ... }`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectOffers {
+    /// Whether the exact line is offered.
+    pub exact: Option<bool>,
+    /// Why the exact line is withheld, or `false` for null.
+    pub exact_withheld: Option<OrNull<String>>,
+    /// The family key offered, or `false` for null.
+    pub family: Option<OrNull<String>>,
+    /// Why the family is withheld, or `false` for null.
+    pub family_withheld: Option<OrNull<String>>,
+    /// A substring of the card's withheld text.
+    pub text_contains: Option<String>,
+}
+
+/// `card = { ... }`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectCard {
+    /// The channel.
+    pub channel: Option<String>,
+    /// The window in milliseconds.
+    pub window_ms: Option<u64>,
+}

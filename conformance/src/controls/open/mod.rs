@@ -1,0 +1,62 @@
+//! The `opened` step: judging the answer `open` already gave (whether a session started,
+//! the settings-named directories, the posture). It sends nothing; it borrows the trust
+//! map's and the fence's judges for the parts of the answer that are theirs.
+
+use serde::de::{Error as _, MapAccess};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::fence::judge::posture;
+use super::fence::model::ExpectPosture;
+use super::trust::judge::settings;
+use super::trust::model::ExpectSetting;
+use crate::judge::Judge;
+
+/// The action keys this part owns.
+pub const ACTION_KEYS: &[&str] = &["opened"];
+
+/// `opened = true`.
+#[derive(Debug, Clone)]
+pub struct Action;
+
+/// Reads `opened = true`; the second part holds `opened = false`.
+pub fn parse<'de, A: MapAccess<'de>>(
+    key: &str,
+    map: &mut A,
+) -> Result<(Action, Vec<String>), A::Error> {
+    if key != "opened" {
+        return Err(A::Error::custom(format!("`{key}` is not `opened`")));
+    }
+    let problems = if map.next_value::<bool>()? {
+        Vec::new()
+    } else {
+        vec!["`opened` must be `true`".to_string()]
+    };
+    Ok((Action, problems))
+}
+
+/// The `expect` keys of `opened`.
+pub const EXPECT_KEYS: &[&str] = &["started", "settings", "posture"];
+
+/// What the `open` answer must show.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Whether a session is running.
+    pub started: Option<bool>,
+    /// The settings-named directories, in order.
+    pub settings: Option<Vec<ExpectSetting>>,
+    /// The posture.
+    pub posture: Option<ExpectPosture>,
+}
+
+/// Compares the `open` answer with `x`.
+pub fn judge(j: &mut Judge<'_>, x: &Expect, a: &Map<String, Value>) {
+    j.boolean("started", x.started, a.get("started"));
+    if let Some(s) = &x.settings {
+        settings(j, s, a.get("settings"));
+    }
+    if let Some(p) = &x.posture {
+        posture(j, p, a.get("posture"));
+    }
+}

@@ -1,0 +1,105 @@
+//! The trust map's messages of the adapter protocol: the `open` setup fields of `trust`
+//! and the requests of the trust-map steps.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::model::{Action, SettingsDir, Setup};
+use crate::protocol::to_object;
+use crate::vocab::YesNo;
+
+/// The `trust` fields of the `open` setup (sent when the scenario needs `trust`).
+#[derive(Debug, Clone, Serialize)]
+pub struct WireSetup {
+    /// The answer to the startup question.
+    pub startup: YesNo,
+    /// Started with `--dangerously-skip-permissions`.
+    pub skip_permissions: bool,
+    /// Directories named by settings layers, each with the answer if asked.
+    pub settings_dirs: Vec<SettingsDir>,
+}
+
+/// The trust-map requests.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// The map's answer for a path.
+    Query {
+        /// Session.
+        session: String,
+        /// The path.
+        path: String,
+    },
+    /// A gesture of the person.
+    Gesture {
+        /// Session.
+        session: String,
+        /// The gesture's protocol name.
+        name: String,
+        /// The path given.
+        path: String,
+        /// The answer to a question it puts.
+        answer: YesNo,
+    },
+    /// The rules and the open roots.
+    Status {
+        /// Session.
+        session: String,
+    },
+    /// Close the session and resume it from its own record.
+    Resume {
+        /// Session.
+        session: String,
+    },
+    /// `/clear`.
+    Clear {
+        /// Session.
+        session: String,
+        /// The answer to the startup question asked again.
+        startup: YesNo,
+    },
+    /// A new turn begins.
+    Turn {
+        /// Session.
+        session: String,
+    },
+}
+
+/// The setup fields.
+pub fn setup(s: &Setup, sub: &dyn Fn(&str) -> String) -> Map<String, Value> {
+    to_object(&WireSetup {
+        startup: s.startup,
+        skip_permissions: s.skip_permissions,
+        settings_dirs: s
+            .settings_dirs
+            .iter()
+            .map(|d| SettingsDir {
+                name: sub(&d.name),
+                ..d.clone()
+            })
+            .collect(),
+    })
+}
+
+/// The request of one step.
+pub fn request(action: &Action, session: String, sub: &dyn Fn(&str) -> String) -> Request {
+    match action {
+        Action::Query(path) => Request::Query {
+            session,
+            path: sub(path),
+        },
+        Action::Gesture { name, path, answer } => Request::Gesture {
+            session,
+            name: name.clone(),
+            path: sub(path),
+            answer: *answer,
+        },
+        Action::Status => Request::Status { session },
+        Action::Resume => Request::Resume { session },
+        Action::Clear(r) => Request::Clear {
+            session,
+            startup: *r,
+        },
+        Action::Turn => Request::Turn { session },
+    }
+}

@@ -1,0 +1,115 @@
+//! Snapshots (`insta`) of the four renderings of one small fixed run: three scenarios
+//! driven through the real runner against the `allow_all` fake (one passes, one fails,
+//! one is skipped for a missing capability), times set to zero before rendering.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use rstest::rstest;
+
+use super::{assemble, render, Format};
+use crate::bait::Bait;
+use crate::client::{Client, ImplCommand};
+use crate::record::{RunRecord, RunnerInfo};
+use crate::runner;
+use crate::scenario::load_file;
+
+const PASSES: &str = r#"
+title = "`ls` runs without a card"
+requirements = ["GATE-T-1"]
+tier = "decision"
+
+[[case]]
+decide = "ls"
+expect = { decision = "allow" }
+"#;
+
+const FAILS: &str = r#"
+title = "Deleting a tree asks"
+requirements = ["GATE-T-1"]
+tier = "decision"
+
+[[case]]
+name = "read-only"
+decide = "ls"
+expect = { decision = "allow" }
+
+[[case]]
+name = "delete"
+requirements = ["GATE-T-2"]
+decide = "rm -rf build"
+expect = { decision = "ask", route = "card" }
+"#;
+
+const SKIPPED: &str = r#"
+title = "A file in the workspace reads"
+requirements = ["PATH-T-1"]
+tier = "decision"
+
+[fixture]
+files = { "f" = "x" }
+
+[[step]]
+read = "f"
+expect = { result = "read" }
+"#;
+
+const FAKE: &str = "python3 tests/fakes/allow_all.py";
+
+fn fixed_run() -> &'static RunRecord {
+    static RUN: OnceLock<RunRecord> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let scenarios = [
+            ("gate/passes", PASSES),
+            ("gate/fails", FAILS),
+            ("paths/skipped", SKIPPED),
+        ]
+        .map(|(id, src)| {
+            load_file(src, &format!("scenarios/{id}.toml"), id, None).expect("valid scenario")
+        });
+        let bait = Bait::generate();
+        let mut client = Client::start(
+            ImplCommand::parse(FAKE),
+            Duration::from_secs(10),
+            bait.env.clone(),
+            None,
+        )
+        .expect("the fake starts");
+        let hello = client.hello().cloned().expect("hello");
+        let mut records = runner::run(&mut client, &scenarios, "linux", &bait, &mut []);
+        client.shutdown();
+        for r in &mut records {
+            r.duration_ms = 0;
+        }
+        let info = RunnerInfo {
+            name: "gatehouse-conform".into(),
+            version: "0.0.0".into(),
+            protocol: "1.1".into(),
+            implementation: FAKE.into(),
+            impl_arg: Some(FAKE.into()),
+            host_os: "linux".into(),
+            duration_ms: 0,
+        };
+        assemble(info, hello, records, Vec::new())
+    })
+}
+
+#[rstest]
+#[case::human(Format::Human, false, "human")]
+#[case::human_verbose(Format::Human, true, "human-verbose")]
+#[case::json(Format::Json, false, "json")]
+#[case::junit(Format::Junit, false, "junit")]
+#[case::markdown(Format::Markdown, false, "markdown")]
+fn renderings_of_a_fixed_run(#[case] format: Format, #[case] verbose: bool, #[case] name: &str) {
+    insta::assert_snapshot!(name, render(fixed_run(), format, verbose));
+}
+
+#[test]
+fn progress_only_on_a_terminal_outside_ci() {
+    use super::progress_wanted;
+    let ci = Some(std::ffi::OsStr::new("true"));
+    assert!(progress_wanted(true, None, false));
+    assert!(!progress_wanted(false, None, false));
+    assert!(!progress_wanted(true, ci, false));
+    assert!(!progress_wanted(true, None, true));
+}

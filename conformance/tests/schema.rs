@@ -1,0 +1,126 @@
+//! The reference adapter (`gatehouse adapter`, built by the runner as `run` without
+//! `--impl` does) against the protocol's JSON Schema: a representative set of scenarios
+//! runs with `--record-wire`, and every line of the conversation is validated both ways,
+//! each request against the definition of its op and each answer against the answer
+//! definition of the request it answers. The schema and the two copies of the wire types
+//! (runner and reference) cannot drift apart without this failing.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+fn repo() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+fn validator(schema: &Value, def: &str) -> jsonschema::Validator {
+    let wrapper = json!({
+        "$schema": schema["$schema"],
+        "$ref": format!("#/$defs/{def}"),
+        "$defs": schema["$defs"],
+    });
+    jsonschema::validator_for(&wrapper).expect("the schema compiles")
+}
+
+/// Scenario filters that together send every op the schema defines.
+const FILTERS: &[&str] = &[
+    "trust/",
+    "paths/",
+    "fence/degraded",
+    "fence/toggle",
+    "fence/write-outside",
+    "gate/revoke",
+    "gate/card-answer",
+    "gate/no-asker-audit",
+];
+
+#[test]
+fn every_line_between_runner_and_reference_matches_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("wire.log");
+    let log_arg = log.to_string_lossy().into_owned();
+    for filter in FILTERS {
+        let run = common::run_cli(
+            repo(),
+            &[
+                "run",
+                "--quiet",
+                "--format",
+                "json",
+                "--filter",
+                filter,
+                "--record-wire",
+                &log_arg,
+            ],
+        );
+        assert_eq!(
+            run.code, 0,
+            "{filter}: the reference must pass\n{}",
+            run.stderr
+        );
+        assert!(
+            run.json()["summary"]["passed"].as_u64().unwrap() > 0,
+            "{filter} selects nothing"
+        );
+    }
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("spec/protocol.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let mut validators = BTreeMap::new();
+    let mut get = |def: String| -> &'static jsonschema::Validator {
+        validators
+            .entry(def.clone())
+            .or_insert_with(|| &*Box::leak(Box::new(validator(&schema, &def))))
+    };
+    let text = std::fs::read_to_string(&log).expect("the wire was recorded");
+    let mut pending: Option<String> = None;
+    let mut bad = Vec::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let (dir, json) = line.split_at(2);
+        let value: Value = serde_json::from_str(json)
+            .unwrap_or_else(|e| panic!("wire.log:{}: not JSON ({e}): {line}", n + 1));
+        let def = match dir {
+            "> " => {
+                let op = value["op"]
+                    .as_str()
+                    .expect("a request has an op")
+                    .to_string();
+                *counts.entry(op.clone()).or_default() += 1;
+                pending = Some(op.clone());
+                format!("request_{op}")
+            }
+            "< " => {
+                let op = pending.take().expect("an answer follows a request");
+                format!("answer_{op}")
+            }
+            _ => panic!("wire.log:{}: neither > nor <: {line}", n + 1),
+        };
+        let v = get(def.clone());
+        for e in v.iter_errors(&value) {
+            bad.push(format!(
+                "wire.log:{} {def}: {e} at {}: {json}",
+                n + 1,
+                e.instance_path
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} problem(s):\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+    let defined: Vec<&str> = schema["$defs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter_map(|k| k.strip_prefix("request_"))
+        .collect();
+    let sent: Vec<&str> = counts.keys().map(String::as_str).collect();
+    assert_eq!(sent, defined, "every op of protocol 1.1 crossed the wire");
+}
