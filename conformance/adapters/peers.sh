@@ -2,14 +2,13 @@
 # Runs the whole suite against the reference and every third-party adapter, keeps each
 # canonical JSON report in reports/peers/, and rewrites the table in
 # docs/implementations.md (everything below its marker line). `just peers-table` runs it
-# after install.sh.
+# after install.sh. `--table-only` re-renders the table from the reports already there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 runner=(cargo run --release --locked -q -p gatehouse-conformance -- run)
 out=reports/peers
 mkdir -p "$out"
-cargo build --release --locked -q -p gatehouse -p gatehouse-conformance
 
 # LABEL|IMPLEMENTATION ('' = the reference)
 impls=(
@@ -21,9 +20,14 @@ impls=(
   "srt|python3 conformance/adapters/srt/adapter.py"
   "codex-execpolicy|python3 conformance/adapters/codex-execpolicy/adapter.py"
 )
+table_only=false
+[ "${1:-}" = "--table-only" ] && table_only=true
 args=()
 for entry in "${impls[@]}"; do
   label="${entry%%|*}" impl="${entry#*|}"
+  args+=("$label=$out/$label.json")
+  $table_only && continue
+  [ "$label" = reference ] && cargo build --release --locked -q -p gatehouse -p gatehouse-conformance
   impl_args=()
   [ -n "$impl" ] && impl_args=(--impl "$impl")
   start=$(date +%s)
@@ -31,7 +35,6 @@ for entry in "${impls[@]}"; do
   "${runner[@]}" "${impl_args[@]}" --quiet --format json --out "$out/$label.json" >/dev/null || true
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r["summary"], sys.argv[3] + " s")' \
     "$out/$label.json" "$label" "$(( $(date +%s) - start ))"
-  args+=("$label=$out/$label.json")
 done
 
 doc=docs/implementations.md

@@ -103,7 +103,7 @@ def main():
         w("Declared: capabilities %s, fence backend %s, Landlock ABI %s; summary %s." % (
             ", ".join("`%s`" % c for c in env["capabilities"]),
             "`%s`" % env["environment"].get("fence_backend"),
-            env["environment"].get("landlock_abi"),
+            json.dumps(env["environment"].get("landlock_abi")),
             ", ".join("%d %s" % (r["summary"][o], o) for o in OUTCOMES)))
         w("")
         if failed:
@@ -115,6 +115,12 @@ def main():
                     s["id"], " (errored)" if s["outcome"] == "errored" else "",
                     " (%s)" % kind if kind else "",
                     ", ".join(s["requirements"]), md_escape(first_mismatch(s))))
+            kinds = collections.Counter(kind_of_failure(s) for s in failed if kind_of_failure(s))
+            if kinds:
+                w("")
+                w("Of the failed gate scenarios, %d got a different decision on some line and "
+                  "%d differed only in the route, reason, offers or card." % (
+                      kinds["decision"], kinds["report"]))
         else:
             w("No scenario failed.")
         w("")
