@@ -17,6 +17,7 @@ one install.sh built in the cache directory.
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import fence_adapter  # noqa: E402
 

@@ -26,6 +26,7 @@ import shutil
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import fence_adapter  # noqa: E402
 
