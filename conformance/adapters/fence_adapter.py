@@ -5,7 +5,7 @@ version, the backend it is, and the argument list and environment it is invoked 
 This module speaks the adapter protocol (spec/adapter-protocol.md, version 1.1) for it:
 
 - `hello` declares the capability `fence` only, with the environment the tool reports;
-  `posture` is `null`, because none of these tools reports a posture;
+  `environment.posture` is left out, because none of these tools reports a posture;
 - `open` accepts only the setup the tool can honour (posix host, `fence_policy =
   required`, no `limits`, no gate grants or allow-list); anything else is `unsupported`,
   naming the field, so the runner skips the scenario with that reason;
@@ -125,7 +125,7 @@ def handle(tool, sessions, req):
                 "capabilities": ["fence"],
                 "environment": {"os": "linux", "arch": u.machine, "kernel": u.release,
                                 "landlock_abi": landlock_abi() if tool.uses_landlock else None,
-                                "fence_backend": tool.backend, "posture": None}}
+                                "fence_backend": tool.backend}}
     if op == "open":
         setup = req["setup"]
         tool.check_setup(setup)

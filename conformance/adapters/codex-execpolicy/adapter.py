@@ -14,7 +14,8 @@ once per command of the line, and the JSON Codex prints is translated:
 - a `prompt`, or a command no rule matches -> decision ask, route card; the reason is read
   off the rule Codex matched: a rule of the dangerous list -> `dangerous`, an escape-flag
   rule -> `escape_flag`, no rule at all -> `not_read_list`
-- a `forbidden` (this rules file writes none)  -> decision deny, route null
+- a `forbidden` (this rules file writes none)  -> `unsupported`: the protocol's only
+  route to a refusal without a card is `no_asker`
 
 The line is cut into commands the way Codex cuts a `bash -lc` script before it checks its
 rules: only a line of plain words joined by `&&`, `||`, `;` and `|` is split; any other
@@ -26,8 +27,9 @@ differ on exotic quoting (README.md).
 What Codex's rules cannot express is answered `unsupported`, never invented: cards and
 answers to them, saved grants, the allow-list, `execute_code`, Windows hosts, and a
 session with no way to ask (Codex's `never` approval policy runs the command in its
-sandbox instead of refusing it). A card carries `window_ms: null` and `offers: null`:
-Codex's prompt waits without a window and the rules CLI does not say what it would offer.
+sandbox instead of refusing it). An `ask` carries neither `offers` nor `card`: the rules
+CLI does not say what Codex's prompt would offer, and the prompt waits without a window,
+which the protocol's integer `window_ms` cannot say.
 """
 
 import json
@@ -104,12 +106,12 @@ def decide(session, tool, line):
     verdicts = [check(t) for t in commands(line)]
     for seen in verdicts:
         if seen.get("decision") == "forbidden":
-            return {"decision": "deny", "route": None, "reason": None, "offers": None}
+            raise Unsupported("Codex forbade the line by a rule; the protocol refuses without "
+                              "a card only on the no_asker route")
     for seen in verdicts:
         if seen.get("decision") != "allow":
-            return {"decision": "ask", "route": "card", "reason": reason_of(seen), "offers": None,
-                    "card": {"channel": session["asker"], "window_ms": None}}
-    return {"decision": "allow", "route": "auto_safe", "reason": "auto_safe", "offers": None}
+            return {"decision": "ask", "route": "card", "reason": reason_of(seen)}
+    return {"decision": "allow", "route": "auto_safe", "reason": "auto_safe"}
 
 
 def handle(sessions, req):
