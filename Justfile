@@ -42,3 +42,17 @@ bench *ARGS:
 # Everything CI does.
 ci:
     ./.ci/run
+
+# Third-party sandboxes and gates (conformance/adapters/): install the pinned versions
+# from Debian, crates.io and npm into target/peers/, then check that each fails where its
+# known weakness predicts (the CI step) and run the npm-based ones through the suite.
+peers:
+    conformance/adapters/install.sh
+    .ci/steps/peers.sh
+    for a in codex srt; do cargo run --release --locked -q -p gatehouse-conformance -- run --filter fence/ --impl "python3 conformance/adapters/$a/adapter.py" --quiet || true; done
+    cargo run --release --locked -q -p gatehouse-conformance -- run --filter gate/ --impl "python3 conformance/adapters/codex-execpolicy/adapter.py" --quiet || true
+
+# Rebuild the implementations table in docs/implementations.md (every column, the whole suite).
+peers-table:
+    conformance/adapters/install.sh
+    conformance/adapters/peers.sh

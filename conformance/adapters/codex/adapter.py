@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Codex CLI's Linux sandbox (npm @openai/codex), workspace-write profile, as a Gatehouse
+fence adapter.
+
+    gatehouse-conform run --impl 'python3 conformance/adapters/codex/adapter.py'
+
+Every run is
+
+    CODEX_HOME=$CACHE/codex-home codex sandbox -P gatehouse -C CWD -- sh -c INPUT
+
+with $CACHE/codex-home/config.toml (written by this adapter) holding
+
+    [permissions.gatehouse]
+    extends = ":workspace"
+    [permissions.gatehouse.filesystem]
+    ":tmpdir" = "read"
+    ":slash_tmp" = "read"
+
+that is Codex's built-in workspace-write profile (`:workspace`: the working directory
+writable, the rest read-only, `.git`, `.codex` and `.agents` read-only inside it, network
+off, bubblewrap plus seccomp) less its writable /tmp and $TMPDIR, which Codex's own
+`sandbox_workspace_write.exclude_slash_tmp` / `exclude_tmpdir_env_var` settings also drop:
+the runner's fixture lives under /tmp and would otherwise count as the workspace's.
+`codex` is $CODEX, else the one install.sh put in the cache directory.
+"""
+
+import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import fence_adapter  # noqa: E402
+
+CACHE = fence_adapter.cache_dir()
+CODEX = os.environ.get("CODEX") or os.path.join(CACHE, "npm", "node_modules", ".bin", "codex")
+CODEX_HOME = os.path.join(CACHE, "codex-home")
+PROFILE = "gatehouse"
+CONFIG = """\
+# Written by conformance/adapters/codex/adapter.py: Codex's workspace-write profile
+# without its writable /tmp and $TMPDIR (the runner's fixture lives under /tmp).
+[permissions.%s]
+extends = ":workspace"
+[permissions.%s.filesystem]
+":tmpdir" = "read"
+":slash_tmp" = "read"
+""" % (PROFILE, PROFILE)
+
+
+class Codex(fence_adapter.Tool):
+    name = "codex sandbox (workspace-write)"
+    backend = "bwrap"
+    held_by = "bwrap"
+
+    def __init__(self):
+        if not os.access(CODEX, os.X_OK):
+            sys.exit("codex adapter: no codex at %s (run conformance/adapters/install.sh)" % CODEX)
+        self.version = fence_adapter.tool_version([CODEX, "--version"]).replace("codex-cli ", "")
+        os.makedirs(CODEX_HOME, exist_ok=True)
+        with open(os.path.join(CODEX_HOME, "config.toml"), "w") as f:
+            f.write(CONFIG)
+
+    def check_setup(self, setup):
+        super().check_setup(setup)
+        if len(setup.get("workspaces") or [setup["workspace"]]) > 1:
+            raise fence_adapter.Unsupported(
+                "workspaces: this adapter maps only the working directory to Codex's project root")
+
+    def argv(self, session, command, cwd):
+        return [CODEX, "sandbox", "-P", PROFILE, "-C", cwd, "--"] + command
+
+    def env(self, session):
+        return dict(super().env(session), CODEX_HOME=CODEX_HOME)
+
+
+if __name__ == "__main__":
+    fence_adapter.serve(Codex())

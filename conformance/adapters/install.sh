@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Installs the third-party sandboxes and gates the adapters in conformance/adapters/ drive,
+# from the package registries only (Debian, crates.io, npm), into a cache directory, and
+# says what it installed. Nothing else is downloaded.
+#
+#   conformance/adapters/install.sh          everything (what `just peers` runs)
+#   conformance/adapters/install.sh --ci     Debian's bubblewrap and the landlock crate's
+#                                            example sandboxer only (what .ci/run needs)
+#
+# The cache is $GATEHOUSE_PEERS_CACHE, by default target/peers in the repository.
+#   - Debian (apt-get): bubblewrap; for sandbox-runtime also ripgrep and socat, which it
+#     refuses to start without. Debian's versions are whatever the release ships; the
+#     installed versions are printed.
+#   - crates.io (cargo): landlock =0.4.8 and anyhow =1.0.105 into a throwaway project;
+#     the crate's own examples/sandboxer.rs, copied from the fetched registry source, is
+#     built as its binary: $CACHE/landlock-sandboxer/target/release/sandboxer.
+#   - npm: @openai/codex@0.171.0 (its Linux sandbox and `codex execpolicy`) and
+#     @anthropic-ai/sandbox-runtime@0.0.83 (the `srt` CLI) into $CACHE/npm.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+CODEX_VERSION=0.171.0
+SRT_VERSION=0.0.83
+LANDLOCK_VERSION=0.4.8
+ANYHOW_VERSION=1.0.105
+
+ci=false
+[ "${1:-}" = "--ci" ] && ci=true
+cache="${GATEHOUSE_PEERS_CACHE:-$PWD/target/peers}"
+mkdir -p "$cache"
+cache="$(cd "$cache" && pwd)"
+
+say() { printf 'peers: %s\n' "$*"; }
+
+# Debian
+need_apt=()
+[ -x /usr/bin/bwrap ] || need_apt+=(bubblewrap)
+command -v python3 >/dev/null || need_apt+=(python3)
+if ! $ci; then
+  command -v rg >/dev/null || need_apt+=(ripgrep)
+  command -v socat >/dev/null || need_apt+=(socat)
+  command -v npm >/dev/null || need_apt+=(npm)
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  say "apt-get install ${need_apt[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+for pkg in bubblewrap $($ci || echo ripgrep socat); do
+  say "debian $pkg $(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo '(not from a package)')"
+done
+
+# crates.io: the landlock crate's example sandboxer, built from the registry source.
+proj="$cache/landlock-sandboxer"
+mkdir -p "$proj/src"
+cat > "$proj/Cargo.toml" <<EOF
+[package]
+name = "landlock-sandboxer"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[[bin]]
+name = "sandboxer"
+path = "src/main.rs"
+
+[dependencies]
+landlock = "=$LANDLOCK_VERSION"
+anyhow = "=$ANYHOW_VERSION"
+
+[workspace]
+EOF
+[ -f "$proj/src/main.rs" ] || echo 'fn main() {}' > "$proj/src/main.rs"
+manifest="$(cd "$proj" && cargo metadata --format-version 1 --quiet \
+  | python3 -c 'import json,sys; print(next(p["manifest_path"] for p in json.load(sys.stdin)["packages"] if p["name"] == "landlock"))')"
+cp "$(dirname "$manifest")/examples/sandboxer.rs" "$proj/src/main.rs"
+say "crates.io landlock $LANDLOCK_VERSION: examples/sandboxer.rs from $(dirname "$manifest")"
+(cd "$proj" && nice -n 10 cargo build --release --quiet)
+say "built $proj/target/release/sandboxer"
+
+$ci && exit 0
+
+# npm
+mkdir -p "$cache/npm"
+say "npm install @openai/codex@$CODEX_VERSION @anthropic-ai/sandbox-runtime@$SRT_VERSION"
+npm install --prefix "$cache/npm" --no-audit --no-fund --loglevel=error \
+  "@openai/codex@$CODEX_VERSION" "@anthropic-ai/sandbox-runtime@$SRT_VERSION" >/dev/null
+say "npm $("$cache/npm/node_modules/.bin/codex" --version)"
+say "npm sandbox-runtime $("$cache/npm/node_modules/.bin/srt" --version)"

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""The rust-landlock crate's example sandboxer (examples/sandboxer.rs of the `landlock`
+crate, built by conformance/adapters/install.sh), as a Gatehouse fence adapter.
+
+    gatehouse-conform run --impl 'python3 conformance/adapters/landlock-sandboxer/adapter.py'
+
+It is invoked with its two mandatory settings and nothing else:
+
+    LL_FS_RO=/  LL_FS_RW=W1:W2:...:/dev/null  sandboxer sh -c INPUT | python3 -c INPUT
+
+(every workspace root read-write, everything else read-only). The optional LL_SCOPED
+(signal and abstract-socket scoping) and the network port lists are left unset, as the
+sandboxer's usage text says a plain run does. The binary is $LANDLOCK_SANDBOXER, else the
+one install.sh built in the cache directory.
+"""
+
+import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import fence_adapter  # noqa: E402
+
+SANDBOXER = os.environ.get("LANDLOCK_SANDBOXER") or os.path.join(
+    fence_adapter.cache_dir(), "landlock-sandboxer", "target", "release", "sandboxer")
+
+
+class Sandboxer(fence_adapter.Tool):
+    name = "rust-landlock example sandboxer"
+    version = "landlock 0.4.8"
+    # Not the reference's `native` backend (namespaces + Landlock + seccomp): Landlock alone.
+    backend = "landlock"
+    held_by = "native"
+    uses_landlock = True
+
+    def __init__(self):
+        if not os.access(SANDBOXER, os.X_OK):
+            sys.exit("landlock-sandboxer adapter: no sandboxer at %s "
+                     "(run conformance/adapters/install.sh --ci)" % SANDBOXER)
+
+    def argv(self, session, command, cwd):
+        return [SANDBOXER] + command
+
+    def env(self, session):
+        env = super().env(session)
+        env["LL_FS_RO"] = "/"
+        env["LL_FS_RW"] = ":".join(session["workspaces"] + ["/dev/null"])
+        return env
+
+
+if __name__ == "__main__":
+    fence_adapter.serve(Sandboxer())
