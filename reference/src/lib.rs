@@ -12,6 +12,8 @@
 //! - [`fence`]: the execution fence, what a tool's command can touch;
 //! - [`plane`]: the execution plane, pooled executors in the fence and the session's
 //!   runtime toggle;
+//! - [`net`]: the allow-list proxy a jail in the `allow-list` network mode reaches the
+//!   outside through;
 //! - [`helper`]: the jail helper's entry (`gatehouse __jail`).
 //!
 //! The conformance adapter and the command line are the binary's (`main.rs`): they
@@ -25,6 +27,7 @@ pub mod exit;
 pub mod fence;
 pub mod gate;
 pub mod helper;
+pub mod net;
 pub mod paths;
 pub mod plane;
 #[allow(unsafe_code)]
