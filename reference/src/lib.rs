@@ -3,6 +3,8 @@
 //!
 //! - [`sys`]: the kernel layer (namespaces, mounts, Landlock, seccomp, `openat2`,
 //!   capabilities, descriptors), the only module holding `unsafe`;
+//! - [`config`]: the person's choices for working in the fence, from files and flags,
+//!   each with its source;
 //! - [`exit`]: the jail helper's exit codes;
 //! - [`paths`]: path confinement, every file operation beneath its root;
 //! - [`trust`]: the trust map, what the agent may read and write on whose word;
@@ -23,6 +25,7 @@
 // `SAFETY:` comment.
 #![deny(unsafe_code)]
 
+pub mod config;
 pub mod exit;
 pub mod fence;
 pub mod gate;
