@@ -20,6 +20,20 @@ pub fn main(args: &[OsString]) -> ! {
     };
     let code = match &plan.action {
         Action::Exec { argv } => crate::fence::jail::exec(&plan, argv, &enforcement),
+        Action::CheckedExec { argv, preflight } => {
+            #[cfg(target_os = "linux")]
+            if let Err(e) = crate::fence::probe::preflight_in_jail(preflight, &enforcement) {
+                eprintln!("gatehouse jail: {e}");
+                std::process::exit(crate::exit::SETUP_FAILED);
+            }
+            #[cfg(not(target_os = "linux"))]
+            {
+                let _ = preflight;
+                eprintln!("gatehouse jail: a checked command needs Linux");
+                std::process::exit(crate::exit::SETUP_FAILED);
+            }
+            crate::fence::jail::exec(&plan, argv, &enforcement)
+        }
         Action::Serve => crate::plane::executor::serve(&plan, &enforcement),
         Action::Probe { outside, inside } => {
             crate::fence::probe::report_legs(outside, inside, enforcement)

@@ -41,4 +41,4 @@ pub use jail::{EXIT_SETUP_FAILED, PLAN_ENV};
 pub use plan::{Abi, Action, Enforcement, LandlockReport, LandlockRules, Plan, Step};
 pub use policy::{BackendChoice, FenceOptions, Policy};
 pub use posture::{BackendKind, Layer, Posture};
-pub use prepared::{current_posture, missing_protected, tidy_protected, Fence, Kind};
+pub use prepared::{current_posture, missing_protected, tidy_protected, Checked, Fence, Kind};

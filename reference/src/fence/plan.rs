@@ -194,6 +194,15 @@ pub enum Action {
         /// The command and its arguments.
         argv: Vec<String>,
     },
+    /// Run the probe's legs inside this very jail, after its last setup step, hand the
+    /// report to the launcher and run the command only on its go (see
+    /// [`super::probe::Preflight`]).
+    CheckedExec {
+        /// The command and its arguments.
+        argv: Vec<String>,
+        /// The legs' directories and the two descriptors to the launcher.
+        preflight: super::probe::Preflight,
+    },
     /// Serve the executor protocol on stdin/stdout (a pooled executor).
     Serve,
     /// Run the probe's legs in-process and print the report as JSON.
@@ -550,7 +559,7 @@ impl Plan {
                 reason: format!("{} is not absolute and normalized", self.cwd.display()),
             });
         }
-        if let Action::Exec { argv } = &self.action {
+        if let Action::Exec { argv } | Action::CheckedExec { argv, .. } = &self.action {
             if argv.is_empty() {
                 return Err(FenceError::Plan {
                     index: self.steps.len(),

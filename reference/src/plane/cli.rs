@@ -11,8 +11,7 @@ use std::path::PathBuf;
 
 use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
 use crate::fence::{
-    current_posture, missing_protected, tidy_protected, Action, Fence, FenceError, FenceOptions,
-    Policy,
+    current_posture, missing_protected, tidy_protected, Fence, FenceError, FenceOptions, Policy,
 };
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
@@ -88,7 +87,7 @@ fn exec_inner(
         if resolved.iter().any(|w| real_cwd.starts_with(w)) {
             policy.cwd = Some(real_cwd);
         }
-        let fence = Fence::prepare(policy, &options).map_err(|e| e.to_string())?;
+        let fence = Fence::prepare_for_checked(policy, &options).map_err(|e| e.to_string())?;
         let scrubbing = env_scrubbing_from_env();
         let mut posture = fence.posture().clone();
         posture.env_scrubbing = scrubbing;
@@ -100,14 +99,24 @@ fn exec_inner(
             Some(&fence.policy().tmpdir()),
             scrubbing,
         );
-        eprintln!("gatehouse exec: {}", posture.render());
         let created = missing_protected(fence.policy());
-        let mut command = fence
-            .command(Action::Exec { argv }, env)
-            .map_err(|e| e.to_string())?;
-        let status = command
-            .status()
-            .map_err(|e| format!("cannot start the fence: {e}"));
+        // The command's own jail proves the probe's legs before the command starts.
+        let status = match fence.spawn_checked(argv, env, |_| {}) {
+            Ok(mut checked) => {
+                let notes = checked.notes();
+                if !notes.is_empty() {
+                    let reason = posture.reason.take().into_iter().chain(notes);
+                    posture.reason = Some(reason.collect::<Vec<_>>().join("; "));
+                }
+                eprintln!("gatehouse exec: {}", posture.render());
+                checked.start().map_err(|e| e.to_string()).and_then(|()| {
+                    checked
+                        .wait()
+                        .map_err(|e| format!("cannot wait for the fence: {e}"))
+                })
+            }
+            Err(e) => Err(e.to_string()),
+        };
         tidy_protected(&created);
         let status = status?;
         use std::os::unix::process::ExitStatusExt;

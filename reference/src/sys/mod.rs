@@ -4,6 +4,7 @@
 //!
 //! - [`caps`]: capability sets and `no_new_privs`;
 //! - [`fs`]: no-follow walks and descriptors named through `/proc/self/fd`;
+//! - [`handoff`]: descriptors handed to the helper across exec, waiting with deadlines;
 //! - [`landlock`]: the ordered [`landlock::Abi`], the kernel's ABI, rulesets;
 //! - [`legs`]: the single raw calls the fence's probe makes (`truncate`, `chmod`);
 //! - [`mount`]: bind, tmpfs, proc, pivot_root, remounts;
@@ -19,6 +20,8 @@
 pub mod caps;
 #[cfg(target_os = "linux")]
 pub mod fs;
+#[cfg(target_os = "linux")]
+pub mod handoff;
 pub mod landlock;
 pub mod legs;
 #[cfg(target_os = "linux")]
