@@ -73,14 +73,6 @@ pub struct PathsTable {
     pub hidden: Vec<Spanned<String>>,
 }
 
-/// The `[terminal]` table.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct TerminalTable {
-    /// A fresh pseudo-terminal when run from a terminal (default true).
-    pub tty: Option<Spanned<bool>>,
-}
-
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -98,9 +90,6 @@ pub struct FileConfig {
     /// `[paths]`.
     #[serde(default)]
     pub paths: PathsTable,
-    /// `[terminal]`.
-    #[serde(default)]
-    pub terminal: TerminalTable,
 }
 
 /// The 1-based line holding byte `offset` of `text`.
@@ -197,7 +186,7 @@ mod tests {
 
     #[test]
     fn a_wrong_type_names_its_line() {
-        let e = err("[terminal]\ntty = \"yes\"\n");
+        let e = err("[env]\npass = \"HOME\"\n");
         assert!(e.starts_with("/u/config.toml:2: invalid type"), "{e}");
     }
 

@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn flags_win_and_every_setting_says_where_it_came_from() {
         let t = Tree::new(
-            Some("[network]\nmode = \"host\"\n[terminal]\ntty = false\n"),
+            Some("[network]\nmode = \"host\"\n[env]\npass = [\"EDITOR\"]\n"),
             None,
         );
         let flags = Layer {
@@ -142,12 +142,8 @@ mod tests {
         let s = t.load(false, &flags).unwrap();
         assert_eq!(s.network.value, NetworkMode::Off);
         assert_eq!(s.network.source, Source::Flag("network"));
-        assert!(!s.tty.value);
-        assert!(
-            s.tty.source.to_string().ends_with("user.toml:4"),
-            "{}",
-            s.tty.source
-        );
+        assert_eq!(s.pass_env[0].value, "EDITOR");
+        assert!(s.pass_env[0].source.to_string().ends_with("user.toml:4"));
     }
 
     #[test]
@@ -181,7 +177,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("p");
         std::fs::create_dir_all(p.join(".gatehouse")).unwrap();
-        std::fs::write(p.join(PROJECT_FILE), "[terminal]\ntty = false\n").unwrap();
+        std::fs::write(p.join(PROJECT_FILE), "[env]\npass = [\"EDITOR\"]\n").unwrap();
         let uf = dir.path().join("u.toml");
         std::fs::write(
             &uf,
@@ -199,7 +195,7 @@ mod tests {
             &Layer::default(),
         )
         .unwrap();
-        assert!(!s.tty.value);
+        assert_eq!(s.pass_env[0].value, "EDITOR");
     }
 
     #[test]

@@ -111,8 +111,6 @@ pub struct Layer {
     pub writable: Vec<Sourced<PathBuf>>,
     /// `paths.hidden` / `--hide`.
     pub hidden: Vec<Sourced<PathBuf>>,
-    /// `terminal.tty` / `--no-tty`.
-    pub tty: Option<Sourced<bool>>,
 }
 
 /// Which file a layer was read from.
@@ -225,9 +223,6 @@ impl Layer {
                 ));
             }
         }
-        if let Some(t) = &c.terminal.tty {
-            l.tty = Some(Sourced::new(*t.get_ref(), src(p.line(t))));
-        }
         Ok(l)
     }
 }
@@ -259,8 +254,6 @@ pub struct Settings {
     pub writable: Vec<Sourced<PathBuf>>,
     /// Absent inside the jail.
     pub hidden: Vec<Sourced<PathBuf>>,
-    /// A fresh pseudo-terminal when run from a terminal.
-    pub tty: Sourced<bool>,
     /// Files read, and files found but not honoured with the reason.
     pub files: Vec<(PathBuf, Option<String>)>,
 }
@@ -276,7 +269,6 @@ impl Default for Settings {
             read_only: Vec::new(),
             writable: Vec::new(),
             hidden: Vec::new(),
-            tty: Sourced::new(true, Source::Default),
             files: Vec::new(),
         }
     }
@@ -306,9 +298,6 @@ impl Settings {
         gather(&mut self.read_only, &l.read_only);
         gather(&mut self.writable, &l.writable);
         gather(&mut self.hidden, &l.hidden);
-        if let Some(t) = &l.tty {
-            self.tty = t.clone();
-        }
     }
 
     /// Checks across settings: an allow-list needs the `allow-list` mode, and a mode
@@ -369,11 +358,6 @@ impl Settings {
                 out.push(format!("{what} {}  ({})", v.value.display(), v.source));
             }
         }
-        out.push(format!(
-            "tty = {}  ({})",
-            if self.tty.value { "auto" } else { "off" },
-            self.tty.source
-        ));
         for (f, why) in &self.files {
             match why {
                 None => out.push(format!("read {}", f.display())),

@@ -97,6 +97,28 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
             &["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()],
         );
     }
+    // Hidden paths last of the tree, as in the native plan.
+    let system_binds: Vec<PathBuf> = layout
+        .system
+        .iter()
+        .filter_map(|s| match s {
+            Step::BindReadOnly { path } => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
+    for step in super::plan::hide_steps(policy, &system_binds) {
+        if let Step::Hide { path } = step {
+            let p = path.as_os_str();
+            if std::fs::metadata(&path)
+                .map(|m| m.is_dir())
+                .unwrap_or(false)
+            {
+                push(&mut a, &["--tmpfs".as_ref(), p, "--remount-ro".as_ref(), p]);
+            } else {
+                push(&mut a, &["--ro-bind".as_ref(), "/dev/null".as_ref(), p]);
+            }
+        }
+    }
     push(
         &mut a,
         &[

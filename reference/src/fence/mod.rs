@@ -40,5 +40,5 @@ pub use host::Host;
 pub use jail::{EXIT_SETUP_FAILED, PLAN_ENV};
 pub use plan::{Abi, Action, Enforcement, LandlockReport, LandlockRules, Plan, Step};
 pub use policy::{BackendChoice, FenceOptions, Policy};
-pub use posture::{BackendKind, Layer, Posture};
+pub use posture::{BackendKind, Choices, Layer, Posture};
 pub use prepared::{current_posture, missing_protected, tidy_protected, Checked, Fence, Kind};

@@ -95,6 +95,13 @@ pub enum Step {
         /// The protected path, relative to the root.
         rel: PathBuf,
     },
+    /// Hide a path of a visible tree: an empty read-only tmpfs over a directory, the
+    /// host's `/dev/null` read-only over anything else. Last of the tree, so nothing
+    /// bound later can uncover it.
+    Hide {
+        /// The path.
+        path: PathBuf,
+    },
     /// Remount the new root's tmpfs read-only.
     SealRoot,
     /// Pivot into the new root and detach every host mount.
@@ -131,7 +138,8 @@ impl Step {
             | Step::Dev { .. }
             | Step::Tmpfs { .. }
             | Step::BindReadWrite { .. }
-            | Step::Protect { .. } => 7,
+            | Step::Protect { .. }
+            | Step::Hide { .. } => 7,
             Step::SealRoot => 8,
             Step::PivotRoot => 9,
             Step::Hostname { .. } => 10,
@@ -159,6 +167,7 @@ impl Step {
             Step::Tmpfs { .. } => "tmpfs",
             Step::BindReadWrite { .. } => "bind-read-write",
             Step::Protect { .. } => "protect",
+            Step::Hide { .. } => "hide",
             Step::SealRoot => "seal-root",
             Step::PivotRoot => "pivot-root",
             Step::Hostname { .. } => "hostname",
@@ -175,7 +184,8 @@ impl Step {
             Step::BindReadOnly { path }
             | Step::Symlink { path, .. }
             | Step::Tmpfs { path }
-            | Step::BindReadWrite { path } => Some(path.clone()),
+            | Step::BindReadWrite { path }
+            | Step::Hide { path } => Some(path.clone()),
             Step::Proc => Some(PathBuf::from("/proc")),
             Step::Dev { .. } => Some(PathBuf::from("/dev")),
             Step::Protect { root, rel } => Some(root.join(rel)),
@@ -230,6 +240,23 @@ pub struct Plan {
     pub cwd: PathBuf,
     /// The launcher's pid, checked by [`Step::DieWithParent`].
     pub parent_pid: Option<u32>,
+}
+
+/// The hidden paths that a visible tree of the jail holds (a system bind, a read-only
+/// path, a writable root), as [`Step::Hide`] steps; one outside every visible tree is
+/// absent already and needs no step.
+pub fn hide_steps(policy: &Policy, system_binds: &[PathBuf]) -> Vec<Step> {
+    let mut visible: Vec<PathBuf> = system_binds.to_vec();
+    visible.extend(policy.read_only.iter().cloned());
+    visible.extend(policy.writable_roots());
+    let mut hidden = policy.hidden.clone();
+    hidden.sort();
+    hidden.dedup();
+    hidden
+        .into_iter()
+        .filter(|h| visible.iter().any(|v| h.starts_with(v) && h != v))
+        .map(|path| Step::Hide { path })
+        .collect()
 }
 
 /// The mount-tree and system-call steps shared by the plan builders.
@@ -319,6 +346,14 @@ impl Plan {
             Step::StageRoot,
             Step::NewRoot,
         ]);
+        let system_binds: Vec<PathBuf> = layout
+            .system
+            .iter()
+            .filter_map(|s| match s {
+                Step::BindReadOnly { path } => Some(path.clone()),
+                _ => None,
+            })
+            .collect();
         steps.extend(layout.system);
         steps.push(Step::Proc);
         steps.push(Step::Dev {
@@ -343,6 +378,7 @@ impl Plan {
                 });
             }
         }
+        steps.extend(hide_steps(policy, &system_binds));
         steps.extend([
             Step::SealRoot,
             Step::PivotRoot,
@@ -366,6 +402,13 @@ impl Plan {
         action: Action,
         env: Vec<(String, String)>,
     ) -> Result<Plan, FenceError> {
+        if let Some(h) = policy.hidden.first() {
+            return Err(FenceError::Policy {
+                path: h.clone(),
+                reason: "hiding a path needs a mount namespace, which Landlock alone does not have"
+                    .into(),
+            });
+        }
         let Some(mut rules) = Layout::of(policy, Some(landlock_abi)).rules else {
             unreachable!("a layout with an ABI has rules")
         };
@@ -462,6 +505,7 @@ impl Plan {
                 Step::BindReadOnly { path }
                 | Step::BindReadWrite { path }
                 | Step::Tmpfs { path }
+                | Step::Hide { path }
                 | Step::Symlink { path, .. } => vec![path.as_path()],
                 Step::Landlock(r) => r
                     .read
@@ -511,7 +555,9 @@ impl Plan {
                     let under_special = (earlier == Path::new("/proc")
                         || earlier == Path::new("/dev"))
                         && dest.starts_with(earlier);
-                    let is_protect = matches!(step, Step::Protect { .. });
+                    // A protection or a hidden path narrows what lies below a writable
+                    // root; everything else there is jailed code's to redirect.
+                    let is_protect = matches!(step, Step::Protect { .. } | Step::Hide { .. });
                     if (under_rw && !is_protect) || under_special {
                         return Err(err(
                             i,

@@ -85,6 +85,10 @@ pub struct Policy {
     /// Working directory of the jailed command (default: the first workspace root).
     #[serde(default)]
     pub cwd: Option<PathBuf>,
+    /// Paths absent inside the jail even where a visible tree holds them: an empty
+    /// read-only directory (or an empty device file) takes their place.
+    #[serde(default)]
+    pub hidden: Vec<PathBuf>,
 }
 
 fn default_system_dirs() -> Vec<PathBuf> {
@@ -111,6 +115,7 @@ impl Policy {
             protected: default_protected(),
             log_dir: None,
             cwd: None,
+            hidden: Vec::new(),
         }
     }
 
@@ -171,6 +176,11 @@ impl Policy {
         if let Some(cwd) = &self.cwd {
             self.cwd = Some(canon(cwd)?);
         }
+        self.hidden = self
+            .hidden
+            .iter()
+            .map(|p| canon(p))
+            .collect::<Result<_, _>>()?;
         if let Some(dir) = &self.log_dir {
             std::fs::create_dir_all(dir).map_err(|e| FenceError::Policy {
                 path: dir.clone(),
@@ -223,6 +233,23 @@ impl Policy {
                 if a.starts_with(b) || b.starts_with(a) {
                     return Err(bad(a, &format!("overlaps {}", b.display())));
                 }
+            }
+        }
+        for h in &self.hidden {
+            if !is_normal_absolute(h) || h.as_os_str() == "/" {
+                return Err(bad(h, "a hidden path is absolute, normalized and not `/`"));
+            }
+            if let Some(root) = self.writable_roots().iter().find(|r| r.starts_with(h)) {
+                return Err(bad(
+                    h,
+                    &format!("hiding it would hide the writable root {}", root.display()),
+                ));
+            }
+            if let Some(ro) = self.read_only.iter().find(|r| r.starts_with(h)) {
+                return Err(bad(
+                    h,
+                    &format!("hiding it would hide the read-only path {}", ro.display()),
+                ));
             }
         }
         for sys in &self.system_dirs {

@@ -7,11 +7,14 @@
 //! `GATEHOUSE_ENV_SCRUBBING=off` (the plane-wide opt-out).
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use crate::config::{Layer, NetworkMode, Settings};
 
 use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
 use crate::fence::{
-    current_posture, missing_protected, tidy_protected, Fence, FenceError, FenceOptions, Policy,
+    current_posture, missing_protected, tidy_protected, Choices, Fence, FenceError, FenceOptions,
+    Policy,
 };
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
@@ -38,11 +41,53 @@ pub fn info(json: bool) -> Result<String, FenceError> {
     })
 }
 
+/// What `gatehouse exec` was asked, as the command line gave it.
+#[derive(Debug, Clone, Default)]
+pub struct ExecRequest {
+    /// Workspace roots (default: the current directory).
+    pub workspaces: Vec<PathBuf>,
+    /// `--allow-degraded`.
+    pub allow_degraded: bool,
+    /// The choices given as flags (they win over the files).
+    pub flags: Layer,
+    /// `--trust-project-config`.
+    pub trust_project_config: bool,
+    /// `--no-config`: read neither file.
+    pub no_config: bool,
+    /// The command and its arguments.
+    pub command: Vec<OsString>,
+}
+
+/// The settings of a session rooted at `project`: the user's file, the project's (when
+/// trusted) and `flags`, each with its source.
+pub fn settings(
+    project: &Path,
+    flags: &Layer,
+    trust_project: bool,
+    no_files: bool,
+) -> Result<Settings, String> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
+    let inputs = crate::config::Inputs {
+        user_file: crate::config::user_file(xdg.as_deref(), home.as_deref()),
+        project,
+        home: home.as_deref(),
+        trust_project,
+        no_files,
+    };
+    crate::config::load(&inputs, flags)
+}
+
+/// The settings' lines for `gatehouse info`: each setting with where it came from.
+pub fn settings_report(project: &Path) -> Result<Vec<String>, String> {
+    Ok(settings(project, &Layer::default(), false, false)?.provenance())
+}
+
 /// Run one command in the fence as a person would: its output streams to ours, its exit
 /// status is returned, and stderr says which fence held it. Workspaces default to the
 /// current directory. Returns 125 when the fence refused or failed (nothing ran).
-pub fn exec(workspaces: &[PathBuf], allow_degraded: bool, cmd: &[OsString]) -> i32 {
-    match exec_inner(workspaces, allow_degraded, cmd) {
+pub fn exec(req: &ExecRequest) -> i32 {
+    match exec_inner(req) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("gatehouse exec: {e}");
@@ -51,14 +96,11 @@ pub fn exec(workspaces: &[PathBuf], allow_degraded: bool, cmd: &[OsString]) -> i
     }
 }
 
-fn exec_inner(
-    workspaces: &[PathBuf],
-    allow_degraded: bool,
-    cmd: &[OsString],
-) -> Result<i32, String> {
+fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
     let mut options = FenceOptions::from_env().map_err(|e| e.to_string())?;
-    options.allow_degraded |= allow_degraded;
-    let argv: Vec<String> = cmd
+    options.allow_degraded |= req.allow_degraded;
+    let argv: Vec<String> = req
+        .command
         .iter()
         .map(|a| {
             a.clone()
@@ -70,14 +112,41 @@ fn exec_inner(
         return Err("no command given (gatehouse exec [--workspace DIR]... -- CMD ARGS...)".into());
     }
     let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
-    let workspaces: Vec<PathBuf> = if workspaces.is_empty() {
+    let workspaces: Vec<PathBuf> = if req.workspaces.is_empty() {
         vec![cwd.clone()]
     } else {
-        workspaces.to_vec()
+        req.workspaces.clone()
     };
+    let settings = settings(
+        &workspaces[0],
+        &req.flags,
+        req.trust_project_config,
+        req.no_config,
+    )?;
+    if settings.network.value != NetworkMode::Off {
+        return Err(format!(
+            "network mode `{}` ({}): not available in this build of the reference, which refuses rather than run with a network it cannot hold (only `off`)",
+            settings.network.value, settings.network.source
+        ));
+    }
+    // What jailed code must never write though it lies outside the workspaces: the
+    // user's configuration and the session logs.
+    let mut guarded: Vec<PathBuf> = settings.files.iter().map(|(f, _)| f.clone()).collect();
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+        let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
+        if let Some(uf) = crate::config::user_file(xdg.as_deref(), Some(&home)) {
+            guarded.push(uf);
+        }
+    }
+    guarded.extend(super::log::default_dir());
+    let extra = super::choices::resolve_paths(&settings, &guarded)?;
     let scratch = crate::fence::probe::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
     let result = (|| {
-        let mut policy = Policy::new(workspaces, scratch.clone());
+        let mut all = workspaces.clone();
+        all.extend(extra.writable.iter().cloned());
+        let mut policy = Policy::new(all, scratch.clone());
+        policy.read_only = extra.read_only.clone();
+        policy.hidden = extra.hidden.clone();
         let real_cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
         let resolved: Vec<PathBuf> = policy
             .workspaces
@@ -93,12 +162,24 @@ fn exec_inner(
         posture.env_scrubbing = scrubbing;
         // TMPDIR is the session's scratch temporary directory on every backend, a jail
         // with a private `/tmp` included (the spec's environment table, FENCE-JAIL-4).
-        let env = super::env::jail_env(
+        let base = super::env::jail_env(
             std::env::vars_os(),
             &fence.policy().home(),
             Some(&fence.policy().tmpdir()),
             scrubbing,
         );
+        let parent: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        let (env, passed_secrets) = super::choices::apply_env(base, &parent, &settings)?;
+        posture.choices = Choices {
+            network: settings.network.value.to_string(),
+            allowed_domains: Vec::new(),
+            passed_secrets,
+            read_only: extra.read_only.clone(),
+            writable: extra.writable.clone(),
+            hidden: extra.hidden.clone(),
+        };
         let created = missing_protected(fence.policy());
         // The command's own jail proves the probe's legs before the command starts.
         let status = match fence.spawn_checked(argv, env, |_| {}) {

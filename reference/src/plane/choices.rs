@@ -1,0 +1,251 @@
+//! The person's per-session choices applied to one command: variables passed by name or
+//! set to a value on top of the scrubbed environment, and extra paths checked against
+//! the fence's protections. Pure decisions on data the caller gathered; the only file
+//! system access is resolving each path once.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::Settings;
+
+/// Parts of a name that make a variable look like a secret (compared in upper case).
+const SECRET_PARTS: [&str; 8] = [
+    "KEY",
+    "TOKEN",
+    "SECRET",
+    "PASS",
+    "CREDENTIAL",
+    "AUTH",
+    "COOKIE",
+    "PRIVATE",
+];
+/// Prefixes of credential-bearing variables (compared in upper case).
+const SECRET_PREFIXES: [&str; 16] = [
+    "AWS_",
+    "AZURE_",
+    "GOOGLE_",
+    "GCP_",
+    "ANTHROPIC_",
+    "OPENAI_",
+    "GEMINI_",
+    "HF_",
+    "GITHUB_",
+    "GH_",
+    "GITLAB_",
+    "NPM_",
+    "DOCKER_",
+    "SSH_AUTH_SOCK",
+    "GPG_AGENT_INFO",
+    "DBUS_SESSION_BUS_ADDRESS",
+];
+
+/// Whether a variable's name looks like a secret: the scrub's rule for names that never
+/// pass on their own (FENCE-ENV-8), so naming one with `--pass-env` is refused and only
+/// `--pass-secret-env` passes it.
+pub fn looks_secret(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    SECRET_PARTS.iter().any(|p| upper.contains(p))
+        || SECRET_PREFIXES.iter().any(|p| upper.starts_with(p))
+        || upper == "KRB5CCNAME"
+}
+
+/// Names the fence itself sets, which no choice may override.
+const FENCE_OWNED: [&str; 2] = ["HOME", "TMPDIR"];
+
+/// The environment of the command: `base` (already scrubbed) with the chosen variables
+/// passed from `parent` or set. Returns the environment and the secret-looking names
+/// passed on purpose, for the posture. A `--pass-env` naming a secret-looking variable,
+/// or a choice naming `HOME` or `TMPDIR`, is refused with one line.
+pub fn apply_env(
+    base: Vec<(String, String)>,
+    parent: &[(String, String)],
+    s: &Settings,
+) -> Result<(Vec<(String, String)>, Vec<String>), String> {
+    let mut env = base;
+    let mut secrets = Vec::new();
+    let set = |env: &mut Vec<(String, String)>, k: &str, v: &str| {
+        env.retain(|(n, _)| n != k);
+        env.push((k.to_string(), v.to_string()));
+    };
+    let owned = |k: &str, src: &dyn std::fmt::Display| {
+        if FENCE_OWNED.contains(&k) {
+            Err(format!(
+                "{k} ({src}): the fence sets {k} to the session's scratch directory; it cannot be passed or set"
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    for v in &s.pass_env {
+        owned(&v.value, &v.source)?;
+        if looks_secret(&v.value) {
+            return Err(format!(
+                "--pass-env {} ({}): the name looks like a secret; pass it on purpose with --pass-secret-env {}",
+                v.value, v.source, v.value
+            ));
+        }
+        if let Some((_, val)) = parent.iter().find(|(k, _)| *k == v.value) {
+            set(&mut env, &v.value, val);
+        }
+    }
+    for v in &s.pass_secrets {
+        owned(&v.value, &v.source)?;
+        if let Some((_, val)) = parent.iter().find(|(k, _)| *k == v.value) {
+            set(&mut env, &v.value, val);
+            if looks_secret(&v.value) {
+                secrets.push(v.value.clone());
+            }
+        }
+    }
+    for v in &s.set_env {
+        owned(&v.value.0, &v.source)?;
+        set(&mut env, &v.value.0, &v.value.1);
+        if looks_secret(&v.value.0) {
+            secrets.push(v.value.0.clone());
+        }
+    }
+    env.sort();
+    secrets.sort();
+    secrets.dedup();
+    Ok((env, secrets))
+}
+
+/// The extra paths, each resolved once (symlinks followed to the real path), refused
+/// with one line when missing or when it would weaken a protection.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExtraPaths {
+    /// Visible read-only.
+    pub read_only: Vec<PathBuf>,
+    /// Extra writable roots (protected paths apply inside them as in a workspace).
+    pub writable: Vec<PathBuf>,
+    /// Hidden inside the jail.
+    pub hidden: Vec<PathBuf>,
+}
+
+/// Resolve the extra paths of `s`. `protected_outside` are paths outside the workspaces
+/// that jailed code must never be able to write (the user's configuration file's
+/// directory, the session-log directory): a writable root holding one is refused.
+pub fn resolve_paths(s: &Settings, protected_outside: &[PathBuf]) -> Result<ExtraPaths, String> {
+    let resolve = |flag: &str, p: &Path, src: &dyn std::fmt::Display| {
+        std::fs::canonicalize(p).map_err(|e| format!("--{flag} {} ({src}): {e}", p.display()))
+    };
+    let mut out = ExtraPaths::default();
+    for v in &s.read_only {
+        out.read_only.push(resolve("ro", &v.value, &v.source)?);
+    }
+    for v in &s.writable {
+        let p = resolve("rw", &v.value, &v.source)?;
+        for guarded in protected_outside {
+            let g = std::fs::canonicalize(guarded).unwrap_or_else(|_| guarded.clone());
+            if g.starts_with(&p) {
+                return Err(format!(
+                    "--rw {} ({}): would make {} writable, which jailed code must never change",
+                    v.value.display(),
+                    v.source,
+                    g.display()
+                ));
+            }
+        }
+        out.writable.push(p);
+    }
+    for v in &s.hidden {
+        out.hidden.push(resolve("hide", &v.value, &v.source)?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Source, Sourced};
+
+    fn flag<T>(v: T, name: &'static str) -> Sourced<T> {
+        Sourced::new(v, Source::Flag(name))
+    }
+
+    fn parent() -> Vec<(String, String)> {
+        [
+            ("CARGO_HOME", "/c"),
+            ("NPM_TOKEN", "npm_secret"),
+            ("EDITOR", "vi"),
+        ]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+    }
+
+    #[test]
+    fn pass_env_passes_one_variable_and_set_env_sets_one() {
+        let s = Settings {
+            pass_env: vec![flag("CARGO_HOME".into(), "pass-env")],
+            set_env: vec![flag(("RUST_LOG".into(), "debug".into()), "set-env")],
+            ..Settings::default()
+        };
+        let (env, secrets) =
+            apply_env(vec![("PATH".into(), "/bin".into())], &parent(), &s).unwrap();
+        let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["CARGO_HOME", "PATH", "RUST_LOG"]);
+        assert!(secrets.is_empty());
+    }
+
+    #[test]
+    fn a_secret_looking_name_needs_the_explicit_flag_and_is_listed() {
+        let s = Settings {
+            pass_env: vec![flag("NPM_TOKEN".into(), "pass-env")],
+            ..Settings::default()
+        };
+        let e = apply_env(vec![], &parent(), &s).unwrap_err();
+        assert!(e.contains("--pass-secret-env NPM_TOKEN"), "{e}");
+        let s = Settings {
+            pass_secrets: vec![flag("NPM_TOKEN".into(), "pass-secret-env")],
+            ..Settings::default()
+        };
+        let (env, secrets) = apply_env(vec![], &parent(), &s).unwrap();
+        assert!(env.contains(&("NPM_TOKEN".into(), "npm_secret".into())));
+        assert_eq!(secrets, ["NPM_TOKEN"]);
+    }
+
+    #[rstest::rstest]
+    #[case("npm_token")]
+    #[case("LC_API_KEY")]
+    #[case("MY_PASSWORD")]
+    #[case("AWS_REGION")]
+    #[case("SSH_AUTH_SOCK")]
+    fn respelled_secret_names_look_secret(#[case] name: &str) {
+        assert!(looks_secret(name), "{name}");
+    }
+
+    #[test]
+    fn home_and_tmpdir_stay_the_fences() {
+        let s = Settings {
+            set_env: vec![flag(("HOME".into(), "/root".into()), "set-env")],
+            ..Settings::default()
+        };
+        assert!(apply_env(vec![], &parent(), &s)
+            .unwrap_err()
+            .contains("HOME"));
+    }
+
+    #[test]
+    fn a_missing_path_is_refused_in_one_line() {
+        let s = Settings {
+            read_only: vec![flag(PathBuf::from("/does/not/exist"), "ro")],
+            ..Settings::default()
+        };
+        let e = resolve_paths(&s, &[]).unwrap_err();
+        assert!(e.starts_with("--ro /does/not/exist (--ro): "), "{e}");
+        assert!(!e.contains('\n'));
+    }
+
+    #[test]
+    fn a_writable_root_holding_the_config_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let cfg = d.path().join(".config/gatehouse");
+        std::fs::create_dir_all(&cfg).unwrap();
+        let s = Settings {
+            writable: vec![flag(d.path().to_path_buf(), "rw")],
+            ..Settings::default()
+        };
+        let e = resolve_paths(&s, &[cfg]).unwrap_err();
+        assert!(e.contains("never change"), "{e}");
+    }
+}
