@@ -50,11 +50,15 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     for s in ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"] {
         a.push(s.into());
     }
+    // The injected fault of the probe's tests (plan::Fault): read-only paths bound
+    // writable, silently; the command's own probe must refuse the jail.
+    let ro_bind = if super::plan::Fault::from_env() == Some(super::plan::Fault::ReadOnlyHole) {
+        "--bind"
+    } else {
+        "--ro-bind"
+    };
     for p in &policy.read_only {
-        push(
-            &mut a,
-            &["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()],
-        );
+        push(&mut a, &[ro_bind.as_ref(), p.as_os_str(), p.as_os_str()]);
     }
     let mut rw = policy.writable_roots();
     rw.sort();

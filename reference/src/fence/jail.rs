@@ -9,6 +9,8 @@ use std::ffi::OsString;
 #[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
 
+#[cfg(target_os = "linux")]
+use super::plan::Fault;
 use super::plan::{Enforcement, Plan};
 
 /// The environment variable carrying the plan (JSON) to the helper. An environment variable
@@ -263,9 +265,11 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 let (src, dst) = (under(old_root, path), under(new_root, path));
                 mount_point(&src, &dst).map_err(named(path)).map_err(fail)?;
                 mount::bind(&src, &dst).map_err(named(path)).map_err(fail)?;
-                mount::remount_bind(&dst, ro)
-                    .map_err(named(path))
-                    .map_err(fail)?;
+                if plan.fault != Some(Fault::ReadOnlyHole) {
+                    mount::remount_bind(&dst, ro)
+                        .map_err(named(path))
+                        .map_err(fail)?;
+                }
             }
             // Replicated symlinks (merged /usr) keep programs' hard-coded paths working.
             Step::Symlink { target, path } => {
@@ -374,6 +378,14 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 enforcement.capabilities_dropped = true;
             }
             // On top of the mount tree, at the plan's ABI; a partial result is an error.
+            Step::Landlock(rules) if plan.fault == Some(Fault::ReadOnlyHole) => {
+                // The injected fault: claim what was not done.
+                enforcement.landlock = Some(landlock::LandlockReport {
+                    abi: rules.abi,
+                    status: "fully-enforced".into(),
+                    scoped: true,
+                });
+            }
             Step::Landlock(rules) => {
                 enforcement.landlock = Some(landlock::restrict(rules).map_err(fail)?);
             }

@@ -240,6 +240,34 @@ pub struct Plan {
     pub cwd: PathBuf,
     /// The launcher's pid, checked by [`Step::DieWithParent`].
     pub parent_pid: Option<u32>,
+    /// A fault to inject, for the tests that show the probe catching a layer that fails
+    /// silently (see [`Fault`]).
+    #[serde(default)]
+    pub fault: Option<Fault>,
+}
+
+/// `GATEHOUSE_JAIL_FAULT`: make a layer fail silently, so a test can show that the jail's
+/// own probe refuses it and nothing runs. Only faults the probe's legs detect exist: a
+/// fault that a probe could miss would be a way to weaken the fence.
+pub const FAULT_ENV: &str = "GATEHOUSE_JAIL_FAULT";
+
+/// A layer that fails silently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fault {
+    /// Read-only binds stay writable and Landlock is skipped, while the helper reports
+    /// both as done: the forbidden write of the probe goes through.
+    ReadOnlyHole,
+}
+
+impl Fault {
+    /// The fault named by [`FAULT_ENV`] in the launcher's environment.
+    pub fn from_env() -> Option<Fault> {
+        match std::env::var(FAULT_ENV).as_deref() {
+            Ok("read-only-hole") => Some(Fault::ReadOnlyHole),
+            _ => None,
+        }
+    }
 }
 
 /// The hidden paths that a visible tree of the jail holds (a system bind, a read-only
@@ -466,6 +494,7 @@ impl Plan {
             env,
             cwd: policy.working_dir(),
             parent_pid: Some(std::process::id()),
+            fault: Fault::from_env(),
         };
         plan.validate()?;
         Ok(plan)
