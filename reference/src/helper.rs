@@ -20,7 +20,20 @@ pub fn main(args: &[OsString]) -> ! {
     };
     let code = match &plan.action {
         Action::Exec { argv } => crate::fence::jail::exec(&plan, argv, &enforcement),
-        Action::CheckedExec { argv, preflight } => {
+        Action::CheckedExec {
+            argv,
+            preflight,
+            listener,
+        } => {
+            #[cfg(target_os = "linux")]
+            if let Some(l) = listener {
+                if let Err(e) = crate::fence::jail::hand_out_listener(l) {
+                    eprintln!("gatehouse jail: the proxy's listener: {e}");
+                    std::process::exit(crate::exit::SETUP_FAILED);
+                }
+            }
+            #[cfg(not(target_os = "linux"))]
+            let _ = listener;
             #[cfg(target_os = "linux")]
             if let Err(e) = crate::fence::probe::preflight_in_jail(preflight, &enforcement) {
                 eprintln!("gatehouse jail: {e}");

@@ -95,6 +95,8 @@ Examples:
       a secret-looking name passes only this way, and the posture lists it
   gatehouse exec --ro ~/.cargo/registry --hide ~/src/app/.env -- cargo build --offline
       one more path visible read-only, one hidden even inside the workspace
+  gatehouse exec --allow-domain registry.npmjs.org -- npm view is-number
+      out only through the reference's proxy, to that one domain; all else refused, and logged
   gatehouse exec --rw ~/.cache/build -- make
       one more writable root (.git and .gatehouse inside it stay read-only too)
 
@@ -113,10 +115,17 @@ struct ExecArgs {
     /// covered. Example: --allow-degraded
     #[arg(long)]
     allow_degraded: bool,
-    /// The jail's network: `off` (its own empty network namespace, the default). Other
-    /// modes are refused by this build. Example: --network off
+    /// The jail's network: `off` (its own network namespace with nothing but loopback,
+    /// the default) or `allow-list` (out only through the reference's proxy, to the
+    /// domains of --allow-domain; HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at it).
+    /// `host` is refused by this build. Example: --network off
     #[arg(long, value_name = "MODE")]
     network: Option<String>,
+    /// Allow one domain through the proxy (repeatable; `*.example.org` allows every name
+    /// below example.org, not example.org itself); implies --network allow-list.
+    /// Example: --allow-domain registry.npmjs.org
+    #[arg(long = "allow-domain", value_name = "DOMAIN")]
+    allow_domain: Vec<String>,
     /// Pass one variable of this environment by name (repeatable); a secret-looking
     /// name is refused here. Example: --pass-env CARGO_HOME
     #[arg(long = "pass-env", value_name = "NAME")]
@@ -169,6 +178,12 @@ impl ExecArgs {
                 .parse()
                 .map_err(|e: String| Usage(format!("--network: {e}")))?;
             l.network = Some(Sourced::new(mode, flag("network")));
+        }
+        for d in &self.allow_domain {
+            gatehouse::net::DomainPattern::parse(d)
+                .map_err(|e| Usage(format!("--allow-domain: {e}")))?;
+            l.allow_domains
+                .push(Sourced::new(d.clone(), flag("allow-domain")));
         }
         for (names, out, what) in [
             (&self.pass_env, &mut l.pass_env, "pass-env"),

@@ -225,6 +225,9 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             Step::Unshare => {
                 ns::unshare_all().map_err(fail)?;
                 ns::write_id_maps(uid, gid).map_err(fail)?;
+                // The new network namespace's loopback, up as bubblewrap leaves it: the
+                // `allow-list` mode's proxy listens there; nothing else is reachable.
+                crate::sys::net::loopback_up().map_err(fail)?;
                 enforcement.namespaces = true;
             }
             // A new PID namespace takes effect for children only: fork, the child becomes
@@ -431,4 +434,14 @@ pub fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
     let _ = enforcement;
     use std::os::unix::process::CommandExt;
     report(cmd.exec())
+}
+
+/// Listen on the jail's `127.0.0.1` and hand the listening socket to the launcher over the
+/// inherited socket of the plan; the jail keeps no copy. Runs in the fenced process.
+#[cfg(target_os = "linux")]
+pub fn hand_out_listener(l: &super::plan::ListenerHandoff) -> std::io::Result<()> {
+    use std::os::fd::AsFd;
+    let over = crate::sys::handoff::adopt(l.fd)?;
+    let listener = crate::sys::net::listen_loopback(l.port)?;
+    crate::sys::net::send_fd(over.as_fd(), listener.as_fd())
 }

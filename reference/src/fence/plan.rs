@@ -212,6 +212,10 @@ pub enum Action {
         argv: Vec<String>,
         /// The legs' directories and the two descriptors to the launcher.
         preflight: super::probe::Preflight,
+        /// The `allow-list` network mode: listen on the jail's loopback and hand the
+        /// listening socket to the launcher, whose proxy serves it.
+        #[serde(default)]
+        listener: Option<ListenerHandoff>,
     },
     /// Serve the executor protocol on stdin/stdout (a pooled executor).
     Serve,
@@ -222,6 +226,16 @@ pub enum Action {
         /// A writable directory.
         inside: PathBuf,
     },
+}
+
+/// Where the jail listens for its proxy, and the socket it hands the listener over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListenerHandoff {
+    /// The port on the jail's `127.0.0.1`.
+    pub port: u16,
+    /// The inherited UNIX socket to send the listening socket on.
+    pub fd: i32,
 }
 
 /// A complete, validated plan.

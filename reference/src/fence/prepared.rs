@@ -287,8 +287,19 @@ impl Fence {
         &self,
         argv: Vec<String>,
         env: Vec<(String, String)>,
+        listen: Option<u16>,
         configure: impl FnOnce(&mut Command),
     ) -> Result<Checked, FenceError> {
+        if !checked_backend(&self.kind) || matches!(self.kind, Kind::LandlockOnly { .. }) {
+            if listen.is_some() {
+                return Err(FenceError::Unavailable {
+                    backend: self.posture.backend.to_string(),
+                    reason:
+                        "the allow-list network mode needs a jail with its own network namespace"
+                            .into(),
+                });
+            }
+        }
         if !checked_backend(&self.kind) {
             let mut cmd = self.command(Action::Exec { argv }, env)?;
             configure(&mut cmd);
@@ -302,11 +313,12 @@ impl Fence {
                 verdict: None,
                 dirs: None,
                 go: None,
+                listener: None,
             });
         }
         #[cfg(target_os = "linux")]
         {
-            self.spawn_checked_linux(argv, env, configure)
+            self.spawn_checked_linux(argv, env, listen, configure)
         }
         #[cfg(not(target_os = "linux"))]
         unreachable!("checked_backend is false off Linux")
@@ -317,6 +329,7 @@ impl Fence {
         &self,
         argv: Vec<String>,
         env: Vec<(String, String)>,
+        listen: Option<u16>,
         configure: impl FnOnce(&mut Command),
     ) -> Result<Checked, FenceError> {
         use crate::sys::handoff;
@@ -333,6 +346,16 @@ impl Fence {
         policy.validate()?;
         let report = handoff::pipe_from_child().map_err(|e| failed("setup", e.to_string()))?;
         let go = handoff::pipe_to_child().map_err(|e| failed("setup", e.to_string()))?;
+        let pair = match listen {
+            None => None,
+            Some(port) => {
+                let (ours, theirs) =
+                    crate::sys::net::pair().map_err(|e| failed("setup", e.to_string()))?;
+                crate::sys::net::inheritable(&theirs)
+                    .map_err(|e| failed("setup", e.to_string()))?;
+                Some((port, ours, theirs))
+            }
+        };
         let action = Action::CheckedExec {
             argv,
             preflight: probe::Preflight {
@@ -341,6 +364,12 @@ impl Fence {
                 report_fd: handoff::raw(&report.child_end),
                 go_fd: handoff::raw(&go.child_end),
             },
+            listener: pair
+                .as_ref()
+                .map(|(port, _, theirs)| super::plan::ListenerHandoff {
+                    port: *port,
+                    fd: handoff::raw(theirs),
+                }),
         };
         let mut cmd = build_command(&self.kind, &policy, &self.helper, action, env)?;
         configure(&mut cmd);
@@ -348,12 +377,27 @@ impl Fence {
         // The helper holds its ends now; ours must go, or the pipes never report EOF.
         drop(report.child_end);
         drop(go.child_end);
+        let ours = pair.map(|(_, ours, theirs)| {
+            drop(theirs);
+            ours
+        });
         let mut child = spawned.map_err(|e| FenceError::Io {
             what: "cannot start the fence".into(),
             path: self.helper.clone(),
             source: e,
         })?;
         let deadline = std::time::Instant::now() + probe::TIMEOUT;
+        let listener = match &ours {
+            None => None,
+            Some(sock) => match crate::sys::net::recv_fd(sock, deadline) {
+                Ok(fd) => Some(std::net::TcpListener::from(fd)),
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(failed("listener", e.to_string()));
+                }
+            },
+        };
         let judged = handoff::read_line_by(&report.parent_end, deadline, 1 << 20)
             .map_err(|e| failed("report", e.to_string()))
             .and_then(|bytes| {
@@ -371,6 +415,7 @@ impl Fence {
                 verdict: Some(verdict),
                 dirs: Some(dirs),
                 go: Some(go.parent_end),
+                listener,
             }),
             Err(e) => {
                 // No go: the helper leaves without running anything; make sure of it.
@@ -436,9 +481,16 @@ pub struct Checked {
     go: Option<std::os::fd::OwnedFd>,
     #[cfg(not(target_os = "linux"))]
     go: Option<()>,
+    listener: Option<std::net::TcpListener>,
 }
 
 impl Checked {
+    /// The listening socket on the jail's loopback (the `allow-list` mode), to serve with
+    /// the proxy before [`Checked::start`].
+    pub fn take_listener(&mut self) -> Option<std::net::TcpListener> {
+        self.listener.take()
+    }
+
     /// Let the command start (its jail passed the probe and waits for this word). A
     /// `Checked` dropped or waited for without `start` runs nothing.
     pub fn start(&mut self) -> Result<(), FenceError> {

@@ -83,6 +83,56 @@ pub fn settings_report(project: &Path) -> Result<Vec<String>, String> {
     Ok(settings(project, &Layer::default(), false, false)?.provenance())
 }
 
+/// The port of the allow-list proxy on the jail's own `127.0.0.1`.
+pub const PROXY_PORT: u16 = 3128;
+
+/// The variables that point programs at the proxy, in both spellings programs read.
+pub const PROXY_VARIABLES: [&str; 6] = [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+];
+
+/// Serve the jail's listener with the allow-list proxy; every decision goes to a session
+/// log of its own (outside every writable root), and each refusal also to stderr.
+fn serve_proxy(
+    allow: crate::net::AllowList,
+    listener: std::net::TcpListener,
+) -> Result<crate::net::Running, String> {
+    let log = super::log::default_dir().and_then(|dir| {
+        let id = format!(
+            "exec-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis())
+                .unwrap_or(0)
+        );
+        super::log::SessionLog::open(&dir, &id).ok()
+    });
+    if let Some(l) = &log {
+        eprintln!(
+            "gatehouse exec: network decisions are logged in {}",
+            l.path().display()
+        );
+    }
+    let log = std::sync::Arc::new(log);
+    let journal: crate::net::Journal = std::sync::Arc::new(move |ev: &crate::net::NetEvent| {
+        if let crate::net::NetEvent::Refused { status, detail, .. } = ev {
+            eprintln!("gatehouse proxy: refused ({status}): {detail}");
+        }
+        if let Some(l) = log.as_ref() {
+            l.record("net", serde_json::to_value(ev).unwrap_or_default());
+        }
+    });
+    crate::net::Proxy::new(allow, journal)
+        .spawn(listener)
+        .map_err(|e| format!("the allow-list proxy: {e}"))
+}
+
 /// Run one command in the fence as a person would: its output streams to ours, its exit
 /// status is returned, and stderr says which fence held it. Workspaces default to the
 /// current directory. Returns 125 when the fence refused or failed (nothing ran).
@@ -123,12 +173,20 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         req.trust_project_config,
         req.no_config,
     )?;
-    if settings.network.value != NetworkMode::Off {
+    if settings.network.value == NetworkMode::Host {
         return Err(format!(
-            "network mode `{}` ({}): not available in this build of the reference, which refuses rather than run with a network it cannot hold (only `off`)",
-            settings.network.value, settings.network.source
+            "network mode `host` ({}): not available in this build of the reference, which refuses rather than run with a network it cannot hold (use `off` or `allow-list`)",
+            settings.network.source
         ));
     }
+    let allow = if settings.network.value == NetworkMode::AllowList {
+        Some(
+            crate::net::AllowList::parse(settings.allow_domains.iter().map(|d| &d.value))
+                .map_err(|e| e.to_string())?,
+        )
+    } else {
+        None
+    };
     // What jailed code must never write though it lies outside the workspaces: the
     // user's configuration and the session logs.
     let mut guarded: Vec<PathBuf> = settings.files.iter().map(|(f, _)| f.clone()).collect();
@@ -171,10 +229,22 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         let parent: Vec<(String, String)> = std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
-        let (env, passed_secrets) = super::choices::apply_env(base, &parent, &settings)?;
+        let (mut env, passed_secrets) = super::choices::apply_env(base, &parent, &settings)?;
+        if allow.is_some() {
+            let url = format!("http://127.0.0.1:{PROXY_PORT}");
+            for name in PROXY_VARIABLES {
+                env.retain(|(k, _)| k != name);
+                env.push((name.to_string(), url.clone()));
+            }
+            env.retain(|(k, _)| !k.eq_ignore_ascii_case("no_proxy"));
+            env.sort();
+        }
         posture.choices = Choices {
             network: settings.network.value.to_string(),
-            allowed_domains: Vec::new(),
+            allowed_domains: allow
+                .as_ref()
+                .map(|a| a.entries().iter().map(|e| e.to_string()).collect())
+                .unwrap_or_default(),
             passed_secrets,
             read_only: extra.read_only.clone(),
             writable: extra.writable.clone(),
@@ -182,8 +252,13 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         };
         let created = missing_protected(fence.policy());
         // The command's own jail proves the probe's legs before the command starts.
-        let status = match fence.spawn_checked(argv, env, |_| {}) {
+        let listen = allow.as_ref().map(|_| PROXY_PORT);
+        let mut _proxy = None;
+        let status = match fence.spawn_checked(argv, env, listen, |_| {}) {
             Ok(mut checked) => {
+                if let (Some(allow), Some(listener)) = (allow.clone(), checked.take_listener()) {
+                    _proxy = Some(serve_proxy(allow, listener)?);
+                }
                 let notes = checked.notes();
                 if !notes.is_empty() {
                     let reason = posture.reason.take().into_iter().chain(notes);

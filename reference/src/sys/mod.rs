@@ -8,6 +8,7 @@
 //! - [`landlock`]: the ordered [`landlock::Abi`], the kernel's ABI, rulesets;
 //! - [`legs`]: the single raw calls the fence's probe makes (`truncate`, `chmod`);
 //! - [`mount`]: bind, tmpfs, proc, pivot_root, remounts;
+//! - [`net`]: the jail's loopback, its listening socket handed out (`SCM_RIGHTS`);
 //! - [`ns`]: namespaces, fork, reaping, process groups, descriptors;
 //! - [`openat2`]: `openat2(2)` with `RESOLVE_BENEATH`;
 //! - [`seccomp`]: the system-call filter.
@@ -26,6 +27,8 @@ pub mod landlock;
 pub mod legs;
 #[cfg(target_os = "linux")]
 pub mod mount;
+#[cfg(target_os = "linux")]
+pub mod net;
 #[cfg(target_os = "linux")]
 pub mod ns;
 #[cfg(any(target_os = "linux", target_os = "android"))]
