@@ -280,3 +280,95 @@ fn info_says_where_each_setting_came_from() {
     );
     assert!(out.contains("network = off  (default)"), "{out}");
 }
+
+/// A loopback HTTP server the test starts: answers `hello` and counts connections.
+fn server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let s = seen.clone();
+    std::thread::spawn(move || {
+        for c in l.incoming() {
+            let Ok(mut c) = c else { break };
+            s.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buf = [0u8; 4096];
+            let _ = c.read(&mut buf);
+            let _ = c.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+            );
+        }
+    });
+    (port, seen)
+}
+
+/// A client inside the jail: Python's urllib, which follows `HTTP_PROXY`; prints the
+/// status or the error's first words.
+fn fetch(url: &str, proxied: bool) -> String {
+    let opener = if proxied {
+        "urllib.request.build_opener()"
+    } else {
+        "urllib.request.build_opener(urllib.request.ProxyHandler({}))"
+    };
+    format!(
+        "/usr/bin/python3 -c 'import urllib.request,sys\ntry:\n  r={opener}.open(\"{url}\",timeout=10); print(r.status, r.read().decode())\nexcept Exception as e: print(\"error\", getattr(e, \"code\", \"\"), type(e).__name__)'"
+    )
+}
+
+#[test]
+fn allow_list_reaches_an_allowed_host_through_the_proxy_and_nothing_else() {
+    if !Path::new("/usr/bin/python3").exists() {
+        panic!("/usr/bin/python3 is needed inside the jail (.ci/run installs it)");
+    }
+    for b in backends() {
+        let c = Case::new();
+        let (port, seen) = server();
+        let state = c.p("state");
+        let run = |args: &[&str], script: &str| {
+            let mut cmd = Command::new(BIN);
+            cmd.arg("exec")
+                .arg("--workspace")
+                .arg(c.p("ws"))
+                .args(args)
+                .args(["--", "sh", "-c", script])
+                .env("GATEHOUSE_FENCE", b)
+                .env("XDG_CONFIG_HOME", c.p("config"))
+                .env("XDG_STATE_HOME", &state);
+            cmd.output().unwrap()
+        };
+        let allowed = format!("http://localhost:{port}/");
+        let literal = format!("http://127.0.0.1:{port}/");
+        let o = run(&["--allow-domain", "localhost"], &fetch(&allowed, true));
+        assert_eq!(text(&o).0.trim(), "200 hello", "{b}: {}", text(&o).1);
+        assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1, "{b}");
+        // The same server by a name off the list: refused by the proxy, never reached.
+        let o = run(&["--allow-domain", "localhost"], &fetch(&literal, true));
+        assert_eq!(
+            text(&o).0.trim(),
+            "error 403 HTTPError",
+            "{b}: {}",
+            text(&o).1
+        );
+        assert!(text(&o).1.contains("refused (403)"), "{b}");
+        // Around the proxy: the jail's loopback holds nothing of the host's.
+        let o = run(&["--allow-domain", "localhost"], &fetch(&literal, false));
+        assert!(text(&o).0.starts_with("error"), "{b}: {}", text(&o).0);
+        // No resolver inside: a name cannot even be looked up (no DNS to leak through).
+        let o = run(
+            &["--allow-domain", "localhost"],
+            "/usr/bin/python3 -c 'import socket\ntry: socket.getaddrinfo(\"leak.example.org\", 80); print(\"resolved\")\nexcept OSError: print(\"no resolver\")'",
+        );
+        assert_eq!(text(&o).0.trim(), "no resolver", "{b}");
+        // Default network off: not even the allowed host.
+        let o = run(&[], &fetch(&allowed, true));
+        assert!(text(&o).0.starts_with("error"), "{b}: {}", text(&o).0);
+        assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1, "{b}");
+        // Every decision was logged outside the jail's reach.
+        let logs: String = std::fs::read_dir(state.join("gatehouse/sessions"))
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
+        assert!(logs.contains("\"decision\":\"refused\""), "{b}: {logs}");
+        assert!(logs.contains("\"decision\":\"allowed\""), "{b}: {logs}");
+    }
+}
