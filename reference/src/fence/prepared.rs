@@ -290,15 +290,14 @@ impl Fence {
         listen: Option<u16>,
         configure: impl FnOnce(&mut Command),
     ) -> Result<Checked, FenceError> {
-        if !checked_backend(&self.kind) || matches!(self.kind, Kind::LandlockOnly { .. }) {
-            if listen.is_some() {
-                return Err(FenceError::Unavailable {
-                    backend: self.posture.backend.to_string(),
-                    reason:
-                        "the allow-list network mode needs a jail with its own network namespace"
-                            .into(),
-                });
-            }
+        if (!checked_backend(&self.kind) || matches!(self.kind, Kind::LandlockOnly { .. }))
+            && listen.is_some()
+        {
+            return Err(FenceError::Unavailable {
+                backend: self.posture.backend.to_string(),
+                reason: "the allow-list network mode needs a jail with its own network namespace"
+                    .into(),
+            });
         }
         if !checked_backend(&self.kind) {
             let mut cmd = self.command(Action::Exec { argv }, env)?;

@@ -52,6 +52,9 @@ pub enum NetEvent {
     },
 }
 
+/// How admitted names become addresses.
+type Resolver = Arc<dyn Fn(&Host, u16) -> std::io::Result<Vec<SocketAddr>> + Send + Sync>;
+
 /// Where decisions go.
 pub type Journal = Arc<dyn Fn(&NetEvent) + Send + Sync>;
 
@@ -60,7 +63,7 @@ pub type Journal = Arc<dyn Fn(&NetEvent) + Send + Sync>;
 pub struct Proxy {
     allow: Arc<AllowList>,
     journal: Journal,
-    resolve: Arc<dyn Fn(&Host, u16) -> std::io::Result<Vec<SocketAddr>> + Send + Sync>,
+    resolve: Resolver,
 }
 
 impl std::fmt::Debug for Proxy {

@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 
 use crate::config::Settings;
 
+/// An environment: names and values.
+pub type Env = Vec<(String, String)>;
+
 /// Parts of a name that make a variable look like a secret (compared in upper case).
 const SECRET_PARTS: [&str; 8] = [
     "KEY",
@@ -59,7 +62,7 @@ pub fn apply_env(
     base: Vec<(String, String)>,
     parent: &[(String, String)],
     s: &Settings,
-) -> Result<(Vec<(String, String)>, Vec<String>), String> {
+) -> Result<(Env, Vec<String>), String> {
     let mut env = base;
     let mut secrets = Vec::new();
     let set = |env: &mut Vec<(String, String)>, k: &str, v: &str| {
