@@ -515,7 +515,7 @@ impl Checked {
     /// Wait for the command (never started unless [`Checked::start`] was called); the
     /// probe's directories go with it.
     pub fn wait(mut self) -> std::io::Result<std::process::ExitStatus> {
-        drop(self.go.take());
+        let _ = self.go.take();
         let s = self.child.wait();
         drop(self.dirs.take());
         s
