@@ -62,6 +62,8 @@ pub struct Boot {
     pub run_args: Vec<String>,
     /// `tcg` or `kvm`.
     pub accel: String,
+    /// The QEMU executable (`qemu-system-x86_64`, or `GATEHOUSE_QEMU`).
+    pub qemu: PathBuf,
     /// Where the console log and the report port's bytes go.
     pub dir: PathBuf,
 }
@@ -125,7 +127,7 @@ pub fn qemu_command(boot: &Boot, console: &Path, port: &Path) -> Command {
     if !boot.plan.cmdline.is_empty() {
         append.push(boot.plan.cmdline.clone());
     }
-    let mut cmd = Command::new("qemu-system-x86_64");
+    let mut cmd = Command::new(&boot.qemu);
     cmd.args(["-accel", &boot.accel, "-M", "q35", "-nic", "none"]);
     if boot.accel == "kvm" {
         cmd.args(["-cpu", "host"]);
@@ -170,7 +172,7 @@ pub fn run(boot: &Boot, watch: &dyn Watch) -> GuestResult {
     let mut child = match qemu_command(boot, &console, &port_path).spawn() {
         Ok(c) => c,
         Err(e) => {
-            result.error = Some(format!("cannot start qemu-system-x86_64: {e}"));
+            result.error = Some(format!("cannot start {}: {e}", boot.qemu.display()));
             return result;
         }
     };
@@ -396,6 +398,106 @@ pub fn base64(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    struct Quiet;
+    impl Watch for Quiet {
+        fn line(&self, _: &str, _: &str) {}
+    }
+
+    /// Boots a fake QEMU: a shell script that writes `port` (printf format) to the
+    /// second serial file, then runs `then`.
+    fn boot_fake(port: &str, then: &str, timeout: Duration) -> GuestResult {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let qemu = dir.path().join("qemu");
+        std::fs::write(
+            &qemu,
+            format!(
+                "#!/bin/sh\nn=0\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = -serial ]; then n=$((n+1)); [ $n = 2 ] && port=${{2#file:}}; fi\n  shift\ndone\nprintf '{port}' > \"$port\"\n{then}\n"
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&qemu, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let boot = Boot {
+            plan: GuestPlan {
+                kernel: "6.1".into(),
+                variant: "base".into(),
+                cmdline: String::new(),
+                sysctls: vec![],
+                landlock_abi: 2,
+                user_namespaces: true,
+            },
+            vmlinuz: "vmlinuz".into(),
+            initramfs: "initramfs".into(),
+            memory_mib: 64,
+            timeout,
+            users: Users::Root,
+            run_args: vec![],
+            accel: "tcg".into(),
+            qemu,
+            dir: dir.path().to_path_buf(),
+        };
+        let r = run(&boot, &Quiet);
+        drop(dir);
+        r
+    }
+
+    const LONG: Duration = Duration::from_secs(600);
+
+    #[test]
+    fn a_complete_report_is_taken() {
+        let body = r#"{"scenarios":[],"summary":{}}"#;
+        let port = format!(
+            "GATEHOUSE booted 6.1.0\\nGATEHOUSE probe user=root userns=yes\\nGATEHOUSE suite user=root exit=0\\nGATEHOUSE file root.json {}\\n{body}\\nGATEHOUSE end root.json\\nGATEHOUSE done\\n",
+            body.len()
+        );
+        let r = boot_fake(&port, "exit 0", LONG);
+        assert_eq!(r.error, None);
+        assert_eq!(r.users[0].exit, Some(0));
+        assert!(r.users[0].report.is_some());
+    }
+
+    #[test]
+    fn a_guest_that_stops_before_done_is_errored() {
+        let r = boot_fake("GATEHOUSE booted 6.1.0\\n", "exit 0", LONG);
+        assert!(r
+            .error
+            .unwrap()
+            .contains("stopped before the suite finished"));
+    }
+
+    #[test]
+    fn garbage_on_the_port_errors_the_guest_and_stops_it() {
+        // The fake would sleep for the whole timeout: garbage must end it at once.
+        let r = boot_fake(
+            "GATEHOUSE booted x\\n\\0\\377junk\\n",
+            "exec sleep 600",
+            LONG,
+        );
+        assert!(
+            r.error.unwrap().contains("garbage"),
+            "not reported as garbage"
+        );
+        assert!(r.total < LONG);
+    }
+
+    #[test]
+    fn a_guest_that_hangs_is_killed_at_its_timeout() {
+        let r = boot_fake(
+            "GATEHOUSE booted x\\n",
+            "exec sleep 600",
+            Duration::from_secs(1),
+        );
+        assert!(r.error.unwrap().starts_with("hung"));
+    }
+
+    #[test]
+    fn a_probe_that_contradicts_kernels_toml_fails_loudly() {
+        let port =
+            "GATEHOUSE booted 6.1.0\\nGATEHOUSE probe user=root userns=no\\nGATEHOUSE done\\n";
+        let r = boot_fake(port, "exit 0", LONG);
+        assert!(r.error.unwrap().contains("declares user_namespaces = true"));
+    }
 
     #[test]
     fn base64_matches_the_standard_alphabet_and_padding() {

@@ -320,7 +320,7 @@ mod tests {
             ])],
             None,
         );
-        let md = markdown(&[g.clone()], "vm --all", 12.0);
+        let md = markdown(std::slice::from_ref(&g), "vm --all", 12.0);
         assert!(
             md.contains("| 6.1 | base | root | 2 | 1 ok, 1 failed | 0 ok, 1 skipped | 3.0 | 4 |"),
             "{md}"
@@ -334,7 +334,7 @@ mod tests {
     #[test]
     fn an_errored_guest_is_a_row_with_its_reason_and_never_green() {
         let g = guest(vec![], Some("hung: no power-off within 600 s"));
-        let md = markdown(&[g.clone()], "vm", 1.0);
+        let md = markdown(std::slice::from_ref(&g), "vm", 1.0);
         assert!(md.contains("errored: hung"), "{md}");
         assert!(!guest_green(&g));
         let ok = guest(vec![user(&[("fence/a", "passed")])], None);

@@ -100,7 +100,10 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
         Ok("tcg") | Err(_) => "tcg".to_string(),
         Ok(other) => return Err(format!("GATEHOUSE_ACCEL={other}: use tcg or kvm")),
     };
-    prerequisites()?;
+    let qemu = PathBuf::from(
+        std::env::var_os("GATEHOUSE_QEMU").unwrap_or_else(|| "qemu-system-x86_64".into()),
+    );
+    prerequisites(&qemu)?;
     std::fs::create_dir_all(&args.out_dir)
         .map_err(|e| format!("cannot create {}: {e}", args.out_dir.display()))?;
     let out_dir = args
@@ -127,6 +130,7 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
                 users: args.user,
                 run_args,
                 accel: accel.clone(),
+                qemu: qemu.clone(),
                 dir: out_dir.clone(),
             }
         })
@@ -162,15 +166,18 @@ fn command_line() -> String {
     format!("gatehouse-conform {}", args.join(" "))
 }
 
-fn prerequisites() -> Result<(), String> {
-    let found = Command::new("qemu-system-x86_64")
+fn prerequisites(qemu: &Path) -> Result<(), String> {
+    let found = Command::new(qemu)
         .arg("--version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
     match found {
         Ok(s) if s.success() => Ok(()),
-        _ => Err("qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)".into()),
+        _ => Err(format!(
+            "{} is not installed (apt-get install qemu-system-x86)",
+            qemu.display()
+        )),
     }
 }
 
