@@ -426,6 +426,7 @@ mod tests {
                 sysctls: vec![],
                 landlock_abi: 2,
                 user_namespaces: true,
+                fence_backend: "native".into(),
             },
             vmlinuz: "vmlinuz".into(),
             initramfs: "initramfs".into(),

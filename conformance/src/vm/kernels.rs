@@ -37,6 +37,9 @@ pub struct Kernel {
     pub landlock_abi: i64,
     /// Whether user namespaces work on it.
     pub user_namespaces: bool,
+    /// The fence backend the reference must declare there (`none`: it refuses).
+    #[serde(default = "native")]
+    pub fence_backend: String,
     /// The variants the matrix runs on it besides `base`.
     #[serde(default)]
     pub variants: Vec<String>,
@@ -57,6 +60,13 @@ pub struct Variant {
     /// Overrides the kernel's user namespaces.
     #[serde(default)]
     pub user_namespaces: Option<bool>,
+    /// Overrides the kernel's fence backend.
+    #[serde(default)]
+    pub fence_backend: Option<String>,
+}
+
+fn native() -> String {
+    "native".into()
 }
 
 /// The variant every kernel has: the kernel as it boots.
@@ -77,6 +87,8 @@ pub struct GuestPlan {
     pub landlock_abi: i64,
     /// Whether the guest's probe must find user namespaces.
     pub user_namespaces: bool,
+    /// The backend the inner run must see (`--expect-fence-backend`).
+    pub fence_backend: String,
 }
 
 impl GuestPlan {
@@ -140,6 +152,7 @@ impl KernelsFile {
             // A kernel without Landlock stays without it whatever the variant says.
             landlock_abi: v.landlock_abi.unwrap_or(k.landlock_abi).min(k.landlock_abi),
             user_namespaces: v.user_namespaces.unwrap_or(k.user_namespaces) && k.user_namespaces,
+            fence_backend: v.fence_backend.unwrap_or_else(|| k.fence_backend.clone()),
         })
     }
 
@@ -184,6 +197,7 @@ mod tests {
             sysctl = { "user.max_user_namespaces" = "0" }
             landlock_abi = 0
             user_namespaces = false
+            fence_backend = "none"
             "#,
         )
         .unwrap()
@@ -197,8 +211,10 @@ mod tests {
         assert!(!p.user_namespaces);
         assert_eq!(p.cmdline, "lsm=yama");
         assert_eq!(p.sysctls, vec!["user.max_user_namespaces=0".to_string()]);
+        assert_eq!(p.fence_backend, "none");
         let base = f.plan("6.1", BASE).unwrap();
         assert_eq!((base.landlock_abi, base.user_namespaces), (2, true));
+        assert_eq!(base.fence_backend, "native");
     }
 
     #[test]

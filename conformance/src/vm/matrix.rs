@@ -281,6 +281,7 @@ mod tests {
             sysctls: vec![],
             landlock_abi: 2,
             user_namespaces: true,
+            fence_backend: "native".into(),
         }
     }
 

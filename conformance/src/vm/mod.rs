@@ -51,7 +51,7 @@ pub struct VmArgs {
     #[arg(long, value_name = "DIR")]
     images: Option<PathBuf>,
     /// Options for the `run` inside each guest (any `run` option but the report ones,
-    /// --scenarios, --spec and --expect-landlock-abi, which the guest sets), e.g.
+    /// --scenarios, --spec and the --expect-* checks, which the guest sets), e.g.
     /// `--filter fence/ --step-timeout 30`.
     #[arg(
         value_name = "RUN_OPTIONS",
@@ -69,6 +69,7 @@ const GUEST_OWNED: &[&str] = &[
     "--scenarios",
     "--spec",
     "--expect-landlock-abi",
+    "--expect-fence-backend",
 ];
 
 /// Runs the `vm` command. `check_run` validates the pass-through options with the real
@@ -82,6 +83,11 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
                 "{flag}: the guest sets this itself; the vm command writes its reports to --out-dir"
             ));
         }
+    }
+    if let Some(a) = args.run_args.iter().find(|a| a.contains('\n')) {
+        return Err(format!(
+            "{a:?}: an option for the inner run cannot hold a newline"
+        ));
     }
     check_run(&args.run_args)?;
     let images = locate::dir(args.images.as_deref(), "vm-images", "--images")
@@ -121,6 +127,8 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
             let mut run_args = args.run_args.clone();
             run_args.push("--expect-landlock-abi".into());
             run_args.push(plan.landlock_abi.to_string());
+            run_args.push("--expect-fence-backend".into());
+            run_args.push(plan.fence_backend.clone());
             Boot {
                 plan,
                 vmlinuz,
