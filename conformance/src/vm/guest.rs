@@ -60,6 +60,8 @@ pub struct Boot {
     pub users: Users,
     /// The options of the inner `gatehouse-conform run` (without the report options).
     pub run_args: Vec<String>,
+    /// `NAME=VALUE` pairs the guest exports before the suite runs.
+    pub env: Vec<String>,
     /// `tcg` or `kvm`.
     pub accel: String,
     /// The QEMU executable (`qemu-system-x86_64`, or `GATEHOUSE_QEMU`).
@@ -121,6 +123,9 @@ pub fn qemu_command(boot: &Boot, console: &Path, port: &Path) -> Command {
             base64(lines(&boot.run_args).as_bytes())
         ),
     ];
+    if !boot.env.is_empty() {
+        append.push(format!("gatehouse.env={}", boot.env.join(",")));
+    }
     if !boot.plan.sysctls.is_empty() {
         append.push(format!("gatehouse.sysctl={}", boot.plan.sysctls.join(",")));
     }
@@ -434,6 +439,7 @@ mod tests {
             timeout,
             users: Users::Root,
             run_args: vec![],
+            env: vec![],
             accel: "tcg".into(),
             qemu,
             dir: dir.path().to_path_buf(),

@@ -61,6 +61,9 @@ pub struct VmArgs {
     run_args: Vec<String>,
 }
 
+/// The inner run's `--step-timeout` under TCG unless one is given.
+const TCG_STEP_TIMEOUT_SECS: u64 = 60;
+
 /// Options the guest sets itself; passing them through would contradict it.
 const GUEST_OWNED: &[&str] = &[
     "--format",
@@ -125,6 +128,19 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
         .map(|plan| {
             let (vmlinuz, initramfs) = built[&plan.kernel].clone();
             let mut run_args = args.run_args.clone();
+            let mut env = Vec::new();
+            if accel == "tcg" && !run_args.iter().any(|a| a.starts_with("--step-timeout")) {
+                // TCG runs a guest 10 to 50 times slower than the host: the runner's
+                // per-answer bound and the adapter's deadline for one command (8 s by
+                // default, made for a host) are widened together, the second below the
+                // first as on a host.
+                run_args.push("--step-timeout".into());
+                run_args.push(TCG_STEP_TIMEOUT_SECS.to_string());
+                env.push(format!(
+                    "GATEHOUSE_RUN_TIMEOUT={}",
+                    TCG_STEP_TIMEOUT_SECS - 10
+                ));
+            }
             run_args.push("--expect-landlock-abi".into());
             run_args.push(plan.landlock_abi.to_string());
             run_args.push("--expect-fence-backend".into());
@@ -137,6 +153,7 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
                 timeout,
                 users: args.user,
                 run_args,
+                env,
                 accel: accel.clone(),
                 qemu: qemu.clone(),
                 dir: out_dir.clone(),
