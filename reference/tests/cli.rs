@@ -295,3 +295,48 @@ fn adapter_round_trip() {
     );
     assert!(child.wait().unwrap().success());
 }
+
+/// The Landlock-only fence (no user namespaces, with the degraded opt-in) as a normal
+/// user: outside a user namespace there is no CAP_SETPCAP to shrink the bounding set
+/// with, and the fence must run anyway (the kernel matrix's unprivileged guests showed
+/// `step 2 (drop-capabilities): ... Operation not permitted` on every kernel). As root the
+/// command runs as uid 65534; as anyone else, as themselves.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_landlock_only_fence_runs_for_an_unprivileged_user() {
+    use std::os::unix::process::CommandExt as _;
+    let ws = tempfile::tempdir().unwrap();
+    let root = rustix::process::geteuid().is_root();
+    if root {
+        std::os::unix::fs::chown(ws.path(), Some(65534), Some(65534)).unwrap();
+    }
+    let mut cmd = Command::new(BIN);
+    cmd.args(["exec", "--allow-degraded", "--workspace"])
+        .arg(ws.path())
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "printf ran > made.txt && grep NoNewPrivs /proc/self/status",
+        ])
+        .current_dir(ws.path())
+        .env("GATEHOUSE_EMULATE_NO_USERNS", "1");
+    if root {
+        cmd.uid(65534).gid(65534);
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(125) && stderr.contains("no Landlock") {
+        return; // a kernel without Landlock: nothing can fence here, and it says so
+    }
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("NoNewPrivs:\t1"));
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("made.txt")).unwrap(),
+        "ran"
+    );
+    assert!(
+        stderr.contains("DEGRADED"),
+        "the posture must say so: {stderr}"
+    );
+}
