@@ -340,3 +340,29 @@ fn the_landlock_only_fence_runs_for_an_unprivileged_user() {
         "the posture must say so: {stderr}"
     );
 }
+
+/// When the namespaced fences fail (here: a jail helper that does nothing, as a broken
+/// `pivot_root` did on kernels before 7.0 with an initramfs root), the refusal names that
+/// failure, and does not blame user namespaces on a host that has them.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_refusal_names_the_fence_that_failed_not_a_missing_kernel_feature() {
+    let ws = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["exec", "--workspace"])
+        .arg(ws.path())
+        .args(["--", "true"])
+        .current_dir(ws.path())
+        .env("GATEHOUSE_JAIL_HELPER", "/bin/false")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{stderr}");
+    assert!(stderr.contains("probe failed for native"), "{stderr}");
+    let userns = std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+        .map(|s| s.trim() != "0")
+        .unwrap_or(false);
+    if userns {
+        assert!(!stderr.contains("no user namespaces"), "{stderr}");
+    }
+}
