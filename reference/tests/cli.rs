@@ -366,3 +366,64 @@ fn a_refusal_names_the_fence_that_failed_not_a_missing_kernel_feature() {
         assert!(!stderr.contains("no user namespaces"), "{stderr}");
     }
 }
+
+/// One `hello` from the adapter with these environment variables.
+fn hello_with(vars: &[(&str, &str)]) -> Output {
+    let mut child = Command::new(BIN)
+        .arg("adapter")
+        .envs(vars.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"id": 0, "op": "hello", "protocol": "1.1"})
+    )
+    .unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+/// Without user namespaces the default builds no fence (backend null, posture `none`),
+/// but the Landlock ABI declared is still the host's, capped by the operator: the runner
+/// selects the scenarios that emulate a poorer kernel by it (the kernel matrix's
+/// `userns-off` guests declared null, and every such scenario went unchecked).
+#[cfg(target_os = "linux")]
+#[test]
+fn hello_declares_the_hosts_landlock_abi_where_no_fence_is_built() {
+    let out = hello_with(&[
+        ("GATEHOUSE_EMULATE_NO_USERNS", "1"),
+        ("GATEHOUSE_LANDLOCK_MAX_ABI", "2"),
+    ]);
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let hello: Value = serde_json::from_str(&first).unwrap();
+    let env = &hello["environment"];
+    assert!(env["fence_backend"].is_null(), "{env}");
+    assert_eq!(env["posture"]["state"], "none", "{env}");
+    let kernel_has_landlock = Path::new("/sys/kernel/security/landlock").exists()
+        || env["posture"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("kernel has"));
+    if kernel_has_landlock {
+        assert_eq!(env["landlock_abi"], 2, "{env}");
+    } else {
+        assert!(env["landlock_abi"].is_null(), "{env}");
+    }
+}
+
+#[test]
+fn a_bad_run_timeout_stops_the_adapter_with_one_line() {
+    let out = hello_with(&[("GATEHOUSE_RUN_TIMEOUT", "soon")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("GATEHOUSE_RUN_TIMEOUT=soon"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
