@@ -93,8 +93,8 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
         ));
     }
     check_run(&args.run_args)?;
-    let images = locate::dir(args.images.as_deref(), "vm-images", "--images")
-        .map_err(|e| e.to_string())?;
+    let images =
+        locate::dir(args.images.as_deref(), "vm-images", "--images").map_err(|e| e.to_string())?;
     let file = KernelsFile::load(&images.join("kernels.toml"))?;
     let plans: Vec<GuestPlan> = if args.all {
         file.matrix()?
