@@ -216,13 +216,29 @@ fn environment_mismatch(client: &Client, s: &Scenario) -> Option<String> {
             ));
         }
     }
-    if let Some(backends) = &s.platform.fence_backend {
-        let b = env.get("fence_backend").and_then(serde_json::Value::as_str);
-        if !b.is_some_and(|b| backends.iter().any(|x| x == b)) {
+    if s.platform.needs_fence && env.get("fence_backend").and_then(Value::as_str).is_none() {
+        return Some(
+            "platform: needs a fence; the implementation declares fence_backend null (it builds none on this host)"
+                .to_string(),
+        );
+    }
+    if s.platform.fixture_xattrs {
+        if let Err(why) = fixture::user_xattrs() {
             return Some(format!(
-                "platform: needs fence_backend {}; the implementation declares {}",
+                "platform: needs user.* extended attributes on the fixture filesystem; {why}"
+            ));
+        }
+    }
+    if let Some(backends) = &s.platform.fence_backend {
+        // `none` stands for null, as in `--expect-fence-backend none`.
+        let b = env
+            .get("fence_backend")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("none");
+        if !backends.iter().any(|x| x == b) {
+            return Some(format!(
+                "platform: needs fence_backend {}; the implementation declares {b}",
                 backends.join(" or "),
-                b.unwrap_or("null")
             ));
         }
     }

@@ -295,3 +295,135 @@ fn adapter_round_trip() {
     );
     assert!(child.wait().unwrap().success());
 }
+
+/// The Landlock-only fence (no user namespaces, with the degraded opt-in) as a normal
+/// user: outside a user namespace there is no CAP_SETPCAP to shrink the bounding set
+/// with, and the fence must run anyway (the kernel matrix's unprivileged guests showed
+/// `step 2 (drop-capabilities): ... Operation not permitted` on every kernel). As root the
+/// command runs as uid 65534; as anyone else, as themselves.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_landlock_only_fence_runs_for_an_unprivileged_user() {
+    use std::os::unix::process::CommandExt as _;
+    let ws = tempfile::tempdir().unwrap();
+    let root = rustix::process::geteuid().is_root();
+    if root {
+        std::os::unix::fs::chown(ws.path(), Some(65534), Some(65534)).unwrap();
+    }
+    let mut cmd = Command::new(BIN);
+    cmd.args(["exec", "--allow-degraded", "--workspace"])
+        .arg(ws.path())
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "printf ran > made.txt && grep NoNewPrivs /proc/self/status",
+        ])
+        .current_dir(ws.path())
+        .env("GATEHOUSE_EMULATE_NO_USERNS", "1");
+    if root {
+        cmd.uid(65534).gid(65534);
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(125) && stderr.contains("no Landlock") {
+        return; // a kernel without Landlock: nothing can fence here, and it says so
+    }
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("NoNewPrivs:\t1"));
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("made.txt")).unwrap(),
+        "ran"
+    );
+    assert!(
+        stderr.contains("DEGRADED"),
+        "the posture must say so: {stderr}"
+    );
+}
+
+/// When the namespaced fences fail (here: a jail helper that does nothing, as a broken
+/// `pivot_root` did on kernels before 7.0 with an initramfs root), the refusal names that
+/// failure, and does not blame user namespaces on a host that has them.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_refusal_names_the_fence_that_failed_not_a_missing_kernel_feature() {
+    let ws = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["exec", "--workspace"])
+        .arg(ws.path())
+        .args(["--", "true"])
+        .current_dir(ws.path())
+        .env("GATEHOUSE_JAIL_HELPER", "/bin/false")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{stderr}");
+    assert!(stderr.contains("probe failed for native"), "{stderr}");
+    let userns = std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+        .map(|s| s.trim() != "0")
+        .unwrap_or(false);
+    if userns {
+        assert!(!stderr.contains("no user namespaces"), "{stderr}");
+    }
+}
+
+/// One `hello` from the adapter with these environment variables.
+fn hello_with(vars: &[(&str, &str)]) -> Output {
+    let mut child = Command::new(BIN)
+        .arg("adapter")
+        .envs(vars.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"id": 0, "op": "hello", "protocol": "1.1"})
+    )
+    .unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+/// Without user namespaces the default builds no fence (backend null, posture `none`),
+/// but the Landlock ABI declared is still the host's, capped by the operator: the runner
+/// selects the scenarios that emulate a poorer kernel by it (the kernel matrix's
+/// `userns-off` guests declared null, and every such scenario went unchecked).
+#[cfg(target_os = "linux")]
+#[test]
+fn hello_declares_the_hosts_landlock_abi_where_no_fence_is_built() {
+    let out = hello_with(&[
+        ("GATEHOUSE_EMULATE_NO_USERNS", "1"),
+        ("GATEHOUSE_LANDLOCK_MAX_ABI", "2"),
+    ]);
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let hello: Value = serde_json::from_str(&first).unwrap();
+    let env = &hello["environment"];
+    assert!(env["fence_backend"].is_null(), "{env}");
+    assert_eq!(env["posture"]["state"], "none", "{env}");
+    let kernel_has_landlock = Path::new("/sys/kernel/security/landlock").exists()
+        || env["posture"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("kernel has"));
+    if kernel_has_landlock {
+        assert_eq!(env["landlock_abi"], 2, "{env}");
+    } else {
+        assert!(env["landlock_abi"].is_null(), "{env}");
+    }
+}
+
+#[test]
+fn a_bad_run_timeout_stops_the_adapter_with_one_line() {
+    let out = hello_with(&[("GATEHOUSE_RUN_TIMEOUT", "soon")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("GATEHOUSE_RUN_TIMEOUT=soon"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}

@@ -109,6 +109,7 @@ fn degraded_options(allow: bool) -> FenceOptions {
         no_user_namespaces: true,
         allow_degraded: allow,
         helper: Some(helper()),
+        ..FenceOptions::default()
     }
 }
 

@@ -320,6 +320,10 @@ pub struct FenceOptions {
     /// The executable that dispatches `__jail` (default: the running executable).
     #[serde(default)]
     pub helper: Option<PathBuf>,
+    /// The deadline of one command run through a session, where the operator's machine
+    /// needs another than the default (an emulated CPU runs 10 to 50 times slower).
+    #[serde(default)]
+    pub run_timeout: Option<std::time::Duration>,
 }
 
 /// `GATEHOUSE_FENCE`: backend choice (`auto`, `native`, `bwrap`, `seatbelt`, `off`).
@@ -330,6 +334,8 @@ pub const ENV_NO_USERNS: &str = "GATEHOUSE_EMULATE_NO_USERNS";
 pub const ENV_MAX_ABI: &str = "GATEHOUSE_LANDLOCK_MAX_ABI";
 /// `GATEHOUSE_JAIL_HELPER=PATH`: the executable that dispatches `__jail`.
 pub const ENV_HELPER: &str = "GATEHOUSE_JAIL_HELPER";
+/// `GATEHOUSE_RUN_TIMEOUT=SECS`: the deadline of one command run through a session.
+pub const ENV_RUN_TIMEOUT: &str = "GATEHOUSE_RUN_TIMEOUT";
 
 impl FenceOptions {
     /// Options from the environment variables above (unset means the default).
@@ -351,6 +357,16 @@ impl FenceOptions {
         }
         if let Some(v) = std::env::var_os(ENV_HELPER) {
             o.helper = Some(PathBuf::from(v));
+        }
+        if let Ok(v) = std::env::var(ENV_RUN_TIMEOUT) {
+            let secs: u64 =
+                v.parse()
+                    .ok()
+                    .filter(|s| *s > 0)
+                    .ok_or_else(|| FenceError::Options {
+                        reason: format!("{ENV_RUN_TIMEOUT}={v}: not a positive number of seconds"),
+                    })?;
+            o.run_timeout = Some(std::time::Duration::from_secs(secs));
         }
         Ok(o)
     }

@@ -170,7 +170,23 @@ impl Fence {
             };
             match Fence::prepare_kind(kind, &policy, options, &host, &helper) {
                 Ok(f) => return Ok(f),
-                Err(e @ FenceError::Refused { .. }) => {
+                Err(FenceError::Refused {
+                    backend,
+                    missing,
+                    reason,
+                }) => {
+                    // A weaker candidate refused after stronger ones failed: the refusal
+                    // names the step that really failed first, not only what is missing.
+                    let reason = if reasons.is_empty() {
+                        reason
+                    } else {
+                        format!("{reason}; tried before: {}", reasons.join("; "))
+                    };
+                    let e = FenceError::Refused {
+                        backend,
+                        missing,
+                        reason,
+                    };
                     reasons.push(e.to_string());
                     refused.get_or_insert(e);
                 }
@@ -387,11 +403,15 @@ fn missing_reasons(kind: &Kind, host: &Host, missing: &[Coverage]) -> String {
     }
     let mut why = Vec::new();
     if matches!(kind, Kind::LandlockOnly { .. }) {
-        why.push(
-            host.user_namespaces_reason
-                .clone()
-                .unwrap_or_else(|| "no user namespaces".into()),
-        );
+        why.push(match &host.user_namespaces_reason {
+            Some(r) => r.clone(),
+            // User namespaces exist: Landlock alone is left because the fences that use
+            // them failed, and their failures follow.
+            None if host.user_namespaces => {
+                "the fences with user namespaces could not be built".into()
+            }
+            None => "no user namespaces".into(),
+        });
     }
     match kind.landlock_abi() {
         None => why.push("no Landlock".into()),

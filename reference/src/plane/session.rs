@@ -22,6 +22,7 @@ use crate::fence::{BackendChoice, BackendKind, Fence, FenceError, FenceOptions, 
 
 /// The deadline of one run, below the conformance runner's default step timeout (10 s),
 /// so that a command that hangs is killed and reported rather than taking the caller down.
+/// The operator's `run_timeout` (`GATEHOUSE_RUN_TIMEOUT`) replaces it.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// What happens where a protection is missing.
@@ -305,7 +306,7 @@ impl Session {
         };
         let mut config = PlaneConfig::new(policy.clone(), options.clone(), self.name.clone());
         config.pool_size = 1;
-        config.default_timeout = RUN_TIMEOUT;
+        config.default_timeout = self.operator.run_timeout.unwrap_or(RUN_TIMEOUT);
         match runtime()?.block_on(Broker::start(config)) {
             Ok(broker) => Ok(State::Up(broker)),
             Err(PlaneError::Fence(refusal @ FenceError::Refused { .. })) => {
@@ -373,7 +374,7 @@ impl Session {
             argv: tool.argv(input),
             cwd: Some(cwd),
             stdin: None,
-            timeout: Some(RUN_TIMEOUT),
+            timeout: Some(self.operator.run_timeout.unwrap_or(RUN_TIMEOUT)),
         };
         let rt = runtime()?;
         match rt.block_on(broker.run(request)) {
