@@ -198,57 +198,41 @@ pub fn basename(word: &str) -> &str {
 /// (GATE-NEVER-3: `python3`, `python3.12`, `perl5`, `pypy3`).
 pub fn is_interpreter(name: &str) -> bool {
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    INTERPRETERS.contains(&stem)
+    INTERPRETERS.contains(&stem) || MORE_INTERPRETERS.contains(&stem)
 }
 
-/// The never-savable group of a first word, judged by its last path component
-/// (GATE-NEVER-2) and counting versioned interpreters (GATE-NEVER-3).
-pub fn never_savable(first_word: &str) -> Option<NeverSavable> {
-    let name = basename(first_word);
-    if is_interpreter(name) {
-        Some(NeverSavable::Interpreter)
-    } else if EXEC_WRAPPERS.contains(&name) {
-        Some(NeverSavable::ExecWrapper)
-    } else if PAGERS_EDITORS.contains(&name) {
-        Some(NeverSavable::PagerEditor)
-    } else if TRANSFER_TOOLS.contains(&name) {
-        Some(NeverSavable::Transfer)
-    } else {
-        None
-    }
+/// The shells among the interpreters: their inline code is a command line, which the
+/// dangerous-list scan reads (GATE-DANGER-3); any other interpreter's is not.
+const SHELLS: [&str; 14] = [
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "csh", "tcsh", "busybox", "toybox", "mksh",
+    "yash", "posh",
+];
+
+/// Whether `name` (a lower-cased last path component) is a shell, possibly versioned.
+pub fn is_shell(name: &str) -> bool {
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    SHELLS.contains(&stem)
 }
 
-/// Names after which the dangerous-list scan counts any `rm` (or `find`) word as a command
-/// (GATE-DANGER-3), besides the exec wrappers and interpreters: shell builtins that run
-/// their arguments, shell reserved words that may precede a command, and `find`, whose
-/// `-exec` family runs one.
-///
-/// **Choice:** beyond the spec's examples, the common launchers that run the command named
-/// in their arguments (tracers, schedulers, sandboxes, `trap`'s handler).
-const EXTRA_DANGER_WRAPPERS: [&str; 51] = [
-    "command",
-    "builtin",
-    "exec",
-    "eval",
-    "if",
-    "then",
-    "else",
-    "elif",
-    "do",
-    "while",
-    "until",
-    "!",
-    "find",
+/// Whether `name` (lower-cased) is one of the `awk` family, whose program is always inline.
+pub fn is_awk(name: &str) -> bool {
+    matches!(name, "awk" | "gawk" | "mawk" | "nawk")
+}
+
+/// Launchers beyond section 9's table that run the command named in their arguments
+/// (GATE-NEVER-5): withheld as `exec_wrapper`, and wrappers for the dangerous-list scan.
+pub const LAUNCHERS: [&str; 62] = [
+    "run0",
+    "tmux",
+    "screen",
+    "script",
     "watch",
-    "runuser",
     "flock",
-    "trap",
     "strace",
     "ltrace",
     "valgrind",
     "parallel",
     "sem",
-    "script",
     "taskset",
     "chrt",
     "numactl",
@@ -263,6 +247,7 @@ const EXTRA_DANGER_WRAPPERS: [&str; 51] = [
     "firejail",
     "systemd-run",
     "pkexec",
+    "runuser",
     "sg",
     "runcon",
     "cgexec",
@@ -271,19 +256,78 @@ const EXTRA_DANGER_WRAPPERS: [&str; 51] = [
     "proxychains4",
     "xvfb-run",
     "dbus-run-session",
+    "dbus-launch",
     "catchsegv",
     "tsp",
     "entr",
     "caffeinate",
     "sandbox-exec",
-    "nocorrect",
+    "command",
+    "builtin",
+    "exec",
+    "eval",
+    "trap",
+    "npx",
+    "pnpx",
+    "bunx",
+    "uvx",
+    "pipx",
+    "at",
+    "batch",
+    "setarch",
+    "linux32",
+    "linux64",
+    "faketime",
+    "proot",
+    "bwrap",
+    "rlwrap",
+    "ssh-agent",
+    "expect",
+    "gdb",
+];
+
+/// Interpreters beyond section 9's table (GATE-NEVER-6): `toybox`, a multi-call binary
+/// like `busybox` that holds a shell, and `R`, whose `Rscript` the table lists.
+pub const MORE_INTERPRETERS: [&str; 2] = ["toybox", "r"];
+
+/// The never-savable group of a first word, judged by its last path component
+/// (GATE-NEVER-2), counting versioned interpreters (GATE-NEVER-3), compared without
+/// regard to ASCII case (GATE-NEVER-6: `Rscript`; a case-insensitive filesystem runs
+/// `SUDO` as `sudo`), and counting the launchers of GATE-NEVER-5.
+pub fn never_savable(first_word: &str) -> Option<NeverSavable> {
+    let lower = basename(first_word).to_ascii_lowercase();
+    let name = lower.as_str();
+    if is_interpreter(name) {
+        Some(NeverSavable::Interpreter)
+    } else if EXEC_WRAPPERS.contains(&name) || LAUNCHERS.contains(&name) {
+        Some(NeverSavable::ExecWrapper)
+    } else if PAGERS_EDITORS.contains(&name) {
+        Some(NeverSavable::PagerEditor)
+    } else if TRANSFER_TOOLS.contains(&name) {
+        Some(NeverSavable::Transfer)
+    } else {
+        None
+    }
+}
+
+/// Names after which the dangerous-list scan treats a word holding an expansion as a
+/// command it cannot read (GATE-DANGER-9), besides the exec wrappers, the launchers and
+/// the interpreters: shell reserved words that may precede a command, `find` (its `-exec`
+/// family runs one), and `source`/`.`.
+const EXTRA_DANGER_WRAPPERS: [&str; 12] = [
+    "if", "then", "else", "elif", "do", "while", "until", "!", "find", "source", ".", "time",
 ];
 
 /// Whether the dangerous-list scan treats `word` as a wrapper: a name that runs (or may
 /// run) a command named among its arguments.
 pub fn is_danger_wrapper(word: &str) -> bool {
-    let name = basename(word);
-    EXEC_WRAPPERS.contains(&name) || is_interpreter(name) || EXTRA_DANGER_WRAPPERS.contains(&name)
+    let lower = basename(word).to_ascii_lowercase();
+    let name = lower.as_str();
+    EXEC_WRAPPERS.contains(&name)
+        || LAUNCHERS.contains(&name)
+        || is_interpreter(name)
+        || is_shell(name)
+        || EXTRA_DANGER_WRAPPERS.contains(&name)
 }
 
 #[cfg(test)]
@@ -338,6 +382,14 @@ mod tests {
     #[case("less", NeverSavable::PagerEditor)]
     #[case("curl", NeverSavable::Transfer)]
     #[case("nc", NeverSavable::Transfer)]
+    #[case("Rscript", NeverSavable::Interpreter)]
+    #[case("R", NeverSavable::Interpreter)]
+    #[case("toybox", NeverSavable::Interpreter)]
+    #[case("SUDO", NeverSavable::ExecWrapper)]
+    #[case("/usr/bin/Python3", NeverSavable::Interpreter)]
+    #[case("run0", NeverSavable::ExecWrapper)]
+    #[case("tmux", NeverSavable::ExecWrapper)]
+    #[case("npx", NeverSavable::ExecWrapper)]
     fn never_savable_groups(#[case] word: &str, #[case] group: NeverSavable) {
         assert_eq!(never_savable(word), Some(group));
     }
