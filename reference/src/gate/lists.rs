@@ -33,8 +33,10 @@ pub struct EscapeFlags {
     pub primaries: &'static [&'static str],
 }
 
-/// The escape-flag table of section 5, including each flag's other spelling.
-pub const ESCAPE_FLAGS: [EscapeFlags; 7] = [
+/// The escape-flag table of section 5, including each flag's other spelling, with the
+/// flags of GATE-FLAG-9: recursive reads that follow every link (`grep -R`, `rg -L`,
+/// `find -L`, `ls -L`) and `date -s`, which sets the clock.
+pub const ESCAPE_FLAGS: [EscapeFlags; 9] = [
     EscapeFlags {
         command: "find",
         long: &[],
@@ -50,12 +52,14 @@ pub const ESCAPE_FLAGS: [EscapeFlags; 7] = [
             "-fprint0",
             "-fls",
             "-files0-from",
+            "-L",
+            "-follow",
         ],
     },
     EscapeFlags {
         command: "rg",
-        long: &["pre", "pre-glob", "hostname-bin"],
-        short: &[],
+        long: &["pre", "pre-glob", "hostname-bin", "follow"],
+        short: b"L",
         primaries: &[],
     },
     EscapeFlags {
@@ -72,8 +76,8 @@ pub const ESCAPE_FLAGS: [EscapeFlags; 7] = [
     },
     EscapeFlags {
         command: "grep",
-        long: &["null"],
-        short: b"Z",
+        long: &["null", "dereference-recursive"],
+        short: b"ZR",
         primaries: &[],
     },
     EscapeFlags {
@@ -86,6 +90,18 @@ pub const ESCAPE_FLAGS: [EscapeFlags; 7] = [
         command: "wc",
         long: &["files0-from"],
         short: &[],
+        primaries: &[],
+    },
+    EscapeFlags {
+        command: "ls",
+        long: &["dereference"],
+        short: b"L",
+        primaries: &[],
+    },
+    EscapeFlags {
+        command: "date",
+        long: &["set"],
+        short: b"s",
         primaries: &[],
     },
 ];
@@ -407,8 +423,8 @@ mod tests {
     }
 
     #[test]
-    fn escape_flags_cover_seven_commands() {
-        for cmd in ["find", "rg", "sort", "tail", "grep", "head", "wc"] {
+    fn escape_flags_cover_nine_commands() {
+        for cmd in ["find", "rg", "sort", "tail", "grep", "head", "wc", "ls", "date"] {
             assert!(escape_flags(cmd).is_some(), "{cmd}");
             assert!(is_read_command(cmd), "{cmd}");
         }
