@@ -277,7 +277,7 @@ def dangerous(line, depth=0):
             break
         if i >= len(ws): continue
         if "$" in ws[i][0] or ws[i][1]: return True
-        start, wrapped, spread, splice = i, False, False, False
+        start, wrapped, spread, splice, repl = i, False, False, False, None
         for k, (w, g) in enumerate(ws):
             rest = ws[k+1:]
             blank = any(c in w for c in " \t\n")
@@ -293,7 +293,11 @@ def dangerous(line, depth=0):
             if name == "find":
                 for a, ag in rest:
                     if a == "-delete" or ("$" in a and not any(c in a for c in " \t\n")) or (ag and fnmatch_one(a, "-delete")): return True
-            if splice and "{}" in w and blank: return True
+            if splice and blank and ("{}" in w or (repl and repl in w)): return True
+            if spread and repl is None:  # xargs -I REPLACE, -IREPLACE, --replace=REPLACE
+                m = re.fullmatch(r"(?:-I|--replace=)(.+)", w)
+                if m: repl = m.group(1)
+                elif w == "-I" and rest: repl = rest[0][0] or None
             if name in AWKS:
                 if awk_runs: return True
             elif is_interp(name) and stem(name) not in SHELLS and inline_code(rest): return True

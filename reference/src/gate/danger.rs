@@ -231,7 +231,9 @@ fn sequence(body: &str) -> Option<Vec<String>> {
             .map(|k| {
                 let v = x + k * dir;
                 if chars {
-                    char::from_u32(v as u32).map(String::from).unwrap_or_default()
+                    char::from_u32(v as u32)
+                        .map(String::from)
+                        .unwrap_or_default()
                 } else {
                     v.to_string()
                 }
@@ -323,7 +325,8 @@ fn parts(line: &str) -> Vec<Part<'_>> {
         }
         // `{}` is a word (the name `find` and `xargs -I{}` splice in), never a group.
         if i < b.len()
-            && ((b[i] == b'{' && b.get(i + 1) == Some(&b'}')) || (b[i] == b'}' && i > 0 && b[i - 1] == b'{'))
+            && ((b[i] == b'{' && b.get(i + 1) == Some(&b'}'))
+                || (b[i] == b'}' && i > 0 && b[i - 1] == b'{'))
         {
             continue;
         }
@@ -382,7 +385,8 @@ fn scan(line: &str, depth: usize) -> bool {
         let mut wrapped = false;
         let mut spreads = false; // an `xargs` or `parallel` builds the rest from its input
         let mut splices = false; // ... or a `find`, which splices names for `{}`
-        // Every word counts, assignments too (`make CLEAN='rm -rf x'` re-read).
+        let mut replace: Option<String> = None; // `xargs -I REPLACE`
+                                                // Every word counts, assignments too (`make CLEAN='rm -rf x'` re-read).
         for i in 0..words.len() {
             let (word, rest) = (&words[i], &words[i + 1..]);
             let text = word.as_str();
@@ -397,8 +401,14 @@ fn scan(line: &str, depth: usize) -> bool {
             if command_name(text) == "find" && find_deletes(rest) {
                 return true;
             }
-            if splices && text.contains("{}") && text.contains([' ', '\t']) {
+            if splices
+                && blank
+                && (text.contains("{}") || replace.as_deref().is_some_and(|r| text.contains(r)))
+            {
                 return true;
+            }
+            if spreads && replace.is_none() {
+                replace = replace_string(text, rest);
             }
             let name = command_name(text);
             if is_awk(&name) {
@@ -408,7 +418,10 @@ fn scan(line: &str, depth: usize) -> bool {
             } else if is_interpreter(&name) && !is_shell(&name) && gives_inline_code(rest) {
                 return true;
             }
-            if part.fed && (i == start || (i > start && wrapped)) && reads_program_from_input(&name, rest) {
+            if part.fed
+                && (i == start || (i > start && wrapped))
+                && reads_program_from_input(&name, rest)
+            {
                 return true;
             }
             if blank && scan(text, depth + 1) {
@@ -455,7 +468,10 @@ fn is_rm_word(word: &Word<'_>) -> bool {
             return true;
         }
     }
-    word.glob && RM_NAMES.iter().any(|name| glob_matches(lower.as_bytes(), name.as_bytes()))
+    word.glob
+        && RM_NAMES
+            .iter()
+            .any(|name| glob_matches(lower.as_bytes(), name.as_bytes()))
 }
 
 /// The names of a recursive-capable `rm`.
@@ -486,6 +502,21 @@ fn rm_deletes(args: &[Word<'_>], spreads: bool) -> bool {
         }
     }
     spreads
+}
+
+/// The replace string an `xargs` option word names (`-I X`, `-IX`, `--replace=X`), which
+/// `xargs` swaps for each input name.
+fn replace_string(word: &str, rest: &[Word<'_>]) -> Option<String> {
+    let value = if word == "-I" {
+        rest.first().map(|w| w.as_str())
+    } else if let Some(v) = word.strip_prefix("--replace=") {
+        Some(v)
+    } else if word.starts_with("-I") {
+        Some(&word[2..])
+    } else {
+        None
+    };
+    value.filter(|v| !v.is_empty()).map(str::to_string)
 }
 
 /// Whether the words after a `find` delete: `-delete`, or a glob or expansion that could
@@ -615,7 +646,9 @@ fn command_index(words: &[Word<'_>]) -> usize {
 }
 
 /// Reserved words after which the next word is the command.
-const RESERVED: [&str; 9] = ["if", "then", "else", "elif", "do", "while", "until", "!", "time"];
+const RESERVED: [&str; 9] = [
+    "if", "then", "else", "elif", "do", "while", "until", "!", "time",
+];
 fn is_assignment(word: &str) -> bool {
     match word.split_once('=') {
         Some((name, _)) => {
@@ -795,6 +828,9 @@ mod tests {
     #[case("awk '{print \"r\" \"m -rf x\" | \"sh\"}'")]
     #[case("find . -exec sh -c 'echo {}' \\;")]
     #[case("ls | xargs -I{} sh -c 'echo {}'")]
+    #[case("ls | xargs -I% sh -c 'cat %'")]
+    #[case("ls | xargs -IX sh -c 'cat X'")]
+    #[case("ls | xargs --replace=@ bash -c 'cat @'")]
     fn dangerous_spellings(#[case] line: &str) {
         assert!(is_dangerous(line), "{line}");
     }
@@ -827,6 +863,7 @@ mod tests {
     #[case("find . -exec rm {} +")]
     #[case("find . -exec sh -c 'echo \"$1\"' _ {} \\;")]
     #[case("xargs rm -- ")]
+    #[case("ls | xargs -I% cp % sub/")]
     #[case("echo {a,b}")]
     #[case("python3 x.py")]
     #[case("python3 -m json.tool")]

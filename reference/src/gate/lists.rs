@@ -424,7 +424,9 @@ mod tests {
 
     #[test]
     fn escape_flags_cover_nine_commands() {
-        for cmd in ["find", "rg", "sort", "tail", "grep", "head", "wc", "ls", "date"] {
+        for cmd in [
+            "find", "rg", "sort", "tail", "grep", "head", "wc", "ls", "date",
+        ] {
             assert!(escape_flags(cmd).is_some(), "{cmd}");
             assert!(is_read_command(cmd), "{cmd}");
         }
