@@ -38,8 +38,9 @@ const MAX_BRACE_WORDS: usize = 256;
 ///      or an `awk` program can run a command (GATE-DANGER-10);
 ///    - a shell, interpreter or `parallel` reads its program from a pipe, a here-string,
 ///      a here-document or a process substitution (`echo ... | sh`, `bash <(...)`);
-///    - `xargs` or `parallel` builds an `rm` line from its input with no `--`, or splices
-///      its input into a command line (`xargs -I{} sh -c '... {}'`);
+///    - `xargs` or `parallel` builds an `rm` line from its input with no `--`, or it (or
+///      `find`) splices names into a command line (`xargs -I{} sh -c '... {}'`, or the
+///      replace string `xargs -I%` names);
 /// 3. reads every word holding a blank again as a command line, of any command
 ///    (`git rebase -x 'rm -rf x'`, `git -c alias.x='!rm -rf .'`).
 ///
