@@ -6,7 +6,7 @@
 //! where there is none, because a false hit only makes the gate ask (and withhold both
 //! keys), while a miss could let a saved grant run it unasked.
 
-use super::lists::{basename, is_awk, is_danger_wrapper, is_interpreter, is_shell};
+use super::lists::{basename, class, classify};
 use super::words::{Word, Words};
 use std::borrow::Cow;
 
@@ -399,7 +399,8 @@ fn scan(line: &str, depth: usize) -> bool {
             if is_rm_word(word) && rm_deletes(rest, spreads) {
                 return true;
             }
-            if command_name(text) == "find" && find_deletes(rest) {
+            let name = command_name(text);
+            if name == "find" && find_deletes(rest) {
                 return true;
             }
             if splices
@@ -411,27 +412,29 @@ fn scan(line: &str, depth: usize) -> bool {
             if spreads && replace.is_none() {
                 replace = replace_string(text, rest);
             }
-            let name = command_name(text);
-            if is_awk(&name) {
+            let bits = classify(&name);
+            if bits & class::AWK != 0 {
                 if *awk_runs.get_or_insert_with(|| awk_may_run(&line)) {
                     return true;
                 }
-            } else if is_interpreter(&name) && !is_shell(&name) && gives_inline_code(rest) {
+            } else if bits & (class::INTERPRETER | class::SHELL) == class::INTERPRETER
+                && gives_inline_code(rest)
+            {
                 return true;
             }
             if part.fed
                 && (i == start || (i > start && wrapped))
-                && reads_program_from_input(&name, rest)
+                && reads_program_from_input(&name, bits, rest)
             {
                 return true;
             }
             if blank && scan(text, depth + 1) {
                 return true;
             }
-            if i >= start && is_danger_wrapper(text) {
+            if i >= start && bits & class::WRAPPER != 0 {
                 wrapped = true;
             }
-            if matches!(name.as_str(), "xargs" | "parallel" | "sem") {
+            if matches!(name.as_ref(), "xargs" | "parallel" | "sem") {
                 spreads = true;
             }
             splices |= spreads || name == "find";
@@ -442,8 +445,13 @@ fn scan(line: &str, depth: usize) -> bool {
 
 /// The last path component of a command word, lower-cased (a case-insensitive
 /// filesystem runs `RM` as `rm`).
-fn command_name(word: &str) -> String {
-    basename(word).to_ascii_lowercase()
+fn command_name(word: &str) -> Cow<'_, str> {
+    let name = basename(word);
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(name)
+    }
 }
 
 /// Whether a word holds something the shell expands into text the gate does not see: a
@@ -459,20 +467,19 @@ fn is_expansion(word: &Word<'_>) -> bool {
 fn is_rm_word(word: &Word<'_>) -> bool {
     let text = word.as_str();
     let tail = text.rsplit(['/', '=', '!']).next().unwrap_or(text);
-    let lower = tail.to_ascii_lowercase();
-    if RM_NAMES.contains(&lower.as_str()) {
+    if RM_NAMES.iter().any(|name| tail.eq_ignore_ascii_case(name)) {
         return true;
     }
-    if text.len() > 3 && text.starts_with('-') && !text.starts_with("--") {
-        let end = text[text.len() - 2..].to_ascii_lowercase();
-        if end == "rm" {
-            return true;
-        }
+    let b = text.as_bytes();
+    if b.len() > 3 && b[0] == b'-' && b[1] != b'-' && b[b.len() - 2..].eq_ignore_ascii_case(b"rm") {
+        return true;
     }
-    word.glob
-        && RM_NAMES
+    word.glob && {
+        let lower = tail.to_ascii_lowercase();
+        RM_NAMES
             .iter()
             .any(|name| glob_matches(lower.as_bytes(), name.as_bytes()))
+    }
 }
 
 /// The names of a recursive-capable `rm`.
@@ -563,18 +570,18 @@ fn awk_may_run(line: &str) -> bool {
 /// Whether `name` with `args`, fed by a pipe or a redirection, reads its program from
 /// that input: `parallel` and `sem` (each input line is a command), `source`/`.`, or a
 /// shell or interpreter given no script operand, or given `-`, `-s` or `/dev/stdin`.
-fn reads_program_from_input(name: &str, args: &[Word<'_>]) -> bool {
+fn reads_program_from_input(name: &str, bits: u8, args: &[Word<'_>]) -> bool {
     const STDIN: [&str; 5] = ["-", "-s", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"];
     if matches!(name, "parallel" | "sem") {
         return true;
     }
-    if !(is_interpreter(name) || is_shell(name) || matches!(name, "source" | ".")) {
+    if bits & (class::INTERPRETER | class::SHELL) == 0 && !matches!(name, "source" | ".") {
         return false;
     }
     if args.iter().any(|a| STDIN.contains(&a.as_str())) {
         return true;
     }
-    if is_awk(name) {
+    if bits & class::AWK != 0 {
         return false; // the program is an operand; the input is data
     }
     let texts: Vec<Cow<'_, str>> = args.iter().map(|a| a.text.clone()).collect();
@@ -874,6 +881,8 @@ mod tests {
     #[case("echo \"$HOME\"")]
     #[case("for f in *.txt; do cat \"$f\"; done")]
     #[case("docker run --rm -it img")]
+    #[case("ls -a€ x")]
+    #[case("ls -aé x")]
     #[case("git log --format=%H -r")]
     #[case("rm 'x' -- -r")]
     fn non_dangerous_twins(#[case] line: &str) {

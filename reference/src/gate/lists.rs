@@ -5,6 +5,8 @@
 //! Pure data and lookups over it: this module touches nothing outside itself.
 
 use super::codes::Withheld;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// The 29 commands whose plain use may run without asking (GATE-READ-1), sorted.
 pub const READ_LIST: [&str; 29] = [
@@ -224,17 +226,6 @@ const SHELLS: [&str; 14] = [
     "yash", "posh",
 ];
 
-/// Whether `name` (a lower-cased last path component) is a shell, possibly versioned.
-pub fn is_shell(name: &str) -> bool {
-    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    SHELLS.contains(&stem)
-}
-
-/// Whether `name` (lower-cased) is one of the `awk` family, whose program is always inline.
-pub fn is_awk(name: &str) -> bool {
-    matches!(name, "awk" | "gawk" | "mawk" | "nawk")
-}
-
 /// Launchers beyond section 9's table that run the command named in their arguments
 /// (GATE-NEVER-5): withheld as `exec_wrapper`, and wrappers for the dangerous-list scan.
 pub const LAUNCHERS: [&str; 62] = [
@@ -334,16 +325,59 @@ const EXTRA_DANGER_WRAPPERS: [&str; 12] = [
     "if", "then", "else", "elif", "do", "while", "until", "!", "find", "source", ".", "time",
 ];
 
+/// What the dangerous-list scan knows about a command name, as bits of one byte.
+pub mod class {
+    /// Runs a command named in its arguments (GATE-DANGER-3, -9).
+    pub const WRAPPER: u8 = 1;
+    /// An interpreter of section 9 or GATE-NEVER-6.
+    pub const INTERPRETER: u8 = 2;
+    /// A shell: its inline code is a command line.
+    pub const SHELL: u8 = 4;
+    /// One of the `awk` family.
+    pub const AWK: u8 = 8;
+}
+
+/// The class bits of a lower-cased name, possibly versioned (`python3.12`), from one
+/// table built once: the scan asks for every word, so it is one hash lookup or two.
+pub fn classify(name: &str) -> u8 {
+    static TABLE: OnceLock<HashMap<&'static str, u8>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t: HashMap<&'static str, u8> = HashMap::new();
+        let mut add = |names: &[&'static str], bits: u8| {
+            for &n in names {
+                *t.entry(n).or_insert(0) |= bits;
+            }
+        };
+        add(&EXEC_WRAPPERS, class::WRAPPER);
+        add(&LAUNCHERS, class::WRAPPER);
+        add(&EXTRA_DANGER_WRAPPERS, class::WRAPPER);
+        add(&INTERPRETERS, class::WRAPPER | class::INTERPRETER);
+        add(&MORE_INTERPRETERS, class::WRAPPER | class::INTERPRETER);
+        add(&SHELLS, class::WRAPPER | class::SHELL);
+        add(&["awk", "gawk", "mawk", "nawk"], class::AWK);
+        t
+    });
+    let exact = table.get(name).copied().unwrap_or(0);
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if stem.len() == name.len() || stem.is_empty() {
+        return exact;
+    }
+    // A versioned spelling counts for interpreters and shells only (GATE-NEVER-3).
+    exact | (table.get(stem).copied().unwrap_or(0) & !class::AWK)
+}
+
 /// Whether the dangerous-list scan treats `word` as a wrapper: a name that runs (or may
 /// run) a command named among its arguments.
 pub fn is_danger_wrapper(word: &str) -> bool {
-    let lower = basename(word).to_ascii_lowercase();
-    let name = lower.as_str();
-    EXEC_WRAPPERS.contains(&name)
-        || LAUNCHERS.contains(&name)
-        || is_interpreter(name)
-        || is_shell(name)
-        || EXTRA_DANGER_WRAPPERS.contains(&name)
+    let base = basename(word);
+    let lower;
+    let name = if base.bytes().any(|b| b.is_ascii_uppercase()) {
+        lower = base.to_ascii_lowercase();
+        lower.as_str()
+    } else {
+        base
+    };
+    classify(name) & class::WRAPPER != 0
 }
 
 #[cfg(test)]
@@ -420,6 +454,27 @@ mod tests {
     #[case("3")]
     fn savable_names(#[case] word: &str) {
         assert_eq!(never_savable(word), None);
+    }
+
+    #[rstest]
+    #[case("sudo", class::WRAPPER)]
+    #[case("tmux", class::WRAPPER)]
+    #[case("find", class::WRAPPER)]
+    #[case("python3", class::WRAPPER | class::INTERPRETER)]
+    #[case("python3.12", class::WRAPPER | class::INTERPRETER)]
+    #[case("r", class::WRAPPER | class::INTERPRETER)]
+    #[case("bash5", class::WRAPPER | class::SHELL | class::INTERPRETER)]
+    #[case("busybox", class::WRAPPER | class::SHELL | class::INTERPRETER)]
+    #[case("mksh", class::WRAPPER | class::SHELL)]
+    #[case("awk", class::WRAPPER | class::INTERPRETER | class::AWK)]
+    #[case("git", 0)]
+    #[case("3", 0)]
+    #[case("", 0)]
+    fn classes(#[case] name: &str, #[case] bits: u8) {
+        assert_eq!(classify(name), bits, "{name}");
+        if !name.is_empty() {
+            assert_eq!(is_danger_wrapper(name), bits & class::WRAPPER != 0);
+        }
     }
 
     #[test]
