@@ -48,6 +48,9 @@ const MAX_BRACE_WORDS: usize = 256;
 /// which arguments a program runs (`git rebase -x`, `uv run`, `ssh host`): `echo rm -rf x`,
 /// `grep rm -r .` and `git commit -m "rm -rf build"` are dangerous, which only asks.
 pub fn is_dangerous(line: &str) -> bool {
+    if !may_be_dangerous(line) {
+        return false;
+    }
     if scan(line, 0) {
         return true;
     }
@@ -56,6 +59,30 @@ pub fn is_dangerous(line: &str) -> bool {
         Spelling::Respelled(spelled) => scan(&spelled, 0),
         Spelling::TooLarge => true,
     }
+}
+
+/// A cheap filter, sound for every rule of the scan: a line can only be dangerous if it
+/// holds a byte that quotes, expands, pipes or redirects (`$` backtick `*` `?` `[` `|`
+/// `<` `{` quotes, backslash), the letters `rm` in any case (every word that may run as
+/// `rm` ends so), `-delete`, or a word naming an interpreter (inline code needs no
+/// quotes: `python3 -c print(1)`). Most lines an agent proposes hold none of them.
+fn may_be_dangerous(line: &str) -> bool {
+    let b = line.as_bytes();
+    if b.iter().any(|c| b"$`*?[|<{'\"\\".contains(c)) {
+        return true;
+    }
+    if b.windows(2).any(|w| w.eq_ignore_ascii_case(b"rm")) || line.contains("-delete") {
+        return true;
+    }
+    line.split_ascii_whitespace().any(|token| {
+        let name = basename(token);
+        let bits = if name.bytes().any(|c| c.is_ascii_uppercase()) {
+            classify(&name.to_ascii_lowercase())
+        } else {
+            classify(name)
+        };
+        bits & class::INTERPRETER != 0
+    })
 }
 
 /// The line as the shell respells it, when it differs.
@@ -887,6 +914,19 @@ mod tests {
     #[case("rm 'x' -- -r")]
     fn non_dangerous_twins(#[case] line: &str) {
         assert!(!is_dangerous(line), "{line}");
+    }
+
+    #[rstest]
+    #[case("ls -la sub", false)]
+    #[case("git status", false)]
+    #[case("npm run build -- --prod", false)]
+    #[case("RM -rf x", true)]
+    #[case("python3 -c print(1)", true)]
+    #[case("find . -delete", true)]
+    #[case("echo 'x'", true)]
+    #[case("cat <in", true)]
+    fn the_filter_passes_what_the_scan_may_need(#[case] line: &str, #[case] may: bool) {
+        assert_eq!(may_be_dangerous(line), may, "{line}");
     }
 
     #[test]
