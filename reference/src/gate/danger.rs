@@ -544,12 +544,9 @@ fn rm_deletes(args: &[Word<'_>], spreads: bool) -> bool {
 fn replace_string(word: &str, rest: &[Word<'_>]) -> Option<String> {
     let value = if word == "-I" {
         rest.first().map(|w| w.as_str())
-    } else if let Some(v) = word.strip_prefix("--replace=") {
-        Some(v)
-    } else if word.starts_with("-I") {
-        Some(&word[2..])
     } else {
-        None
+        word.strip_prefix("--replace=")
+            .or_else(|| word.strip_prefix("-I"))
     };
     value.filter(|v| !v.is_empty()).map(str::to_string)
 }
