@@ -26,6 +26,7 @@ pub mod fence;
 pub mod gate;
 pub mod helper;
 pub mod paths;
+pub mod permissions;
 pub mod plane;
 #[allow(unsafe_code)]
 pub mod sys;
