@@ -24,6 +24,7 @@
 pub mod exit;
 pub mod fence;
 pub mod gate;
+pub mod hooks;
 pub mod helper;
 pub mod paths;
 pub mod permissions;
