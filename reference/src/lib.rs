@@ -22,6 +22,7 @@
 #![deny(unsafe_code)]
 
 pub mod exit;
+pub mod config;
 pub mod fence;
 pub mod gate;
 pub mod hooks;
