@@ -30,6 +30,7 @@ pub mod helper;
 pub mod paths;
 pub mod permissions;
 pub mod plane;
+pub mod records;
 #[allow(unsafe_code)]
 pub mod sys;
 pub mod trust;
