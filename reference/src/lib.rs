@@ -27,6 +27,7 @@ pub mod fence;
 pub mod gate;
 pub mod hooks;
 pub mod helper;
+pub mod order;
 pub mod paths;
 pub mod permissions;
 pub mod plane;
