@@ -175,15 +175,16 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
     }
     r.label = match (&decision, gated) {
         (Some(d), Some(Tool::Shell)) => {
-            if d.reason == crate::gate::Reason::Dangerous {
-                Label::Destructive
-            } else if d.route == GateRoute::AutoSafe {
-                Label::Safe
-            } else if matches!(
+            let granted = matches!(
                 d.route,
                 GateRoute::AllowList | GateRoute::GrantExact | GateRoute::GrantFamily
-            ) && gate.host() == Host::Posix
-                && gate.auto_safe(line.as_deref().unwrap_or("")).is_ok()
+            );
+            if d.reason == crate::gate::Reason::Dangerous {
+                Label::Destructive
+            } else if d.route == GateRoute::AutoSafe
+                || (granted
+                    && gate.host() == Host::Posix
+                    && gate.auto_safe(line.as_deref().unwrap_or("")).is_ok())
             {
                 Label::Safe
             } else {
