@@ -1,4 +1,4 @@
-//! The agent file (PERM-FILE-1, -2, -4; HOOK-DECL-1 to -4).
+//! The agent file (PERM-FILE-1, -2; HOOK-DECL-1, -2).
 //!
 //! ```yaml
 //! version: "16"

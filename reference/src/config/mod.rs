@@ -1,4 +1,4 @@
-//! The two files the permissions and hooks come from (PERM-FILE-1 to -5): the agent file
+//! The two files the permissions and hooks come from (PERM-FILE-1 to -3, PERM-LOAD-1): the agent file
 //! (YAML in the seed's `version` / `agents` / `models` / `permissions` shape, each agent
 //! with its `toolsets` and `hooks`) and the person's settings file (`settings:` with
 //! `safety` and `permissions`). Both are read strictly: an unknown key is an error naming

@@ -1,4 +1,4 @@
-//! The person's settings file (PERM-FILE-3, -5): `settings:` with the person's own
+//! The person's settings file (PERM-FILE-1, -3): `settings:` with the person's own
 //! `safety` mode and `permissions`, read strictly.
 //!
 //! ```yaml

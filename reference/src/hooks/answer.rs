@@ -1,4 +1,4 @@
-//! Reading what a hook did (HOOK-OUT-1 to -6, HOOK-FAIL-1 to -8): its exit, its stdout as
+//! Reading what a hook did (HOOK-OUT-1 to -4, HOOK-FAIL-1 to -3): its exit, its stdout as
 //! the JSON answer (the seed's `permission_decision`, or Claude Code's
 //! `hookSpecificOutput.permissionDecision`), and every way it can fail, each with its own
 //! stable code. A failure is a deny (fail closed), never a pass.
@@ -36,7 +36,7 @@ pub enum Verdict {
     NoDecision,
 }
 
-/// The stable code of a hook run's outcome (HOOK-FAIL-1 to -8).
+/// The stable code of a hook run's outcome (`hooks.md` section 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Code {

@@ -1,4 +1,4 @@
-//! How hooks are declared (HOOK-DECL-1 to -4): per event, a list of matchers, each with a
+//! How hooks are declared (HOOK-DECL-1, -2): per event, a list of matchers, each with a
 //! tool-name matcher, the `preempt_yolo` lane flag and its hooks. This is the `hooks:`
 //! block of an agent, read strictly (an unknown key is an error naming its path).
 //!

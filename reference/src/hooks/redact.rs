@@ -1,4 +1,4 @@
-//! The builtin `redact_secrets` (HOOK-REDACT-1 to -3), on by default: every string of a
+//! The builtin `redact_secrets` (HOOK-REDACT-1, -2), on by default: every string of a
 //! call's input (before anything else sees it) and of its response (before the model or
 //! any hook sees it) has each secret replaced by [`MARK`].
 //!

@@ -1,4 +1,4 @@
-//! Running one command hook as a real child process (HOOK-RUN-1 to -6): `sh -c COMMAND`
+//! Running one command hook as a real child process (HOOK-RUN-1 to -5): `sh -c COMMAND`
 //! in the session's working directory, in a process group of its own, with a scrubbed
 //! environment plus the hook's `env`; one JSON object on stdin; stdout and stderr read
 //! concurrently and bounded; at the timeout the **whole group** is killed (a grandchild

@@ -76,7 +76,7 @@ fn gated_text(tool: Tool, input: &Value) -> Option<String> {
     }
 }
 
-/// Decides one call (ORDER-STAGE-1 to -12).
+/// Decides one call (ORDER-STAGE-1 to -10, ORDER-REDIR-1).
 pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
     let gate = controls.gate;
     let cwd = gate.workspace().display().to_string();

@@ -1,4 +1,4 @@
-//! The glob of permission patterns (PERM-GLOB-1 to -4): `*` any run of characters
+//! The glob of permission patterns (PERM-PAT-3, PERM-PAT-4): `*` any run of characters
 //! (spaces included), `?` one character, `[abc]`, `[a-z]` and `[!a-z]` one character of a
 //! class, `\` takes the next character literally; matched case-insensitively against the
 //! whole text.

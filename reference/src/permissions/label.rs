@@ -1,4 +1,4 @@
-//! Labels (PERM-LABEL-1 to -4): `safe`, `destructive` or `unknown`, what a safety mode
+//! Labels (PERM-LABEL-1 to -3): `safe`, `destructive` or `unknown`, what a safety mode
 //! reads. A label comes from the tool, and for `shell` from the gate's reading of the
 //! line: a shell call is `safe` exactly when the gate's auto-safe reading holds (read
 //! list, no metacharacter, no escape flag, every path inside the working directory),

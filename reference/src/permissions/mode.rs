@@ -1,4 +1,4 @@
-//! Safety modes (PERM-MODE-1 to -7): what the order does with a call no pattern decided,
+//! Safety modes (PERM-MODE-1 to -6): what the order does with a call no pattern decided,
 //! by the call's [`Label`], and which source of a mode is in force.
 //!
 //! | mode | safe | destructive | unknown |

@@ -1,4 +1,4 @@
-//! One permission pattern (PERM-PAT-1 to -6): a tool-name glob, optionally followed by
+//! One permission pattern (PERM-PAT-1 to -5, PERM-LOAD-1, -2): a tool-name glob, optionally followed by
 //! argument conditions `:key=value-glob`, all of which must hold.
 //!
 //! Pure text processing: parsing touches nothing, matching reads only the call's input.

@@ -1,4 +1,4 @@
-//! The merged rule set (PERM-SRC-1 to -4, PERM-MATCH-1 to -4): allow, ask and deny patterns
+//! The merged rule set (PERM-SRC-1 to -3, PERM-PAT-5): allow, ask and deny patterns
 //! from every source, and what they say about one call.
 //!
 //! Merging is a union: a deny from any source wins over every allow; an allow from any

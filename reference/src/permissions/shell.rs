@@ -1,4 +1,4 @@
-//! How a `shell` line is read for patterns (PERM-SHELL-1 to -6). A condition on `cmd` is
+//! How a `shell` line is read for patterns (PERM-SHELL-1 to -7). A condition on `cmd` is
 //! tested against several readings of the line, built from the gate's own reading of it
 //! ([`crate::gate::words`]): no second shell parser.
 //!
