@@ -10,6 +10,8 @@
 pub mod decide;
 pub mod redirect;
 pub mod ruling;
+pub mod session;
 
 pub use decide::{decide, Call, Controls, Policy};
 pub use ruling::{Redirect, Route, Ruling, SourceRef, Stage};
+pub use session::{GuardedSession, SessionConfig, SessionError, SessionRecord};
