@@ -62,7 +62,8 @@ pub enum Code {
     HookMalformedOutput,
     /// Its answer holds a field this event does not define.
     HookUnknownField,
-    /// It could not be started.
+    /// It could not be started (also `sh -c` exiting 126 or 127: the program named is not
+    /// executable or not found).
     HookSpawnFailed,
 }
 
@@ -164,6 +165,15 @@ pub fn interpret(event: Event, exit: &Exit, stdout: &[u8], stderr: &[u8]) -> Out
             }
         }
         Exit::Code(0) => parse_answer(event, stdout),
+        // `sh -c` reports a program it could not start with 126 (not executable) or 127
+        // (not found): the hook never ran.
+        Exit::Code(c @ (126 | 127)) => Outcome::fail(
+            Code::HookSpawnFailed,
+            format!(
+                "the hook could not be started (sh: exit {c}): {}",
+                clip(&String::from_utf8_lossy(stderr))
+            ),
+        ),
         Exit::Code(n) => Outcome::fail(
             Code::HookExitStatus,
             format!("the hook exited with status {n}"),

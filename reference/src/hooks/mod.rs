@@ -122,6 +122,13 @@ impl HookRunner {
             .filter(|m| m.preempt_yolo == (lane == Lane::Preempt) && m.covers(&call.tool_name))
             .flat_map(|m| m.hooks.iter())
             .collect();
+        if defs.is_empty() {
+            return LaneResult {
+                verdict: Verdict::NoDecision,
+                deciding: None,
+                runs: Vec::new(),
+            };
+        }
         let stdin = input::hook_input(Event::PreToolUse, call, so_far, None);
         let outcomes = self.run_parallel(Event::PreToolUse, &defs, &stdin);
         let merged = merge::merge(&outcomes);
@@ -146,6 +153,9 @@ impl HookRunner {
             .filter(|m| m.covers(&call.tool_name))
             .flat_map(|m| m.hooks.iter())
             .collect();
+        if defs.is_empty() {
+            return Vec::new();
+        }
         let so_far = DecisionSoFar {
             decision: Some("allow".into()),
             stage: "ran".into(),
@@ -187,6 +197,19 @@ impl HookRunner {
                 .flat_map(|m| m.hooks.iter()),
         );
         for def in defs {
+            if let HookDef::Builtin { name } = def {
+                // A builtin needs no stdin object: it works on the value itself.
+                let outcome = self.builtin_on(event, name, &mut value);
+                runs.push(record(event, def, &outcome));
+                if outcome.code.is_failure() {
+                    return ChainResult {
+                        value,
+                        failed: runs.last().cloned(),
+                        runs,
+                    };
+                }
+                continue;
+            }
             let mut facts = call.clone();
             let response = if event == Event::ToolInputTransform {
                 facts.tool_input = value.clone();
@@ -293,10 +316,23 @@ impl HookRunner {
     fn builtin(&self, event: Event, name: &str, stdin: &Value) -> Outcome {
         let field = match event {
             Event::ToolInputTransform => "tool_input",
-            Event::ToolResponseTransform => "tool_response",
-            _ => "",
+            _ => "tool_response",
         };
-        if name != "redact_secrets" || field.is_empty() {
+        let mut v = stdin.get(field).cloned().unwrap_or(Value::Null);
+        let mut o = self.builtin_on(event, name, &mut v);
+        if o.message.is_some() {
+            o.updated = Some(v);
+        }
+        o
+    }
+
+    /// Runs a builtin on `value` in place.
+    fn builtin_on(&self, event: Event, name: &str, value: &mut Value) -> Outcome {
+        let serves = matches!(
+            event,
+            Event::ToolInputTransform | Event::ToolResponseTransform
+        );
+        if name != "redact_secrets" || !serves {
             return Outcome {
                 verdict: Verdict::Deny,
                 code: Code::HookSpawnFailed,
@@ -304,13 +340,12 @@ impl HookRunner {
                 updated: None,
             };
         }
-        let mut v = stdin.get(field).cloned().unwrap_or(Value::Null);
-        let changed = self.redactor.redact_value(&mut v);
+        let changed = self.redactor.redact_value(value);
         Outcome {
             verdict: Verdict::NoDecision,
             code: Code::HookNoDecision,
             message: (changed > 0).then(|| format!("{changed} string(s) redacted")),
-            updated: (changed > 0).then_some(v),
+            updated: None,
         }
     }
 }

@@ -121,7 +121,7 @@ fn redact_shapes(text: &str) -> Option<String> {
     let mut changed = false;
     let mut copied = 0;
     while i < b.len() {
-        if b[i..].starts_with(b"-----BEGIN ") {
+        if b[i] == b'-' && b[i..].starts_with(b"-----BEGIN ") {
             if let Some(head_end) = text[i..]
                 .find("-----\n")
                 .or_else(|| text[i + 11..].find("-----").map(|x| x + 11))
@@ -141,7 +141,9 @@ fn redact_shapes(text: &str) -> Option<String> {
                 }
             }
         }
-        let boundary = i == 0 || !is_token_char(b[i - 1]);
+        // Every shape starts with one of these bytes: skip the rest cheaply.
+        let boundary =
+            matches!(b[i], b's' | b'g' | b'x' | b'A') && (i == 0 || !is_token_char(b[i - 1]));
         if boundary {
             if let Some(len) = shape_at(&b[i..]) {
                 out.push_str(&text[copied..i]);

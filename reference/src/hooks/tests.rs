@@ -124,8 +124,8 @@ fn a_missing_program_fails_closed() {
     let hooks = pre(true, vec![cmd("./no-such-hook.sh")]);
     let r = runner.guard(&hooks, Lane::Preempt, &facts(dir.path(), "ls"), &so_far());
     assert_eq!(r.verdict, Verdict::Deny);
-    // `sh -c` reports a missing program as exit 127.
-    assert_eq!(r.deciding.unwrap().code, "hook_exit_status");
+    // `sh -c` reports a missing program as exit 127: the hook never started.
+    assert_eq!(r.deciding.unwrap().code, "hook_spawn_failed");
 }
 
 #[test]

@@ -86,31 +86,51 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
         safety_policy: policy.mode.mode.policy_name().to_string(),
         session_id: call.session_id.clone(),
         tool_name: call.tool.clone(),
-        tool_input: call.input.clone(),
+        tool_input: Value::Null,
         tool_use_id: call.tool_use_id.clone(),
         effective_cwd: cwd,
     };
     let mut r = Ruling::new(call, policy.mode);
 
     // 1. Transform hooks, redaction first: every later stage sees the rewritten input.
-    let chain = controls.hooks.transform(
-        &policy.hooks,
-        Event::ToolInputTransform,
-        policy.redact,
-        &facts,
-        call.input.clone(),
-    );
-    r.hooks.extend(chain.runs);
-    if let Some(failed) = chain.failed {
-        return r.deny(
-            Stage::Transform,
-            Route::Transform,
-            failed.code,
-            Some(SourceRef::hook(&failed)),
+    let transforms = policy
+        .hooks
+        .tool_input_transform
+        .iter()
+        .any(|m| m.covers(&call.tool));
+    if transforms {
+        facts.tool_input = call.input.clone();
+        let chain = controls.hooks.transform(
+            &policy.hooks,
+            Event::ToolInputTransform,
+            policy.redact,
+            &facts,
+            call.input.clone(),
         );
+        r.hooks.extend(chain.runs);
+        if let Some(failed) = chain.failed {
+            return r.deny(
+                Stage::Transform,
+                Route::Transform,
+                failed.code,
+                Some(SourceRef::hook(&failed)),
+            );
+        }
+        r.input = chain.value;
+    } else if policy.redact {
+        // Only the builtin: no process, no stdin object.
+        let redacted = controls.hooks.redactor().redact_value(&mut r.input);
+        if redacted > 0 {
+            r.hooks.push(crate::hooks::HookRecord {
+                event: Event::ToolInputTransform.name(),
+                hook: "builtin:redact_secrets".into(),
+                verdict: HookVerdict::NoDecision,
+                code: crate::hooks::Code::HookNoDecision.name(),
+                message: Some(format!("{redacted} string(s) redacted")),
+            });
+        }
     }
-    facts.tool_input = chain.value.clone();
-    r.input = chain.value;
+    facts.tool_input = r.input.clone();
 
     let gated: Option<Tool> = call.tool.parse().ok();
     let text = match gated {
