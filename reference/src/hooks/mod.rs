@@ -64,6 +64,17 @@ pub struct LaneResult {
     pub runs: Vec<HookRecord>,
 }
 
+impl LaneResult {
+    /// No hook ran.
+    pub fn none() -> LaneResult {
+        LaneResult {
+            verdict: Verdict::NoDecision,
+            deciding: None,
+            runs: Vec::new(),
+        }
+    }
+}
+
 /// What a transform chain did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainResult {

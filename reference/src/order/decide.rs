@@ -79,7 +79,13 @@ fn gated_text(tool: Tool, input: &Value) -> Option<String> {
 /// Decides one call (ORDER-STAGE-1 to -10, ORDER-REDIR-1).
 pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
     let gate = controls.gate;
-    let cwd = gate.workspace().display().to_string();
+    // What hooks are told is built only when a hook covers the call.
+    let hooked = policy.hooks.all().any(|(_, m)| m.covers(&call.tool));
+    let cwd = if hooked {
+        gate.workspace().display().to_string()
+    } else {
+        String::new()
+    };
     let mut facts = CallFacts {
         agent_name: policy.agent_name.clone(),
         cwd: cwd.clone(),
@@ -130,7 +136,9 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
             });
         }
     }
-    facts.tool_input = r.input.clone();
+    if hooked {
+        facts.tool_input = r.input.clone();
+    }
 
     let gated: Option<Tool> = call.tool.parse().ok();
     let text = match gated {
@@ -143,16 +151,20 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
     let line = (gated == Some(Tool::Shell)).then(|| text.clone().unwrap_or_default());
 
     // 2. Preempting hooks: deny or ask is final, allow is advice.
-    let preempt = controls.hooks.guard(
-        &policy.hooks,
-        Lane::Preempt,
-        &facts,
-        &DecisionSoFar {
-            decision: None,
-            stage: Stage::PreemptHook.name().into(),
-            reason: None,
-        },
-    );
+    let preempt = if hooked {
+        controls.hooks.guard(
+            &policy.hooks,
+            Lane::Preempt,
+            &facts,
+            &DecisionSoFar {
+                decision: None,
+                stage: Stage::PreemptHook.name().into(),
+                reason: None,
+            },
+        )
+    } else {
+        crate::hooks::LaneResult::none()
+    };
     r.hooks.extend(preempt.runs.iter().cloned());
     let mut preempt_ask = None;
     match (preempt.verdict, preempt.deciding) {
@@ -192,6 +204,7 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
     let decision = gated.map(|t| gate.decide(t, text.as_deref().unwrap_or(""), controls.grants));
     if let Some(d) = &decision {
         r.offers = Some(d.offers.clone());
+        r.card = d.card;
     }
     r.label = match (&decision, gated) {
         (Some(d), Some(Tool::Shell)) => {
@@ -334,16 +347,20 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
     }
 
     // 9. On a mode ask, the default-lane hooks.
-    let lane = controls.hooks.guard(
-        &policy.hooks,
-        Lane::Default,
-        &facts,
-        &DecisionSoFar {
-            decision: Some("ask".into()),
-            stage: Stage::Mode.name().into(),
-            reason: Some(mode_reason.clone()),
-        },
-    );
+    let lane = if hooked {
+        controls.hooks.guard(
+            &policy.hooks,
+            Lane::Default,
+            &facts,
+            &DecisionSoFar {
+                decision: Some("ask".into()),
+                stage: Stage::Mode.name().into(),
+                reason: Some(mode_reason.clone()),
+            },
+        )
+    } else {
+        crate::hooks::LaneResult::none()
+    };
     r.hooks.extend(lane.runs.iter().cloned());
     match (lane.verdict, lane.deciding) {
         (HookVerdict::Deny, Some(h)) => {
@@ -435,7 +452,9 @@ impl Ruling {
         match controls.gate.asker().channel() {
             None => self.finish(Verdict::Deny, stage, Route::NoAsker, reason, source),
             Some(_) => {
-                self.card = card_of(controls.gate);
+                if self.card.is_none() {
+                    self.card = card_of(controls.gate);
+                }
                 self.finish(Verdict::Ask, stage, Route::Card, reason, source)
             }
         }
@@ -449,6 +468,9 @@ impl Ruling {
         reason: String,
         source: Option<SourceRef>,
     ) -> Ruling {
+        if decision != Verdict::Ask {
+            self.card = None;
+        }
         self.decision = decision;
         self.stage = stage;
         self.route = route;
@@ -458,18 +480,61 @@ impl Ruling {
     }
 }
 
-/// The stable spelling of a gate reason code.
+/// The stable spelling of a gate reason code (approval-gate.md, section 16).
 fn reason_code(reason: crate::gate::Reason) -> String {
-    serde_json::to_value(reason)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+    use crate::gate::Reason::*;
+    match reason {
+        AllowList => "allow_list",
+        GrantExact => "grant_exact",
+        GrantFamily => "grant_family",
+        AutoSafe => "auto_safe",
+        Dangerous => "dangerous",
+        WindowsHost => "windows_host",
+        CardOnly => "card_only",
+        Code => "code",
+        Empty => "empty",
+        Metacharacter => "metacharacter",
+        Unreadable => "unreadable",
+        NotReadList => "not_read_list",
+        EscapeFlag => "escape_flag",
+        Glob => "glob",
+        PathOutside => "path_outside",
+    }
+    .to_string()
 }
 
 /// The card this gate shows (its channel and window), read from a call the gate always
 /// shows a card for.
 fn card_of(gate: &Gate) -> Option<crate::gate::CardSpec> {
     gate.decide(Tool::McpInstall, "", &GrantTable::new()).card
+}
+
+#[cfg(test)]
+#[test]
+fn reason_codes_are_the_gates_spellings() {
+    use crate::gate::Reason::*;
+    for r in [
+        AllowList,
+        GrantExact,
+        GrantFamily,
+        AutoSafe,
+        Dangerous,
+        WindowsHost,
+        CardOnly,
+        Code,
+        Empty,
+        Metacharacter,
+        Unreadable,
+        NotReadList,
+        EscapeFlag,
+        Glob,
+        PathOutside,
+    ] {
+        assert_eq!(
+            serde_json::to_value(r).unwrap(),
+            Value::String(reason_code(r))
+        );
+    }
 }
 
 /// Plans each redirection target of `line` as an untrusted write (TRUST-WRITE-11). A

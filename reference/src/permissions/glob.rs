@@ -183,6 +183,11 @@ impl Glob {
         })
     }
 
+    /// The folded text the glob matches exactly, when it has no wildcard.
+    pub fn literal(&self) -> Option<&str> {
+        (self.prefix.chars().count() == self.tokens.len()).then_some(self.prefix.as_str())
+    }
+
     /// The text the glob was compiled from.
     pub fn as_str(&self) -> &str {
         &self.source

@@ -149,10 +149,14 @@ pub struct Verdicts {
     pub authors_ask: Option<RuleMatch>,
 }
 
-/// Every pattern of every source.
+/// Every pattern of every source, indexed by tool name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RuleSet {
     rules: Vec<Rule>,
+    /// Rules whose tool glob is a plain name, by that (folded) name.
+    by_tool: std::collections::HashMap<String, Vec<usize>>,
+    /// Rules whose tool glob has a wildcard.
+    wild: Vec<usize>,
 }
 
 /// The tool whose `cmd` argument is a command line read as in [`Readings`].
@@ -191,8 +195,39 @@ impl RuleSet {
                 });
             }
         }
-        self.rules.extend(parsed);
+        for rule in parsed {
+            self.push(rule);
+        }
         Ok(())
+    }
+
+    fn push(&mut self, rule: Rule) {
+        let i = self.rules.len();
+        match rule.pattern.tool.literal() {
+            Some(name) => self.by_tool.entry(name.to_string()).or_default().push(i),
+            None => self.wild.push(i),
+        }
+        self.rules.push(rule);
+    }
+
+    /// The rules whose tool glob matches the folded tool name, in load order.
+    fn for_tool<'a>(&'a self, folded_tool: &str) -> Vec<&'a Rule> {
+        let named = self
+            .by_tool
+            .get(folded_tool)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let mut idx: Vec<usize> = named.to_vec();
+        idx.extend(
+            self.wild
+                .iter()
+                .copied()
+                .filter(|&i| self.rules[i].pattern.tool.matches_folded(folded_tool)),
+        );
+        if !self.wild.is_empty() {
+            idx.sort_unstable();
+        }
+        idx.into_iter().map(|i| &self.rules[i]).collect()
     }
 
     /// Adds one pattern from the session itself.
@@ -209,7 +244,7 @@ impl RuleSet {
             pattern: text.to_string(),
             error,
         })?;
-        self.rules.push(Rule {
+        self.push(Rule {
             pattern,
             list,
             source: Source::Session,
@@ -236,6 +271,7 @@ impl RuleSet {
     /// arguments).
     pub fn judge(&self, tool: &str, input: &Value) -> Verdicts {
         let folded_tool = fold_text(tool);
+        let rules = self.for_tool(&folded_tool);
         let readings = (tool == SHELL_TOOL)
             .then(|| {
                 input
@@ -245,11 +281,7 @@ impl RuleSet {
             })
             .flatten();
         let mut v = Verdicts::default();
-        for rule in self
-            .rules
-            .iter()
-            .filter(|r| r.pattern.tool.matches_folded(&folded_tool))
-        {
+        for rule in &rules {
             let slot = match (rule.list, rule.source.is_persons()) {
                 (List::Deny, _) => &mut v.deny,
                 (List::Ask, true) => &mut v.persons_ask,
@@ -260,46 +292,42 @@ impl RuleSet {
                 *slot = Some(RuleMatch::of(rule));
             }
         }
-        v.allow = self.allow(&folded_tool, input, readings.as_ref());
+        let allows: Vec<&Rule> = rules
+            .into_iter()
+            .filter(|r| r.list == List::Allow)
+            .collect();
+        v.allow = allow(&allows, input, readings.as_ref());
         v
     }
+}
 
-    /// The allow verdict: for a shell line read in parts, every part must match some
-    /// allow pattern (PERM-SHELL-4); otherwise the first allow pattern that matches.
-    fn allow(
-        &self,
-        folded_tool: &str,
-        input: &Value,
-        readings: Option<&Readings>,
-    ) -> Option<RuleMatch> {
-        let allows = || {
-            self.rules
-                .iter()
-                .filter(|r| r.list == List::Allow && r.pattern.tool.matches_folded(folded_tool))
-        };
-        match readings {
-            None => allows()
-                .find(|r| conditions_hold(&r.pattern, input, None))
-                .map(RuleMatch::of),
-            Some(readings) => {
-                // A pattern without a `cmd` condition approves the call whole.
-                if let Some(r) = allows().find(|r| {
-                    r.pattern.conditions.iter().all(|c| c.key != SHELL_KEY)
-                        && conditions_hold(&r.pattern, input, None)
-                }) {
-                    return Some(RuleMatch::of(r));
-                }
-                if readings.too_deep || readings.every.is_empty() {
-                    return None;
-                }
-                let mut first = None;
-                for part in &readings.every {
-                    let found =
-                        allows().find(|r| conditions_hold(&r.pattern, input, Some(part)))?;
-                    first.get_or_insert(found);
-                }
-                first.map(RuleMatch::of)
+/// The allow verdict: for a shell line read in parts, every part must match some allow
+/// pattern (PERM-SHELL-6); otherwise the first allow pattern that matches.
+fn allow(allows: &[&Rule], input: &Value, readings: Option<&Readings>) -> Option<RuleMatch> {
+    match readings {
+        None => allows
+            .iter()
+            .find(|r| conditions_hold(&r.pattern, input, None))
+            .map(|r| RuleMatch::of(r)),
+        Some(readings) => {
+            // A pattern without a `cmd` condition approves the call whole.
+            if let Some(r) = allows.iter().find(|r| {
+                r.pattern.conditions.iter().all(|c| c.key != SHELL_KEY)
+                    && conditions_hold(&r.pattern, input, None)
+            }) {
+                return Some(RuleMatch::of(r));
             }
+            if readings.too_deep || readings.every.is_empty() {
+                return None;
+            }
+            let mut first = None;
+            for part in &readings.every {
+                let found = allows
+                    .iter()
+                    .find(|r| conditions_hold(&r.pattern, input, Some(part)))?;
+                first.get_or_insert(*found);
+            }
+            first.map(RuleMatch::of)
         }
     }
 }

@@ -52,9 +52,10 @@ impl Readings {
             if words.is_empty() {
                 continue;
             }
-            r.every.push(fold_text(&words.join(" ")));
+            let joined = fold_text(&words.join(" "));
+            read_command(command, &words, Some(&joined), 0, &mut r);
+            r.every.push(joined);
         }
-        read_into(line, 0, &mut r);
         r
     }
 }
@@ -72,30 +73,54 @@ fn read_into(line: &str, depth: usize, r: &mut Readings) {
         return;
     }
     for command in simple_commands(line) {
-        let trimmed = command.trim_matches([' ', '\t']);
-        if trimmed.is_empty() {
-            continue;
-        }
-        push_unique(&mut r.any, fold_text(trimmed));
         let words: Vec<Cow<'_, str>> = Words::lenient(command)
             .filter_map(|w| w.ok().map(|w| w.text))
             .collect();
-        let start = command_index(&words);
-        if start >= words.len() {
-            continue;
-        }
-        push_unique(&mut r.any, fold_text(&words.join(" ")));
+        read_command(command, &words, None, depth, r);
+    }
+}
+
+/// Adds the deny/ask readings of one simple command, read as `words`.
+fn read_command(
+    command: &str,
+    words: &[Cow<'_, str>],
+    joined: Option<&str>,
+    depth: usize,
+    r: &mut Readings,
+) {
+    let trimmed = command.trim_matches([' ', '\t']);
+    if trimmed.is_empty() {
+        return;
+    }
+    // The text as written differs from the words joined only where quoting, escapes or
+    // runs of blanks are: skip the copy otherwise.
+    let plain = !trimmed.contains(['\'', '"', '\\', '\t']) && !trimmed.contains("  ");
+    if !plain {
+        push_unique(&mut r.any, fold_text(trimmed));
+    }
+    let start = command_index(words);
+    if start >= words.len() {
+        return;
+    }
+    match joined {
+        Some(j) => push_unique(&mut r.any, j.to_string()),
+        None => push_unique(&mut r.any, fold_text(&words.join(" "))),
+    }
+    let renamed = basename(&words[start]).len() != words[start].len();
+    if start > 0 || renamed {
         add_command(&words[start..], r);
-        if is_danger_wrapper(&words[start]) {
-            // The wrapper's own options and arguments cannot be told from the command it
-            // runs without knowing each wrapper: every later word may start it.
-            for j in start + 1..words.len() {
-                add_command(&words[j..], r);
-            }
-            for w in &words[start + 1..] {
-                if w.contains([' ', '\t', ';', '&', '|', '\n']) {
-                    read_into(w, depth + 1, r);
-                }
+    } else {
+        add_options_dropped(&words[start..], r);
+    }
+    if is_danger_wrapper(&words[start]) {
+        // The wrapper's own options and arguments cannot be told from the command it
+        // runs without knowing each wrapper: every later word may start it.
+        for j in start + 1..words.len() {
+            add_command(&words[j..], r);
+        }
+        for w in &words[start + 1..] {
+            if w.contains([' ', '\t', ';', '&', '|', '\n']) {
+                read_into(w, depth + 1, r);
             }
         }
     }
@@ -109,6 +134,21 @@ fn add_command(words: &[Cow<'_, str>], r: &mut Readings) {
         return;
     };
     let program = basename(program);
+    let mut s = String::from(program);
+    for w in args {
+        s.push(' ');
+        s.push_str(w);
+    }
+    push_unique(&mut r.any, fold_text(&s));
+    add_options_dropped(words, r);
+}
+
+/// Adds the readings of a command with a leading run of options dropped (PERM-SHELL-4).
+fn add_options_dropped(words: &[Cow<'_, str>], r: &mut Readings) {
+    let Some((program, args)) = words.split_first() else {
+        return;
+    };
+    let program = basename(program);
     let join = |rest: &[Cow<'_, str>]| {
         let mut s = String::from(program);
         for w in rest {
@@ -117,7 +157,6 @@ fn add_command(words: &[Cow<'_, str>], r: &mut Readings) {
         }
         fold_text(&s)
     };
-    push_unique(&mut r.any, join(args));
     let mut i = 0;
     while i < args.len() && args[i].starts_with('-') && args[i].len() > 1 {
         i += 1;
