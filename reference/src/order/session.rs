@@ -42,6 +42,8 @@ pub struct SessionRecord {
     pub mode: Mode,
     /// Where it came from when it was first chosen.
     pub mode_source: ModeSource,
+    /// The id hooks are told (a UUID made when the session first opened).
+    pub hook_session_id: String,
     /// Patterns the person added in the session, `(list, pattern)`.
     pub session_rules: Vec<(List, String)>,
     /// The trust map, its rules and the directories opened beside the working directory.
@@ -51,7 +53,8 @@ pub struct SessionRecord {
 /// How to open a session.
 #[derive(Debug)]
 pub struct SessionConfig {
-    /// The session's id (letters, digits, `-`, `_`).
+    /// The session's name: its record's folder under the state directory (letters,
+    /// digits, `-`, `_`).
     pub id: String,
     /// The gate's configuration.
     pub gate: GateConfig,
@@ -127,10 +130,36 @@ pub struct Answered {
 #[error("no card is waiting for an answer: the last call of this session did not ask")]
 pub struct NoCard;
 
+/// A fresh random UUID (version 4), from the kernel's random source.
+pub fn fresh_uuid() -> String {
+    use std::io::Read;
+    let mut b = [0u8; 16];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b));
+    if read.is_err() {
+        // No random source: a time-and-pid id keeps sessions apart, though guessable.
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        b[..16].copy_from_slice(&(t ^ u128::from(std::process::id())).to_le_bytes());
+    }
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
 /// One guarded session.
 #[derive(Debug)]
 pub struct GuardedSession {
     id: String,
+    hook_session_id: String,
     gate: Gate,
     grants: GrantTable,
     policy: Policy,
@@ -207,8 +236,13 @@ impl GuardedSession {
         let (journal, opened) = Journal::open(&dir.join("audit.jsonl"))?;
         let gate = Gate::new(config.gate)?;
         let runner = HookRunner::new(gate.workspace())?;
+        let hook_session_id = stored
+            .as_ref()
+            .map(|r| r.hook_session_id.clone())
+            .unwrap_or_else(fresh_uuid);
         let mut s = GuardedSession {
             id: config.id,
+            hook_session_id,
             gate,
             grants,
             policy: Policy {
@@ -238,9 +272,14 @@ impl GuardedSession {
         Ok(s)
     }
 
-    /// The session's id.
+    /// The session's name.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// The id hooks are told.
+    pub fn hook_session_id(&self) -> &str {
+        &self.hook_session_id
     }
 
     /// The gate.
@@ -263,14 +302,16 @@ impl GuardedSession {
         &self.notices
     }
 
-    /// The ruling on `call`, without recording it.
-    pub fn rule(&self, call: &Call) -> Ruling {
+    /// The ruling on `call`, without recording it. `trust` is the trust map and roots the
+    /// call's redirections are planned against, when the caller keeps them (otherwise the
+    /// session's own).
+    pub fn rule(&self, call: &Call, trust: Option<(&TrustMap, &Roots)>) -> Ruling {
         decide(
             Controls {
                 gate: &self.gate,
                 grants: &self.grants,
                 hooks: &self.runner,
-                trust: self.trust.as_ref().map(|(m, r)| (m, r)),
+                trust: trust.or(self.trust.as_ref().map(|(m, r)| (m, r))),
             },
             &self.policy,
             call,
@@ -284,13 +325,22 @@ impl GuardedSession {
             tool: tool.to_string(),
             input,
             tool_use_id: tool_use_id.unwrap_or_else(|| format!("call-{}", self.seq)),
-            session_id: self.id.clone(),
+            session_id: self.hook_session_id.clone(),
         }
     }
 
     /// Decides one call and records it (one journal write, synced, before it returns).
     pub fn decide(&mut self, call: &Call) -> Result<Ruling, RecordError> {
-        let ruling = self.rule(call);
+        self.decide_with(call, None)
+    }
+
+    /// [`GuardedSession::decide`] with the caller's trust map and roots.
+    pub fn decide_with(
+        &mut self,
+        call: &Call,
+        trust: Option<(&TrustMap, &Roots)>,
+    ) -> Result<Ruling, RecordError> {
+        let ruling = self.rule(call, trust);
         self.record(&ruling)?;
         Ok(ruling)
     }
@@ -298,7 +348,10 @@ impl GuardedSession {
     /// Decides several calls at once (their hooks run at the same time), recording each.
     pub fn decide_many(&mut self, calls: &[Call]) -> Result<Vec<Ruling>, RecordError> {
         let rulings: Vec<Ruling> = std::thread::scope(|scope| {
-            let handles: Vec<_> = calls.iter().map(|c| scope.spawn(|| self.rule(c))).collect();
+            let handles: Vec<_> = calls
+                .iter()
+                .map(|c| scope.spawn(|| self.rule(c, None)))
+                .collect();
             handles.into_iter().filter_map(|h| h.join().ok()).collect()
         });
         for r in &rulings {
@@ -439,6 +492,7 @@ impl GuardedSession {
         SessionRecord {
             version: RECORD_VERSION,
             session_id: self.id.clone(),
+            hook_session_id: self.hook_session_id.clone(),
             mode: self.policy.mode.mode,
             mode_source: self.policy.mode.source,
             session_rules: self.policy.rules.session_rules(),
