@@ -37,7 +37,7 @@ pub struct CallSpec {
     pub input: Value,
     /// The call's id.
     #[serde(default)]
-    pub id: Option<String>,
+    pub call_id: Option<String>,
 }
 
 /// The input object of a call: a string becomes the tool's one text argument.

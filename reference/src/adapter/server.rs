@@ -149,16 +149,16 @@ impl Server {
                 session,
                 tool,
                 input,
-                id,
+                call_id,
             } => {
                 let input = input_object(&tool, &input);
-                self.call(&session, &tool, input, id)
+                self.call(&session, &tool, input, call_id)
             }
             Request::Calls { session, calls } => {
                 let s = self.session(&session)?;
                 let calls: Vec<_> = calls
                     .iter()
-                    .map(|c| s.call(&c.tool, input_object(&c.tool, &c.input), c.id.clone()))
+                    .map(|c| s.call(&c.tool, input_object(&c.tool, &c.input), c.call_id.clone()))
                     .collect();
                 let rulings = s
                     .decide_many(&calls)

@@ -139,7 +139,7 @@ pub enum Request {
         input: Value,
         /// The call's id.
         #[serde(default)]
-        id: Option<String>,
+        call_id: Option<String>,
     },
     /// `permissions`, `hooks`: several calls decided at once.
     Calls {
