@@ -99,7 +99,10 @@ impl Server {
                 check_fields(&setup)?;
                 let (gate, grants) = gate_config(&setup)?;
                 let fresh = super::order::open_session(&session, &setup, gate, grants)?;
-                let (files, opened) = super::files::open(&setup)?;
+                let (files, mut opened) = super::files::open(&setup)?;
+                if !fresh.notices().is_empty() {
+                    opened.insert("notices".into(), json!(fresh.notices()));
+                }
                 let posture = self.fences.open(&session, &setup)?;
                 self.files.insert(session.clone(), files);
                 self.sessions.insert(session, fresh);

@@ -43,6 +43,13 @@ pub fn is_dangerous(line: &str) -> bool {
     }
 }
 
+/// The line as a POSIX shell respells it before it runs (GATE-DANGER-6), or `None` when
+/// the line holds nothing it would respell: the permission patterns read this spelling
+/// too (PERM-SHELL-5).
+pub fn respell(line: &str) -> Option<String> {
+    shell_spelling(line)
+}
+
 /// The line respelled the way a POSIX shell (bash) reads a few constructs that the plain
 /// word reader does not: a backslash-newline continuation vanishes (`rm \<newline>-rf x`),
 /// `$IFS` and `${IFS...}` become a space (`rm${IFS}-rf${IFS}x`), an ANSI-C quote

@@ -267,7 +267,11 @@ impl GuardedSession {
         for n in s.notices.clone() {
             s.append(json!({ "kind": "notice", "message": n }))?;
         }
-        s.save_grants()?;
+        // The grant table is written when it changes (or the setup brought grants); the
+        // record at once, so that the session can be resumed from its first step.
+        if !s.grants.is_empty() {
+            s.save_grants()?;
+        }
         s.save_record()?;
         Ok(s)
     }

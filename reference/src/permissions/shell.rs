@@ -56,6 +56,9 @@ impl Readings {
             read_command(command, &words, Some(&joined), 0, &mut r);
             r.every.push(joined);
         }
+        if let Some(respelled) = crate::gate::danger::respell(line) {
+            read_into(&respelled, 0, &mut r);
+        }
         r
     }
 }
@@ -243,6 +246,8 @@ mod tests {
     #[case("sh -c \"sh -c 'rm x'\"")]
     #[case("xargs rm")]
     #[case("find . -exec rm {} +")]
+    #[case("$'\\x72m' -rf x")]
+    #[case("rm${IFS}-rf x")]
     fn deny_readings_find_rm(#[case] line: &str) {
         assert!(
             any_starts(line, "rm"),
