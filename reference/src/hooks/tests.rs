@@ -189,3 +189,42 @@ fn a_failing_transform_stops_the_chain() {
     assert_eq!(r.value, json!({"cmd": "ls"}));
     assert_eq!(r.runs.len(), 1);
 }
+
+#[test]
+fn post_hooks_read_the_response_and_failures_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let runner = HookRunner::new(dir.path()).unwrap();
+    let hooks = HooksConfig {
+        post_tool_use: vec![Matcher {
+            matcher: None,
+            preempt_yolo: false,
+            hooks: vec![cmd("cat > post.json; echo '{}'"), cmd("exit 3")],
+        }],
+        tool_response_transform: vec![Matcher {
+            matcher: None,
+            preempt_yolo: false,
+            hooks: vec![cmd(
+                r#"python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({"updated_response": d["tool_response"] + " (seen)"}))'"#,
+            )],
+        }],
+        ..Default::default()
+    };
+    let call = facts(dir.path(), "ls");
+    let runs = runner.post(&hooks, &call, &json!("a\nb\n"));
+    assert_eq!(runs[0].code, "hook_no_decision");
+    assert_eq!(runs[1].code, "hook_exit_status");
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("post.json")).unwrap())
+            .unwrap();
+    assert_eq!(seen["tool_response"], "a\nb\n");
+    assert_eq!(seen["hook_event_name"], "post_tool_use");
+    let r = runner.transform(
+        &hooks,
+        Event::ToolResponseTransform,
+        true,
+        &call,
+        json!("out sk-abcdefghijklmnopqrstuvwx"),
+    );
+    assert_eq!(r.failed, None, "{:?}", r.runs);
+    assert_eq!(r.value, json!("out [REDACTED] (seen)"));
+}
