@@ -193,7 +193,7 @@ impl Bare {
             Bare::Trust(action) => Action::Trust(action, typed(text)?),
             Bare::Opened(_) => Action::Opened(typed(text)?),
             Bare::Fence(action) => Action::Fence(action, typed(text)?),
-            Bare::Order(action) => Action::Order(action, typed(text)?),
+            Bare::Order(action) => Action::Order(action, Box::new(typed(text)?)),
         })
     }
 
@@ -232,7 +232,7 @@ pub enum Action {
     /// A fence step.
     Fence(fence::model::Action, fence::model::Expect),
     /// A permissions-and-hooks step.
-    Order(order::model::Action, order::model::Expect),
+    Order(order::model::Action, Box<order::model::Expect>),
 }
 
 impl Action {
