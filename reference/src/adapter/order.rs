@@ -13,7 +13,6 @@ use gatehouse::order::{GuardedSession, Ruling, SessionConfig};
 use gatehouse::permissions::{List, Mode};
 use gatehouse::records::crash::{arm, CrashPoint};
 use gatehouse::records::StateDir;
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -25,20 +24,6 @@ pub const SETUP_FIELDS: &[&str] = &[
     "state_dir",
     "resume",
 ];
-
-/// One call of a `call` or `calls` step.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CallSpec {
-    /// The tool.
-    pub tool: String,
-    /// Its input: a string (the line of `shell`, the code of `execute_code`, the input of
-    /// a card-only tool) or an object of arguments.
-    pub input: Value,
-    /// The call's id.
-    #[serde(default)]
-    pub call_id: Option<String>,
-}
 
 /// The input object of a call: a string becomes the tool's one text argument.
 pub fn input_object(tool: &str, input: &Value) -> Value {

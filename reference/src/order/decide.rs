@@ -96,7 +96,7 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
         tool_use_id: call.tool_use_id.clone(),
         effective_cwd: cwd,
     };
-    let mut r = Ruling::new(call, policy.mode);
+    let mut r = Ruling::new(&call.tool, &call.tool_use_id, &call.input, policy.mode);
 
     // 1. Transform hooks, redaction first: every later stage sees the rewritten input.
     let transforms = policy

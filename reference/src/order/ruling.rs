@@ -5,7 +5,6 @@
 //!
 //! Pure data.
 
-use super::decide::Call;
 use crate::gate::{CardSpec, Offers, Verdict};
 use crate::hooks::HookRecord;
 use crate::permissions::{Label, ModeChoice, RuleMatch, Source};
@@ -215,10 +214,10 @@ pub struct Ruling {
 }
 
 impl Ruling {
-    pub(crate) fn new(call: &Call, mode: ModeChoice) -> Ruling {
+    pub(crate) fn new(tool: &str, tool_use_id: &str, input: &Value, mode: ModeChoice) -> Ruling {
         Ruling {
-            tool: call.tool.clone(),
-            tool_use_id: call.tool_use_id.clone(),
+            tool: tool.to_string(),
+            tool_use_id: tool_use_id.to_string(),
             decision: Verdict::Deny,
             stage: Stage::Transform,
             route: Route::Transform,
@@ -226,7 +225,7 @@ impl Ruling {
             source: None,
             label: Label::Unknown,
             mode,
-            input: call.input.clone(),
+            input: input.clone(),
             offers: None,
             card: None,
             hooks: Vec::new(),

@@ -146,7 +146,7 @@ pub enum Request {
         /// The session's name.
         session: String,
         /// The calls.
-        calls: Vec<super::order::CallSpec>,
+        calls: Vec<CallSpec>,
     },
     /// `permissions`: a pattern added in the session.
     Rule {
@@ -180,6 +180,20 @@ pub enum Request {
     /// `paths` and `trust`: a file tool or a trust-map step, read by [`files::parse`].
     #[serde(skip)]
     Files(files::Step),
+}
+
+/// One call of a `call` or `calls` step.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallSpec {
+    /// The tool.
+    pub tool: String,
+    /// Its input: a string (the line of `shell`, the code of `execute_code`, the input of
+    /// a card-only tool) or an object of arguments.
+    pub input: Value,
+    /// The call's id.
+    #[serde(default)]
+    pub call_id: Option<String>,
 }
 
 /// The kind of a failed step (PROTO-ERR-1).
