@@ -9,6 +9,13 @@
 //! - [`workspace`]: a session's roots and trust map kept in lock-step, the file tools
 //!   through them;
 //! - [`gate`]: the approval gate, which call runs, asks or is refused;
+//! - [`permissions`]: permission patterns, their merge, labels and safety modes;
+//! - [`hooks`]: hooks as real child processes, their answers, failures, lanes, transforms
+//!   and `redact_secrets`;
+//! - [`config`]: the agent file and the person's settings file, read strictly;
+//! - [`records`]: records that survive the process (replaced whole, or journalled);
+//! - [`order`]: the one decision order every tool call walks across the controls, and the
+//!   guarded session that records it;
 //! - [`fence`]: the execution fence, what a tool's command can touch;
 //! - [`plane`]: the execution plane, pooled executors in the fence and the session's
 //!   runtime toggle;
@@ -21,12 +28,17 @@
 // `SAFETY:` comment.
 #![deny(unsafe_code)]
 
+pub mod config;
 pub mod exit;
 pub mod fence;
 pub mod gate;
 pub mod helper;
+pub mod hooks;
+pub mod order;
 pub mod paths;
+pub mod permissions;
 pub mod plane;
+pub mod records;
 #[allow(unsafe_code)]
 pub mod sys;
 pub mod trust;

@@ -9,7 +9,6 @@
 
 mod adapter;
 
-use adapter::wire::Body;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use gatehouse::gate::{Asker, Gate, GateConfig, Grant, GrantTable, Host, Tool};
@@ -219,7 +218,7 @@ fn check(args: CheckArgs) -> Result<()> {
         .chain(args.grant_family.into_iter().map(Grant::family))
         .collect();
     let decision = gate.decide(tool, &args.line, &grants);
-    println!("{}", serde_json::to_string(&Body::Decision(decision))?);
+    println!("{}", serde_json::to_string(&decision)?);
     Ok(())
 }
 

@@ -95,6 +95,17 @@ enum Spelling {
     TooLarge,
 }
 
+/// The line as a POSIX shell respells it before it runs (GATE-DANGER-6), or `None` when
+/// the line holds nothing it would respell or a brace expansion too large to read (the
+/// dangerous list already asks for that one): the permission patterns read this spelling
+/// too (PERM-SHELL-5).
+pub fn respell(line: &str) -> Option<String> {
+    match shell_spelling(line) {
+        Spelling::Respelled(spelled) => Some(spelled),
+        Spelling::Same | Spelling::TooLarge => None,
+    }
+}
+
 /// The line respelled the way a POSIX shell (bash) reads a few constructs that the plain
 /// word reader does not: a backslash-newline continuation vanishes (`rm \<newline>-rf x`),
 /// `$IFS` and `${IFS...}` become a space (`rm${IFS}-rf${IFS}x`), an ANSI-C quote
