@@ -68,20 +68,18 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     // the read-only `.git/hooks` mount made just before it.
     let mut parents: Vec<PathBuf> = Vec::new();
     let mut read_only: Vec<PathBuf> = Vec::new();
-    for root in &policy.workspaces {
-        for rel in &policy.protected {
-            let mut p = root.clone();
-            let comps: Vec<Component> = rel.components().collect();
-            for (i, c) in comps.iter().enumerate() {
-                p.push(c.as_os_str());
-                let meta = std::fs::symlink_metadata(&p);
-                let is_dir = meta.as_ref().map(|m| m.is_dir()).unwrap_or(false);
-                if i + 1 == comps.len() || !is_dir {
-                    read_only.push(p.clone());
-                    break;
-                }
-                parents.push(p.clone());
+    for prot in policy.protected_paths() {
+        let mut p = prot.root.clone();
+        let comps: Vec<Component> = prot.rel.components().collect();
+        for (i, c) in comps.iter().enumerate() {
+            p.push(c.as_os_str());
+            let meta = std::fs::symlink_metadata(&p);
+            let is_dir = meta.as_ref().map(|m| m.is_dir()).unwrap_or(false);
+            if i + 1 == comps.len() || !is_dir {
+                read_only.push(p.clone());
+                break;
             }
+            parents.push(p.clone());
         }
     }
     parents.sort_by_key(|p| (p.components().count(), p.clone()));

@@ -214,8 +214,8 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             // On the host, before any namespace: a protected path that does not exist yet
             // must exist to become a mount point; created through no-follow descriptors so
             // a symlink planted in the workspace cannot send the mkdir to the host.
-            Step::PrepareProtected { root, rel } => {
-                fs::walk_nofollow(root, rel, true).map_err(fail)?;
+            Step::PrepareProtected { root, rel, file } => {
+                fs::prepare_nofollow(root, rel, *file).map_err(fail)?;
             }
             // Namespaces before anything that needs privilege, in one call so the new user
             // namespace owns the others; the id maps right away, because once Landlock is

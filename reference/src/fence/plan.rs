@@ -47,6 +47,10 @@ pub enum Step {
         root: PathBuf,
         /// The protected path, relative to the root.
         rel: PathBuf,
+        /// Create a missing one as an empty file (an included configuration file), not
+        /// as an empty directory.
+        #[serde(default)]
+        file: bool,
     },
     /// New user, mount, PID, IPC, UTS and network namespaces; uid/gid mapped to ourselves.
     Unshare,
@@ -295,13 +299,12 @@ impl Plan {
     ) -> Result<Plan, FenceError> {
         let layout = Layout::of(policy, landlock_abi);
         let mut steps = vec![Step::DieWithParent];
-        for root in &policy.workspaces {
-            for rel in &policy.protected {
-                steps.push(Step::PrepareProtected {
-                    root: root.clone(),
-                    rel: rel.clone(),
-                });
-            }
+        for p in policy.protected_paths() {
+            steps.push(Step::PrepareProtected {
+                root: p.root,
+                rel: p.rel,
+                file: p.file,
+            });
         }
         steps.extend([
             Step::Unshare,
@@ -326,13 +329,11 @@ impl Plan {
         for p in rw {
             steps.push(Step::BindReadWrite { path: p });
         }
-        for root in &policy.workspaces {
-            for rel in &policy.protected {
-                steps.push(Step::Protect {
-                    root: root.clone(),
-                    rel: rel.clone(),
-                });
-            }
+        for p in policy.protected_paths() {
+            steps.push(Step::Protect {
+                root: p.root,
+                rel: p.rel,
+            });
         }
         steps.extend([
             Step::SealRoot,
@@ -444,7 +445,7 @@ impl Plan {
             }
             phase = step.phase();
             let paths: Vec<&Path> = match step {
-                Step::PrepareProtected { root, rel } | Step::Protect { root, rel } => {
+                Step::PrepareProtected { root, rel, .. } | Step::Protect { root, rel } => {
                     if !rel.is_relative() || rel.as_os_str().is_empty() {
                         return Err(err(i, step, "a protected path is relative"));
                     }
