@@ -23,12 +23,19 @@ fn push(args: &mut Vec<OsString>, items: &[&std::ffi::OsStr]) {
 pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     let mut a: Vec<OsString> = Vec::new();
     // Every namespace (user, IPC, PID, network, UTS, cgroup), tied to our lifetime, and no
-    // capability even when we run as root (FACTS.md, section 9).
+    // capability but CAP_SYS_ADMIN and CAP_SETPCAP of bubblewrap's own user namespace: the
+    // helper needs the first to remount the device nodes and /proc's corners read-only
+    // (bubblewrap binds them writable), the second to empty the bounding set, and then
+    // drops both with every other, verifying none remains.
     for s in [
         "--unshare-all",
         "--die-with-parent",
         "--cap-drop",
         "ALL",
+        "--cap-add",
+        "CAP_SYS_ADMIN",
+        "--cap-add",
+        "CAP_SETPCAP",
         "--hostname",
         super::plan::HOSTNAME,
     ] {

@@ -259,13 +259,22 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             // System paths read-only: a read-only bind refuses writes, truncate, chmod,
             // utimes and xattr changes (EROFS) on every kernel, which Landlock never does
             // for metadata.
+            // Recursive, every submount read-only too: a host with mounts below `/usr` is
+            // fenced, and a non-recursive bind of a tree with locked submounts is EINVAL.
             Step::BindReadOnly { path } => {
                 let (src, dst) = (under(old_root, path), under(new_root, path));
                 mount_point(&src, &dst).map_err(named(path)).map_err(fail)?;
-                mount::bind(&src, &dst).map_err(named(path)).map_err(fail)?;
-                mount::remount_bind(&dst, ro)
-                    .map_err(named(path))
-                    .map_err(fail)?;
+                if std::fs::metadata(&src).map(|m| m.is_dir()).unwrap_or(false) {
+                    let mountinfo = old_root.join("proc/self/mountinfo");
+                    mount::rbind_read_only(&src, &dst, &mountinfo)
+                        .map_err(named(path))
+                        .map_err(fail)?;
+                } else {
+                    mount::bind(&src, &dst).map_err(named(path)).map_err(fail)?;
+                    mount::remount_bind(&dst, ro)
+                        .map_err(named(path))
+                        .map_err(fail)?;
+                }
             }
             // Replicated symlinks (merged /usr) keep programs' hard-coded paths working.
             Step::Symlink { target, path } => {
@@ -309,6 +318,11 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 ] {
                     std::os::unix::fs::symlink(target, dev.join(name)).map_err(fail)?;
                 }
+                // A private pts instance, ptmx pointing into it (FENCE-JAIL-7).
+                let pts = dev.join("pts");
+                std::fs::create_dir(&pts).map_err(fail)?;
+                mount::devpts(&pts).map_err(named(&pts)).map_err(fail)?;
+                std::os::unix::fs::symlink("pts/ptmx", dev.join("ptmx")).map_err(fail)?;
                 let shm = dev.join("shm");
                 std::fs::create_dir(&shm).map_err(fail)?;
                 mount::tmpfs(&shm, "1777", MountFlags::NOSUID | MountFlags::NODEV).map_err(fail)?;
@@ -339,6 +353,25 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             Step::SealRoot => mount::remount_readonly_fs(new_root).map_err(fail)?,
             // Into the new root; the host's tree is detached, not merely hidden.
             Step::PivotRoot => mount::pivot_into(new_root, old_root).map_err(fail)?,
+            // In the final tree, on every backend: a bound device node shares the host's
+            // inode, so each is remounted read-only; data still flows (FENCE-JAIL-14).
+            Step::SealDevices { nodes } => {
+                for node in nodes {
+                    let p = Path::new("/dev").join(node);
+                    if std::fs::symlink_metadata(&p).is_ok() {
+                        mount::cover_read_only(&p).map_err(named(&p)).map_err(fail)?;
+                    }
+                }
+            }
+            // Read-only by mount, not by Landlock alone: jailed root is the host's root
+            // and `/proc/sys/kernel/core_pattern` is a host escape (FENCE-JAIL-16).
+            Step::CoverProc { paths } => {
+                for p in paths {
+                    if std::fs::symlink_metadata(p).is_ok() {
+                        mount::cover_read_only(p).map_err(named(p)).map_err(fail)?;
+                    }
+                }
+            }
             // Cosmetic but honest: the jail does not carry the host's name.
             Step::Hostname { name } => ns::set_hostname(name).map_err(fail)?,
             // Before Landlock and seccomp (both require it) and before exec: no set-uid

@@ -16,6 +16,11 @@ pub use crate::sys::landlock::{Abi, LandlockReport, LandlockRules};
 /// The device nodes bound into the minimal `/dev`.
 pub const DEV_NODES: [&str; 6] = ["null", "zero", "full", "random", "urandom", "tty"];
 
+/// The corners of a fresh `/proc` that stay writable to root and reach the host's kernel:
+/// covered read-only by mount on every backend (FENCE-JAIL-16), as bubblewrap does where its
+/// own write test sees them.
+pub const PROC_READ_ONLY: [&str; 4] = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"];
+
 /// Host name inside the UTS namespace.
 pub const HOSTNAME: &str = "gatehouse";
 
@@ -103,6 +108,17 @@ pub enum Step {
     SealRoot,
     /// Pivot into the new root and detach every host mount.
     PivotRoot,
+    /// Remount every device node of `/dev` read-only (FENCE-JAIL-14): data flows, no
+    /// change of mode, owner, times or attributes reaches the host's inode.
+    SealDevices {
+        /// Node names under `/dev`.
+        nodes: Vec<String>,
+    },
+    /// Cover the writable corners of `/proc` read-only by mount (FENCE-JAIL-16).
+    CoverProc {
+        /// The paths (those absent are left out).
+        paths: Vec<PathBuf>,
+    },
     /// Set the host name of the UTS namespace.
     Hostname {
         /// The name.
@@ -138,7 +154,7 @@ impl Step {
             | Step::Protect { .. } => 7,
             Step::SealRoot => 8,
             Step::PivotRoot => 9,
-            Step::Hostname { .. } => 10,
+            Step::SealDevices { .. } | Step::CoverProc { .. } | Step::Hostname { .. } => 10,
             Step::NoNewPrivs => 11,
             Step::DropCapabilities => 12,
             Step::Landlock(_) => 13,
@@ -165,6 +181,8 @@ impl Step {
             Step::Protect { .. } => "protect",
             Step::SealRoot => "seal-root",
             Step::PivotRoot => "pivot-root",
+            Step::SealDevices { .. } => "seal-devices",
+            Step::CoverProc { .. } => "cover-proc",
             Step::Hostname { .. } => "hostname",
             Step::NoNewPrivs => "no-new-privs",
             Step::DropCapabilities => "drop-capabilities",
@@ -274,6 +292,7 @@ impl Layout {
         let devices = DEV_NODES
             .iter()
             .map(|n| Path::new("/dev").join(n))
+            .chain([PathBuf::from("/dev/pts"), PathBuf::from("/dev/ptmx")])
             .collect();
         Layout {
             system,
@@ -285,6 +304,18 @@ impl Layout {
                 list_root: true,
             }),
         }
+    }
+}
+
+fn seal_devices() -> Step {
+    Step::SealDevices {
+        nodes: DEV_NODES.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn cover_proc() -> Step {
+    Step::CoverProc {
+        paths: PROC_READ_ONLY.iter().map(PathBuf::from).collect(),
     }
 }
 
@@ -338,6 +369,8 @@ impl Plan {
         steps.extend([
             Step::SealRoot,
             Step::PivotRoot,
+            seal_devices(),
+            cover_proc(),
             Step::Hostname {
                 name: HOSTNAME.to_string(),
             },
@@ -383,7 +416,14 @@ impl Plan {
         env: Vec<(String, String)>,
     ) -> Result<Plan, FenceError> {
         let layout = Layout::of(policy, landlock_abi);
-        let mut steps = vec![Step::NoNewPrivs, Step::DropCapabilities];
+        // bubblewrap leaves the helper CAP_SYS_ADMIN in its user namespace for these two
+        // steps only; the drop that follows verifies that nothing remains.
+        let mut steps = vec![
+            seal_devices(),
+            cover_proc(),
+            Step::NoNewPrivs,
+            Step::DropCapabilities,
+        ];
         if let Some(rules) = layout.rules {
             steps.push(Step::Landlock(rules));
         }
@@ -455,6 +495,18 @@ impl Plan {
                 | Step::BindReadWrite { path }
                 | Step::Tmpfs { path }
                 | Step::Symlink { path, .. } => vec![path.as_path()],
+                Step::CoverProc { paths } => {
+                    if let Some(p) = paths.iter().find(|p| !p.starts_with("/proc")) {
+                        return Err(err(i, step, &format!("{} is not below /proc", p.display())));
+                    }
+                    paths.iter().map(PathBuf::as_path).collect()
+                }
+                Step::SealDevices { nodes } => {
+                    if nodes.iter().any(|n| n.is_empty() || n.contains('/') || n == "..") {
+                        return Err(err(i, step, "a device node is a single name"));
+                    }
+                    Vec::new()
+                }
                 Step::Landlock(r) => r
                     .read
                     .iter()
