@@ -41,11 +41,32 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     ] {
         a.push(s.into());
     }
+    // bubblewrap makes the parents of a bind 0700; /etc is an ordinary directory inside.
+    push(
+        &mut a,
+        &["--perms".as_ref(), "0755".as_ref(), "--dir".as_ref(), "/etc".as_ref()],
+    );
     for step in &layout.system {
         match step {
             Step::BindReadOnly { path } => push(
                 &mut a,
                 &["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()],
+            ),
+            // bubblewrap's --ro-bind is nodev: the null device bound there cannot be opened.
+            Step::Mask { path, dir: false } => push(
+                &mut a,
+                &["--ro-bind".as_ref(), "/dev/null".as_ref(), path.as_os_str()],
+            ),
+            Step::Mask { path, dir: true } => push(
+                &mut a,
+                &[
+                    "--perms".as_ref(),
+                    "0755".as_ref(),
+                    "--tmpfs".as_ref(),
+                    path.as_os_str(),
+                    "--remount-ro".as_ref(),
+                    path.as_os_str(),
+                ],
             ),
             Step::Symlink { target, path } => push(
                 &mut a,

@@ -276,6 +276,26 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                         .map_err(fail)?;
                 }
             }
+            // Root-only objects below a bound /etc entry: jailed root is the host's uid 0,
+            // so their modes are no barrier (FENCE-JAIL-17).
+            Step::Mask { path, dir } => {
+                let dst = under(new_root, path);
+                if *dir {
+                    mount::tmpfs(
+                        &dst,
+                        "0755",
+                        MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+                    )
+                    .map_err(named(path))
+                    .map_err(fail)?;
+                } else {
+                    let null = old_root.join("dev/null");
+                    mount::bind(&null, &dst).map_err(named(path)).map_err(fail)?;
+                    mount::remount_bind(&dst, ro | MountFlags::NOEXEC)
+                        .map_err(named(path))
+                        .map_err(fail)?;
+                }
+            }
             // Replicated symlinks (merged /usr) keep programs' hard-coded paths working.
             Step::Symlink { target, path } => {
                 let dst = under(new_root, path);

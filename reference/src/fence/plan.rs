@@ -72,6 +72,15 @@ pub enum Step {
         /// The path (source outside, destination inside).
         path: PathBuf,
     },
+    /// Hide a root-only object below a bound `/etc` entry (FENCE-JAIL-17): a directory
+    /// under an empty read-only tmpfs, a file under the null device on a `nodev` mount
+    /// (opening it fails).
+    Mask {
+        /// The path (inside a read-only bind).
+        path: PathBuf,
+        /// Whether it is a directory.
+        dir: bool,
+    },
     /// Replicate a host symlink (`/bin -> usr/bin`).
     Symlink {
         /// The link's target, verbatim.
@@ -146,6 +155,7 @@ impl Step {
             Step::StageRoot => 5,
             Step::NewRoot => 6,
             Step::BindReadOnly { .. }
+            | Step::Mask { .. }
             | Step::Symlink { .. }
             | Step::Proc
             | Step::Dev { .. }
@@ -173,6 +183,7 @@ impl Step {
             Step::StageRoot => "stage-root",
             Step::NewRoot => "new-root",
             Step::BindReadOnly { .. } => "bind-read-only",
+            Step::Mask { .. } => "mask",
             Step::Symlink { .. } => "symlink",
             Step::Proc => "proc",
             Step::Dev { .. } => "dev",
@@ -195,6 +206,7 @@ impl Step {
     fn dest(&self) -> Option<PathBuf> {
         match self {
             Step::BindReadOnly { path }
+            | Step::Mask { path, .. }
             | Step::Symlink { path, .. }
             | Step::Tmpfs { path }
             | Step::BindReadWrite { path } => Some(path.clone()),
@@ -253,6 +265,49 @@ pub struct Layout {
     pub rules: Option<LandlockRules>,
 }
 
+/// Whether the host lets others read `m` (and enter it, for a directory).
+fn others_may_read(m: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = m.permissions().mode();
+    if m.is_dir() {
+        mode & 0o005 == 0o005
+    } else {
+        mode & 0o004 != 0
+    }
+}
+
+/// How deep below an `/etc` entry root-only objects are looked for.
+const MASK_DEPTH: usize = 8;
+
+/// A [`Step::Mask`] for every object below `dir` that others may not read, not following
+/// symlinks (a link's target is bound or not on its own account).
+fn root_only_beneath(dir: &Path, depth: usize, out: &mut Vec<Step>) {
+    if depth > MASK_DEPTH {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut found: Vec<(PathBuf, std::fs::Metadata)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| Some((e.path(), std::fs::symlink_metadata(e.path()).ok()?)))
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, m) in found {
+        if m.file_type().is_symlink() || !(m.is_dir() || m.is_file()) {
+            continue;
+        }
+        if !others_may_read(&m) {
+            out.push(Step::Mask {
+                dir: m.is_dir(),
+                path,
+            });
+        } else if m.is_dir() {
+            root_only_beneath(&path, depth + 1, out);
+        }
+    }
+}
+
 impl Layout {
     /// Resolve the policy's system paths on this host: existing directories and files
     /// become read-only binds, symlinks are replicated, absent ones are left out.
@@ -278,8 +333,15 @@ impl Layout {
                     }
                 }
                 Ok(m) if m.is_dir() || m.is_file() => {
+                    if p.starts_with("/etc") && !others_may_read(&m) {
+                        // A root-only entry named in the allow-list is left out.
+                        continue;
+                    }
                     system.push(Step::BindReadOnly { path: p.clone() });
                     read.push(p.clone());
+                    if p.starts_with("/etc") && m.is_dir() {
+                        root_only_beneath(p, 0, &mut system);
+                    }
                 }
                 _ => {}
             }
@@ -492,6 +554,7 @@ impl Plan {
                     vec![root.as_path()]
                 }
                 Step::BindReadOnly { path }
+                | Step::Mask { path, .. }
                 | Step::BindReadWrite { path }
                 | Step::Tmpfs { path }
                 | Step::Symlink { path, .. } => vec![path.as_path()],
