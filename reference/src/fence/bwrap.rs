@@ -44,7 +44,12 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     // bubblewrap makes the parents of a bind 0700; /etc is an ordinary directory inside.
     push(
         &mut a,
-        &["--perms".as_ref(), "0755".as_ref(), "--dir".as_ref(), "/etc".as_ref()],
+        &[
+            "--perms".as_ref(),
+            "0755".as_ref(),
+            "--dir".as_ref(),
+            "/etc".as_ref(),
+        ],
     );
     for step in &layout.system {
         match step {

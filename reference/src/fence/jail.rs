@@ -284,13 +284,18 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                     mount::tmpfs(
                         &dst,
                         "0755",
-                        MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+                        MountFlags::RDONLY
+                            | MountFlags::NOSUID
+                            | MountFlags::NODEV
+                            | MountFlags::NOEXEC,
                     )
                     .map_err(named(path))
                     .map_err(fail)?;
                 } else {
                     let null = old_root.join("dev/null");
-                    mount::bind(&null, &dst).map_err(named(path)).map_err(fail)?;
+                    mount::bind(&null, &dst)
+                        .map_err(named(path))
+                        .map_err(fail)?;
                     mount::remount_bind(&dst, ro | MountFlags::NOEXEC)
                         .map_err(named(path))
                         .map_err(fail)?;
@@ -379,7 +384,9 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 for node in nodes {
                     let p = Path::new("/dev").join(node);
                     if std::fs::symlink_metadata(&p).is_ok() {
-                        mount::cover_read_only(&p).map_err(named(&p)).map_err(fail)?;
+                        mount::cover_read_only(&p)
+                            .map_err(named(&p))
+                            .map_err(fail)?;
                     }
                 }
             }

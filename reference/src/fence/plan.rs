@@ -19,7 +19,8 @@ pub const DEV_NODES: [&str; 6] = ["null", "zero", "full", "random", "urandom", "
 /// The corners of a fresh `/proc` that stay writable to root and reach the host's kernel:
 /// covered read-only by mount on every backend (FENCE-JAIL-16), as bubblewrap does where its
 /// own write test sees them.
-pub const PROC_READ_ONLY: [&str; 4] = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"];
+pub const PROC_READ_ONLY: [&str; 4] =
+    ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"];
 
 /// Host name inside the UTS namespace.
 pub const HOSTNAME: &str = "gatehouse";
@@ -565,7 +566,10 @@ impl Plan {
                     paths.iter().map(PathBuf::as_path).collect()
                 }
                 Step::SealDevices { nodes } => {
-                    if nodes.iter().any(|n| n.is_empty() || n.contains('/') || n == "..") {
+                    if nodes
+                        .iter()
+                        .any(|n| n.is_empty() || n.contains('/') || n == "..")
+                    {
                         return Err(err(i, step, "a device node is a single name"));
                     }
                     Vec::new()

@@ -211,14 +211,11 @@ impl Policy {
             .home
             .clone()
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
-        self.git_protected = super::protect::discover(
-            &self.workspaces,
-            &self.writable_roots(),
-            home.as_deref(),
-        )
-        .into_iter()
-        .filter(|p| !self.protected.contains(&p.rel) || !self.workspaces.contains(&p.root))
-        .collect();
+        self.git_protected =
+            super::protect::discover(&self.workspaces, &self.writable_roots(), home.as_deref())
+                .into_iter()
+                .filter(|p| !self.protected.contains(&p.rel) || !self.workspaces.contains(&p.root))
+                .collect();
         if let Some(dir) = &self.log_dir {
             std::fs::create_dir_all(dir).map_err(|e| FenceError::Policy {
                 path: dir.clone(),
@@ -290,7 +287,10 @@ impl Policy {
             let ok = !rel.as_os_str().is_empty()
                 && rel.components().all(|c| matches!(c, Component::Normal(_)));
             if !ok {
-                return Err(bad(rel, "a protected path is relative, without `.` or `..`"));
+                return Err(bad(
+                    rel,
+                    "a protected path is relative, without `.` or `..`",
+                ));
             }
         }
         for rel in &self.protected {

@@ -39,7 +39,11 @@ pub struct Protected {
 /// Every protected path of a session: [`PROTECTED`] at each workspace root, then what git
 /// would read at each of them. `writable` is every writable root (workspaces and scratch),
 /// canonical; `home` is the person's home (for `~/.gitconfig` and `~/` in values).
-pub fn discover(workspaces: &[PathBuf], writable: &[PathBuf], home: Option<&Path>) -> Vec<Protected> {
+pub fn discover(
+    workspaces: &[PathBuf],
+    writable: &[PathBuf],
+    home: Option<&Path>,
+) -> Vec<Protected> {
     let mut out = Vec::new();
     for w in workspaces {
         for name in PROTECTED {
@@ -197,7 +201,10 @@ fn normalize(p: &Path) -> PathBuf {
             }
             return out;
         }
-        match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+        match (
+            existing.file_name().map(|n| n.to_os_string()),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
@@ -211,7 +218,9 @@ fn normalize(p: &Path) -> PathBuf {
 fn place(target: &Path, writable: &[PathBuf]) -> Option<Protected> {
     writable.iter().find_map(|root| {
         let rel = target.strip_prefix(root).ok()?;
-        if rel.as_os_str().is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+        if rel.as_os_str().is_empty()
+            || !rel.components().all(|c| matches!(c, Component::Normal(_)))
+        {
             return None;
         }
         Some(Protected {
@@ -327,7 +336,15 @@ mod tests {
         std::fs::write(root.join(".repo/main/commondir"), "../common\n").unwrap();
         let list = discover(&[root.clone()], &[root.clone()], None);
         let rels: Vec<&Path> = list.iter().map(|p| p.rel.as_path()).collect();
-        for want in [".git", "HEAD", ".gatehouse", ".repo/main", ".repo/common", ".husky/_", "local.cfg"] {
+        for want in [
+            ".git",
+            "HEAD",
+            ".gatehouse",
+            ".repo/main",
+            ".repo/common",
+            ".husky/_",
+            "local.cfg",
+        ] {
             assert!(rels.contains(&Path::new(want)), "{want} in {rels:?}");
         }
         assert!(covers(&list, &root.join(".repo/main/hooks/pre-commit")));
@@ -341,7 +358,11 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(t.path()).unwrap().join("ws");
         std::fs::create_dir_all(root.join(".git")).unwrap();
-        std::fs::write(root.join(".git/config"), "[core]\n\thooksPath = /usr/share/hooks\n").unwrap();
+        std::fs::write(
+            root.join(".git/config"),
+            "[core]\n\thooksPath = /usr/share/hooks\n",
+        )
+        .unwrap();
         let list = discover(&[root.clone()], &[root.clone()], None);
         assert_eq!(list.len(), PROTECTED.len());
     }

@@ -56,7 +56,10 @@ pub fn devpts(target: &Path) -> io::Result<()> {
 /// `setxattr` fail with `EROFS`, by path and by descriptor.
 pub fn cover_read_only(path: &Path) -> io::Result<()> {
     bind(path, path)?;
-    remount_bind(path, MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NOEXEC)
+    remount_bind(
+        path,
+        MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NOEXEC,
+    )
 }
 
 /// Every mount point at or beneath `target`, as `/proc/self/mountinfo` lists them (octal
@@ -100,7 +103,8 @@ pub fn rbind_read_only(source: &Path, target: &Path, mountinfo: &Path) -> io::Re
     rbind(source, target)?;
     let ro = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
     for m in mounts_beneath(mountinfo, target)? {
-        remount_bind(&m, ro).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", m.display())))?;
+        remount_bind(&m, ro)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", m.display())))?;
     }
     Ok(())
 }

@@ -115,7 +115,10 @@ impl Session {
             self.roots.roots().map(|r| r.path().to_path_buf()).collect();
         let list = crate::fence::protect::discover(&roots, &roots, self.config.home.as_deref());
         let spelled = std::path::Path::new(path);
-        let mut parent: std::path::PathBuf = spelled.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+        let mut parent: std::path::PathBuf = spelled
+            .parent()
+            .map(|p| p.to_path_buf())
+            .unwrap_or_default();
         let mut rest: Vec<std::ffi::OsString> = spelled
             .file_name()
             .map(|n| vec![n.to_os_string()])
