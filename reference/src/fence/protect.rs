@@ -334,7 +334,11 @@ mod tests {
         )
         .unwrap();
         std::fs::write(root.join(".repo/main/commondir"), "../common\n").unwrap();
-        let list = discover(&[root.clone()], &[root.clone()], None);
+        let list = discover(
+            std::slice::from_ref(&root),
+            std::slice::from_ref(&root),
+            None,
+        );
         let rels: Vec<&Path> = list.iter().map(|p| p.rel.as_path()).collect();
         for want in [
             ".git",
@@ -363,7 +367,11 @@ mod tests {
             "[core]\n\thooksPath = /usr/share/hooks\n",
         )
         .unwrap();
-        let list = discover(&[root.clone()], &[root.clone()], None);
+        let list = discover(
+            std::slice::from_ref(&root),
+            std::slice::from_ref(&root),
+            None,
+        );
         assert_eq!(list.len(), PROTECTED.len());
     }
 }
