@@ -354,3 +354,43 @@ fn exec_never_hands_the_jail_an_outside_stream() {
         );
     }
 }
+
+/// FENCE-JAIL-2 on a host with a submount below `/usr`: the system directories are bound
+/// recursively and every submount stays read-only (a non-recursive bind of a tree whose
+/// submounts the kernel locked fails with `EINVAL`, and the fence was refused). The
+/// submount is a tmpfs made in a private mount namespace of the test (`unshare -rm`), so
+/// the host is not touched; the file in it is checked from that namespace afterwards.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_submount_below_usr_is_fenced_and_stays_read_only() {
+    if !Path::new("/usr/bin/unshare").exists() || !Path::new("/usr/share/doc").is_dir() {
+        eprintln!("skipped: no unshare or no /usr/share/doc");
+        return;
+    }
+    for backend in ["native", "bwrap"] {
+        let ws = tempfile::tempdir().unwrap();
+        let script = format!(
+            "mount -t tmpfs none /usr/share/doc || exit 77; echo host > /usr/share/doc/f; \
+             GATEHOUSE_FENCE={backend} {BIN} exec --workspace {ws} -- sh -c \
+             'cat /usr/share/doc/f; echo jail > /usr/share/doc/f && echo WROTE' ; \
+             echo \"after=$(cat /usr/share/doc/f)\"",
+            ws = ws.path().display()
+        );
+        let out = Command::new("/usr/bin/unshare")
+            .args(["-rm", "sh", "-c", &script])
+            .output()
+            .unwrap();
+        if out.status.code() == Some(77) || !out.status.success() {
+            eprintln!("skipped {backend}: {}", String::from_utf8_lossy(&out.stderr));
+            continue;
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("no fence") && stderr.contains("is not installed") {
+            continue;
+        }
+        assert!(stdout.starts_with("host\n"), "{backend}: {stdout} {stderr}");
+        assert!(!stdout.contains("WROTE"), "{backend}: {stdout}");
+        assert!(stdout.contains("after=host"), "{backend}: {stdout}");
+    }
+}
