@@ -178,6 +178,31 @@ fn protect(new_root: &Path, root: &Path, rel: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Cover `p` read-only by mount (FENCE-JAIL-14, FENCE-JAIL-16). Where the kernel refuses
+/// the mount (bubblewrap run by an unprivileged user leaves its mount namespace to a user
+/// namespace the helper has no capability in) and the jailed user is neither root nor the
+/// object's owner, the kernel's ownership check already refuses every metadata change and
+/// every write to it, so that is no failure; otherwise it is.
+#[cfg(target_os = "linux")]
+fn cover_or_not_ours(p: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(p) else {
+        return Ok(());
+    };
+    match crate::sys::mount::cover_read_only(p) {
+        Ok(()) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::PERM.raw_os_error()) => {
+            let uid = rustix::process::geteuid().as_raw();
+            if uid != 0 && meta.uid() != uid {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Prefix an I/O error with the path it concerns.
 #[cfg(target_os = "linux")]
 fn named(what: &Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
@@ -383,20 +408,14 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             Step::SealDevices { nodes } => {
                 for node in nodes {
                     let p = Path::new("/dev").join(node);
-                    if std::fs::symlink_metadata(&p).is_ok() {
-                        mount::cover_read_only(&p)
-                            .map_err(named(&p))
-                            .map_err(fail)?;
-                    }
+                    cover_or_not_ours(&p).map_err(named(&p)).map_err(fail)?;
                 }
             }
             // Read-only by mount, not by Landlock alone: jailed root is the host's root
             // and `/proc/sys/kernel/core_pattern` is a host escape (FENCE-JAIL-16).
             Step::CoverProc { paths } => {
                 for p in paths {
-                    if std::fs::symlink_metadata(p).is_ok() {
-                        mount::cover_read_only(p).map_err(named(p)).map_err(fail)?;
-                    }
+                    cover_or_not_ours(p).map_err(named(p)).map_err(fail)?;
                 }
             }
             // Cosmetic but honest: the jail does not carry the host's name.
