@@ -317,7 +317,10 @@ fn exec_never_hands_the_jail_an_outside_stream() {
         std::fs::write(&victim, "twelve bytes").unwrap();
         std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
         let before = std::fs::metadata(&victim).unwrap();
-        let out_file = std::fs::OpenOptions::new().append(true).open(&victim).unwrap();
+        let out_file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&victim)
+            .unwrap();
         let err_file = out_file.try_clone().unwrap();
         let in_file = std::fs::File::open(&victim).unwrap();
         let script = "import os\nfor fd in (0, 1, 2):\n    for f in (lambda: os.fchmod(fd, 0o4755), lambda: os.ftruncate(fd, 0), lambda: os.utime(fd, (0, 0))):\n        try:\n            f()\n        except OSError:\n            pass\n";
@@ -381,7 +384,10 @@ fn a_submount_below_usr_is_fenced_and_stays_read_only() {
             .output()
             .unwrap();
         if out.status.code() == Some(77) || !out.status.success() {
-            eprintln!("skipped {backend}: {}", String::from_utf8_lossy(&out.stderr));
+            eprintln!(
+                "skipped {backend}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             continue;
         }
         let stdout = String::from_utf8_lossy(&out.stdout);

@@ -83,6 +83,13 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     for s in ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"] {
         a.push(s.into());
     }
+    // /proc's writable corners read-only by a bind bubblewrap makes itself, before it
+    // gives up its mount rights (its own cover depends on an access(W_OK) test that its
+    // user namespace fails); sysctls are answered for the opener's namespaces, not the
+    // mount's, so the bind shows the jail its own values (FENCE-JAIL-16).
+    for p in super::plan::PROC_READ_ONLY {
+        push(&mut a, &["--ro-bind-try".as_ref(), p.as_ref(), p.as_ref()]);
+    }
     for p in &policy.read_only {
         push(
             &mut a,
