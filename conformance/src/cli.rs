@@ -194,10 +194,16 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         ),
         None => None,
     };
+    let mut env = bait.env.clone();
+    env.extend(
+        crate::bait::ORDINARY_ENV
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string())),
+    );
     let mut client = Client::start(
         command.clone(),
         Duration::from_secs_f64(args.step_timeout),
-        bait.env.clone(),
+        env,
         wire_log,
     )
     .map_err(|f| Error::Start {

@@ -427,3 +427,107 @@ fn a_bad_run_timeout_stops_the_adapter_with_one_line() {
     assert!(stderr.contains("GATEHOUSE_RUN_TIMEOUT=soon"), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
+/// FENCE-JAIL-15: `gatehouse exec` relays the command's standard streams through pipes, so
+/// a stdout redirected to a file outside the workspace is never handed to the jail: the
+/// file's mode, size and times stay as the host left them, whatever `fchmod`, `ftruncate`
+/// and `futimes` on fds 0 to 2 try. Checked from outside, on both Linux backends.
+#[cfg(target_os = "linux")]
+#[test]
+fn exec_never_hands_the_jail_an_outside_stream() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let python = Path::new("/usr/bin/python3");
+    if !python.exists() {
+        eprintln!("skipped: no /usr/bin/python3");
+        return;
+    }
+    for backend in ["native", "bwrap"] {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir(&ws).unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "twelve bytes").unwrap();
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let before = std::fs::metadata(&victim).unwrap();
+        let out_file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&victim)
+            .unwrap();
+        let err_file = out_file.try_clone().unwrap();
+        let in_file = std::fs::File::open(&victim).unwrap();
+        let script = "import os\nfor fd in (0, 1, 2):\n    for f in (lambda: os.fchmod(fd, 0o4755), lambda: os.ftruncate(fd, 0), lambda: os.utime(fd, (0, 0))):\n        try:\n            f()\n        except OSError:\n            pass\n";
+        let status = Command::new(BIN)
+            .args(["exec", "--workspace"])
+            .arg(&ws)
+            .arg("--")
+            .arg(python)
+            .args(["-c", script])
+            .current_dir(&ws)
+            .env("GATEHOUSE_FENCE", backend)
+            .stdin(in_file)
+            .stdout(out_file)
+            .stderr(err_file)
+            .status()
+            .unwrap();
+        if status.code() == Some(125) {
+            eprintln!("skipped {backend}: no fence here");
+            continue;
+        }
+        let after = std::fs::metadata(&victim).unwrap();
+        assert_eq!(after.mode(), before.mode(), "{backend}: mode changed");
+        assert!(after.len() >= 12, "{backend}: truncated to {}", after.len());
+        assert!(
+            after.mtime() >= before.mtime(),
+            "{backend}: times set back to {}",
+            after.mtime()
+        );
+        assert!(
+            std::fs::read_to_string(&victim)
+                .unwrap()
+                .starts_with("twelve bytes"),
+            "{backend}"
+        );
+    }
+}
+
+/// FENCE-JAIL-2 on a host with a submount below `/usr`: the system directories are bound
+/// recursively and every submount stays read-only (a non-recursive bind of a tree whose
+/// submounts the kernel locked fails with `EINVAL`, and the fence was refused). The
+/// submount is a tmpfs made in a private mount namespace of the test (`unshare -rm`), so
+/// the host is not touched; the file in it is checked from that namespace afterwards.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_submount_below_usr_is_fenced_and_stays_read_only() {
+    if !Path::new("/usr/bin/unshare").exists() || !Path::new("/usr/share/doc").is_dir() {
+        eprintln!("skipped: no unshare or no /usr/share/doc");
+        return;
+    }
+    for backend in ["native", "bwrap"] {
+        let ws = tempfile::tempdir().unwrap();
+        let script = format!(
+            "mount -t tmpfs none /usr/share/doc || exit 77; echo host > /usr/share/doc/f; \
+             GATEHOUSE_FENCE={backend} {BIN} exec --workspace {ws} -- sh -c \
+             'cat /usr/share/doc/f; echo jail > /usr/share/doc/f && echo WROTE' ; \
+             echo \"after=$(cat /usr/share/doc/f)\"",
+            ws = ws.path().display()
+        );
+        let out = Command::new("/usr/bin/unshare")
+            .args(["-rm", "sh", "-c", &script])
+            .output()
+            .unwrap();
+        if out.status.code() == Some(77) || !out.status.success() {
+            eprintln!(
+                "skipped {backend}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            continue;
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("no fence") && stderr.contains("is not installed") {
+            continue;
+        }
+        assert!(stdout.starts_with("host\n"), "{backend}: {stdout} {stderr}");
+        assert!(!stdout.contains("WROTE"), "{backend}: {stdout}");
+        assert!(stdout.contains("after=host"), "{backend}: {stdout}");
+    }
+}

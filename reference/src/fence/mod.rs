@@ -32,6 +32,7 @@ pub mod policy;
 pub mod posture;
 pub mod prepared;
 pub mod probe;
+pub mod protect;
 pub mod seatbelt;
 
 pub use coverage::{Coverage, REQUIRED};

@@ -451,14 +451,12 @@ fn helper_command(helper: &Path, plan: &Plan) -> Result<Command, FenceError> {
 /// does this itself; bubblewrap needs them to exist before it starts).
 #[cfg(target_os = "linux")]
 fn prepare_protected(policy: &Policy) -> Result<(), FenceError> {
-    for root in &policy.workspaces {
-        for rel in &policy.protected {
-            crate::sys::fs::walk_nofollow(root, rel, true).map_err(|e| FenceError::Io {
-                what: "cannot prepare the protected path".into(),
-                path: root.join(rel),
-                source: e,
-            })?;
-        }
+    for p in policy.protected_paths() {
+        crate::sys::fs::prepare_nofollow(&p.root, &p.rel, p.file).map_err(|e| FenceError::Io {
+            what: "cannot prepare the protected path".into(),
+            path: p.root.join(&p.rel),
+            source: e,
+        })?;
     }
     Ok(())
 }
@@ -548,14 +546,12 @@ pub fn current_posture(options: &FenceOptions) -> Posture {
 /// [`tidy_protected`].
 pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
     let mut missing = Vec::new();
-    for root in &policy.workspaces {
-        for rel in &policy.protected {
-            let mut prefix = PathBuf::new();
-            for c in rel.components() {
-                prefix.push(c);
-                if std::fs::symlink_metadata(root.join(&prefix)).is_err() {
-                    missing.push((root.clone(), prefix.clone()));
-                }
+    for p in policy.protected_paths() {
+        let mut prefix = PathBuf::new();
+        for c in p.rel.components() {
+            prefix.push(c);
+            if std::fs::symlink_metadata(p.root.join(&prefix)).is_err() {
+                missing.push((p.root.clone(), prefix.clone()));
             }
         }
     }
@@ -569,7 +565,8 @@ pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
 pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
     #[cfg(target_os = "linux")]
     for (root, rel) in created {
-        let _ = crate::sys::fs::remove_empty_dir_nofollow(root, rel);
+        let _ = crate::sys::fs::remove_empty_dir_nofollow(root, rel)
+            .or_else(|_| crate::sys::fs::remove_empty_file_nofollow(root, rel));
     }
     #[cfg(not(target_os = "linux"))]
     for (root, rel) in created {

@@ -105,9 +105,7 @@ fn exec_inner(
         let mut command = fence
             .command(Action::Exec { argv }, env)
             .map_err(|e| e.to_string())?;
-        let status = command
-            .status()
-            .map_err(|e| format!("cannot start the fence: {e}"));
+        let status = relayed(&mut command).map_err(|e| format!("cannot start the fence: {e}"));
         tidy_protected(&created);
         let status = status?;
         use std::os::unix::process::ExitStatusExt;
@@ -118,4 +116,45 @@ fn exec_inner(
     })();
     let _ = std::fs::remove_dir_all(&scratch);
     result
+}
+
+/// Run `command` with its standard streams relayed through pipes (FENCE-JAIL-15): the jail
+/// is never handed a descriptor of ours, which may be a file outside every root (a
+/// redirected stdout), a terminal or a socket, and which would keep the rights it was
+/// opened with (`fchmod`, `ftruncate`, `futimes` and `fsetxattr` on fd 1 change the file
+/// whatever the mounts say).
+fn relayed(command: &mut std::process::Command) -> std::io::Result<std::process::ExitStatus> {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    fn pump(mut from: impl Read, mut to: impl Write) {
+        let mut buf = [0u8; 8192];
+        loop {
+            match from.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    let (out, err) = (child.stdout.take(), child.stderr.take());
+    let t_out = out.map(|o| std::thread::spawn(move || pump(o, std::io::stdout())));
+    let t_err = err.map(|e| std::thread::spawn(move || pump(e, std::io::stderr())));
+    if let Some(input) = child.stdin.take() {
+        // Not joined: our stdin may be a terminal the command never reads; the thread ends
+        // with the process, or at the first write the closed pipe refuses.
+        std::thread::spawn(move || pump(std::io::stdin(), input));
+    }
+    let status = child.wait();
+    for t in [t_out, t_err].into_iter().flatten() {
+        let _ = t.join();
+    }
+    status
 }

@@ -65,6 +65,8 @@ pub struct SessionSetup {
     pub log_dir: Option<PathBuf>,
     /// The emulated kernel.
     pub limits: Option<Limits>,
+    /// The person's home, read for the global git configuration (FENCE-PROTECT-7).
+    pub home: Option<PathBuf>,
 }
 
 impl SessionSetup {
@@ -75,6 +77,7 @@ impl SessionSetup {
             workspaces: vec![workspace.to_path_buf()],
             log_dir: None,
             limits: None,
+            home: None,
         }
     }
 
@@ -289,6 +292,7 @@ impl Session {
     fn policy(&self) -> Policy {
         let mut policy = Policy::new(self.setup.workspaces.clone(), self.scratch.clone());
         policy.log_dir = self.setup.log_dir.clone();
+        policy.home = self.setup.home.clone();
         policy
     }
 
