@@ -234,7 +234,7 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
             d.reason,
             Reason::Dangerous | Reason::CardOnly | Reason::WindowsHost
         ) {
-            return r.ask(controls, Stage::AlwaysAsk, reason_code(d.reason), None);
+            return r.ask(controls, Stage::AlwaysAsk, d.reason.to_string(), None);
         }
     }
 
@@ -286,7 +286,7 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
                     controls,
                     Stage::Grant,
                     route,
-                    reason_code(d.reason),
+                    d.reason.to_string(),
                     Some(src),
                     line.as_deref(),
                 );
@@ -318,7 +318,7 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
 
     // 8. The safety mode on the label.
     let mode_reason = match &decision {
-        Some(d) => reason_code(d.reason),
+        Some(d) => d.reason.to_string(),
         None => r.label.name().to_string(),
     };
     let mode_src = SourceRef::Mode {
@@ -480,61 +480,10 @@ impl Ruling {
     }
 }
 
-/// The stable spelling of a gate reason code (approval-gate.md, section 16).
-fn reason_code(reason: crate::gate::Reason) -> String {
-    use crate::gate::Reason::*;
-    match reason {
-        AllowList => "allow_list",
-        GrantExact => "grant_exact",
-        GrantFamily => "grant_family",
-        AutoSafe => "auto_safe",
-        Dangerous => "dangerous",
-        WindowsHost => "windows_host",
-        CardOnly => "card_only",
-        Code => "code",
-        Empty => "empty",
-        Metacharacter => "metacharacter",
-        Unreadable => "unreadable",
-        NotReadList => "not_read_list",
-        EscapeFlag => "escape_flag",
-        Glob => "glob",
-        PathOutside => "path_outside",
-    }
-    .to_string()
-}
-
 /// The card this gate shows (its channel and window), read from a call the gate always
 /// shows a card for.
 fn card_of(gate: &Gate) -> Option<crate::gate::CardSpec> {
     gate.decide(Tool::McpInstall, "", &GrantTable::new()).card
-}
-
-#[cfg(test)]
-#[test]
-fn reason_codes_are_the_gates_spellings() {
-    use crate::gate::Reason::*;
-    for r in [
-        AllowList,
-        GrantExact,
-        GrantFamily,
-        AutoSafe,
-        Dangerous,
-        WindowsHost,
-        CardOnly,
-        Code,
-        Empty,
-        Metacharacter,
-        Unreadable,
-        NotReadList,
-        EscapeFlag,
-        Glob,
-        PathOutside,
-    ] {
-        assert_eq!(
-            serde_json::to_value(r).unwrap(),
-            Value::String(reason_code(r))
-        );
-    }
 }
 
 /// Plans each redirection target of `line` as an untrusted write (TRUST-WRITE-11). A
