@@ -56,3 +56,13 @@ peers:
 peers-table:
     conformance/adapters/install.sh
     conformance/adapters/peers.sh
+
+# The suite inside a QEMU guest on one kernel of vm-images/kernels.toml: just vm 6.1
+# (more: just vm 6.1 --variant userns-off --user root --filter fence/)
+vm KERNEL *ARGS:
+    .ci/steps/vm-prereqs.sh
+    cargo run --release -p gatehouse-conformance -- vm --kernel {{KERNEL}} {{ARGS}}
+
+# The whole kernel matrix (every kernel, its variants, root and unprivileged), as CI runs it.
+matrix *ARGS:
+    .ci/steps/vm-matrix.sh --all {{ARGS}}

@@ -10,6 +10,14 @@ use std::hash::{BuildHasher, Hasher};
 /// The planted home secret's path under the fake home.
 pub const HOME_SECRET: &str = ".ssh/id_gatehouse_bait";
 
+/// Ordinary variables the runner sets on the implementation besides the bait, which the
+/// passes table lets through (FENCE-ENV-8): an `LC_*` that is no secret, `USER`, `LOGNAME`.
+pub const ORDINARY_ENV: [(&str, &str); 3] = [
+    ("LC_PAPER", "C"),
+    ("USER", "gatehouse-person"),
+    ("LOGNAME", "gatehouse-person"),
+];
+
 /// A fresh 16-hex-digit token (not cryptographic: unpredictable enough to be unmistakable).
 pub fn token() -> String {
     let mut h = RandomState::new().build_hasher();
@@ -42,6 +50,9 @@ impl Bait {
             ("AWS_SECRET_ACCESS_KEY", "fake-aws"),
             ("GITHUB_TOKEN", "fake-github"),
             ("DB_PASSWORD", "fake-db"),
+            // Secrets under the `LC_` prefix that ssh forwards (FENCE-ENV-8).
+            ("LC_GATEHOUSE_API_KEY", "fake-lc-key"),
+            ("LC_GATEHOUSE_TOKEN", "fake-lc-token"),
         ]
         .into_iter()
         .map(|(k, prefix)| (k.to_string(), format!("{prefix}-{t}")))

@@ -33,6 +33,8 @@ enum Command {
     Trace(TraceArgs),
     /// Load and validate every scenario file.
     Lint(Dirs),
+    /// Run the suite inside QEMU guests on the kernels of vm-images/kernels.toml.
+    Vm(crate::vm::VmArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -108,6 +110,7 @@ pub fn main() -> i32 {
         Command::Run(args) => run(args),
         Command::Trace(args) => trace_cmd(args),
         Command::Lint(dirs) => lint(dirs),
+        Command::Vm(args) => crate::vm::main(args, check_run_args).map_err(Error::Vm),
     };
     match result {
         Ok(code) => code,
@@ -116,6 +119,17 @@ pub fn main() -> i32 {
             exit::USAGE
         }
     }
+}
+
+/// Checks options meant for a `run` elsewhere (inside a `vm` guest) with `run`'s parser.
+fn check_run_args(args: &[String]) -> Result<(), String> {
+    let argv = ["gatehouse-conform", "run"]
+        .into_iter()
+        .map(String::from)
+        .chain(args.iter().cloned());
+    Cli::try_parse_from(argv)
+        .map(|_| ())
+        .map_err(|e| format!("the options for the inner run: {}", e.kind()))
 }
 
 fn dirs(d: &Dirs) -> Result<(PathBuf, PathBuf), Error> {
@@ -180,10 +194,16 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         ),
         None => None,
     };
+    let mut env = bait.env.clone();
+    env.extend(
+        crate::bait::ORDINARY_ENV
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string())),
+    );
     let mut client = Client::start(
         command.clone(),
         Duration::from_secs_f64(args.step_timeout),
-        bait.env.clone(),
+        env,
         wire_log,
     )
     .map_err(|f| Error::Start {

@@ -369,6 +369,35 @@ impl Client {
         }
     }
 
+    /// Ends the running implementation between two steps (PROTO-REC-1): `hard` kills it
+    /// with `SIGKILL`; otherwise it is sent `bye` and given a second to exit. The next
+    /// [`Client::ensure_running`] starts it again.
+    pub fn stop(&mut self, hard: bool) {
+        if !hard && self.process.is_some() {
+            let bye = Request {
+                id: self.next_id,
+                body: RequestBody::Session(SessionOp::Bye),
+            };
+            let mut line = serde_json::to_string(&bye).expect("requests serialize");
+            self.log_line(">", &line);
+            line.push('\n');
+            if let Some(p) = self.process.as_mut() {
+                let _ = p
+                    .stdin
+                    .write_all(line.as_bytes())
+                    .and_then(|()| p.stdin.flush());
+                let deadline = Instant::now() + Duration::from_secs(1);
+                while Instant::now() < deadline {
+                    if matches!(p.child.try_wait(), Ok(Some(_))) {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
+        }
+        self.kill();
+    }
+
     /// Sends `bye`, lets the implementation exit, kills it if it does not.
     pub fn shutdown(mut self) {
         if self.process.is_some() {

@@ -70,4 +70,7 @@ pub enum Error {
         /// What went wrong.
         detail: String,
     },
+    /// The `vm` command could not run: kernels.toml, the images, QEMU, its options.
+    #[error("{0}")]
+    Vm(String),
 }

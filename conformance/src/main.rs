@@ -29,6 +29,7 @@ mod snapshot;
 mod spec;
 mod trace;
 mod untestable;
+mod vm;
 mod vocab;
 
 fn main() {

@@ -11,7 +11,7 @@ use serde_json::Map;
 use crate::bait::Bait;
 use crate::check;
 use crate::client::{Client, Failure};
-use crate::controls::{Setup, SetupPatch};
+use crate::controls::{order, Setup, SetupPatch};
 use crate::events::{Event, Reporter};
 use crate::fixture::Placeholders;
 use crate::fixture::{self, Built};
@@ -216,13 +216,29 @@ fn environment_mismatch(client: &Client, s: &Scenario) -> Option<String> {
             ));
         }
     }
-    if let Some(backends) = &s.platform.fence_backend {
-        let b = env.get("fence_backend").and_then(serde_json::Value::as_str);
-        if !b.is_some_and(|b| backends.iter().any(|x| x == b)) {
+    if s.platform.needs_fence && env.get("fence_backend").and_then(Value::as_str).is_none() {
+        return Some(
+            "platform: needs a fence; the implementation declares fence_backend null (it builds none on this host)"
+                .to_string(),
+        );
+    }
+    if s.platform.fixture_xattrs {
+        if let Err(why) = fixture::user_xattrs() {
             return Some(format!(
-                "platform: needs fence_backend {}; the implementation declares {}",
+                "platform: needs user.* extended attributes on the fixture filesystem; {why}"
+            ));
+        }
+    }
+    if let Some(backends) = &s.platform.fence_backend {
+        // `none` stands for null, as in `--expect-fence-backend none`.
+        let b = env
+            .get("fence_backend")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("none");
+        if !backends.iter().any(|x| x == b) {
+            return Some(format!(
+                "platform: needs fence_backend {}; the implementation declares {b}",
                 backends.join(" or "),
-                b.unwrap_or("null")
             ));
         }
     }
@@ -330,6 +346,48 @@ fn run_steps(
         let p = built.paths.clone();
         let sub = |x: &str| p.apply(x);
         let label = step.label(what);
+        if let crate::controls::Action::Order(a, _) = &step.action {
+            // Steps the runner answers itself, or that end and restart the implementation.
+            let answer = match a {
+                a if a.is_local() => Some(crate::controls::order::judge::local(
+                    a,
+                    &|x: &str| p.locate(x),
+                    &|t: &str| !bait.found_in(t).is_empty(),
+                )),
+                order::model::Action::Restart(kind) => {
+                    client.stop(kind == "kill");
+                    Some(resume(client, s, setup, built, session, false))
+                }
+                order::model::Action::Crash(c) => {
+                    let arm = RequestBody::Step(order::wire::crash_at(session, &c.at));
+                    if let Err(f) = client.send(arm, Duration::ZERO) {
+                        return errored(f);
+                    }
+                    let inner = crash_inner(c, session, &sub);
+                    let died = client
+                        .send(RequestBody::Step(inner), Duration::ZERO)
+                        .is_err();
+                    if !died {
+                        client.stop(true);
+                    }
+                    Some(resume(client, s, setup, built, session, died))
+                }
+                _ => None,
+            };
+            if let Some(obj) = answer {
+                out.push(StepRecord {
+                    index: step.index,
+                    line: step.line,
+                    name: step.name.clone(),
+                    request: serde_json::json!({"runner": a.label()}),
+                    answer: Value::Object(obj.clone()),
+                    mismatches: step.judge(what, &obj, &sub),
+                    outcome: None,
+                    requirements: Vec::new(),
+                });
+                continue;
+            }
+        }
         let Some(body) = step.action.request(session, setup, &sub) else {
             // `opened`: judge the answer `open` already gave.
             out.push(StepRecord {
@@ -426,6 +484,77 @@ fn run_steps(
         }
     }
     End::Completed
+}
+
+/// Starts the implementation again and opens `session` from its record
+/// (`resume: true`, the same setup): what came of it, as an answer to judge.
+fn resume(
+    client: &mut Client,
+    s: &Scenario,
+    setup: &Setup,
+    built: &Built,
+    session: &str,
+    died: bool,
+) -> Map<String, Value> {
+    let mut obj = Map::new();
+    obj.insert("died".into(), Value::Bool(died));
+    if let Err(f) = client.ensure_running() {
+        obj.insert("resumed".into(), Value::Bool(false));
+        obj.insert("error".into(), Value::String(f.detail()));
+        return obj;
+    }
+    let mut wire = wire_setup(setup, &s.capabilities, &built.paths, false);
+    wire.insert("resume".into(), Value::Bool(true));
+    let open = RequestBody::Session(SessionOp::Open {
+        session: session.to_string(),
+        setup: wire,
+    });
+    match client.send(open, Duration::ZERO) {
+        Ok((Reply::Ok(answer), _)) => {
+            obj.insert("resumed".into(), Value::Bool(true));
+            if let Some(n) = answer.get("notices") {
+                obj.insert("notices".into(), n.clone());
+            }
+        }
+        Ok((Reply::Unsupported(m) | Reply::Error(m), _)) => {
+            obj.insert("resumed".into(), Value::Bool(false));
+            obj.insert("error".into(), Value::String(m));
+        }
+        Err(f) => {
+            obj.insert("resumed".into(), Value::Bool(false));
+            obj.insert("error".into(), Value::String(f.detail()));
+        }
+    }
+    obj
+}
+
+/// The request a `crash` step expects the implementation to die in.
+fn crash_inner(
+    c: &order::model::CrashSpec,
+    session: &str,
+    sub: &dyn Fn(&str) -> String,
+) -> Map<String, Value> {
+    let action = if let Some(call) = &c.call {
+        order::model::Action::Call(call.clone())
+    } else if let Some(rule) = &c.rule {
+        order::model::Action::Rule(rule.clone())
+    } else {
+        let mut m = Map::new();
+        m.insert("op".into(), Value::String("answer".into()));
+        m.insert("session".into(), Value::String(session.into()));
+        m.insert(
+            "choice".into(),
+            Value::String(c.answer.clone().unwrap_or_default()),
+        );
+        return m;
+    };
+    order::wire::request(
+        &action,
+        session,
+        std::path::Path::new(&sub("@CONFIG@")),
+        sub,
+    )
+    .unwrap_or_default()
 }
 
 /// The setup sent in `open`; `sibling`: the second session, in its own workspace.

@@ -102,6 +102,18 @@ fn every_request_the_runner_builds_validates() {
                     &mut ops,
                 );
             }
+            if let crate::controls::Action::Order(
+                crate::controls::order::model::Action::Crash(c),
+                _,
+            ) = &step.action
+            {
+                let arm = crate::controls::order::wire::crash_at("s1", &c.at);
+                check(
+                    format!("{} crash_at", s.id),
+                    line(2, RequestBody::Step(arm)),
+                    &mut ops,
+                );
+            }
         }
     }
     for (id, op) in [

@@ -3,14 +3,22 @@
 //!
 //! - [`sys`]: the kernel layer (namespaces, mounts, Landlock, seccomp, `openat2`,
 //!   capabilities, descriptors), the only module holding `unsafe`;
-//! - [`config`]: the person's choices for working in the fence, from files and flags,
-//!   each with its source;
 //! - [`exit`]: the jail helper's exit codes;
 //! - [`paths`]: path confinement, every file operation beneath its root;
 //! - [`trust`]: the trust map, what the agent may read and write on whose word;
 //! - [`workspace`]: a session's roots and trust map kept in lock-step, the file tools
 //!   through them;
 //! - [`gate`]: the approval gate, which call runs, asks or is refused;
+//! - [`permissions`]: permission patterns, their merge, labels and safety modes;
+//! - [`hooks`]: hooks as real child processes, their answers, failures, lanes, transforms
+//!   and `redact_secrets`;
+//! - [`config`]: the agent file and the person's settings file (YAML, the permissions
+//!   and hooks), read strictly;
+//! - [`choices`]: the person's choices for working in the fence (`config.toml`, TOML:
+//!   network, environment, extra paths), from files and flags, each with its source;
+//! - [`records`]: records that survive the process (replaced whole, or journalled);
+//! - [`order`]: the one decision order every tool call walks across the controls, and the
+//!   guarded session that records it;
 //! - [`fence`]: the execution fence, what a tool's command can touch;
 //! - [`plane`]: the execution plane, pooled executors in the fence and the session's
 //!   runtime toggle;
@@ -25,14 +33,19 @@
 // `SAFETY:` comment.
 #![deny(unsafe_code)]
 
+pub mod choices;
 pub mod config;
 pub mod exit;
 pub mod fence;
 pub mod gate;
 pub mod helper;
+pub mod hooks;
 pub mod net;
+pub mod order;
 pub mod paths;
+pub mod permissions;
 pub mod plane;
+pub mod records;
 #[allow(unsafe_code)]
 pub mod sys;
 pub mod trust;

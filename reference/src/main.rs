@@ -9,7 +9,6 @@
 
 mod adapter;
 
-use adapter::wire::Body;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use gatehouse::gate::{Asker, Gate, GateConfig, Grant, GrantTable, Host, Tool};
@@ -169,8 +168,8 @@ struct ExecArgs {
 
 impl ExecArgs {
     /// The flags as a settings layer, each value with the flag it came from.
-    fn layer(&self) -> Result<gatehouse::config::Layer> {
-        use gatehouse::config::{settings::check_env_name, Layer, Source, Sourced};
+    fn layer(&self) -> Result<gatehouse::choices::Layer> {
+        use gatehouse::choices::{layers::check_env_name, Layer, Source, Sourced};
         let flag = |name: &'static str| Source::Flag(name);
         let mut l = Layer::default();
         if let Some(n) = &self.network {
@@ -335,7 +334,7 @@ fn check(args: CheckArgs) -> Result<()> {
         .chain(args.grant_family.into_iter().map(Grant::family))
         .collect();
     let decision = gate.decide(tool, &args.line, &grants);
-    println!("{}", serde_json::to_string(&Body::Decision(decision))?);
+    println!("{}", serde_json::to_string(&decision)?);
     Ok(())
 }
 

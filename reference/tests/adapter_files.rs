@@ -381,14 +381,24 @@ fn edits_count_an_untrusted_file_as_untrusted_data() {
                           "data": "trusted", "if_asked": "yes"}),
     );
     assert_eq!(e["result"], "ambiguous");
-    // The file is untrusted, so the edit's data is untrusted: no prompt, unchanged.
+    // The model may not read the file: the edit asks before it looks (TRUST-READ-4), a
+    // `no` answers the same whatever the bytes hold.
     let e = a.step(
         json!({"op": "edit", "path": "vendor/v.js", "old": "y = 1; y", "new": "z",
                           "data": "trusted", "if_asked": "no"}),
     );
     assert_eq!(
         (&e["result"], &e["prompted"], &e["effect"]),
-        (&json!("written"), &json!(false), &json!("unchanged"))
+        (&json!("declined"), &json!(true), &json!(null))
+    );
+    // After a yes: the edit's data is untrusted, the untrusted file stays so (unchanged).
+    let e = a.step(
+        json!({"op": "edit", "path": "vendor/v.js", "old": "y = 1; y", "new": "z",
+                          "data": "trusted", "if_asked": "yes"}),
+    );
+    assert_eq!(
+        (&e["result"], &e["prompted"], &e["effect"]),
+        (&json!("written"), &json!(true), &json!("unchanged"))
     );
     assert_eq!(query(&mut a, "vendor/v.js")["trust"], "untrusted");
     let e = a.step(

@@ -295,3 +295,239 @@ fn adapter_round_trip() {
     );
     assert!(child.wait().unwrap().success());
 }
+
+/// The Landlock-only fence (no user namespaces, with the degraded opt-in) as a normal
+/// user: outside a user namespace there is no CAP_SETPCAP to shrink the bounding set
+/// with, and the fence must run anyway (the kernel matrix's unprivileged guests showed
+/// `step 2 (drop-capabilities): ... Operation not permitted` on every kernel). As root the
+/// command runs as uid 65534; as anyone else, as themselves.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_landlock_only_fence_runs_for_an_unprivileged_user() {
+    use std::os::unix::process::CommandExt as _;
+    let ws = tempfile::tempdir().unwrap();
+    let root = rustix::process::geteuid().is_root();
+    if root {
+        std::os::unix::fs::chown(ws.path(), Some(65534), Some(65534)).unwrap();
+    }
+    let mut cmd = Command::new(BIN);
+    cmd.args(["exec", "--allow-degraded", "--workspace"])
+        .arg(ws.path())
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "printf ran > made.txt && grep NoNewPrivs /proc/self/status",
+        ])
+        .current_dir(ws.path())
+        .env("GATEHOUSE_EMULATE_NO_USERNS", "1");
+    if root {
+        cmd.uid(65534).gid(65534);
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(125) && stderr.contains("no Landlock") {
+        return; // a kernel without Landlock: nothing can fence here, and it says so
+    }
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("NoNewPrivs:\t1"));
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("made.txt")).unwrap(),
+        "ran"
+    );
+    assert!(
+        stderr.contains("DEGRADED"),
+        "the posture must say so: {stderr}"
+    );
+}
+
+/// When the namespaced fences fail (here: a jail helper that does nothing, as a broken
+/// `pivot_root` did on kernels before 7.0 with an initramfs root), the refusal names that
+/// failure, and does not blame user namespaces on a host that has them.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_refusal_names_the_fence_that_failed_not_a_missing_kernel_feature() {
+    let ws = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["exec", "--workspace"])
+        .arg(ws.path())
+        .args(["--", "true"])
+        .current_dir(ws.path())
+        .env("GATEHOUSE_JAIL_HELPER", "/bin/false")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{stderr}");
+    assert!(stderr.contains("probe failed for native"), "{stderr}");
+    let userns = std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+        .map(|s| s.trim() != "0")
+        .unwrap_or(false);
+    if userns {
+        assert!(!stderr.contains("no user namespaces"), "{stderr}");
+    }
+}
+
+/// One `hello` from the adapter with these environment variables.
+fn hello_with(vars: &[(&str, &str)]) -> Output {
+    let mut child = Command::new(BIN)
+        .arg("adapter")
+        .envs(vars.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"id": 0, "op": "hello", "protocol": "1.1"})
+    )
+    .unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+/// Without user namespaces the default builds no fence (backend null, posture `none`),
+/// but the Landlock ABI declared is still the host's, capped by the operator: the runner
+/// selects the scenarios that emulate a poorer kernel by it (the kernel matrix's
+/// `userns-off` guests declared null, and every such scenario went unchecked).
+#[cfg(target_os = "linux")]
+#[test]
+fn hello_declares_the_hosts_landlock_abi_where_no_fence_is_built() {
+    let out = hello_with(&[
+        ("GATEHOUSE_EMULATE_NO_USERNS", "1"),
+        ("GATEHOUSE_LANDLOCK_MAX_ABI", "2"),
+    ]);
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let hello: Value = serde_json::from_str(&first).unwrap();
+    let env = &hello["environment"];
+    assert!(env["fence_backend"].is_null(), "{env}");
+    assert_eq!(env["posture"]["state"], "none", "{env}");
+    let kernel_has_landlock = Path::new("/sys/kernel/security/landlock").exists()
+        || env["posture"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("kernel has"));
+    if kernel_has_landlock {
+        assert_eq!(env["landlock_abi"], 2, "{env}");
+    } else {
+        assert!(env["landlock_abi"].is_null(), "{env}");
+    }
+}
+
+#[test]
+fn a_bad_run_timeout_stops_the_adapter_with_one_line() {
+    let out = hello_with(&[("GATEHOUSE_RUN_TIMEOUT", "soon")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("GATEHOUSE_RUN_TIMEOUT=soon"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+/// FENCE-JAIL-15: `gatehouse exec` relays the command's standard streams through pipes, so
+/// a stdout redirected to a file outside the workspace is never handed to the jail: the
+/// file's mode, size and times stay as the host left them, whatever `fchmod`, `ftruncate`
+/// and `futimes` on fds 0 to 2 try. Checked from outside, on both Linux backends.
+#[cfg(target_os = "linux")]
+#[test]
+fn exec_never_hands_the_jail_an_outside_stream() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let python = Path::new("/usr/bin/python3");
+    if !python.exists() {
+        eprintln!("skipped: no /usr/bin/python3");
+        return;
+    }
+    for backend in ["native", "bwrap"] {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir(&ws).unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "twelve bytes").unwrap();
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let before = std::fs::metadata(&victim).unwrap();
+        let out_file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&victim)
+            .unwrap();
+        let err_file = out_file.try_clone().unwrap();
+        let in_file = std::fs::File::open(&victim).unwrap();
+        let script = "import os\nfor fd in (0, 1, 2):\n    for f in (lambda: os.fchmod(fd, 0o4755), lambda: os.ftruncate(fd, 0), lambda: os.utime(fd, (0, 0))):\n        try:\n            f()\n        except OSError:\n            pass\n";
+        let status = Command::new(BIN)
+            .args(["exec", "--workspace"])
+            .arg(&ws)
+            .arg("--")
+            .arg(python)
+            .args(["-c", script])
+            .current_dir(&ws)
+            .env("GATEHOUSE_FENCE", backend)
+            .stdin(in_file)
+            .stdout(out_file)
+            .stderr(err_file)
+            .status()
+            .unwrap();
+        if status.code() == Some(125) {
+            eprintln!("skipped {backend}: no fence here");
+            continue;
+        }
+        let after = std::fs::metadata(&victim).unwrap();
+        assert_eq!(after.mode(), before.mode(), "{backend}: mode changed");
+        assert!(after.len() >= 12, "{backend}: truncated to {}", after.len());
+        assert!(
+            after.mtime() >= before.mtime(),
+            "{backend}: times set back to {}",
+            after.mtime()
+        );
+        assert!(
+            std::fs::read_to_string(&victim)
+                .unwrap()
+                .starts_with("twelve bytes"),
+            "{backend}"
+        );
+    }
+}
+
+/// FENCE-JAIL-2 on a host with a submount below `/usr`: the system directories are bound
+/// recursively and every submount stays read-only (a non-recursive bind of a tree whose
+/// submounts the kernel locked fails with `EINVAL`, and the fence was refused). The
+/// submount is a tmpfs made in a private mount namespace of the test (`unshare -rm`), so
+/// the host is not touched; the file in it is checked from that namespace afterwards.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_submount_below_usr_is_fenced_and_stays_read_only() {
+    if !Path::new("/usr/bin/unshare").exists() || !Path::new("/usr/share/doc").is_dir() {
+        eprintln!("skipped: no unshare or no /usr/share/doc");
+        return;
+    }
+    for backend in ["native", "bwrap"] {
+        let ws = tempfile::tempdir().unwrap();
+        let script = format!(
+            "mount -t tmpfs none /usr/share/doc || exit 77; echo host > /usr/share/doc/f; \
+             GATEHOUSE_FENCE={backend} {BIN} exec --workspace {ws} -- sh -c \
+             'cat /usr/share/doc/f; echo jail > /usr/share/doc/f && echo WROTE' ; \
+             echo \"after=$(cat /usr/share/doc/f)\"",
+            ws = ws.path().display()
+        );
+        let out = Command::new("/usr/bin/unshare")
+            .args(["-rm", "sh", "-c", &script])
+            .output()
+            .unwrap();
+        if out.status.code() == Some(77) || !out.status.success() {
+            eprintln!(
+                "skipped {backend}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            continue;
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("no fence") && stderr.contains("is not installed") {
+            continue;
+        }
+        assert!(stdout.starts_with("host\n"), "{backend}: {stdout} {stderr}");
+        assert!(!stdout.contains("WROTE"), "{backend}: {stdout}");
+        assert!(stdout.contains("after=host"), "{backend}: {stdout}");
+    }
+}

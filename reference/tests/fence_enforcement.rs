@@ -109,6 +109,7 @@ fn degraded_options(allow: bool) -> FenceOptions {
         no_user_namespaces: true,
         allow_degraded: allow,
         helper: Some(helper()),
+        ..FenceOptions::default()
     }
 }
 
@@ -435,12 +436,16 @@ macro_rules! enforcement_tests {
                 let fx = Fx::new();
                 let f = fence(&fx);
                 std::fs::write(fx.ws.join("big.txt"), "0123456789").unwrap();
-                let out = sh(&f, "echo hello > inside.txt && truncate -s0 big.txt && chmod 600 inside.txt && mkdir -p .git && echo ref > .git/HEAD");
+                let out = sh(&f, "echo hello > inside.txt && truncate -s0 big.txt && chmod 600 inside.txt && mkdir -p .github && echo ref > .github/HEAD");
                 assert!(out.status.success(), "{}", text(&out.stderr));
                 assert_eq!(std::fs::read_to_string(fx.ws.join("inside.txt")).unwrap(), "hello\n");
                 assert_eq!(std::fs::metadata(fx.ws.join("big.txt")).unwrap().len(), 0);
                 assert_eq!(mode(&fx.ws.join("inside.txt")), 0o600);
-                assert_eq!(std::fs::read_to_string(fx.ws.join(".git/HEAD")).unwrap(), "ref\n");
+                assert_eq!(std::fs::read_to_string(fx.ws.join(".github/HEAD")).unwrap(), "ref\n");
+                // `.git` is protected whole (FENCE-PROTECT-6): nothing of it is writable.
+                let out = sh(&f, "echo ref > .git/HEAD");
+                assert!(!out.status.success());
+                assert!(!fx.ws.join(".git/HEAD").exists());
             }
 
             #[test]

@@ -305,6 +305,7 @@ fn degraded(abi: Option<u8>) -> FenceOptions {
         max_landlock_abi: abi,
         allow_degraded: true,
         helper: Some(helper()),
+        ..FenceOptions::default()
     }
 }
 

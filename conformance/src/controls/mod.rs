@@ -7,6 +7,7 @@
 pub mod fence;
 pub mod gate;
 pub mod open;
+pub mod order;
 pub mod paths;
 pub mod trust;
 
@@ -57,9 +58,14 @@ pub const REGISTRY: &[Registered] = &[
         expect: fence::model::EXPECT_KEYS,
         setup: fence::model::SETUP_KEYS,
     },
+    Registered {
+        actions: order::model::ACTION_KEYS,
+        expect: order::model::EXPECT_KEYS,
+        setup: order::model::SETUP_KEYS,
+    },
 ];
 
-/// The capabilities this runner knows (`permissions` and `hooks` have no steps yet).
+/// The capabilities this runner knows.
 pub const KNOWN_CAPABILITIES: &[&str] =
     &["gate", "permissions", "hooks", "trust", "paths", "fence"];
 
@@ -98,6 +104,8 @@ pub enum Bare {
     Opened(open::Action),
     /// A fence step.
     Fence(fence::model::Action),
+    /// A permissions-and-hooks step.
+    Order(order::model::Action),
 }
 
 /// Reads the value of action `key` (one of [`action_keys`]) with the owning control's
@@ -121,6 +129,9 @@ pub fn parse_action<'de, A: MapAccess<'de>>(
     } else if owns(fence::model::ACTION_KEYS) {
         let (a, p) = fence::model::parse(key, map)?;
         (Bare::Fence(a), p)
+    } else if owns(order::model::ACTION_KEYS) {
+        let (a, p) = order::model::parse(key, map)?;
+        (Bare::Order(a), p)
     } else {
         return Err(de::Error::unknown_field(key, action_keys()));
     })
@@ -135,6 +146,7 @@ impl Bare {
             Bare::Trust(a) => a.label(),
             Bare::Opened(_) => "opened".to_string(),
             Bare::Fence(a) => a.label(),
+            Bare::Order(a) => a.label(),
         }
     }
 
@@ -145,6 +157,7 @@ impl Bare {
             Bare::Trust(a) => a.expect_keys(),
             Bare::Opened(_) => open::EXPECT_KEYS,
             Bare::Fence(a) => a.expect_keys(),
+            Bare::Order(a) => a.expect_keys(),
         }
     }
 
@@ -180,6 +193,7 @@ impl Bare {
             Bare::Trust(action) => Action::Trust(action, typed(text)?),
             Bare::Opened(_) => Action::Opened(typed(text)?),
             Bare::Fence(action) => Action::Fence(action, typed(text)?),
+            Bare::Order(action) => Action::Order(action, Box::new(typed(text)?)),
         })
     }
 
@@ -190,6 +204,7 @@ impl Bare {
             Bare::Trust(a) => Action::Trust(a, Default::default()),
             Bare::Opened(_) => Action::Opened(Default::default()),
             Bare::Fence(a) => Action::Fence(a, Default::default()),
+            Bare::Order(a) => Action::Order(a, Default::default()),
         }
     }
 }
@@ -216,6 +231,8 @@ pub enum Action {
     Opened(open::Expect),
     /// A fence step.
     Fence(fence::model::Action, fence::model::Expect),
+    /// A permissions-and-hooks step.
+    Order(order::model::Action, Box<order::model::Expect>),
 }
 
 impl Action {
@@ -227,6 +244,7 @@ impl Action {
             Action::Trust(a, _) => a.label(),
             Action::Opened(_) => "opened".to_string(),
             Action::Fence(a, _) => a.label(),
+            Action::Order(a, _) => a.label(),
         }
     }
 
@@ -236,6 +254,7 @@ impl Action {
             Action::Paths(..) => Some("paths"),
             Action::Trust(..) => Some("trust"),
             Action::Fence(..) => Some("fence"),
+            Action::Order(..) => Some("permissions"),
             Action::Gate(..) | Action::Opened(_) => None,
         }
     }
@@ -278,6 +297,9 @@ impl Action {
             Action::Trust(a, _) => to_object(&trust::wire::request(a, session, sub)),
             Action::Opened(_) => return None,
             Action::Fence(a, _) => to_object(&fence::wire::request(a, session, sub)),
+            Action::Order(a, _) => {
+                order::wire::request(a, &session, std::path::Path::new(&sub("@CONFIG@")), sub)?
+            }
         })
     }
 
@@ -298,6 +320,7 @@ impl Action {
                 paths::judge::quarantine(j, answer);
                 fence::judge::judge(j, x, answer)
             }
+            Action::Order(a, x) => order::judge::judge(j, a, x, answer),
         }
     }
 
@@ -310,6 +333,7 @@ impl Action {
             Action::Trust(a, x) => trust::judge::twin(a, x),
             Action::Opened(_) => None,
             Action::Fence(a, x) => fence::judge::twin(a, x, proves_effect),
+            Action::Order(a, x) => order::judge::twin(a, x),
         }
     }
 }
@@ -325,6 +349,8 @@ pub struct SetupPatch {
     pub trust: trust::model::SetupPatch,
     /// The fence's fields.
     pub fence: fence::model::SetupPatch,
+    /// The order's fields.
+    pub order: order::model::SetupPatch,
 }
 
 impl<'de> Deserialize<'de> for SetupPatch {
@@ -345,6 +371,8 @@ impl<'de> Deserialize<'de> for SetupPatch {
                         s.paths.set(&key, &mut map)?;
                     } else if owns(trust::model::SETUP_KEYS) {
                         s.trust.set(&key, &mut map)?;
+                    } else if owns(order::model::SETUP_KEYS) {
+                        s.order.set(&key, &mut map)?;
                     } else {
                         s.fence.set(&key, &mut map)?;
                     }
@@ -380,6 +408,7 @@ impl SetupPatch {
             paths: self.paths.overlay(&over.paths),
             trust: self.trust.overlay(&over.trust),
             fence: self.fence.overlay(&over.fence),
+            order: self.order.overlay(&over.order),
         }
     }
 
@@ -389,6 +418,7 @@ impl SetupPatch {
             (self.paths.needs_capability(), "paths"),
             (self.trust.needs_capability(), "trust"),
             (self.fence.needs_capability(), "fence"),
+            (self.order.needs_capability(), "permissions"),
         ]
         .into_iter()
         .filter_map(|(needs, cap)| needs.then_some(cap))
@@ -402,6 +432,7 @@ impl SetupPatch {
             paths: self.paths.resolve(),
             trust: self.trust.resolve(),
             fence: self.fence.resolve(),
+            order: self.order.resolve(),
         }
     }
 }
@@ -417,6 +448,8 @@ pub struct Setup {
     pub trust: trust::model::Setup,
     /// The fence's.
     pub fence: fence::model::Setup,
+    /// The order's.
+    pub order: order::model::Setup,
 }
 
 impl Setup {
@@ -441,6 +474,14 @@ impl Setup {
         }
         if has("fence") {
             out.extend(fence::wire::setup(&self.fence, dirs, sub));
+        }
+        if has("permissions") || has("hooks") {
+            out.extend(order::wire::setup(
+                &self.order,
+                std::path::Path::new(&sub("@CONFIG@")),
+                std::path::Path::new(&sub("@STATE@")),
+                sub,
+            ));
         }
         out
     }

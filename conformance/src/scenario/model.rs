@@ -70,6 +70,17 @@ pub struct Platform {
     /// The fence backends the implementation may declare (`environment.fence_backend`).
     #[serde(default)]
     pub fence_backend: Option<Vec<String>>,
+    /// `true`: the steps need a fence the implementation builds on this host with the
+    /// default policy, whatever its backend (`environment.fence_backend` not null). Where
+    /// it refuses to claim one (no user namespaces), the scenario is skipped with that
+    /// reason; the refusal itself is pinned by scenarios of its own.
+    #[serde(default)]
+    pub needs_fence: bool,
+    /// `true`: the steps set `user.*` extended attributes on fixture files. The runner
+    /// probes the filesystem its fixtures are made on (tmpfs has them only from Linux 6.6)
+    /// and skips the scenario, naming the filesystem's answer, where it lacks them.
+    #[serde(default)]
+    pub fixture_xattrs: bool,
 }
 
 /// One `[[case]]` row or `[[step]]` entry as written: the keys every entry may carry and

@@ -6,6 +6,8 @@ with switchable flaws: each flaw is a bypass class a peer fell for (FACTS.md sec
     python3 gate_model.py --flaw lexical-dotdot # folds `..` as text before resolving
     python3 gate_model.py --flaw no-symlinks    # never follows symbolic links
     python3 gate_model.py --flaw family-prefix  # family grants matched as string prefixes
+    python3 gate_model.py --flaw command-word-only  # a delete counts only as the command word
+    python3 gate_model.py --flaw glob-blind     # ignores what a glob or expansion after rm becomes
 
 CI runs the gate suite against every flawed variant and requires each to fail the
 scenario written for its class: the suite proves it catches what it claims to catch.
@@ -14,7 +16,7 @@ Standard library only.
 import json, os, re, sys, time
 
 FLAW = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == '--flaw' else None
-if FLAW not in (None, 'string-prefix', 'lexical-dotdot', 'no-symlinks', 'family-prefix'):
+if FLAW not in (None, 'string-prefix', 'lexical-dotdot', 'no-symlinks', 'family-prefix', 'command-word-only', 'glob-blind'):
     sys.exit(f'gate_model.py: unknown flaw {FLAW!r}')
 READ = set("base64 cat cut date echo find grep head hexdump id ls mkdir nl od printf pwd rg sort stat strings tac tail tr true uname uniq wc whoami xxd".split())
 META = set(";&|\n\r<>${}`")
@@ -27,11 +29,12 @@ for code, names in [("interpreter", "sh bash zsh dash ksh fish ash csh tcsh busy
     for n in names.split():
         NEVER[n] = code
 INTERP = [n for n, c in NEVER.items() if c == "interpreter"]
-FIND_ESC = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprintf", "-fprint", "-fprint0", "-fls", "-files0-from"}
-LONG = {"rg": ["--pre", "--pre-glob", "--hostname-bin"], "sort": ["--output", "--compress-program", "--files0-from"],
-        "tail": ["--follow", "--retry"], "grep": ["--null"], "head": ["--zero-terminated"],
-        "wc": ["--files0-from"]}
-SHORT = {"sort": "o", "tail": "fF", "grep": "Z", "head": "z"}
+FIND_ESC = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprintf", "-fprint", "-fprint0", "-fls", "-files0-from",
+            "-L", "-follow"}  # GATE-FLAG-9: link-following walks
+LONG = {"rg": ["--pre", "--pre-glob", "--hostname-bin", "--follow"], "sort": ["--output", "--compress-program", "--files0-from"],
+        "tail": ["--follow", "--retry"], "grep": ["--null", "--dereference-recursive"], "head": ["--zero-terminated"],
+        "wc": ["--files0-from"], "ls": ["--dereference"], "date": ["--set"]}
+SHORT = {"sort": "o", "tail": "fF", "grep": "ZR", "head": "z", "rg": "L", "ls": "L", "date": "s"}
 WINDOWS = {"terminal": 300000, "web": 600000, "speech": 25000}
 
 def split(line, lenient=False):
@@ -84,39 +87,232 @@ def rm_recursive(args):
             if "r" in a[1:] or "R" in a[1:]: return True
     return False
 
+SHELLS = set("sh bash zsh dash ksh fish ash csh tcsh busybox toybox mksh yash posh".split())
+LAUNCHERS = set("""run0 tmux screen script watch flock strace ltrace valgrind parallel sem taskset chrt
+numactl nsenter setpriv prlimit fakeroot eatmydata unbuffer chronic ifne firejail systemd-run pkexec
+runuser sg runcon cgexec torsocks proxychains proxychains4 xvfb-run dbus-run-session dbus-launch
+catchsegv tsp entr caffeinate sandbox-exec command builtin exec eval trap npx pnpx bunx uvx pipx at
+batch setarch linux32 linux64 faketime proot bwrap rlwrap ssh-agent expect gdb""".split())
+RESERVED = {"if", "then", "else", "elif", "do", "while", "until", "!", "time"}
+AWKS = {"awk", "gawk", "mawk", "nawk"}
+STDIN_WORDS = {"-", "-s", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}
+
+def stem(name):
+    return name.rstrip("0123456789.")
+
+def is_interp(name):
+    """GATE-NEVER-3, -6: a listed interpreter (or toybox, R), versioned, any case."""
+    n = stem(name.lower())
+    return NEVER.get(n) == "interpreter" or n in ("toybox", "r")
+
+def is_wrapper(name):
+    n = name.lower()
+    return NEVER.get(n) == "exec_wrapper" or n in LAUNCHERS or is_interp(n) or stem(n) in SHELLS or n in ("find", "source", ".", "time")
+
+def lex(text):
+    """Lenient POSIX words of one simple command: (text, unquoted-glob) pairs."""
+    out, cur, glob, inw, q, i = [], [], False, False, None, 0
+    while i < len(text):
+        c = text[i]
+        if q == "'":
+            if c == "'": q = None
+            else: cur.append(c)
+        elif q == '"':
+            if c == '"': q = None
+            elif c == "\\" and i + 1 < len(text) and text[i+1] in '"\\$`\n':
+                if text[i+1] != "\n": cur.append(text[i+1])
+                i += 1
+            else: cur.append(c)
+        elif c in " \t":
+            if inw: out.append(("".join(cur), glob))
+            cur, glob, inw = [], False, False
+        elif c in "'\"":
+            q = c; inw = True
+        elif c == "\\":
+            inw = True
+            if i + 1 < len(text):
+                if text[i+1] != "\n": cur.append(text[i+1])
+                i += 1
+        else:
+            inw = True; cur.append(c)
+            if c in "*?[": glob = True
+        i += 1
+    if inw: out.append(("".join(cur), glob))
+    return out
+
+def fnmatch_one(pat, name):
+    import fnmatch
+    return fnmatch.fnmatchcase(name, pat.replace("[^", "[!"))
+
+def may_be_rm(w, g):
+    tail = re.split(r"[/=!]", w)[-1].lower()
+    if tail in ("rm", "grm", "srm"): return True
+    if len(w) > 3 and w[0] == "-" and w[1] != "-" and w[-2:].lower() == "rm": return True
+    return g and any(fnmatch_one(tail, n) for n in ("rm", "grm", "srm"))
+
+def inline_code(args):
+    for a, _ in args:
+        if a.startswith("--"):
+            n = a[2:].split("=")[0]
+            if n and any(l.startswith(n) for l in ("eval", "print", "command", "exec", "run", "expr")): return True
+        elif a == "eval" or (len(a) > 1 and a[0] == "-" and set(a[1:]) & set("ceEprBR")): return True
+    return False
+
+def program_from_input(name, args):
+    n = name.lower()
+    if n in ("parallel", "sem"): return True
+    if not (is_interp(n) or stem(n) in SHELLS or n in ("source", ".")): return False
+    if any(a in STDIN_WORDS for a, _ in args): return True
+    if n in AWKS: return False
+    skip = False
+    for a, _ in args:
+        if skip: skip = False; continue
+        m = re.match(r"^[0-9]*[<>]+[|&]?(.*)$", a)
+        if m: skip = m.group(1) == ""; continue
+        if not a.startswith("-"): return False
+    return True
+
+def expand_braces_word(w, budget):
+    m = None
+    depth = 0
+    for i, c in enumerate(w):
+        if c == "{" and not (i and w[i-1] == "$"):
+            # find the match and top-level commas
+            d, commas, j = 0, [], i
+            while j < len(w):
+                if w[j] == "{": d += 1
+                elif w[j] == "}":
+                    d -= 1
+                    if d == 0: break
+                elif w[j] == "," and d == 1: commas.append(j)
+                j += 1
+            if j >= len(w): return [w]
+            body = w[i+1:j]
+            if commas:
+                alts = []; st = i + 1
+                for c2 in commas: alts.append(w[st:c2]); st = c2 + 1
+                alts.append(w[st:j])
+            else:
+                sm = re.fullmatch(r"(-?\d+|.)\.\.(-?\d+|.)(?:\.\.(-?\d+))?", body)
+                if not sm: continue
+                x, y = sm.group(1), sm.group(2)
+                step = abs(int(sm.group(3))) if sm.group(3) else 1
+                step = step or 1
+                if re.fullmatch(r"-?\d+", x) and re.fullmatch(r"-?\d+", y):
+                    a_, b_ = int(x), int(y); chars = False
+                elif len(x) == 1 and len(y) == 1 and not (x.isdigit() and y.isdigit()):
+                    a_, b_ = ord(x), ord(y); chars = True
+                else: continue
+                rng = range(a_, b_ + 1, step) if b_ >= a_ else range(a_, b_ - 1, -step)
+                if len(rng) > 256: return None
+                alts = [chr(v) if chars else str(v) for v in rng]
+            res = []
+            for alt in alts:
+                sub = expand_braces_word(w[:i] + alt + w[j+1:], budget)
+                if sub is None: return None
+                res += sub
+                if len(res) > 256: return None
+            return res
+    return [w]
+
 def respell(line):
-    """GATE-DANGER-6: the line as the shell will respell it before it runs."""
-    line = line.replace("\\\n", "").replace("${IFS}", " ").replace("$IFS", " ")
+    """GATE-DANGER-6, -8: the line as the shell will respell it before it runs; None
+    when a brace expansion is too large to read."""
+    line = line.replace("\\\n", "")
+    line = re.sub(r"\$\{IFS[^}]*\}", " ", line)
+    line = re.sub(r"\$IFS(?![A-Za-z0-9_])", " ", line)
     def ansi_c(m):
         body = m.group(1)
         body = re.sub(r"\\x([0-9A-Fa-f]{1,2})", lambda x: chr(int(x.group(1), 16)), body)
+        body = re.sub(r"\\u([0-9A-Fa-f]{1,4})", lambda x: chr(int(x.group(1), 16)), body)
         body = re.sub(r"\\([0-7]{1,3})", lambda x: chr(int(x.group(1), 8)), body)
         return "'" + body + "'"
-    return re.sub(r"\$'([^']*)'", ansi_c, line)
+    line = re.sub(r"\$'([^']*)'", ansi_c, line).replace('$"', '"')
+    if "{" in line:
+        toks = re.split(r"([ \t])", line)
+        out = []
+        for t in toks:
+            if "{" in t:
+                e = expand_braces_word(t, 256)
+                if e is None: return None
+                out.append(" ".join(e))
+            else: out.append(t)
+        line = "".join(out)
+    return line
 
 def dangerous(line, depth=0):
-    if depth == 0 and respell(line) != line and dangerous(respell(line), 1): return True
-    if depth > 5: return False
-    ws = split(line, lenient=True)
-    if ws is None:
-        ws = [(w, []) for w in line.replace('"', " ").replace("'", " ").split()]
-    toks = [w for w, _ in ws]
-    segs = [[]]
-    for t in toks:
-        if t == "\0SEP": segs.append([])
-        else: segs[-1].append(t)
-    for seg in segs:
-        for k, t in enumerate(seg):
-            if base(t) == "rm" and rm_recursive(seg[k+1:]): return True
-            if t == "-delete" and any(base(x) == "find" for x in seg[:k]): return True
-            if " " in t and dangerous(t, depth + 1): return True
+    if depth == 0:
+        r = respell(line)
+        if r is None: return True
+        if r != line and dangerous(r, 1): return True
+    if depth > 8: return True
+    # backticks as $( ), then a quote-blind split, noting what a pipe or redirection feeds
+    n = 0
+    def bt(m):
+        nonlocal n
+        n += 1
+        return "$(" if n % 2 else ")"
+    line = re.sub("`", bt, line)
+    segs, cur, fed = [], [], False
+    for i, c in enumerate(line):
+        pair = (c == "{" and line[i+1:i+2] == "}") or (c == "}" and line[i-1:i] == "{")
+        if c in ";&|\n\r(){}" and not pair:
+            text = "".join(cur)
+            segs.append((text, fed or "<<" in text or (c == "(" and text.rstrip()[-1:] in ("<", ">"))))
+            fed = (c == "|" and line[i-1:i] != "|" and line[i+1:i+2] != "|") or (c == "&" and line[i-1:i] == "|")
+            cur = []
+        else:
+            cur.append(c)
+    text = "".join(cur)
+    segs.append((text, fed or "<<" in text))
+    awk_runs = "system" in line or "getline" in line or re.search(r"\|\s*['\"]", line)
+    for text, isfed in segs:
+        ws = lex(text)
+        i = 0
+        while i < len(ws):
+            w = ws[i][0]
+            if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w) or w in RESERVED: i += 1; continue
+            m = re.match(r"^[0-9]*[<>]+[|&]?(.*)$", w)
+            if m: i += 1 if m.group(1) else 2; continue
+            break
+        if i >= len(ws): continue
+        if "$" in ws[i][0] or ws[i][1]: return True
+        start, wrapped, spread, splice, repl = i, False, False, False, None
+        for k, (w, g) in enumerate(ws):
+            rest = ws[k+1:]
+            blank = any(c in w for c in " \t\n")
+            name = base(w).lower()
+            if wrapped and not blank and "$" in w: return True
+            if may_be_rm(w, g) and (k == start or FLAW != "command-word-only"):
+                for a, ag in rest:
+                    if a == "--": break
+                    if rm_recursive([a]): return True
+                    if FLAW != "glob-blind" and ("$" in a or (ag and a[:1] in ("*", "?", "[", "-"))): return True
+                else:
+                    if spread: return True
+            if name == "find":
+                for a, ag in rest:
+                    if a == "-delete" or ("$" in a and not any(c in a for c in " \t\n")) or (ag and fnmatch_one(a, "-delete")): return True
+            if splice and blank and ("{}" in w or (repl and repl in w)): return True
+            if spread and repl is None:  # xargs -I REPLACE, -IREPLACE, --replace=REPLACE
+                m = re.fullmatch(r"(?:-I|--replace=)(.+)", w)
+                if m: repl = m.group(1)
+                elif w == "-I" and rest: repl = rest[0][0] or None
+            if name in AWKS:
+                if awk_runs: return True
+            elif is_interp(name) and stem(name) not in SHELLS and inline_code(rest): return True
+            if isfed and (k == start or (k > start and wrapped)) and program_from_input(name, rest): return True
+            if blank and (k == start or wrapped or FLAW != "command-word-only") and dangerous(w, depth + 1): return True
+            if k >= start and is_wrapper(name): wrapped = True
+            if name in ("xargs", "parallel", "sem"): spread = True
+            if spread or name == "find": splice = True
     return False
 
 def interp_like(name):
+    name = name.lower()
     if name in NEVER: return NEVER[name]
-    for p in INTERP:
-        if name.startswith(p) and len(name) > len(p) and all(ch.isdigit() or ch == "." for ch in name[len(p):]):
-            return "interpreter"
+    if name in LAUNCHERS: return "exec_wrapper"
+    if is_interp(name): return "interpreter"
     return None
 
 def resolve(path, ws):
@@ -168,6 +364,8 @@ def auto_check(line, ws):
     first = words[0][0]
     if first not in READ: return "not_read_list"
     args = words[1:]
+    # GATE-FLAG-8: binutils' response files are read before option parsing
+    if first == "strings" and any(w.startswith("@") for w, _ in args): return "escape_flag"
     # escape flags; a `--` ends the options only where no option can take it as its
     # value (GATE-FLAG-6)
     after = False
@@ -197,7 +395,11 @@ def auto_check(line, ws):
         if not after and w.startswith("--"):
             if "=" in w: cands.append(w.split("=", 1)[1])
         elif not after and w.startswith("-") and len(w) > 1:
-            if "/" in w: cands += [w[2:], w[w.index("/"):]]
+            # GATE-JAIL-7: every value a letter of the cluster could take, slash or not
+            if "=" in w: cands.append(w.split("=", 1)[1])
+            k = 1
+            while k < len(w) and w[k].isascii() and w[k].isalnum(): k += 1
+            cands += [w[p:] for p in range(2, min(k, len(w) - 1) + 1)]
         else:
             cands.append(w)
         for c in cands:
@@ -238,6 +440,8 @@ class Session:
         code = interp_like(base(first))
         if code:
             return dict(exact=True, exact_withheld=None, family=None, family_withheld=code, text="never")
+        if any(c in first for c in "/*?["):  # GATE-FAMILY-7
+            return dict(exact=True, exact_withheld=None, family=None, family_withheld="not_a_command_name", text="name")
         return dict(exact=True, exact_withheld=None, family=first, family_withheld=None, text=None)
 
     def decide(self, tool, line):
@@ -264,7 +468,7 @@ class Session:
             words = split(line)
             first = words[0][0] if words else None
             famok = False
-            if first and not any(c in META for c in line) and not interp_like(base(first)) and any(g["kind"] == "family" and (first.startswith(g["key"]) if FLAW == "family-prefix" else g["key"] == first) for g in self.grants):
+            if first and not any(c in META for c in line) and not interp_like(base(first)) and not any(c in first for c in "/*?[=") and any(g["kind"] == "family" and (first.startswith(g["key"]) if FLAW == "family-prefix" else g["key"] == first) for g in self.grants):
                 if first in READ:
                     famok = r in (None, "glob") and r is None
                 else:

@@ -6,7 +6,9 @@
 
 use std::process::Command;
 
-use super::fence::host_posture;
+use gatehouse::fence::Host;
+
+use super::fence::{host_posture, operator_options};
 use super::wire::Environment;
 
 /// The kernel release, from `/proc` or `uname -r`.
@@ -35,11 +37,24 @@ pub fn detect() -> Environment {
 }
 
 /// The host as `hello` reports it with `fence` declared: the Landlock ABI, the backend and
-/// the posture this host actually has (PROTO-HELLO-4).
+/// the posture this host actually has (PROTO-HELLO-4). Where the default builds no fence
+/// (no user namespaces: refused), the Landlock ABI is still the host's, after the
+/// operator's cap: it is what a session with the degraded opt-in would use, and what the
+/// runner selects kernel-dependent scenarios by.
 pub fn with_fence() -> Environment {
     let posture = host_posture().clone();
+    let host_abi = || {
+        Host::detect(&operator_options())
+            .landlock_abi
+            .map(|a| u32::from(a.number()))
+    };
+    let landlock_abi = match (posture.landlock_abi, posture.backend) {
+        (Some(a), _) => Some(u32::from(a.number())),
+        (None, None) => host_abi(),
+        (None, Some(_)) => None,
+    };
     Environment {
-        landlock_abi: posture.landlock_abi.map(|a| u32::from(a.number())),
+        landlock_abi,
         fence_backend: posture.backend.map(str::to_string),
         posture: Some(posture),
         ..detect()

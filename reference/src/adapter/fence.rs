@@ -76,6 +76,7 @@ pub fn setup_of(setup: &Map<String, Value>) -> Result<Option<SessionSetup>, Wire
         workspaces,
         log_dir: field(setup, "log_dir")?,
         limits: field(setup, "limits")?,
+        home: field(setup, "home")?,
     }))
 }
 

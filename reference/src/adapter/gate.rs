@@ -1,12 +1,12 @@
-//! The translator of capability `gate`: turns the `setup` of an `open` request into a fresh
-//! gate [`Session`], strictly: a value it cannot honour is `unsupported`
-//! (PROTO-SESSION-2). The steps (`decide`, `answer`, `grants`, `revoke`, `audit`) are one
-//! call each, made by the server.
+//! The translator of capability `gate`: turns the `setup` of an `open` request into the
+//! gate's configuration and the grants saved before the session, strictly: a value it cannot honour is `unsupported`
+//! (PROTO-SESSION-2). The session is the guarded one of [`super::order`], through
+//! whose order the steps (`decide`, `answer`, `grants`, `revoke`, `audit`) go.
 //!
 //! Touches the filesystem only to resolve the workspace.
 
 use super::wire::{field, WireError};
-use gatehouse::gate::{Asker, CardWindows, Gate, GateConfig, Grant, GrantTable, Host, Session};
+use gatehouse::gate::{Asker, CardWindows, GateConfig, Grant, Host};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -22,8 +22,8 @@ pub const SETUP_FIELDS: &[&str] = &[
     "card_window_ms",
 ];
 
-/// Builds the session an `open` request describes, starting from exactly its setup.
-pub fn open_session(setup: &Map<String, Value>) -> Result<Session, WireError> {
+/// The gate's configuration and the grants saved before the session, from the setup.
+pub fn gate_config(setup: &Map<String, Value>) -> Result<(GateConfig, Vec<Grant>), WireError> {
     let workspace: PathBuf = field(setup, "workspace")?
         .ok_or_else(|| WireError::error("setup needs a \"workspace\""))?;
     // `home` is accepted and needs nothing: a leading `~` is outside whatever it names.
@@ -47,11 +47,13 @@ pub fn open_session(setup: &Map<String, Value>) -> Result<Session, WireError> {
         allow_list,
         windows,
     };
-    let gate = Gate::new(config).map_err(|e| WireError::error(e.to_string()))?;
-    Ok(Session::new(
-        gate,
-        grants.into_iter().collect::<GrantTable>(),
-    ))
+    if !config.workspace.is_dir() {
+        return Err(WireError::error(format!(
+            "the workspace {} is not a directory",
+            config.workspace.display()
+        )));
+    }
+    Ok((config, grants))
 }
 
 #[cfg(test)]
@@ -69,14 +71,14 @@ mod tests {
     #[test]
     fn opens_a_full_setup() {
         let dir = tempfile::tempdir().unwrap();
-        let s = open_session(&setup(json!({
+        let (_, grants) = gate_config(&setup(json!({
             "workspace": dir.path(), "home": "/nonexistent", "host": "posix",
             "asker": "terminal", "allow_list": [],
             "grants": [{"kind": "family", "key": "git"}, {"kind": "exact", "key": "x", "tool": "execute_code"}],
             "card_window_ms": null
         })))
         .unwrap();
-        assert_eq!(s.grants().len(), 2);
+        assert_eq!(grants.len(), 2);
     }
 
     #[test]
@@ -90,7 +92,7 @@ mod tests {
             json!({"workspace": dir.path(), "asker": "speech", "card_window_ms": 60000}),
             json!({"workspace": dir.path(), "card_window_ms": -1}),
         ] {
-            let err = open_session(&setup(bad.clone())).unwrap_err();
+            let err = gate_config(&setup(bad.clone())).unwrap_err();
             assert_eq!(
                 err.kind,
                 super::super::wire::ErrorKind::Unsupported,
@@ -101,9 +103,9 @@ mod tests {
 
     #[test]
     fn a_missing_workspace_is_an_error() {
-        let err = open_session(&setup(json!({"workspace": "/nonexistent/gatehouse"}))).unwrap_err();
+        let err = gate_config(&setup(json!({"workspace": "/nonexistent/gatehouse"}))).unwrap_err();
         assert_eq!(err.kind, super::super::wire::ErrorKind::Error);
-        let err = open_session(&setup(json!({}))).unwrap_err();
+        let err = gate_config(&setup(json!({}))).unwrap_err();
         assert_eq!(err.kind, super::super::wire::ErrorKind::Error);
     }
 }

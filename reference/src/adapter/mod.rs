@@ -4,7 +4,8 @@
 //!
 //! From the bottom up: [`wire`] holds the JSON shapes and the setup-field reader; one
 //! translator per control above it, [`gate`] (the gate's setup), [`files`] (paths and
-//! trust, through [`gatehouse::workspace`]), [`fence`] (the plane, through
+//! trust, through [`gatehouse::workspace`]), [`order`] (permissions and hooks: every tool
+//! call through [`gatehouse::order::GuardedSession`]), [`fence`] (the plane, through
 //! [`gatehouse::plane::session`]) and [`environment`] (what `hello` says of the host); and
 //! [`server`] on top, reading requests and dispatching them.
 
@@ -12,13 +13,14 @@ pub mod environment;
 pub mod fence;
 pub mod files;
 pub mod gate;
+pub mod order;
 pub mod server;
 pub mod wire;
 
 pub use server::serve;
 
 /// The protocol version this adapter speaks.
-pub const PROTOCOL_VERSION: &str = "1.1";
+pub const PROTOCOL_VERSION: &str = "1.2";
 
 /// The capabilities this adapter implements.
-pub const CAPABILITIES: &[&str] = &["gate", "paths", "trust", "fence"];
+pub const CAPABILITIES: &[&str] = &["gate", "permissions", "hooks", "paths", "trust", "fence"];

@@ -4,18 +4,21 @@
 //!
 //! Touches only its input and output streams; the sessions do the rest.
 
-use super::gate::open_session;
+use super::gate::gate_config;
+use super::order::{input_object, ruling_fields};
 use super::wire::{parse_request, Body, Reply, Request, WireError};
 use super::{CAPABILITIES, PROTOCOL_VERSION};
-use gatehouse::gate::{Session, Tool};
-use serde_json::{Map, Value};
+use gatehouse::gate::Tool;
+use gatehouse::order::GuardedSession;
+use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 
 /// The adapter's state: the open sessions by name.
 #[derive(Debug, Default)]
 pub struct Server {
-    sessions: HashMap<String, Session>,
+    /// Each session's guarded controls: every tool call goes through their order.
+    sessions: HashMap<String, GuardedSession>,
     /// Each session's plane (capability `fence`).
     fences: super::fence::Fences,
     /// Each session's roots and trust map (capabilities `paths` and `trust`).
@@ -26,6 +29,7 @@ pub struct Server {
 fn check_fields(setup: &Map<String, Value>) -> Result<(), WireError> {
     let known = |k: &str| {
         super::gate::SETUP_FIELDS.contains(&k)
+            || super::order::SETUP_FIELDS.contains(&k)
             || super::files::SETUP_FIELDS.contains(&k)
             || super::fence::SETUP_FIELDS.contains(&k)
     };
@@ -52,7 +56,7 @@ impl Server {
         Server::default()
     }
 
-    fn session(&mut self, name: &str) -> Result<&mut Session, WireError> {
+    fn session(&mut self, name: &str) -> Result<&mut GuardedSession, WireError> {
         if self.files.get(name).is_some_and(|f| !f.started()) {
             // PROTO-SETUP-2: after `started: false` no step but `close`.
             return Err(WireError::error(format!("session {name:?} did not start")));
@@ -93,8 +97,12 @@ impl Server {
             Request::Open { session, setup } => {
                 // Replacing a session of the same name starts it afresh (PROTO-SESSION-1).
                 check_fields(&setup)?;
-                let fresh = open_session(&setup)?;
-                let (files, opened) = super::files::open(&setup)?;
+                let (gate, grants) = gate_config(&setup)?;
+                let fresh = super::order::open_session(&session, &setup, gate, grants)?;
+                let (files, mut opened) = super::files::open(&setup)?;
+                if !fresh.notices().is_empty() {
+                    opened.insert("notices".into(), json!(fresh.notices()));
+                }
                 let posture = self.fences.open(&session, &setup)?;
                 self.files.insert(session.clone(), files);
                 self.sessions.insert(session, fresh);
@@ -137,12 +145,58 @@ impl Server {
                 let tool: Tool = tool.parse().map_err(|e: gatehouse::gate::UnknownTool| {
                     WireError::unsupported(e.to_string())
                 })?;
-                Ok(Body::Decision(self.session(&session)?.decide(tool, &input)))
+                let input = input_object(tool.name(), &Value::String(input));
+                self.call(&session, tool.name(), input, None)
+            }
+            Request::Call {
+                session,
+                tool,
+                input,
+                call_id,
+            } => {
+                let input = input_object(&tool, &input);
+                self.call(&session, &tool, input, call_id)
+            }
+            Request::Calls { session, calls } => {
+                let s = self.session(&session)?;
+                let calls: Vec<_> = calls
+                    .iter()
+                    .map(|c| s.call(&c.tool, input_object(&c.tool, &c.input), c.call_id.clone()))
+                    .collect();
+                let rulings = s
+                    .decide_many(&calls)
+                    .map_err(|e| WireError::error(e.to_string()))?;
+                let mut m = Map::new();
+                m.insert(
+                    "rulings".into(),
+                    Value::Array(
+                        rulings
+                            .iter()
+                            .map(|r| Value::Object(ruling_fields(r)))
+                            .collect(),
+                    ),
+                );
+                Ok(Body::Fields(m))
+            }
+            Request::Rule {
+                session,
+                list,
+                pattern,
+            } => Ok(Body::Fields(super::order::rule(
+                self.session(&session)?,
+                &list,
+                &pattern,
+            )?)),
+            Request::Load { fields } => Ok(Body::Fields(super::order::load(&fields)?)),
+            Request::CrashAt { session, point } => {
+                self.session(&session)?;
+                Ok(Body::Fields(super::order::crash_at(&point)?))
             }
             Request::Answer { session, choice } => {
                 let answer = self
                     .session(&session)?
                     .answer(choice)
+                    .map_err(|e| WireError::error(e.to_string()))?
                     .map_err(|e| WireError::error(e.to_string()))?;
                 Ok(Body::Answer {
                     outcome: answer.outcome,
@@ -153,10 +207,18 @@ impl Server {
                 grants: self.session(&session)?.grants().list().to_vec(),
             }),
             Request::Revoke { session, target } => Ok(Body::Revoked {
-                revoked: self.session(&session)?.revoke(&target),
+                revoked: self
+                    .session(&session)?
+                    .revoke(&target)
+                    .map_err(|e| WireError::error(e.to_string()))?,
             }),
             Request::Audit { session } => Ok(Body::Audit {
-                records: self.session(&session)?.audit().to_vec(),
+                records: self
+                    .session(&session)?
+                    .audit()
+                    .into_iter()
+                    .map(audit_record)
+                    .collect(),
             }),
             Request::Files(step) => {
                 let name = step.session().to_string();
@@ -177,6 +239,45 @@ impl Server {
             Request::Bye => Ok(Body::Done {}),
         }
     }
+}
+
+impl Server {
+    /// One call through the session's order, with the trust map and roots of the
+    /// session's file tools for its redirections.
+    fn call(
+        &mut self,
+        session: &str,
+        tool: &str,
+        input: Value,
+        id: Option<String>,
+    ) -> Result<Body, WireError> {
+        self.session(session)?;
+        let files = self.files.get(session);
+        let s = self
+            .sessions
+            .get_mut(session)
+            .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
+        let call = s.call(tool, input, id);
+        let trust = files.map(|f| (f.map(), f.roots()));
+        let ruling = s
+            .decide_with(&call, trust)
+            .map_err(|e| WireError::error(e.to_string()))?;
+        Ok(Body::Decision(ruling_fields(&ruling)))
+    }
+}
+
+/// An audit record as the protocol gives it: the tool, its text input, the outcome, and
+/// what decided.
+fn audit_record(r: &Value) -> Value {
+    let input = ["cmd", "code", "input"]
+        .iter()
+        .find_map(|k| r["input"].get(*k).and_then(Value::as_str))
+        .map_or_else(|| r["input"].clone(), |s| json!(s));
+    json!({
+        "tool": r["tool"], "input": input, "outcome": r["outcome"],
+        "stage": r["stage"], "route": r["route"], "reason": r["reason"],
+        "source": r["source"], "tool_use_id": r["tool_use_id"], "hooks": r["hooks"],
+    })
 }
 
 /// Serves the protocol until `bye` or the end of `input`: one answer line per request
@@ -252,8 +353,17 @@ mod tests {
             replies[1]["started"], true,
             "the trust map's session started"
         );
+        let pick = |v: &Value, keys: &[&str]| -> Value {
+            Value::Object(
+                keys.iter()
+                    .map(|k| (k.to_string(), v[*k].clone()))
+                    .collect(),
+            )
+        };
+        let gate_keys = ["id", "ok", "decision", "route", "reason", "offers", "card"];
+        assert_eq!(replies[2]["stage"], "mode", "the order's stage is told too");
         assert_eq!(
-            replies[2],
+            pick(&replies[2], &gate_keys),
             json!({"id": 2, "ok": true, "decision": "ask", "route": "card", "reason": "path_outside",
                    "offers": {"exact": true, "exact_withheld": null, "family": "ls",
                               "family_withheld": null, "text": null},
@@ -276,10 +386,18 @@ mod tests {
             replies[7]["revoked"],
             json!([{"kind": "family", "key": "git"}])
         );
+        let records: Vec<Value> = replies[8]["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| pick(r, &["tool", "input", "outcome"]))
+            .collect();
         assert_eq!(
-            replies[8]["records"],
-            json!([{"tool": "shell", "input": "ls /etc", "outcome": "expired"},
-                   {"tool": "shell", "input": "npm test", "outcome": "approved"}])
+            records,
+            [
+                json!({"tool": "shell", "input": "ls /etc", "outcome": "expired"}),
+                json!({"tool": "shell", "input": "npm test", "outcome": "approved"})
+            ]
         );
         assert_eq!(replies[9]["ok"], false);
         assert_eq!(replies[9]["error"]["kind"], "unsupported");

@@ -1,369 +1,112 @@
-//! The settings of one `gatehouse exec`, merged from the user's file, the project's file
-//! and the command line, each value with the place it came from.
+//! The person's settings file (PERM-FILE-1, -3): `settings:` with the person's own
+//! `safety` mode and `permissions`, read strictly.
 //!
-//! Order: built-in defaults, then the user's file, then the project's file (only when the
-//! project is trusted: listed in the user's `trusted-projects`, or `--trust-project-config`
-//! given), then the command line. A scalar takes the last value given; a list gathers
-//! every layer's entries, each keeping its own source; `env.set` takes the last value per
-//! name. Secret-looking variables (`env.pass-secrets`) can be named only by the user's
-//! file or the command line: a project file cannot ask for the person's secrets.
+//! ```yaml
+//! settings:
+//!   safety: restricted
+//!   permissions:
+//!     deny: ["shell:cmd=git push*"]
+//! ```
 
-use std::fmt;
+use super::{parse_yaml, read_yaml, ConfigError};
+use crate::permissions::{Mode, PatternLists, RuleSet, Source};
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-use super::file::{ConfigError, Parsed};
+/// The whole file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsFile {
+    /// The settings.
+    #[serde(default)]
+    pub settings: Settings,
+}
 
-/// Where a setting came from.
+/// The person's settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The person's mode.
+    #[serde(default)]
+    pub safety: Option<String>,
+    /// The person's patterns.
+    #[serde(default)]
+    pub permissions: PatternLists,
+}
+
+/// A settings file that loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
-    /// The built-in default.
-    Default,
-    /// A line of a configuration file.
-    File {
-        /// The file.
-        file: PathBuf,
-        /// The line.
-        line: usize,
-    },
-    /// A command-line flag.
-    Flag(&'static str),
+pub struct LoadedSettings {
+    /// The file.
+    pub file: PathBuf,
+    /// The person's mode.
+    pub safety: Option<Mode>,
+    /// The person's patterns.
+    pub permissions: PatternLists,
 }
 
-impl fmt::Display for Source {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Source::Default => f.write_str("default"),
-            Source::File { file, line } => write!(f, "{}:{line}", file.display()),
-            Source::Flag(name) => write!(f, "--{name}"),
-        }
+impl SettingsFile {
+    /// Reads and checks `file`.
+    pub fn load(file: &Path) -> Result<LoadedSettings, ConfigError> {
+        let parsed: SettingsFile = read_yaml(file)?;
+        parsed.check(file)
     }
-}
 
-/// A value and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sourced<T> {
-    /// The value.
-    pub value: T,
-    /// Its source.
-    pub source: Source,
-}
-
-impl<T> Sourced<T> {
-    /// A value from `source`.
-    pub fn new(value: T, source: Source) -> Sourced<T> {
-        Sourced { value, source }
+    /// Parses and checks `text` as the contents of `file`.
+    pub fn parse(file: &Path, text: &str) -> Result<LoadedSettings, ConfigError> {
+        let parsed: SettingsFile = parse_yaml(file, text)?;
+        parsed.check(file)
     }
-}
 
-/// The jail's network.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum NetworkMode {
-    /// A network namespace of its own with only a loopback interface (the default).
-    #[default]
-    Off,
-    /// The host's network (the host's UNIX sockets stay unreachable).
-    Host,
-    /// A network namespace of its own; out only through the reference's proxy, to the
-    /// allow-listed domains.
-    AllowList,
-}
-
-impl std::str::FromStr for NetworkMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "off" => Ok(NetworkMode::Off),
-            "host" => Ok(NetworkMode::Host),
-            "allow-list" => Ok(NetworkMode::AllowList),
-            other => Err(format!(
-                "unknown network mode `{other}` (off, host, allow-list)"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for NetworkMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            NetworkMode::Off => "off",
-            NetworkMode::Host => "host",
-            NetworkMode::AllowList => "allow-list",
+    fn check(self, file: &Path) -> Result<LoadedSettings, ConfigError> {
+        let safety = match self.settings.safety.as_deref() {
+            None => None,
+            Some(s) => Some(Mode::parse(s).ok_or_else(|| ConfigError::Invalid {
+                file: file.to_path_buf(),
+                path: "settings.safety".into(),
+                message: format!("`{s}` is not a mode (strict, balanced, restricted, autonomous)"),
+            })?),
+        };
+        RuleSet::new().add(
+            Source::Settings(file.to_path_buf()),
+            &self.settings.permissions,
+        )?;
+        Ok(LoadedSettings {
+            file: file.to_path_buf(),
+            safety,
+            permissions: self.settings.permissions,
         })
     }
 }
 
-/// One layer of settings: a file or the command line. Unset scalars are `None`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Layer {
-    /// `network.mode` / `--network`.
-    pub network: Option<Sourced<NetworkMode>>,
-    /// `network.allow-domains` / `--allow-domain`.
-    pub allow_domains: Vec<Sourced<String>>,
-    /// `env.pass` / `--pass-env`.
-    pub pass_env: Vec<Sourced<String>>,
-    /// `env.pass-secrets` / `--pass-secret-env`.
-    pub pass_secrets: Vec<Sourced<String>>,
-    /// `env.set` / `--set-env`.
-    pub set_env: Vec<Sourced<(String, String)>>,
-    /// `paths.read-only` / `--ro`.
-    pub read_only: Vec<Sourced<PathBuf>>,
-    /// `paths.writable` / `--rw`.
-    pub writable: Vec<Sourced<PathBuf>>,
-    /// `paths.hidden` / `--hide`.
-    pub hidden: Vec<Sourced<PathBuf>>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Which file a layer was read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
-    /// `$XDG_CONFIG_HOME/gatehouse/config.toml`.
-    User,
-    /// `<project>/.gatehouse/config.toml`.
-    Project,
-}
-
-/// A path of a file: `~/` is the person's home; relative means relative to the project
-/// root in a project file and is refused in the user's file.
-fn file_path(
-    p: &Parsed,
-    v: &toml::Spanned<String>,
-    kind: FileKind,
-    home: Option<&Path>,
-    project: &Path,
-) -> Result<PathBuf, ConfigError> {
-    let s = v.get_ref();
-    if let Some(rest) = s.strip_prefix("~/") {
-        return match home {
-            Some(h) => Ok(h.join(rest)),
-            None => Err(p.invalid(v, format!("`{s}`: `~` but HOME is not set"))),
-        };
-    }
-    let path = PathBuf::from(s);
-    if path.is_absolute() {
-        return Ok(path);
-    }
-    match kind {
-        FileKind::Project => Ok(project.join(path)),
-        FileKind::User => Err(p.invalid(
-            v,
-            format!("`{s}`: a path in the user's file is absolute or starts with `~/`"),
-        )),
-    }
-}
-
-impl Layer {
-    /// The layer a parsed file gives. `project` is the project root (for relative paths of
-    /// a project file), `home` the person's home (for `~/`).
-    pub fn from_file(
-        p: &Parsed,
-        kind: FileKind,
-        home: Option<&Path>,
-        project: &Path,
-    ) -> Result<Layer, ConfigError> {
-        let c = &p.config;
-        let src = |line: usize| Source::File {
-            file: p.file.clone(),
-            line,
-        };
-        let mut l = Layer::default();
-        if kind == FileKind::Project {
-            if let Some(v) = c.trusted_projects.first() {
-                return Err(p.invalid(
-                    v,
-                    "`trusted-projects` belongs in the user's file only".into(),
-                ));
-            }
-            if let Some(v) = c.env.pass_secrets.first() {
-                return Err(p.invalid(
-                    v,
-                    "`env.pass-secrets` is honoured only in the user's file or on the command line: a project cannot ask for the person's secrets".into(),
-                ));
-            }
-        }
-        if let Some(m) = &c.network.mode {
-            let mode = m
-                .get_ref()
-                .parse::<NetworkMode>()
-                .map_err(|e| p.invalid(m, format!("network.mode: {e}")))?;
-            l.network = Some(Sourced::new(mode, src(p.line(m))));
-        }
-        for d in &c.network.allow_domains {
-            crate::net::DomainPattern::parse(d.get_ref())
-                .map_err(|e| p.invalid(d, format!("network.allow-domains: {e}")))?;
-            l.allow_domains
-                .push(Sourced::new(d.get_ref().clone(), src(p.line(d))));
-        }
-        for v in &c.env.pass {
-            check_env_name(v.get_ref()).map_err(|e| p.invalid(v, format!("env.pass: {e}")))?;
-            l.pass_env
-                .push(Sourced::new(v.get_ref().clone(), src(p.line(v))));
-        }
-        for v in &c.env.pass_secrets {
-            check_env_name(v.get_ref())
-                .map_err(|e| p.invalid(v, format!("env.pass-secrets: {e}")))?;
-            l.pass_secrets
-                .push(Sourced::new(v.get_ref().clone(), src(p.line(v))));
-        }
-        for (k, v) in &c.env.set {
-            check_env_name(k).map_err(|e| p.invalid(v, format!("env.set: {e}")))?;
-            l.set_env.push(Sourced::new(
-                (k.clone(), v.get_ref().clone()),
-                src(p.line(v)),
-            ));
-        }
-        for (list, out) in [
-            (&c.paths.read_only, &mut l.read_only),
-            (&c.paths.writable, &mut l.writable),
-            (&c.paths.hidden, &mut l.hidden),
-        ] {
-            for v in list {
-                out.push(Sourced::new(
-                    file_path(p, v, kind, home, project)?,
-                    src(p.line(v)),
-                ));
-            }
-        }
-        Ok(l)
-    }
-}
-
-/// A variable name a jail can carry: non-empty, no `=`, no NUL.
-pub fn check_env_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.contains('=') || name.contains('\0') {
-        return Err(format!("`{name}` is not a variable name"));
-    }
-    Ok(())
-}
-
-/// The merged settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
-    /// The network mode.
-    pub network: Sourced<NetworkMode>,
-    /// The domain allow-list (used in `allow-list` mode).
-    pub allow_domains: Vec<Sourced<String>>,
-    /// Variables passed by name.
-    pub pass_env: Vec<Sourced<String>>,
-    /// Secret-looking variables passed on purpose.
-    pub pass_secrets: Vec<Sourced<String>>,
-    /// Variables set to a value (one per name).
-    pub set_env: Vec<Sourced<(String, String)>>,
-    /// Visible read-only.
-    pub read_only: Vec<Sourced<PathBuf>>,
-    /// Extra writable roots.
-    pub writable: Vec<Sourced<PathBuf>>,
-    /// Absent inside the jail.
-    pub hidden: Vec<Sourced<PathBuf>>,
-    /// Files read, and files found but not honoured with the reason.
-    pub files: Vec<(PathBuf, Option<String>)>,
-}
-
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            network: Sourced::new(NetworkMode::Off, Source::Default),
-            allow_domains: Vec::new(),
-            pass_env: Vec::new(),
-            pass_secrets: Vec::new(),
-            set_env: Vec::new(),
-            read_only: Vec::new(),
-            writable: Vec::new(),
-            hidden: Vec::new(),
-            files: Vec::new(),
-        }
-    }
-}
-
-fn gather<T: PartialEq + Clone>(into: &mut Vec<Sourced<T>>, from: &[Sourced<T>]) {
-    for v in from {
-        if !into.iter().any(|x| x.value == v.value) {
-            into.push(v.clone());
-        }
-    }
-}
-
-impl Settings {
-    /// Apply one layer on top.
-    pub fn apply(&mut self, l: &Layer) {
-        if let Some(n) = &l.network {
-            self.network = n.clone();
-        }
-        gather(&mut self.allow_domains, &l.allow_domains);
-        gather(&mut self.pass_env, &l.pass_env);
-        gather(&mut self.pass_secrets, &l.pass_secrets);
-        for s in &l.set_env {
-            self.set_env.retain(|x| x.value.0 != s.value.0);
-            self.set_env.push(s.clone());
-        }
-        gather(&mut self.read_only, &l.read_only);
-        gather(&mut self.writable, &l.writable);
-        gather(&mut self.hidden, &l.hidden);
-    }
-
-    /// Checks across settings: an allow-list needs the `allow-list` mode, and a mode
-    /// named explicitly wins over the implication of `--allow-domain`.
-    pub fn finish(mut self) -> Result<Settings, String> {
-        if !self.allow_domains.is_empty() {
-            match self.network.value {
-                NetworkMode::AllowList => {}
-                NetworkMode::Off if self.network.source == Source::Default => {
-                    self.network = Sourced::new(
-                        NetworkMode::AllowList,
-                        self.allow_domains[0].source.clone(),
-                    );
-                }
-                other => {
-                    return Err(format!(
-                        "network mode `{other}` ({}) conflicts with the allowed domain `{}` ({}): domains are allowed only in the `allow-list` mode",
-                        self.network.source,
-                        self.allow_domains[0].value,
-                        self.allow_domains[0].source
-                    ))
-                }
-            }
-        }
-        if self.network.value == NetworkMode::AllowList && self.allow_domains.is_empty() {
-            return Err(format!(
-                "network mode `allow-list` ({}) with no allowed domain (--allow-domain NAME)",
-                self.network.source
-            ));
-        }
-        Ok(self)
-    }
-
-    /// One line per setting that is not the default, with its source, for `gatehouse info`.
-    pub fn provenance(&self) -> Vec<String> {
-        let mut out = vec![format!(
-            "network = {}  ({})",
-            self.network.value, self.network.source
-        )];
-        for d in &self.allow_domains {
-            out.push(format!("allow-domain {}  ({})", d.value, d.source));
-        }
-        for v in &self.pass_env {
-            out.push(format!("pass-env {}  ({})", v.value, v.source));
-        }
-        for v in &self.pass_secrets {
-            out.push(format!("pass-secret-env {}  ({})", v.value, v.source));
-        }
-        for v in &self.set_env {
-            out.push(format!("set-env {}  ({})", v.value.0, v.source));
-        }
-        for (what, list) in [
-            ("ro", &self.read_only),
-            ("rw", &self.writable),
-            ("hide", &self.hidden),
-        ] {
-            for v in list {
-                out.push(format!("{what} {}  ({})", v.value.display(), v.source));
-            }
-        }
-        for (f, why) in &self.files {
-            match why {
-                None => out.push(format!("read {}", f.display())),
-                Some(w) => out.push(format!("ignored {}: {w}", f.display())),
-            }
-        }
-        out
+    #[test]
+    fn loads_and_refuses_strictly() {
+        let p = Path::new("config.yaml");
+        let s = SettingsFile::parse(
+            p,
+            "settings:\n  safety: yolo\n  permissions:\n    deny: [\"shell:cmd=git push*\"]\n",
+        )
+        .unwrap();
+        assert_eq!(s.safety, Some(Mode::Autonomous));
+        assert_eq!(s.permissions.deny.len(), 1);
+        let e = SettingsFile::parse(p, "settings:\n  safty: strict\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("config.yaml: settings: unknown field `safty`"),
+            "{e}"
+        );
+        let e = SettingsFile::parse(p, "settings:\n  permissions:\n    ask: [\"shell:\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("settings config.yaml: permissions.ask[0] \"shell:\": position 6"),
+            "{e}"
+        );
+        assert_eq!(SettingsFile::parse(p, "{}\n").unwrap().safety, None);
     }
 }

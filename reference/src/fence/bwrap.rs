@@ -23,22 +23,55 @@ fn push(args: &mut Vec<OsString>, items: &[&std::ffi::OsStr]) {
 pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     let mut a: Vec<OsString> = Vec::new();
     // Every namespace (user, IPC, PID, network, UTS, cgroup), tied to our lifetime, and no
-    // capability even when we run as root (FACTS.md, section 9).
+    // capability but CAP_SYS_ADMIN and CAP_SETPCAP of bubblewrap's own user namespace: the
+    // helper needs the first to remount the device nodes and /proc's corners read-only
+    // (bubblewrap binds them writable), the second to empty the bounding set, and then
+    // drops both with every other, verifying none remains.
     for s in [
         "--unshare-all",
         "--die-with-parent",
         "--cap-drop",
         "ALL",
+        "--cap-add",
+        "CAP_SYS_ADMIN",
+        "--cap-add",
+        "CAP_SETPCAP",
         "--hostname",
         super::plan::HOSTNAME,
     ] {
         a.push(s.into());
     }
+    // bubblewrap makes the parents of a bind 0700; /etc is an ordinary directory inside.
+    push(
+        &mut a,
+        &[
+            "--perms".as_ref(),
+            "0755".as_ref(),
+            "--dir".as_ref(),
+            "/etc".as_ref(),
+        ],
+    );
     for step in &layout.system {
         match step {
             Step::BindReadOnly { path } => push(
                 &mut a,
                 &["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()],
+            ),
+            // bubblewrap's --ro-bind is nodev: the null device bound there cannot be opened.
+            Step::Mask { path, dir: false } => push(
+                &mut a,
+                &["--ro-bind".as_ref(), "/dev/null".as_ref(), path.as_os_str()],
+            ),
+            Step::Mask { path, dir: true } => push(
+                &mut a,
+                &[
+                    "--perms".as_ref(),
+                    "0755".as_ref(),
+                    "--tmpfs".as_ref(),
+                    path.as_os_str(),
+                    "--remount-ro".as_ref(),
+                    path.as_os_str(),
+                ],
             ),
             Step::Symlink { target, path } => push(
                 &mut a,
@@ -49,6 +82,13 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     }
     for s in ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"] {
         a.push(s.into());
+    }
+    // /proc's writable corners read-only by a bind bubblewrap makes itself, before it
+    // gives up its mount rights (its own cover depends on an access(W_OK) test that its
+    // user namespace fails); sysctls are answered for the opener's namespaces, not the
+    // mount's, so the bind shows the jail its own values (FENCE-JAIL-16).
+    for p in super::plan::PROC_READ_ONLY {
+        push(&mut a, &["--ro-bind-try".as_ref(), p.as_ref(), p.as_ref()]);
     }
     // The injected fault of the probe's tests (plan::Fault): read-only paths bound
     // writable, silently; the command's own probe must refuse the jail.
@@ -72,20 +112,18 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     // the read-only `.git/hooks` mount made just before it.
     let mut parents: Vec<PathBuf> = Vec::new();
     let mut read_only: Vec<PathBuf> = Vec::new();
-    for root in &policy.workspaces {
-        for rel in &policy.protected {
-            let mut p = root.clone();
-            let comps: Vec<Component> = rel.components().collect();
-            for (i, c) in comps.iter().enumerate() {
-                p.push(c.as_os_str());
-                let meta = std::fs::symlink_metadata(&p);
-                let is_dir = meta.as_ref().map(|m| m.is_dir()).unwrap_or(false);
-                if i + 1 == comps.len() || !is_dir {
-                    read_only.push(p.clone());
-                    break;
-                }
-                parents.push(p.clone());
+    for prot in policy.protected_paths() {
+        let mut p = prot.root.clone();
+        let comps: Vec<Component> = prot.rel.components().collect();
+        for (i, c) in comps.iter().enumerate() {
+            p.push(c.as_os_str());
+            let meta = std::fs::symlink_metadata(&p);
+            let is_dir = meta.as_ref().map(|m| m.is_dir()).unwrap_or(false);
+            if i + 1 == comps.len() || !is_dir {
+                read_only.push(p.clone());
+                break;
             }
+            parents.push(p.clone());
         }
     }
     parents.sort_by_key(|p| (p.components().count(), p.clone()));

@@ -180,6 +180,31 @@ fn protect(new_root: &Path, root: &Path, rel: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Cover `p` read-only by mount (FENCE-JAIL-14, FENCE-JAIL-16). Where the kernel refuses
+/// the mount (bubblewrap run by an unprivileged user leaves its mount namespace to a user
+/// namespace the helper has no capability in) and the jailed user is neither root nor the
+/// object's owner, the kernel's ownership check already refuses every metadata change and
+/// every write to it, so that is no failure; otherwise it is.
+#[cfg(target_os = "linux")]
+fn cover_or_not_ours(p: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(p) else {
+        return Ok(());
+    };
+    match crate::sys::mount::cover_read_only(p) {
+        Ok(()) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::PERM.raw_os_error()) => {
+            let uid = rustix::process::geteuid().as_raw();
+            if uid != 0 && meta.uid() != uid {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Prefix an I/O error with the path it concerns.
 #[cfg(target_os = "linux")]
 fn named(what: &Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
@@ -216,8 +241,8 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             // On the host, before any namespace: a protected path that does not exist yet
             // must exist to become a mount point; created through no-follow descriptors so
             // a symlink planted in the workspace cannot send the mkdir to the host.
-            Step::PrepareProtected { root, rel } => {
-                fs::walk_nofollow(root, rel, true).map_err(fail)?;
+            Step::PrepareProtected { root, rel, file } => {
+                fs::prepare_nofollow(root, rel, *file).map_err(fail)?;
             }
             // Namespaces before anything that needs privilege, in one call so the new user
             // namespace owns the others; the id maps right away, because once Landlock is
@@ -264,12 +289,50 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             // System paths read-only: a read-only bind refuses writes, truncate, chmod,
             // utimes and xattr changes (EROFS) on every kernel, which Landlock never does
             // for metadata.
+            // Recursive, every submount read-only too: a host with mounts below `/usr` is
+            // fenced, and a non-recursive bind of a tree with locked submounts is EINVAL.
             Step::BindReadOnly { path } => {
                 let (src, dst) = (under(old_root, path), under(new_root, path));
                 mount_point(&src, &dst).map_err(named(path)).map_err(fail)?;
-                mount::bind(&src, &dst).map_err(named(path)).map_err(fail)?;
-                if plan.fault != Some(Fault::ReadOnlyHole) {
+                let dir = std::fs::metadata(&src).map(|m| m.is_dir()).unwrap_or(false);
+                if plan.fault == Some(Fault::ReadOnlyHole) {
+                    // The injected fault of the probe's tests (plan::Fault): bound
+                    // writable, silently; the command's own probe must refuse the jail.
+                    let bind = if dir { mount::rbind } else { mount::bind };
+                    bind(&src, &dst).map_err(named(path)).map_err(fail)?;
+                } else if dir {
+                    let mountinfo = old_root.join("proc/self/mountinfo");
+                    mount::rbind_read_only(&src, &dst, &mountinfo)
+                        .map_err(named(path))
+                        .map_err(fail)?;
+                } else {
+                    mount::bind(&src, &dst).map_err(named(path)).map_err(fail)?;
                     mount::remount_bind(&dst, ro)
+                        .map_err(named(path))
+                        .map_err(fail)?;
+                }
+            }
+            // Root-only objects below a bound /etc entry: jailed root is the host's uid 0,
+            // so their modes are no barrier (FENCE-JAIL-17).
+            Step::Mask { path, dir } => {
+                let dst = under(new_root, path);
+                if *dir {
+                    mount::tmpfs(
+                        &dst,
+                        "0755",
+                        MountFlags::RDONLY
+                            | MountFlags::NOSUID
+                            | MountFlags::NODEV
+                            | MountFlags::NOEXEC,
+                    )
+                    .map_err(named(path))
+                    .map_err(fail)?;
+                } else {
+                    let null = old_root.join("dev/null");
+                    mount::bind(&null, &dst)
+                        .map_err(named(path))
+                        .map_err(fail)?;
+                    mount::remount_bind(&dst, ro | MountFlags::NOEXEC)
                         .map_err(named(path))
                         .map_err(fail)?;
                 }
@@ -316,6 +379,11 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 ] {
                     std::os::unix::fs::symlink(target, dev.join(name)).map_err(fail)?;
                 }
+                // A private pts instance, ptmx pointing into it (FENCE-JAIL-7).
+                let pts = dev.join("pts");
+                std::fs::create_dir(&pts).map_err(fail)?;
+                mount::devpts(&pts).map_err(named(&pts)).map_err(fail)?;
+                std::os::unix::fs::symlink("pts/ptmx", dev.join("ptmx")).map_err(fail)?;
                 let shm = dev.join("shm");
                 std::fs::create_dir(&shm).map_err(fail)?;
                 mount::tmpfs(&shm, "1777", MountFlags::NOSUID | MountFlags::NODEV).map_err(fail)?;
@@ -369,6 +437,21 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             Step::SealRoot => mount::remount_readonly_fs(new_root).map_err(fail)?,
             // Into the new root; the host's tree is detached, not merely hidden.
             Step::PivotRoot => mount::pivot_into(new_root, old_root).map_err(fail)?,
+            // In the final tree, on every backend: a bound device node shares the host's
+            // inode, so each is remounted read-only; data still flows (FENCE-JAIL-14).
+            Step::SealDevices { nodes } => {
+                for node in nodes {
+                    let p = Path::new("/dev").join(node);
+                    cover_or_not_ours(&p).map_err(named(&p)).map_err(fail)?;
+                }
+            }
+            // Read-only by mount, not by Landlock alone: jailed root is the host's root
+            // and `/proc/sys/kernel/core_pattern` is a host escape (FENCE-JAIL-16).
+            Step::CoverProc { paths } => {
+                for p in paths {
+                    cover_or_not_ours(p).map_err(named(p)).map_err(fail)?;
+                }
+            }
             // Cosmetic but honest: the jail does not carry the host's name.
             Step::Hostname { name } => ns::set_hostname(name).map_err(fail)?,
             // Before Landlock and seccomp (both require it) and before exec: no set-uid

@@ -32,6 +32,7 @@ pub mod policy;
 pub mod posture;
 pub mod prepared;
 pub mod probe;
+pub mod protect;
 pub mod seatbelt;
 
 pub use coverage::{Coverage, REQUIRED};
@@ -40,5 +41,5 @@ pub use host::Host;
 pub use jail::{EXIT_SETUP_FAILED, PLAN_ENV};
 pub use plan::{Abi, Action, Enforcement, LandlockReport, LandlockRules, Plan, Step};
 pub use policy::{BackendChoice, FenceOptions, Policy};
-pub use posture::{BackendKind, Choices, Layer, Posture};
+pub use posture::{BackendKind, Layer, Posture, PostureChoices};
 pub use prepared::{current_posture, missing_protected, tidy_protected, Checked, Fence, Kind};

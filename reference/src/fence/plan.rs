@@ -16,6 +16,12 @@ pub use crate::sys::landlock::{Abi, LandlockReport, LandlockRules};
 /// The device nodes bound into the minimal `/dev`.
 pub const DEV_NODES: [&str; 6] = ["null", "zero", "full", "random", "urandom", "tty"];
 
+/// The corners of a fresh `/proc` that stay writable to root and reach the host's kernel:
+/// covered read-only by mount on every backend (FENCE-JAIL-16), as bubblewrap does where its
+/// own write test sees them.
+pub const PROC_READ_ONLY: [&str; 4] =
+    ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"];
+
 /// Host name inside the UTS namespace.
 pub const HOSTNAME: &str = "gatehouse";
 
@@ -47,6 +53,10 @@ pub enum Step {
         root: PathBuf,
         /// The protected path, relative to the root.
         rel: PathBuf,
+        /// Create a missing one as an empty file (an included configuration file), not
+        /// as an empty directory.
+        #[serde(default)]
+        file: bool,
     },
     /// New user, mount, PID, IPC, UTS and network namespaces; uid/gid mapped to ourselves.
     Unshare,
@@ -62,6 +72,15 @@ pub enum Step {
     BindReadOnly {
         /// The path (source outside, destination inside).
         path: PathBuf,
+    },
+    /// Hide a root-only object below a bound `/etc` entry (FENCE-JAIL-17): a directory
+    /// under an empty read-only tmpfs, a file under the null device on a `nodev` mount
+    /// (opening it fails).
+    Mask {
+        /// The path (inside a read-only bind).
+        path: PathBuf,
+        /// Whether it is a directory.
+        dir: bool,
     },
     /// Replicate a host symlink (`/bin -> usr/bin`).
     Symlink {
@@ -106,6 +125,17 @@ pub enum Step {
     SealRoot,
     /// Pivot into the new root and detach every host mount.
     PivotRoot,
+    /// Remount every device node of `/dev` read-only (FENCE-JAIL-14): data flows, no
+    /// change of mode, owner, times or attributes reaches the host's inode.
+    SealDevices {
+        /// Node names under `/dev`.
+        nodes: Vec<String>,
+    },
+    /// Cover the writable corners of `/proc` read-only by mount (FENCE-JAIL-16).
+    CoverProc {
+        /// The paths (those absent are left out).
+        paths: Vec<PathBuf>,
+    },
     /// Set the host name of the UTS namespace.
     Hostname {
         /// The name.
@@ -133,6 +163,7 @@ impl Step {
             Step::StageRoot => 5,
             Step::NewRoot => 6,
             Step::BindReadOnly { .. }
+            | Step::Mask { .. }
             | Step::Symlink { .. }
             | Step::Proc
             | Step::Dev { .. }
@@ -142,7 +173,7 @@ impl Step {
             | Step::Hide { .. } => 7,
             Step::SealRoot => 8,
             Step::PivotRoot => 9,
-            Step::Hostname { .. } => 10,
+            Step::SealDevices { .. } | Step::CoverProc { .. } | Step::Hostname { .. } => 10,
             Step::NoNewPrivs => 11,
             Step::DropCapabilities => 12,
             Step::Landlock(_) => 13,
@@ -161,6 +192,7 @@ impl Step {
             Step::StageRoot => "stage-root",
             Step::NewRoot => "new-root",
             Step::BindReadOnly { .. } => "bind-read-only",
+            Step::Mask { .. } => "mask",
             Step::Symlink { .. } => "symlink",
             Step::Proc => "proc",
             Step::Dev { .. } => "dev",
@@ -170,6 +202,8 @@ impl Step {
             Step::Hide { .. } => "hide",
             Step::SealRoot => "seal-root",
             Step::PivotRoot => "pivot-root",
+            Step::SealDevices { .. } => "seal-devices",
+            Step::CoverProc { .. } => "cover-proc",
             Step::Hostname { .. } => "hostname",
             Step::NoNewPrivs => "no-new-privs",
             Step::DropCapabilities => "drop-capabilities",
@@ -182,6 +216,7 @@ impl Step {
     fn dest(&self) -> Option<PathBuf> {
         match self {
             Step::BindReadOnly { path }
+            | Step::Mask { path, .. }
             | Step::Symlink { path, .. }
             | Step::Tmpfs { path }
             | Step::BindReadWrite { path }
@@ -309,6 +344,49 @@ pub struct Layout {
     pub rules: Option<LandlockRules>,
 }
 
+/// Whether the host lets others read `m` (and enter it, for a directory).
+fn others_may_read(m: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = m.permissions().mode();
+    if m.is_dir() {
+        mode & 0o005 == 0o005
+    } else {
+        mode & 0o004 != 0
+    }
+}
+
+/// How deep below an `/etc` entry root-only objects are looked for.
+const MASK_DEPTH: usize = 8;
+
+/// A [`Step::Mask`] for every object below `dir` that others may not read, not following
+/// symlinks (a link's target is bound or not on its own account).
+fn root_only_beneath(dir: &Path, depth: usize, out: &mut Vec<Step>) {
+    if depth > MASK_DEPTH {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut found: Vec<(PathBuf, std::fs::Metadata)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| Some((e.path(), std::fs::symlink_metadata(e.path()).ok()?)))
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, m) in found {
+        if m.file_type().is_symlink() || !(m.is_dir() || m.is_file()) {
+            continue;
+        }
+        if !others_may_read(&m) {
+            out.push(Step::Mask {
+                dir: m.is_dir(),
+                path,
+            });
+        } else if m.is_dir() {
+            root_only_beneath(&path, depth + 1, out);
+        }
+    }
+}
+
 impl Layout {
     /// Resolve the policy's system paths on this host: existing directories and files
     /// become read-only binds, symlinks are replicated, absent ones are left out.
@@ -334,8 +412,15 @@ impl Layout {
                     }
                 }
                 Ok(m) if m.is_dir() || m.is_file() => {
+                    if p.starts_with("/etc") && !others_may_read(&m) {
+                        // A root-only entry named in the allow-list is left out.
+                        continue;
+                    }
                     system.push(Step::BindReadOnly { path: p.clone() });
                     read.push(p.clone());
+                    if p.starts_with("/etc") && m.is_dir() {
+                        root_only_beneath(p, 0, &mut system);
+                    }
                 }
                 _ => {}
             }
@@ -348,6 +433,7 @@ impl Layout {
         let devices = DEV_NODES
             .iter()
             .map(|n| Path::new("/dev").join(n))
+            .chain([PathBuf::from("/dev/pts"), PathBuf::from("/dev/ptmx")])
             .collect();
         Layout {
             system,
@@ -362,6 +448,18 @@ impl Layout {
     }
 }
 
+fn seal_devices() -> Step {
+    Step::SealDevices {
+        nodes: DEV_NODES.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn cover_proc() -> Step {
+    Step::CoverProc {
+        paths: PROC_READ_ONLY.iter().map(PathBuf::from).collect(),
+    }
+}
+
 impl Plan {
     /// The native namespaced fence: namespaces and a fresh root, then capabilities dropped,
     /// Landlock (when the kernel has it) and seccomp.
@@ -373,13 +471,12 @@ impl Plan {
     ) -> Result<Plan, FenceError> {
         let layout = Layout::of(policy, landlock_abi);
         let mut steps = vec![Step::DieWithParent];
-        for root in &policy.workspaces {
-            for rel in &policy.protected {
-                steps.push(Step::PrepareProtected {
-                    root: root.clone(),
-                    rel: rel.clone(),
-                });
-            }
+        for p in policy.protected_paths() {
+            steps.push(Step::PrepareProtected {
+                root: p.root,
+                rel: p.rel,
+                file: p.file,
+            });
         }
         steps.extend([
             Step::Unshare,
@@ -412,18 +509,18 @@ impl Plan {
         for p in rw {
             steps.push(Step::BindReadWrite { path: p });
         }
-        for root in &policy.workspaces {
-            for rel in &policy.protected {
-                steps.push(Step::Protect {
-                    root: root.clone(),
-                    rel: rel.clone(),
-                });
-            }
+        for p in policy.protected_paths() {
+            steps.push(Step::Protect {
+                root: p.root,
+                rel: p.rel,
+            });
         }
         steps.extend(hide_steps(policy, &system_binds));
         steps.extend([
             Step::SealRoot,
             Step::PivotRoot,
+            seal_devices(),
+            cover_proc(),
             Step::Hostname {
                 name: HOSTNAME.to_string(),
             },
@@ -476,7 +573,14 @@ impl Plan {
         env: Vec<(String, String)>,
     ) -> Result<Plan, FenceError> {
         let layout = Layout::of(policy, landlock_abi);
-        let mut steps = vec![Step::NoNewPrivs, Step::DropCapabilities];
+        // bubblewrap leaves the helper CAP_SYS_ADMIN in its user namespace for these two
+        // steps only; the drop that follows verifies that nothing remains.
+        let mut steps = vec![
+            seal_devices(),
+            cover_proc(),
+            Step::NoNewPrivs,
+            Step::DropCapabilities,
+        ];
         if let Some(rules) = layout.rules {
             steps.push(Step::Landlock(rules));
         }
@@ -539,17 +643,33 @@ impl Plan {
             }
             phase = step.phase();
             let paths: Vec<&Path> = match step {
-                Step::PrepareProtected { root, rel } | Step::Protect { root, rel } => {
+                Step::PrepareProtected { root, rel, .. } | Step::Protect { root, rel } => {
                     if !rel.is_relative() || rel.as_os_str().is_empty() {
                         return Err(err(i, step, "a protected path is relative"));
                     }
                     vec![root.as_path()]
                 }
                 Step::BindReadOnly { path }
+                | Step::Mask { path, .. }
                 | Step::BindReadWrite { path }
                 | Step::Tmpfs { path }
                 | Step::Hide { path }
                 | Step::Symlink { path, .. } => vec![path.as_path()],
+                Step::CoverProc { paths } => {
+                    if let Some(p) = paths.iter().find(|p| !p.starts_with("/proc")) {
+                        return Err(err(i, step, &format!("{} is not below /proc", p.display())));
+                    }
+                    paths.iter().map(PathBuf::as_path).collect()
+                }
+                Step::SealDevices { nodes } => {
+                    if nodes
+                        .iter()
+                        .any(|n| n.is_empty() || n.contains('/') || n == "..")
+                    {
+                        return Err(err(i, step, "a device node is a single name"));
+                    }
+                    Vec::new()
+                }
                 Step::Landlock(r) => r
                     .read
                     .iter()

@@ -53,10 +53,7 @@ pub const ETC_ENTRIES: [&str; 30] = [
     "timezone",
 ];
 
-/// Paths inside every workspace root that stay read-only whether or not they exist yet.
-/// `.git/config` because `core.hooksPath` and `core.fsmonitor` in it run a program of the
-/// jailed code's choosing exactly as a hook does (FENCE-PROTECT-4).
-pub const PROTECTED: [&str; 3] = [".git/hooks", ".git/config", ".gatehouse"];
+pub use super::protect::{Protected, PROTECTED};
 
 /// What the fence encloses. Paths are absolute; [`Policy::resolve`] canonicalizes them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,6 +86,13 @@ pub struct Policy {
     /// read-only directory (or an empty device file) takes their place.
     #[serde(default)]
     pub hidden: Vec<PathBuf>,
+    /// The person's home, read for the global git configuration (default: `HOME`).
+    #[serde(default)]
+    pub home: Option<PathBuf>,
+    /// Where git would read configuration, hooks or a repository's location inside a
+    /// writable root, found by [`Policy::resolve`] (FENCE-PROTECT-7).
+    #[serde(default)]
+    pub git_protected: Vec<Protected>,
 }
 
 fn default_system_dirs() -> Vec<PathBuf> {
@@ -116,7 +120,39 @@ impl Policy {
             log_dir: None,
             cwd: None,
             hidden: Vec::new(),
+            home: None,
+            git_protected: Vec::new(),
         }
+    }
+
+    /// Every protected path: the policy's names at each workspace root, then what git
+    /// would read there (one list with the file tools, [`super::protect`]). A path beneath
+    /// another one is left out: the outer covers it.
+    pub fn protected_paths(&self) -> Vec<Protected> {
+        let mut all: Vec<Protected> = Vec::new();
+        for root in &self.workspaces {
+            for rel in &self.protected {
+                all.push(Protected {
+                    root: root.clone(),
+                    rel: rel.clone(),
+                    file: false,
+                });
+            }
+        }
+        all.extend(self.git_protected.iter().cloned());
+        let mut seen: Vec<Protected> = Vec::new();
+        for p in all {
+            if !seen.iter().any(|q| q.root == p.root && q.rel == p.rel) {
+                seen.push(p);
+            }
+        }
+        let copy = seen.clone();
+        seen.retain(|p| {
+            !copy
+                .iter()
+                .any(|q| q.root == p.root && q.rel != p.rel && p.rel.starts_with(&q.rel))
+        });
+        seen
     }
 
     /// The scratch home (`HOME` inside the fence).
@@ -181,6 +217,15 @@ impl Policy {
             .iter()
             .map(|p| canon(p))
             .collect::<Result<_, _>>()?;
+        let home = self
+            .home
+            .clone()
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        self.git_protected =
+            super::protect::discover(&self.workspaces, &self.writable_roots(), home.as_deref())
+                .into_iter()
+                .filter(|p| !self.protected.contains(&p.rel) || !self.workspaces.contains(&p.root))
+                .collect();
         if let Some(dir) = &self.log_dir {
             std::fs::create_dir_all(dir).map_err(|e| FenceError::Policy {
                 path: dir.clone(),
@@ -260,6 +305,19 @@ impl Policy {
         for e in &self.etc_entries {
             if e.is_empty() || e.contains('/') || e == "." || e == ".." {
                 return Err(bad(Path::new(e), "an /etc entry is a single name"));
+            }
+        }
+        for Protected { root, rel, .. } in &self.git_protected {
+            if !self.writable_roots().contains(root) {
+                return Err(bad(root, "a protected path lies in a writable root"));
+            }
+            let ok = !rel.as_os_str().is_empty()
+                && rel.components().all(|c| matches!(c, Component::Normal(_)));
+            if !ok {
+                return Err(bad(
+                    rel,
+                    "a protected path is relative, without `.` or `..`",
+                ));
             }
         }
         for rel in &self.protected {
@@ -347,6 +405,10 @@ pub struct FenceOptions {
     /// The executable that dispatches `__jail` (default: the running executable).
     #[serde(default)]
     pub helper: Option<PathBuf>,
+    /// The deadline of one command run through a session, where the operator's machine
+    /// needs another than the default (an emulated CPU runs 10 to 50 times slower).
+    #[serde(default)]
+    pub run_timeout: Option<std::time::Duration>,
 }
 
 /// `GATEHOUSE_FENCE`: backend choice (`auto`, `native`, `bwrap`, `seatbelt`, `off`).
@@ -357,6 +419,8 @@ pub const ENV_NO_USERNS: &str = "GATEHOUSE_EMULATE_NO_USERNS";
 pub const ENV_MAX_ABI: &str = "GATEHOUSE_LANDLOCK_MAX_ABI";
 /// `GATEHOUSE_JAIL_HELPER=PATH`: the executable that dispatches `__jail`.
 pub const ENV_HELPER: &str = "GATEHOUSE_JAIL_HELPER";
+/// `GATEHOUSE_RUN_TIMEOUT=SECS`: the deadline of one command run through a session.
+pub const ENV_RUN_TIMEOUT: &str = "GATEHOUSE_RUN_TIMEOUT";
 
 impl FenceOptions {
     /// Options from the environment variables above (unset means the default).
@@ -378,6 +442,16 @@ impl FenceOptions {
         }
         if let Some(v) = std::env::var_os(ENV_HELPER) {
             o.helper = Some(PathBuf::from(v));
+        }
+        if let Ok(v) = std::env::var(ENV_RUN_TIMEOUT) {
+            let secs: u64 =
+                v.parse()
+                    .ok()
+                    .filter(|s| *s > 0)
+                    .ok_or_else(|| FenceError::Options {
+                        reason: format!("{ENV_RUN_TIMEOUT}={v}: not a positive number of seconds"),
+                    })?;
+            o.run_timeout = Some(std::time::Duration::from_secs(secs));
         }
         Ok(o)
     }

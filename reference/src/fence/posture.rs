@@ -71,13 +71,13 @@ pub struct Posture {
     pub logs_writable_by_tools: bool,
     /// What the person chose for this session: network, passed secrets, extra paths.
     #[serde(default)]
-    pub choices: Choices,
+    pub choices: PostureChoices,
 }
 
 /// The person's choices for a session, as the posture names them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Choices {
+pub struct PostureChoices {
     /// `off`, `host` or `allow-list` (empty: not chosen here, the fence's own network
     /// namespace).
     #[serde(default)]
@@ -99,7 +99,7 @@ pub struct Choices {
     pub hidden: Vec<std::path::PathBuf>,
 }
 
-impl Choices {
+impl PostureChoices {
     /// The human rendering (empty when nothing was chosen).
     pub fn render(&self) -> String {
         let mut parts = Vec::new();
@@ -153,7 +153,7 @@ impl Posture {
             reason,
             env_scrubbing: true,
             logs_writable_by_tools: false,
-            choices: Choices::default(),
+            choices: PostureChoices::default(),
         };
         posture.degraded = !posture.missing_required().is_empty();
         posture
@@ -184,7 +184,7 @@ impl Posture {
             reason: Some(reason.into()),
             env_scrubbing: true,
             logs_writable_by_tools: true,
-            choices: Choices::default(),
+            choices: PostureChoices::default(),
         }
     }
 

@@ -191,7 +191,23 @@ impl Fence {
             };
             match Fence::prepare_kind(kind, &policy, options, &host, &helper, probe_now) {
                 Ok(f) => return Ok(f),
-                Err(e @ FenceError::Refused { .. }) => {
+                Err(FenceError::Refused {
+                    backend,
+                    missing,
+                    reason,
+                }) => {
+                    // A weaker candidate refused after stronger ones failed: the refusal
+                    // names the step that really failed first, not only what is missing.
+                    let reason = if reasons.is_empty() {
+                        reason
+                    } else {
+                        format!("{reason}; tried before: {}", reasons.join("; "))
+                    };
+                    let e = FenceError::Refused {
+                        backend,
+                        missing,
+                        reason,
+                    };
                     reasons.push(e.to_string());
                     refused.get_or_insert(e);
                 }
@@ -645,11 +661,15 @@ fn missing_reasons(kind: &Kind, host: &Host, missing: &[Coverage]) -> String {
     }
     let mut why = Vec::new();
     if matches!(kind, Kind::LandlockOnly { .. }) {
-        why.push(
-            host.user_namespaces_reason
-                .clone()
-                .unwrap_or_else(|| "no user namespaces".into()),
-        );
+        why.push(match &host.user_namespaces_reason {
+            Some(r) => r.clone(),
+            // User namespaces exist: Landlock alone is left because the fences that use
+            // them failed, and their failures follow.
+            None if host.user_namespaces => {
+                "the fences with user namespaces could not be built".into()
+            }
+            None => "no user namespaces".into(),
+        });
     }
     match kind.landlock_abi() {
         None => why.push("no Landlock".into()),
@@ -689,14 +709,12 @@ fn helper_command(helper: &Path, plan: &Plan) -> Result<Command, FenceError> {
 /// does this itself; bubblewrap needs them to exist before it starts).
 #[cfg(target_os = "linux")]
 fn prepare_protected(policy: &Policy) -> Result<(), FenceError> {
-    for root in &policy.workspaces {
-        for rel in &policy.protected {
-            crate::sys::fs::walk_nofollow(root, rel, true).map_err(|e| FenceError::Io {
-                what: "cannot prepare the protected path".into(),
-                path: root.join(rel),
-                source: e,
-            })?;
-        }
+    for p in policy.protected_paths() {
+        crate::sys::fs::prepare_nofollow(&p.root, &p.rel, p.file).map_err(|e| FenceError::Io {
+            what: "cannot prepare the protected path".into(),
+            path: p.root.join(&p.rel),
+            source: e,
+        })?;
     }
     Ok(())
 }
@@ -786,14 +804,12 @@ pub fn current_posture(options: &FenceOptions) -> Posture {
 /// [`tidy_protected`].
 pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
     let mut missing = Vec::new();
-    for root in &policy.workspaces {
-        for rel in &policy.protected {
-            let mut prefix = PathBuf::new();
-            for c in rel.components() {
-                prefix.push(c);
-                if std::fs::symlink_metadata(root.join(&prefix)).is_err() {
-                    missing.push((root.clone(), prefix.clone()));
-                }
+    for p in policy.protected_paths() {
+        let mut prefix = PathBuf::new();
+        for c in p.rel.components() {
+            prefix.push(c);
+            if std::fs::symlink_metadata(p.root.join(&prefix)).is_err() {
+                missing.push((p.root.clone(), prefix.clone()));
             }
         }
     }
@@ -807,7 +823,8 @@ pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
 pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
     #[cfg(target_os = "linux")]
     for (root, rel) in created {
-        let _ = crate::sys::fs::remove_empty_dir_nofollow(root, rel);
+        let _ = crate::sys::fs::remove_empty_dir_nofollow(root, rel)
+            .or_else(|_| crate::sys::fs::remove_empty_file_nofollow(root, rel));
     }
     #[cfg(not(target_os = "linux"))]
     for (root, rel) in created {

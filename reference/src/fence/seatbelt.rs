@@ -57,11 +57,9 @@ pub fn profile(policy: &Policy, helper: &Path) -> (String, Vec<(String, OsString
         p.push_str(&format!("(allow file-read* file-write* (subpath {r}))\n"));
     }
     // Later rules win: protected paths are write-denied even where a root allows writes.
-    for root in &policy.workspaces {
-        for rel in &policy.protected {
-            let r = param("PROT", &root.join(rel));
-            p.push_str(&format!("(deny file-write* (literal {r}) (subpath {r}))\n"));
-        }
+    for prot in policy.protected_paths() {
+        let r = param("PROT", &prot.root.join(&prot.rel));
+        p.push_str(&format!("(deny file-write* (literal {r}) (subpath {r}))\n"));
     }
     p.push_str("(deny network*)\n");
     (p, params)

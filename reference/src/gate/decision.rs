@@ -12,7 +12,7 @@ use super::flags::has_escape_flag;
 use super::grants::GrantTable;
 use super::jail::{Jail, JailError, JailRefusal};
 use super::lists::{is_read_command, never_savable};
-use super::offers::{is_command_name, offers_for, Offers};
+use super::offers::{is_family_key, offers_for, Offers};
 use super::tool::Tool;
 use super::words::{first_word, has_metacharacter, read_words};
 use serde::{Deserialize, Serialize};
@@ -232,7 +232,8 @@ impl Gate {
     /// savable, and a read command still passes its flags and jail (`safe`).
     ///
     /// **Choice:** a family never covers a first word that is not a command name (a key
-    /// holding `=` written by hand), for the same reason it is never offered.
+    /// holding `=`, a `/` or a glob character written by hand), for the same reason it is
+    /// never offered (GATE-FAMILY-6, -7).
     fn family_covers(&self, line: &str, grants: &GrantTable, safe: Result<(), Reason>) -> bool {
         if grants.is_empty() || has_metacharacter(line) {
             return false;
@@ -241,7 +242,7 @@ impl Gate {
             return false;
         };
         let name = first.as_str();
-        if !is_command_name(name) || !grants.has_family(name) || never_savable(name).is_some() {
+        if !is_family_key(name) || !grants.has_family(name) || never_savable(name).is_some() {
             return false;
         }
         !is_read_command(name) || safe.is_ok()

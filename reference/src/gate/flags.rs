@@ -1,4 +1,4 @@
-//! Escape-flag detection for the seven read commands of section 5 (GATE-FLAG-1 to -5).
+//! Escape-flag detection for the read commands of section 5 (GATE-FLAG-1 to -9).
 //!
 //! Works on words already read by [`super::words`]; touches nothing else.
 
@@ -37,6 +37,11 @@ pub fn has_escape_flag(words: &[Word<'_>]) -> bool {
     let Some((command, args)) = words.split_first() else {
         return false;
     };
+    // `strings` (binutils, LLVM) reads `@FILE` as more arguments, before any option
+    // parsing, so after `--` too: the jail cannot see what the list names (GATE-FLAG-8).
+    if command.as_str() == "strings" && args.iter().any(|w| w.as_str().starts_with('@')) {
+        return true;
+    }
     let Some(flags) = escape_flags(command.as_str()) else {
         return false;
     };
@@ -149,6 +154,27 @@ mod tests {
     // tail's obsolete follow form
     #[case("tail +1f notes.txt")]
     #[case("tail +5cf notes.txt")]
+    // GATE-FLAG-8, -9
+    #[case("strings @list")]
+    #[case("strings -- @list")]
+    #[case("strings -n 4 @list")]
+    #[case("grep -R BEGIN .")]
+    #[case("grep -rR BEGIN .")]
+    #[case("grep --dereference-recursive BEGIN .")]
+    #[case("grep --dereference BEGIN .")]
+    #[case("rg -L BEGIN")]
+    #[case("rg -uL BEGIN")]
+    #[case("rg --follow BEGIN")]
+    #[case("rg --fol BEGIN")]
+    #[case("find -L . -name x")]
+    #[case("find . -follow")]
+    #[case("ls -RL")]
+    #[case("ls -lL sub")]
+    #[case("ls --dereference -R")]
+    #[case("date -s 2020-01-01")]
+    #[case("date -us 2020-01-01")]
+    #[case("date --set=2020-01-01")]
+    #[case("date --se 2020-01-01")]
     fn escape_flags_ask(#[case] line: &str) {
         assert!(escapes(line), "{line}");
     }
@@ -177,6 +203,17 @@ mod tests {
     #[case("sort --key=1 -- -o")]
     #[case("tail +5 notes.txt")]
     #[case("grep -e x -- -Z")]
+    #[case("grep -r BEGIN .")]
+    #[case("rg BEGIN")]
+    #[case("find -H . -name x")]
+    #[case("ls -R")]
+    #[case("ls -la")]
+    #[case("ls --dereference-command-line sub")]
+    #[case("date +%s")]
+    #[case("date -u")]
+    #[case("strings notes.txt")]
+    #[case("strings ./@list")]
+    #[case("grep @ notes.txt")]
     fn ordinary_flags_do_not(#[case] line: &str) {
         assert!(!escapes(line), "{line}");
     }

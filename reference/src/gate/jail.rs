@@ -234,27 +234,32 @@ impl Jail {
     }
 }
 
-/// The texts inside an option word that the jail checks as paths (GATE-JAIL-1): the value
-/// after its first `=`; and for a single-dash word holding a `/`, the text after its first
-/// letter, and also the text from its first `/` on.
+/// The texts inside an option word that the jail checks as paths (GATE-JAIL-1, -7): the
+/// value after its first `=`; and for a single-dash word, every text that could be the
+/// value attached to one of its letters: from each position after the first letter up to
+/// and including the first character that is not an ASCII letter or digit (`-flnk` gives
+/// `lnk`, `nk`, `k`; `-T..` gives `..`; `-rf/etc/passwd` gives `f/etc/passwd` and
+/// `/etc/passwd`).
 ///
-/// **Choice:** the last one goes beyond the spec's wording. In a cluster such as
-/// `grep -rf/etc/passwd` the path starts after the *second* letter; checking from the
-/// first `/` as well catches it, and can only make the gate ask more.
+/// **Choice:** the gate does not know which letters take a value, nor where a cluster of
+/// letters ends and an attached value begins, so it checks every reading a parser could
+/// make: an option letter is a letter or a digit, so the value starts at the latest at the
+/// first character that is neither. A value needs no `/` to leave the working directory:
+/// `lnk` may be a link out of it and `..` is its parent.
 fn option_paths(word: &str) -> impl Iterator<Item = &str> {
     let after_eq = word.split_once('=').map(|(_, value)| value);
-    let single = !word.starts_with("--") && word.contains('/');
-    let after_letter = if single {
-        word[1..].chars().next().map(|c| &word[1 + c.len_utf8()..])
+    let bytes = word.as_bytes();
+    let single = bytes.len() > 2 && bytes[0] == b'-' && bytes[1] != b'-';
+    let last = if single {
+        bytes[1..]
+            .iter()
+            .position(|b| !b.is_ascii_alphanumeric())
+            .map_or(bytes.len() - 1, |i| i + 1)
     } else {
-        None
+        0
     };
-    let from_slash = if single {
-        word.find('/').map(|i| &word[i..])
-    } else {
-        None
-    };
-    after_eq.into_iter().chain(after_letter).chain(from_slash)
+    let attached = (2..=last).filter_map(move |p| word.get(p..).filter(|v| !v.is_empty()));
+    after_eq.into_iter().chain(attached)
 }
 
 #[cfg(test)]
@@ -394,6 +399,16 @@ mod tests {
     #[case("cat *", Err(JailRefusal::Glob))]
     #[case("ls -l /etc/*", Err(JailRefusal::Glob))]
     #[case("cat out", Err(JailRefusal::Outside))]
+    #[case("grep -fout x", Err(JailRefusal::Outside))]
+    #[case("grep -rfout x", Err(JailRefusal::Outside))]
+    #[case("sort -T.. notes.txt", Err(JailRefusal::Outside))]
+    #[case("sort -S1k -T.. notes.txt", Err(JailRefusal::Outside))]
+    #[case("date -fout", Err(JailRefusal::Outside))]
+    #[case("grep -foutdir/secret.txt x", Err(JailRefusal::Outside))]
+    #[case("grep -fnotes.txt x", Ok(()))]
+    #[case("sort -Tsub notes.txt", Ok(()))]
+    #[case("ls -la", Ok(()))]
+    #[case("head -n5 notes.txt", Ok(()))]
     fn checks_words(fx: Fixture, #[case] line: &str, #[case] expected: Result<(), JailRefusal>) {
         assert_eq!(check(&fx, line), expected, "{line}");
     }

@@ -5,6 +5,8 @@
 //! Pure data and lookups over it: this module touches nothing outside itself.
 
 use super::codes::Withheld;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// The 29 commands whose plain use may run without asking (GATE-READ-1), sorted.
 pub const READ_LIST: [&str; 29] = [
@@ -33,8 +35,10 @@ pub struct EscapeFlags {
     pub primaries: &'static [&'static str],
 }
 
-/// The escape-flag table of section 5, including each flag's other spelling.
-pub const ESCAPE_FLAGS: [EscapeFlags; 7] = [
+/// The escape-flag table of section 5, including each flag's other spelling, with the
+/// flags of GATE-FLAG-9: recursive reads that follow every link (`grep -R`, `rg -L`,
+/// `find -L`, `ls -L`) and `date -s`, which sets the clock.
+pub const ESCAPE_FLAGS: [EscapeFlags; 9] = [
     EscapeFlags {
         command: "find",
         long: &[],
@@ -50,12 +54,14 @@ pub const ESCAPE_FLAGS: [EscapeFlags; 7] = [
             "-fprint0",
             "-fls",
             "-files0-from",
+            "-L",
+            "-follow",
         ],
     },
     EscapeFlags {
         command: "rg",
-        long: &["pre", "pre-glob", "hostname-bin"],
-        short: &[],
+        long: &["pre", "pre-glob", "hostname-bin", "follow"],
+        short: b"L",
         primaries: &[],
     },
     EscapeFlags {
@@ -72,8 +78,8 @@ pub const ESCAPE_FLAGS: [EscapeFlags; 7] = [
     },
     EscapeFlags {
         command: "grep",
-        long: &["null"],
-        short: b"Z",
+        long: &["null", "dereference-recursive"],
+        short: b"ZR",
         primaries: &[],
     },
     EscapeFlags {
@@ -86,6 +92,18 @@ pub const ESCAPE_FLAGS: [EscapeFlags; 7] = [
         command: "wc",
         long: &["files0-from"],
         short: &[],
+        primaries: &[],
+    },
+    EscapeFlags {
+        command: "ls",
+        long: &["dereference"],
+        short: b"L",
+        primaries: &[],
+    },
+    EscapeFlags {
+        command: "date",
+        long: &["set"],
+        short: b"s",
         primaries: &[],
     },
 ];
@@ -198,57 +216,30 @@ pub fn basename(word: &str) -> &str {
 /// (GATE-NEVER-3: `python3`, `python3.12`, `perl5`, `pypy3`).
 pub fn is_interpreter(name: &str) -> bool {
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    INTERPRETERS.contains(&stem)
+    INTERPRETERS.contains(&stem) || MORE_INTERPRETERS.contains(&stem)
 }
 
-/// The never-savable group of a first word, judged by its last path component
-/// (GATE-NEVER-2) and counting versioned interpreters (GATE-NEVER-3).
-pub fn never_savable(first_word: &str) -> Option<NeverSavable> {
-    let name = basename(first_word);
-    if is_interpreter(name) {
-        Some(NeverSavable::Interpreter)
-    } else if EXEC_WRAPPERS.contains(&name) {
-        Some(NeverSavable::ExecWrapper)
-    } else if PAGERS_EDITORS.contains(&name) {
-        Some(NeverSavable::PagerEditor)
-    } else if TRANSFER_TOOLS.contains(&name) {
-        Some(NeverSavable::Transfer)
-    } else {
-        None
-    }
-}
+/// The shells among the interpreters: their inline code is a command line, which the
+/// dangerous-list scan reads (GATE-DANGER-3); any other interpreter's is not.
+const SHELLS: [&str; 14] = [
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "csh", "tcsh", "busybox", "toybox", "mksh",
+    "yash", "posh",
+];
 
-/// Names after which the dangerous-list scan counts any `rm` (or `find`) word as a command
-/// (GATE-DANGER-3), besides the exec wrappers and interpreters: shell builtins that run
-/// their arguments, shell reserved words that may precede a command, and `find`, whose
-/// `-exec` family runs one.
-///
-/// **Choice:** beyond the spec's examples, the common launchers that run the command named
-/// in their arguments (tracers, schedulers, sandboxes, `trap`'s handler).
-const EXTRA_DANGER_WRAPPERS: [&str; 51] = [
-    "command",
-    "builtin",
-    "exec",
-    "eval",
-    "if",
-    "then",
-    "else",
-    "elif",
-    "do",
-    "while",
-    "until",
-    "!",
-    "find",
+/// Launchers beyond section 9's table that run the command named in their arguments
+/// (GATE-NEVER-5): withheld as `exec_wrapper`, and wrappers for the dangerous-list scan.
+pub const LAUNCHERS: [&str; 62] = [
+    "run0",
+    "tmux",
+    "screen",
+    "script",
     "watch",
-    "runuser",
     "flock",
-    "trap",
     "strace",
     "ltrace",
     "valgrind",
     "parallel",
     "sem",
-    "script",
     "taskset",
     "chrt",
     "numactl",
@@ -263,6 +254,7 @@ const EXTRA_DANGER_WRAPPERS: [&str; 51] = [
     "firejail",
     "systemd-run",
     "pkexec",
+    "runuser",
     "sg",
     "runcon",
     "cgexec",
@@ -271,19 +263,121 @@ const EXTRA_DANGER_WRAPPERS: [&str; 51] = [
     "proxychains4",
     "xvfb-run",
     "dbus-run-session",
+    "dbus-launch",
     "catchsegv",
     "tsp",
     "entr",
     "caffeinate",
     "sandbox-exec",
-    "nocorrect",
+    "command",
+    "builtin",
+    "exec",
+    "eval",
+    "trap",
+    "npx",
+    "pnpx",
+    "bunx",
+    "uvx",
+    "pipx",
+    "at",
+    "batch",
+    "setarch",
+    "linux32",
+    "linux64",
+    "faketime",
+    "proot",
+    "bwrap",
+    "rlwrap",
+    "ssh-agent",
+    "expect",
+    "gdb",
 ];
+
+/// Interpreters beyond section 9's table (GATE-NEVER-6): `toybox`, a multi-call binary
+/// like `busybox` that holds a shell, and `R`, whose `Rscript` the table lists.
+pub const MORE_INTERPRETERS: [&str; 2] = ["toybox", "r"];
+
+/// The never-savable group of a first word, judged by its last path component
+/// (GATE-NEVER-2), counting versioned interpreters (GATE-NEVER-3), compared without
+/// regard to ASCII case (GATE-NEVER-6: `Rscript`; a case-insensitive filesystem runs
+/// `SUDO` as `sudo`), and counting the launchers of GATE-NEVER-5.
+pub fn never_savable(first_word: &str) -> Option<NeverSavable> {
+    let lower = basename(first_word).to_ascii_lowercase();
+    let name = lower.as_str();
+    if is_interpreter(name) {
+        Some(NeverSavable::Interpreter)
+    } else if EXEC_WRAPPERS.contains(&name) || LAUNCHERS.contains(&name) {
+        Some(NeverSavable::ExecWrapper)
+    } else if PAGERS_EDITORS.contains(&name) {
+        Some(NeverSavable::PagerEditor)
+    } else if TRANSFER_TOOLS.contains(&name) {
+        Some(NeverSavable::Transfer)
+    } else {
+        None
+    }
+}
+
+/// Names after which the dangerous-list scan treats a word holding an expansion as a
+/// command it cannot read (GATE-DANGER-9), besides the exec wrappers, the launchers and
+/// the interpreters: shell reserved words that may precede a command, `find` (its `-exec`
+/// family runs one), and `source`/`.`.
+const EXTRA_DANGER_WRAPPERS: [&str; 12] = [
+    "if", "then", "else", "elif", "do", "while", "until", "!", "find", "source", ".", "time",
+];
+
+/// What the dangerous-list scan knows about a command name, as bits of one byte.
+pub mod class {
+    /// Runs a command named in its arguments (GATE-DANGER-3, -9).
+    pub const WRAPPER: u8 = 1;
+    /// An interpreter of section 9 or GATE-NEVER-6.
+    pub const INTERPRETER: u8 = 2;
+    /// A shell: its inline code is a command line.
+    pub const SHELL: u8 = 4;
+    /// One of the `awk` family.
+    pub const AWK: u8 = 8;
+}
+
+/// The class bits of a lower-cased name, possibly versioned (`python3.12`), from one
+/// table built once: the scan asks for every word, so it is one hash lookup or two.
+pub fn classify(name: &str) -> u8 {
+    static TABLE: OnceLock<HashMap<&'static str, u8>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t: HashMap<&'static str, u8> = HashMap::new();
+        let mut add = |names: &[&'static str], bits: u8| {
+            for &n in names {
+                *t.entry(n).or_insert(0) |= bits;
+            }
+        };
+        add(&EXEC_WRAPPERS, class::WRAPPER);
+        add(&LAUNCHERS, class::WRAPPER);
+        add(&EXTRA_DANGER_WRAPPERS, class::WRAPPER);
+        add(&INTERPRETERS, class::WRAPPER | class::INTERPRETER);
+        add(&MORE_INTERPRETERS, class::WRAPPER | class::INTERPRETER);
+        add(&SHELLS, class::WRAPPER | class::SHELL);
+        add(&["awk", "gawk", "mawk", "nawk"], class::AWK);
+        t
+    });
+    let exact = table.get(name).copied().unwrap_or(0);
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if stem.len() == name.len() || stem.is_empty() {
+        return exact;
+    }
+    // A versioned spelling counts for interpreters and shells only (GATE-NEVER-3).
+    exact | (table.get(stem).copied().unwrap_or(0) & !class::AWK)
+}
 
 /// Whether the dangerous-list scan treats `word` as a wrapper: a name that runs (or may
 /// run) a command named among its arguments.
 pub fn is_danger_wrapper(word: &str) -> bool {
-    let name = basename(word);
-    EXEC_WRAPPERS.contains(&name) || is_interpreter(name) || EXTRA_DANGER_WRAPPERS.contains(&name)
+    let base = basename(word);
+    let lower;
+    let name = if base.bytes().any(|b| b.is_ascii_uppercase()) {
+        lower = base.to_ascii_lowercase();
+        lower.as_str()
+    } else {
+        base
+    };
+    classify(name) & class::WRAPPER != 0
 }
 
 #[cfg(test)]
@@ -338,6 +432,14 @@ mod tests {
     #[case("less", NeverSavable::PagerEditor)]
     #[case("curl", NeverSavable::Transfer)]
     #[case("nc", NeverSavable::Transfer)]
+    #[case("Rscript", NeverSavable::Interpreter)]
+    #[case("R", NeverSavable::Interpreter)]
+    #[case("toybox", NeverSavable::Interpreter)]
+    #[case("SUDO", NeverSavable::ExecWrapper)]
+    #[case("/usr/bin/Python3", NeverSavable::Interpreter)]
+    #[case("run0", NeverSavable::ExecWrapper)]
+    #[case("tmux", NeverSavable::ExecWrapper)]
+    #[case("npx", NeverSavable::ExecWrapper)]
     fn never_savable_groups(#[case] word: &str, #[case] group: NeverSavable) {
         assert_eq!(never_savable(word), Some(group));
     }
@@ -354,9 +456,32 @@ mod tests {
         assert_eq!(never_savable(word), None);
     }
 
+    #[rstest]
+    #[case("sudo", class::WRAPPER)]
+    #[case("tmux", class::WRAPPER)]
+    #[case("find", class::WRAPPER)]
+    #[case("python3", class::WRAPPER | class::INTERPRETER)]
+    #[case("python3.12", class::WRAPPER | class::INTERPRETER)]
+    #[case("r", class::WRAPPER | class::INTERPRETER)]
+    #[case("bash5", class::WRAPPER | class::SHELL | class::INTERPRETER)]
+    #[case("busybox", class::WRAPPER | class::SHELL | class::INTERPRETER)]
+    #[case("mksh", class::WRAPPER | class::SHELL)]
+    #[case("awk", class::WRAPPER | class::INTERPRETER | class::AWK)]
+    #[case("git", 0)]
+    #[case("3", 0)]
+    #[case("", 0)]
+    fn classes(#[case] name: &str, #[case] bits: u8) {
+        assert_eq!(classify(name), bits, "{name}");
+        if !name.is_empty() {
+            assert_eq!(is_danger_wrapper(name), bits & class::WRAPPER != 0);
+        }
+    }
+
     #[test]
-    fn escape_flags_cover_seven_commands() {
-        for cmd in ["find", "rg", "sort", "tail", "grep", "head", "wc"] {
+    fn escape_flags_cover_nine_commands() {
+        for cmd in [
+            "find", "rg", "sort", "tail", "grep", "head", "wc", "ls", "date",
+        ] {
             assert!(escape_flags(cmd).is_some(), "{cmd}");
             assert!(is_read_command(cmd), "{cmd}");
         }

@@ -69,6 +69,13 @@ pub fn is_command_name(word: &str) -> bool {
     !word.is_empty() && !word.contains('=') && !word.bytes().any(is_metacharacter)
 }
 
+/// Whether a command name may be a family key (GATE-FAMILY-7): it holds no `/` (a path
+/// names one file, and `/usr/bin/r[m]` is not the family `rm`) and no glob character
+/// (`*`, `?`, `[`), quoted or not.
+pub fn is_family_key(word: &str) -> bool {
+    is_command_name(word) && !word.contains(['/', '*', '?', '['])
+}
+
 /// The name a card's text uses for the line's command: its first word, cut at the first
 /// metacharacter (`ls;pwd` names `ls`), or the raw text up to the first space when the
 /// first word cannot be read.
@@ -165,6 +172,14 @@ fn shell_offers(line: &str, dangerous: bool, windows: bool) -> Offers {
     if let Some(group) = never_savable(&first) {
         return Offers::exact_only(group.code(), group.reason_text(&first));
     }
+    if !is_family_key(&first) {
+        return Offers::exact_only(
+            Withheld::NotACommandName,
+            format!(
+                "\"{first}\" is a path or a pattern, not a command name, so it can't be saved as a family."
+            ),
+        );
+    }
     Offers {
         exact: true,
         exact_withheld: None,
@@ -189,7 +204,6 @@ mod tests {
     #[case("git push", "git")]
     #[case("\"git\" push", "git")]
     #[case("rm x", "rm")]
-    #[case("./deploy.sh", "./deploy.sh")]
     #[case("git commit -m 'oops", "git")]
     fn offers_the_first_word(#[case] line: &str, #[case] family: &str) {
         let o = shell(line);
@@ -210,6 +224,10 @@ mod tests {
     #[case("PAGER=x git log", Withheld::NotACommandName)]
     #[case("'' x", Withheld::NotACommandName)]
     #[case("'git", Withheld::NotACommandName)]
+    #[case("./deploy.sh", Withheld::NotACommandName)]
+    #[case("/usr/bin/r[m] x", Withheld::NotACommandName)]
+    #[case("'r[m]' x", Withheld::NotACommandName)]
+    #[case("bin/tool x", Withheld::NotACommandName)]
     #[case("python3 x.py", Withheld::Interpreter)]
     #[case("/usr/bin/python x.py", Withheld::Interpreter)]
     #[case("sudo ls", Withheld::ExecWrapper)]

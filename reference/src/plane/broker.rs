@@ -348,11 +348,26 @@ impl Broker {
             )
         };
         let mut cmd = tokio::process::Command::from(cmd);
+        // Every stream a pipe: the executor, and through /proc/<pid>/fd any command it runs,
+        // never holds a descriptor of the agent's own (FENCE-JAIL-15); its stderr is
+        // relayed to the agent's.
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .kill_on_drop(true);
         let mut child = cmd.spawn().map_err(|e| PlaneError::Spawn(e.to_string()))?;
+        if let Some(mut err) = child.stderr.take() {
+            tokio::spawn(async move {
+                use std::io::Write;
+                use tokio::io::AsyncReadExt;
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = err.read(&mut buf).await {
+                    if n == 0 || std::io::stderr().write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
         let pid = child.id().unwrap_or(0);
         let stdin = child.stdin.take().expect("piped stdin");
         let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));

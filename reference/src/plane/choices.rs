@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::Settings;
+use crate::choices::Choices;
 
 /// An environment: names and values.
 pub type Env = Vec<(String, String)>;
@@ -61,7 +61,7 @@ const FENCE_OWNED: [&str; 2] = ["HOME", "TMPDIR"];
 pub fn apply_env(
     base: Vec<(String, String)>,
     parent: &[(String, String)],
-    s: &Settings,
+    s: &Choices,
 ) -> Result<(Env, Vec<String>), String> {
     let mut env = base;
     let mut secrets = Vec::new();
@@ -127,7 +127,7 @@ pub struct ExtraPaths {
 /// Resolve the extra paths of `s`. `protected_outside` are paths outside the workspaces
 /// that jailed code must never be able to write (the user's configuration file's
 /// directory, the session-log directory): a writable root holding one is refused.
-pub fn resolve_paths(s: &Settings, protected_outside: &[PathBuf]) -> Result<ExtraPaths, String> {
+pub fn resolve_paths(s: &Choices, protected_outside: &[PathBuf]) -> Result<ExtraPaths, String> {
     let resolve = |flag: &str, p: &Path, src: &dyn std::fmt::Display| {
         std::fs::canonicalize(p).map_err(|e| format!("--{flag} {} ({src}): {e}", p.display()))
     };
@@ -159,7 +159,7 @@ pub fn resolve_paths(s: &Settings, protected_outside: &[PathBuf]) -> Result<Extr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Source, Sourced};
+    use crate::choices::{Source, Sourced};
 
     fn flag<T>(v: T, name: &'static str) -> Sourced<T> {
         Sourced::new(v, Source::Flag(name))
@@ -178,10 +178,10 @@ mod tests {
 
     #[test]
     fn pass_env_passes_one_variable_and_set_env_sets_one() {
-        let s = Settings {
+        let s = Choices {
             pass_env: vec![flag("CARGO_HOME".into(), "pass-env")],
             set_env: vec![flag(("RUST_LOG".into(), "debug".into()), "set-env")],
-            ..Settings::default()
+            ..Choices::default()
         };
         let (env, secrets) =
             apply_env(vec![("PATH".into(), "/bin".into())], &parent(), &s).unwrap();
@@ -192,15 +192,15 @@ mod tests {
 
     #[test]
     fn a_secret_looking_name_needs_the_explicit_flag_and_is_listed() {
-        let s = Settings {
+        let s = Choices {
             pass_env: vec![flag("NPM_TOKEN".into(), "pass-env")],
-            ..Settings::default()
+            ..Choices::default()
         };
         let e = apply_env(vec![], &parent(), &s).unwrap_err();
         assert!(e.contains("--pass-secret-env NPM_TOKEN"), "{e}");
-        let s = Settings {
+        let s = Choices {
             pass_secrets: vec![flag("NPM_TOKEN".into(), "pass-secret-env")],
-            ..Settings::default()
+            ..Choices::default()
         };
         let (env, secrets) = apply_env(vec![], &parent(), &s).unwrap();
         assert!(env.contains(&("NPM_TOKEN".into(), "npm_secret".into())));
@@ -219,9 +219,9 @@ mod tests {
 
     #[test]
     fn home_and_tmpdir_stay_the_fences() {
-        let s = Settings {
+        let s = Choices {
             set_env: vec![flag(("HOME".into(), "/root".into()), "set-env")],
-            ..Settings::default()
+            ..Choices::default()
         };
         assert!(apply_env(vec![], &parent(), &s)
             .unwrap_err()
@@ -230,9 +230,9 @@ mod tests {
 
     #[test]
     fn a_missing_path_is_refused_in_one_line() {
-        let s = Settings {
+        let s = Choices {
             read_only: vec![flag(PathBuf::from("/does/not/exist"), "ro")],
-            ..Settings::default()
+            ..Choices::default()
         };
         let e = resolve_paths(&s, &[]).unwrap_err();
         assert!(e.starts_with("--ro /does/not/exist (--ro): "), "{e}");
@@ -244,9 +244,9 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let cfg = d.path().join(".config/gatehouse");
         std::fs::create_dir_all(&cfg).unwrap();
-        let s = Settings {
+        let s = Choices {
             writable: vec![flag(d.path().to_path_buf(), "rw")],
-            ..Settings::default()
+            ..Choices::default()
         };
         let e = resolve_paths(&s, &[cfg]).unwrap_err();
         assert!(e.contains("never change"), "{e}");

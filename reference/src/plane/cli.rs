@@ -9,12 +9,11 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::config::{Layer, NetworkMode, Settings};
-
+use crate::choices::{Choices, Layer, NetworkMode};
 use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
 use crate::fence::{
-    current_posture, missing_protected, tidy_protected, Choices, Fence, FenceError, FenceOptions,
-    Policy,
+    current_posture, missing_protected, tidy_protected, Fence, FenceError, FenceOptions, Policy,
+    PostureChoices,
 };
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
@@ -65,17 +64,17 @@ pub fn settings(
     flags: &Layer,
     trust_project: bool,
     no_files: bool,
-) -> Result<Settings, String> {
+) -> Result<Choices, String> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
-    let inputs = crate::config::Inputs {
-        user_file: crate::config::user_file(xdg.as_deref(), home.as_deref()),
+    let inputs = crate::choices::Inputs {
+        user_file: crate::choices::user_file(xdg.as_deref(), home.as_deref()),
         project,
         home: home.as_deref(),
         trust_project,
         no_files,
     };
-    crate::config::load(&inputs, flags)
+    crate::choices::load(&inputs, flags)
 }
 
 /// The settings' lines for `gatehouse info`: each setting with where it came from.
@@ -192,7 +191,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
     let mut guarded: Vec<PathBuf> = settings.files.iter().map(|(f, _)| f.clone()).collect();
     if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
         let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
-        if let Some(uf) = crate::config::user_file(xdg.as_deref(), Some(&home)) {
+        if let Some(uf) = crate::choices::user_file(xdg.as_deref(), Some(&home)) {
             guarded.push(uf);
         }
     }
@@ -239,7 +238,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             env.retain(|(k, _)| !k.eq_ignore_ascii_case("no_proxy"));
             env.sort();
         }
-        posture.choices = Choices {
+        posture.choices = PostureChoices {
             network: settings.network.value.to_string(),
             allowed_domains: allow
                 .as_ref()
@@ -251,10 +250,11 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             hidden: extra.hidden.clone(),
         };
         let created = missing_protected(fence.policy());
-        // The command's own jail proves the probe's legs before the command starts.
+        // The command's own jail proves the probe's legs before the command starts; its
+        // standard streams are pipes we relay (FENCE-JAIL-15), never our own descriptors.
         let listen = allow.as_ref().map(|_| PROXY_PORT);
         let mut _proxy = None;
-        let status = match fence.spawn_checked(argv, env, listen, |_| {}) {
+        let status = match fence.spawn_checked(argv, env, listen, pipe_streams) {
             Ok(mut checked) => {
                 if let (Some(allow), Some(listener)) = (allow.clone(), checked.take_listener()) {
                     _proxy = Some(serve_proxy(allow, listener)?);
@@ -265,11 +265,14 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
                     posture.reason = Some(reason.collect::<Vec<_>>().join("; "));
                 }
                 eprintln!("gatehouse exec: {}", posture.render());
-                checked.start().map_err(|e| e.to_string()).and_then(|()| {
+                let relay = Relay::start(&mut checked.child);
+                let status = checked.start().map_err(|e| e.to_string()).and_then(|()| {
                     checked
                         .wait()
                         .map_err(|e| format!("cannot wait for the fence: {e}"))
-                })
+                });
+                relay.finish();
+                status
             }
             Err(e) => Err(e.to_string()),
         };
@@ -283,4 +286,59 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
     })();
     let _ = std::fs::remove_dir_all(&scratch);
     result
+}
+
+/// Standard streams as pipes (FENCE-JAIL-15): the jail is never handed a descriptor of
+/// ours, which may be a file outside every root (a redirected stdout), a terminal or a
+/// socket, and which would keep the rights it was opened with (`fchmod`, `ftruncate`,
+/// `futimes` and `fsetxattr` on fd 1 change the file whatever the mounts say).
+fn pipe_streams(command: &mut std::process::Command) {
+    use std::process::Stdio;
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+}
+
+/// The threads that copy a piped child's streams to and from ours.
+struct Relay {
+    out: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Relay {
+    /// Start copying `child`'s stdout and stderr to ours and our stdin to its.
+    fn start(child: &mut std::process::Child) -> Relay {
+        use std::io::{Read, Write};
+        fn pump(mut from: impl Read, mut to: impl Write) {
+            let mut buf = [0u8; 8192];
+            loop {
+                match from.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let (out, err) = (child.stdout.take(), child.stderr.take());
+        let t_out = out.map(|o| std::thread::spawn(move || pump(o, std::io::stdout())));
+        let t_err = err.map(|e| std::thread::spawn(move || pump(e, std::io::stderr())));
+        if let Some(input) = child.stdin.take() {
+            // Not joined: our stdin may be a terminal the command never reads; the thread
+            // ends with the process, or at the first write the closed pipe refuses.
+            std::thread::spawn(move || pump(std::io::stdin(), input));
+        }
+        Relay {
+            out: [t_out, t_err].into_iter().flatten().collect(),
+        }
+    }
+
+    /// Wait until the child's output has been copied whole (after the child ended).
+    fn finish(self) {
+        for t in self.out {
+            let _ = t.join();
+        }
+    }
 }

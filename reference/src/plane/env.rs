@@ -1,5 +1,7 @@
-//! The environment a tool sees, decided at spawn by an allow-list: `PATH`, `LANG`, `LC_*`,
-//! `TERM`, `TZ` pass; `HOME` and `TMPDIR` are the session's scratch home and scratch
+//! The environment a tool sees, decided at spawn by an allow-list: `PATH`, `LANG`,
+//! `LANGUAGE`, `LC_*`, `TERM`, `COLORTERM`, `NO_COLOR`, `TZ`, `USER`, `LOGNAME` pass, except
+//! a name on the never-passes list (FENCE-ENV-8: `LC_API_KEY` is a secret however it is
+//! prefixed); `HOME` and `TMPDIR` are the session's scratch home and scratch
 //! temporary directory inside the fence; nothing else of the agent's environment ever
 //! enters (provider keys, tokens, sockets of agents).
 //!
@@ -10,15 +12,70 @@ use std::ffi::OsString;
 use std::path::Path;
 
 /// Variables passed through by name.
-pub const PASSED: [&str; 4] = ["PATH", "LANG", "TERM", "TZ"];
+pub const PASSED: [&str; 9] = [
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "TZ",
+    "USER",
+    "LOGNAME",
+];
 /// Prefixes passed through.
 pub const PASSED_PREFIXES: [&str; 1] = ["LC_"];
 /// `PATH` when the agent has none.
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// Whether `name` passes the allow-list.
+/// Parts of a name that mark it secret, compared without regard to case.
+pub const NEVER_PARTS: [&str; 8] = [
+    "KEY",
+    "TOKEN",
+    "SECRET",
+    "PASS",
+    "CREDENTIAL",
+    "AUTH",
+    "COOKIE",
+    "PRIVATE",
+];
+/// Prefixes of names that never pass, compared without regard to case.
+pub const NEVER_PREFIXES: [&str; 19] = [
+    "AWS_",
+    "AZURE_",
+    "GOOGLE_",
+    "GCP_",
+    "GCLOUD_",
+    "ANTHROPIC_",
+    "OPENAI_",
+    "GEMINI_",
+    "HF_",
+    "GITHUB_",
+    "GH_",
+    "GITLAB_",
+    "NPM_",
+    "DOCKER_",
+    "KUBE",
+    "GATEHOUSE_",
+    "SSH_AUTH_SOCK",
+    "GPG_AGENT_INFO",
+    "DBUS_SESSION_BUS_ADDRESS",
+];
+/// Whole names that never pass (credential services of the host).
+pub const NEVER_NAMES: [&str; 2] = ["XDG_RUNTIME_DIR", "KRB5CCNAME"];
+
+/// Whether `name` is on the never-passes list of the spec's environment section.
+pub fn never_passes(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    NEVER_PARTS.iter().any(|p| upper.contains(p))
+        || NEVER_PREFIXES.iter().any(|p| upper.starts_with(p))
+        || NEVER_NAMES.contains(&upper.as_str())
+}
+
+/// Whether `name` passes the allow-list: listed (or `LC_*`) and not a secret's name.
 pub fn passes(name: &str) -> bool {
-    PASSED.contains(&name) || PASSED_PREFIXES.iter().any(|p| name.starts_with(p))
+    (PASSED.contains(&name) || PASSED_PREFIXES.iter().any(|p| name.starts_with(p)))
+        && !never_passes(name)
 }
 
 /// The environment of a jailed command.
@@ -75,6 +132,11 @@ mod tests {
             ("GITHUB_TOKEN", "ghp_secret"),
             ("SSH_AUTH_SOCK", "/tmp/agent.sock"),
             ("LD_PRELOAD", "/evil.so"),
+            ("LC_API_KEY", "sk-lc"),
+            ("LC_MY_TOKEN", "tok"),
+            ("lc_auth", "x"),
+            ("USER", "person"),
+            ("LOGNAME", "person"),
         ]
         .iter()
         .map(|(k, v)| (OsString::from(k), OsString::from(v)))
@@ -85,7 +147,10 @@ mod tests {
     fn only_the_allow_list_passes_and_home_is_scratch() {
         let env = jail_env(parent(), Path::new("/s/home"), None, true);
         let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(names, ["HOME", "LANG", "LC_ALL", "PATH", "TERM", "TZ"]);
+        assert_eq!(
+            names,
+            ["HOME", "LANG", "LC_ALL", "LOGNAME", "PATH", "TERM", "TZ", "USER"]
+        );
         assert!(env.contains(&("HOME".into(), "/s/home".into())));
     }
 

@@ -22,6 +22,7 @@ use crate::fence::{BackendChoice, BackendKind, Fence, FenceError, FenceOptions, 
 
 /// The deadline of one run, below the conformance runner's default step timeout (10 s),
 /// so that a command that hangs is killed and reported rather than taking the caller down.
+/// The operator's `run_timeout` (`GATEHOUSE_RUN_TIMEOUT`) replaces it.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// What happens where a protection is missing.
@@ -64,6 +65,8 @@ pub struct SessionSetup {
     pub log_dir: Option<PathBuf>,
     /// The emulated kernel.
     pub limits: Option<Limits>,
+    /// The person's home, read for the global git configuration (FENCE-PROTECT-7).
+    pub home: Option<PathBuf>,
 }
 
 impl SessionSetup {
@@ -74,6 +77,7 @@ impl SessionSetup {
             workspaces: vec![workspace.to_path_buf()],
             log_dir: None,
             limits: None,
+            home: None,
         }
     }
 
@@ -292,6 +296,7 @@ impl Session {
     fn policy(&self) -> Policy {
         let mut policy = Policy::new(self.setup.workspaces.clone(), self.scratch.clone());
         policy.log_dir = self.setup.log_dir.clone();
+        policy.home = self.setup.home.clone();
         policy
     }
 
@@ -309,7 +314,7 @@ impl Session {
         };
         let mut config = PlaneConfig::new(policy.clone(), options.clone(), self.name.clone());
         config.pool_size = 1;
-        config.default_timeout = RUN_TIMEOUT;
+        config.default_timeout = self.operator.run_timeout.unwrap_or(RUN_TIMEOUT);
         match runtime()?.block_on(Broker::start(config)) {
             Ok(broker) => Ok(State::Up(broker)),
             Err(PlaneError::Fence(refusal @ FenceError::Refused { .. })) => {
@@ -377,7 +382,7 @@ impl Session {
             argv: tool.argv(input),
             cwd: Some(cwd),
             stdin: None,
-            timeout: Some(RUN_TIMEOUT),
+            timeout: Some(self.operator.run_timeout.unwrap_or(RUN_TIMEOUT)),
         };
         let rt = runtime()?;
         match rt.block_on(broker.run(request)) {

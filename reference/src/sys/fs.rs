@@ -131,3 +131,72 @@ pub fn remove_empty_dir_nofollow(root: &Path, rel: &Path) -> io::Result<()> {
     };
     rustix::fs::unlinkat(&parent, name, rustix::fs::AtFlags::REMOVEDIR).map_err(io::Error::from)
 }
+
+/// Make a missing protected path exist so that it can be a mount point: its parents as
+/// directories, the path itself as an empty directory, or as an empty file when `file` is
+/// set (an included configuration file, which git must still be able to read). Nothing is
+/// followed through a symlink.
+pub fn prepare_nofollow(root: &Path, rel: &Path, file: bool) -> io::Result<Vec<Reached>> {
+    if !file {
+        return walk_nofollow(root, rel, true);
+    }
+    let name = rel
+        .file_name()
+        .ok_or_else(|| io::Error::other("no final component"))?;
+    let parent_rel = rel.parent().unwrap_or(Path::new(""));
+    let parent = if parent_rel.as_os_str().is_empty() {
+        rustix::fs::open(
+            root,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?
+    } else {
+        let reached = walk_nofollow(root, parent_rel, true)?;
+        match reached.into_iter().last() {
+            Some(r) if r.is_dir => rustix::fs::openat(
+                &r.fd,
+                ".",
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )?,
+            _ => return Err(io::Error::other("parent is not a directory")),
+        }
+    };
+    match rustix::fs::openat(
+        &parent,
+        name,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o644),
+    ) {
+        Ok(_) | Err(rustix::io::Errno::EXIST) => {}
+        Err(e) => return Err(io::Error::other(format!("{}: {e}", rel.display()))),
+    }
+    walk_nofollow(root, rel, false)
+}
+
+/// Remove an empty regular file (a placeholder made by [`prepare_nofollow`]), never
+/// through a symlink.
+pub fn remove_empty_file_nofollow(root: &Path, rel: &Path) -> io::Result<()> {
+    let name = rel
+        .file_name()
+        .ok_or_else(|| io::Error::other("no final component"))?;
+    let parent_rel = rel.parent().unwrap_or(Path::new(""));
+    let parent = if parent_rel.as_os_str().is_empty() {
+        rustix::fs::open(
+            root,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?
+    } else {
+        let reached = walk_nofollow(root, parent_rel, false)?;
+        match reached.into_iter().last() {
+            Some(r) if r.is_dir => r.fd,
+            _ => return Err(io::Error::other("parent is not a directory")),
+        }
+    };
+    let st = rustix::fs::statat(&parent, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile || st.st_size != 0 {
+        return Err(io::Error::other("not an empty regular file"));
+    }
+    rustix::fs::unlinkat(&parent, name, rustix::fs::AtFlags::empty()).map_err(io::Error::from)
+}

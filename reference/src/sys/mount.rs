@@ -37,6 +37,78 @@ pub fn proc(target: &Path) -> io::Result<()> {
     .map_err(io::Error::from)
 }
 
+/// A private `devpts` instance at `target` (`newinstance`: none of the host's terminals),
+/// with `ptmx` usable by everyone inside.
+pub fn devpts(target: &Path) -> io::Result<()> {
+    rustix::mount::mount(
+        "devpts",
+        target,
+        "devpts",
+        MountFlags::NOSUID | MountFlags::NOEXEC,
+        c"newinstance,ptmxmode=0666,mode=0620",
+    )
+    .map_err(io::Error::from)
+}
+
+/// Bind `path` onto itself and remount that bind read-only, `nosuid`, `noexec`, keeping
+/// the flags the kernel locked. Data of a device node on it still flows (write access to
+/// a device is not write access to its file system), but `chmod`, `chown`, `utimes` and
+/// `setxattr` fail with `EROFS`, by path and by descriptor.
+pub fn cover_read_only(path: &Path) -> io::Result<()> {
+    bind(path, path)?;
+    remount_bind(
+        path,
+        MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NOEXEC,
+    )
+}
+
+/// Every mount point at or beneath `target`, as `/proc/self/mountinfo` lists them (octal
+/// escapes decoded), deepest last.
+pub fn mounts_beneath(mountinfo: &Path, target: &Path) -> io::Result<Vec<std::path::PathBuf>> {
+    let text = std::fs::read_to_string(mountinfo)?;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(field) = line.split(' ').nth(4) else {
+            continue;
+        };
+        let mut decoded = Vec::new();
+        let b = field.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'\\' && i + 3 < b.len() {
+                if let Ok(v) = u8::from_str_radix(&field[i + 1..i + 4], 8) {
+                    decoded.push(v);
+                    i += 4;
+                    continue;
+                }
+            }
+            decoded.push(b[i]);
+            i += 1;
+        }
+        use std::os::unix::ffi::OsStringExt;
+        let p = std::path::PathBuf::from(std::ffi::OsString::from_vec(decoded));
+        if p.starts_with(target) && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out.sort_by_key(|p| p.components().count());
+    Ok(out)
+}
+
+/// Recursive bind of `source` onto `target`, then every mount of the new tree remounted
+/// read-only (`nosuid`, `nodev`, keeping locked flags): a host with submounts below a
+/// system directory can be fenced, and none of them is writable (FENCE-JAIL-2). A
+/// non-recursive bind of a tree whose submounts the kernel locked fails with `EINVAL`.
+pub fn rbind_read_only(source: &Path, target: &Path, mountinfo: &Path) -> io::Result<()> {
+    rbind(source, target)?;
+    let ro = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
+    for m in mounts_beneath(mountinfo, target)? {
+        remount_bind(&m, ro)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", m.display())))?;
+    }
+    Ok(())
+}
+
 /// Non-recursive bind of `source` onto `target` (submounts of the source stay out).
 pub fn bind(source: &Path, target: &Path) -> io::Result<()> {
     rustix::mount::mount_bind(source, target).map_err(io::Error::from)

@@ -149,6 +149,8 @@ pub fn set_hostname(name: &str) -> io::Result<()> {
 /// helper inherited from the agent (or from whatever started the agent) reaches the jailed
 /// command (FENCE-JAIL-9). `close_range(2)` with `CLOSE_RANGE_CLOEXEC` (Linux 5.11);
 /// on older kernels each descriptor listed in `/proc/self/fd` gets `FD_CLOEXEC`.
+/// Before 5.9 there is no `close_range` (`ENOSYS`); 5.9 and 5.10 have it without the
+/// flag and answer `EINVAL` (seen on Debian's 5.10): both take the listing.
 pub fn cloexec_from(first: u32) -> io::Result<()> {
     // SAFETY: with CLOSE_RANGE_CLOEXEC the call only sets a flag on descriptors and closes
     // none, so no descriptor owned elsewhere in this process is invalidated.
@@ -164,9 +166,20 @@ pub fn cloexec_from(first: u32) -> io::Result<()> {
         return Ok(());
     }
     let err = io::Error::last_os_error();
-    if err.raw_os_error() != Some(libc::ENOSYS) {
+    if !lacks_cloexec_range(err.raw_os_error()) {
         return Err(err);
     }
+    cloexec_listed(first)
+}
+
+/// Whether `close_range`'s error says the kernel cannot do `CLOSE_RANGE_CLOEXEC` (no call,
+/// or the call without the flag), rather than a real failure.
+fn lacks_cloexec_range(errno: Option<i32>) -> bool {
+    matches!(errno, Some(libc::ENOSYS) | Some(libc::EINVAL))
+}
+
+/// The fallback: `FD_CLOEXEC` on each descriptor from `first` listed in `/proc/self/fd`.
+fn cloexec_listed(first: u32) -> io::Result<()> {
     let fds: Vec<i32> = std::fs::read_dir("/proc/self/fd")?
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
         .filter(|fd| *fd >= first as i32)
@@ -292,5 +305,38 @@ pub fn end_children(limit: std::time::Duration) -> bool {
             return false;
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_without_the_cloexec_flag_takes_the_listing() {
+        // 5.10 answers EINVAL to CLOSE_RANGE_CLOEXEC; before 5.9 there is no close_range.
+        assert!(lacks_cloexec_range(Some(libc::EINVAL)));
+        assert!(lacks_cloexec_range(Some(libc::ENOSYS)));
+        assert!(!lacks_cloexec_range(Some(libc::EBADF)));
+        assert!(!lacks_cloexec_range(None));
+    }
+
+    #[test]
+    fn the_listing_marks_inherited_descriptors_close_on_exec() {
+        let file = std::fs::File::open("/proc/self/status").unwrap();
+        use std::os::fd::AsRawFd as _;
+        // SAFETY: dup returns a new descriptor (without FD_CLOEXEC) that this test owns
+        // and closes below; the original stays owned by `file`.
+        let fd = unsafe { libc::dup(file.as_raw_fd()) };
+        assert!(fd > 2);
+        // SAFETY: F_GETFD only reads the flags of the descriptor this test owns.
+        let before = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+        assert_eq!(before & libc::FD_CLOEXEC, 0);
+        cloexec_listed(fd as u32).unwrap();
+        // SAFETY: as above.
+        let after = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+        // SAFETY: the test owns `fd` and closes it once.
+        unsafe { libc::close(fd) };
+        assert_ne!(after & libc::FD_CLOEXEC, 0);
     }
 }

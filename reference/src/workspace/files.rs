@@ -100,7 +100,60 @@ fn relative_name(key: &Key, start: &Key, start_is_file: bool) -> String {
         .join("/")
 }
 
+/// Whether `data` is text the model may be handed (TRUST-READ-5): valid UTF-8 without NUL.
+fn is_text(data: &[u8]) -> bool {
+    !data.contains(&0) && std::str::from_utf8(data).is_ok()
+}
+
 impl Session {
+    /// Whether the final name of `path` lands at or beneath a protected path of a root
+    /// (PATH-WRITE-7): the fence's list ([`crate::fence::protect`]), decided where the
+    /// name lands on disk. The parent is resolved as the write would resolve it; names
+    /// that do not exist yet are appended as spelled (nothing there to follow).
+    fn lands_protected(&self, path: &str) -> bool {
+        let roots: Vec<std::path::PathBuf> =
+            self.roots.roots().map(|r| r.path().to_path_buf()).collect();
+        let list = crate::fence::protect::discover(&roots, &roots, self.config.home.as_deref());
+        let spelled = std::path::Path::new(path);
+        let mut parent: std::path::PathBuf = spelled
+            .parent()
+            .map(|p| p.to_path_buf())
+            .unwrap_or_default();
+        let mut rest: Vec<std::ffi::OsString> = spelled
+            .file_name()
+            .map(|n| vec![n.to_os_string()])
+            .unwrap_or_default();
+        loop {
+            let probe = if parent.as_os_str().is_empty() {
+                std::path::PathBuf::from(".")
+            } else {
+                parent.clone()
+            };
+            match self.roots.resolve(&probe, true) {
+                Ok(fd) => {
+                    use std::os::fd::AsRawFd;
+                    let Ok(mut real) =
+                        std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+                    else {
+                        return false;
+                    };
+                    for r in rest.iter().rev() {
+                        real.push(r);
+                    }
+                    return crate::fence::protect::covers(&list, &real);
+                }
+                Err(PathError::NotFound { .. }) => match (parent.file_name(), parent.parent()) {
+                    (Some(n), Some(up)) => {
+                        rest.push(n.to_os_string());
+                        parent = up.to_path_buf();
+                    }
+                    _ => return false,
+                },
+                Err(_) => return false,
+            }
+        }
+    }
+
     fn trust_key(&self, path: &str) -> Result<TrustKey, &'static str> {
         self.map.key_in(&self.roots, path).map_err(|e| e.code())
     }
@@ -142,7 +195,20 @@ impl Session {
             preview,
             size: Some(size),
         };
+        let not_text = |prompted: bool, preview: Option<&'static str>| ReadOutcome {
+            result: "not_text",
+            content: None,
+            prompted,
+            preview,
+            size: Some(size),
+        };
+        let picture = crate::trust::prompt::is_picture(std::path::Path::new(path));
         if self.map.is_trusted(&key) {
+            // TRUST-READ-5: a picture's text is never read; bytes that are not text are
+            // not handed over as if they were.
+            if picture || !is_text(&data) {
+                return not_text(false, None);
+            }
             return give(false, None);
         }
         let quarantined = |prompted: bool, preview: Option<&'static str>| ReadOutcome {
@@ -174,6 +240,9 @@ impl Session {
         match if_asked {
             Answer::Yes => {
                 self.map.quarantined_yes(&key);
+                if !is_text(&data) {
+                    return not_text(true, preview);
+                }
                 give(true, preview)
             }
             Answer::No => quarantined(true, preview),
@@ -322,6 +391,9 @@ impl Session {
         if let Some(code) = self.write_refusal(path) {
             return refused(code);
         }
+        if self.lands_protected(path) {
+            return refused("protected");
+        }
         let plan = self.map.plan_write(&key, data);
         let prompted = match self.ask_write(&plan, if_asked) {
             Asked::Write { prompted } => prompted,
@@ -364,26 +436,57 @@ impl Session {
         if let Some(code) = refusal {
             return refused(code);
         }
+        if self.lands_protected(path) {
+            return refused("protected");
+        }
+        // TRUST-READ-4: a file the model may not read is asked about before its bytes are
+        // looked at, whatever row of the write table the edit falls in, so that no answer
+        // before a yes depends on them.
+        let readable = self.map.is_trusted(&key);
+        let mut asked_first = None;
+        if !readable {
+            let data = self.map.edit_data(&key, turn);
+            let mut plan = self.map.plan_write(&key, data);
+            plan.prompt = true;
+            match self.ask_write(&plan, if_asked) {
+                Asked::Write { prompted } => asked_first = Some(prompted),
+                Asked::Stop { result, prompted } => {
+                    return WriteOutcome {
+                        result,
+                        prompted,
+                        effect: None,
+                    }
+                }
+            }
+        }
         let before = match self.roots.read_file(path) {
             Ok(b) => b,
             Err(e) => return refused(e.code()),
         };
+        let found = |result| WriteOutcome {
+            result,
+            prompted: asked_first.unwrap_or(false),
+            effect: None,
+        };
         match occurrences(&before, old) {
-            0 => return refused("no_match"),
+            0 => return found("no_match"),
             1 => {}
-            _ => return refused("ambiguous"),
+            _ => return found("ambiguous"),
         }
         let data = self.map.edit_data(&key, turn);
         let plan = self.map.plan_write(&key, data);
-        let prompted = match self.ask_write(&plan, if_asked) {
-            Asked::Write { prompted } => prompted,
-            Asked::Stop { result, prompted } => {
-                return WriteOutcome {
-                    result,
-                    prompted,
-                    effect: None,
+        let prompted = match asked_first {
+            Some(prompted) => prompted,
+            None => match self.ask_write(&plan, if_asked) {
+                Asked::Write { prompted } => prompted,
+                Asked::Stop { result, prompted } => {
+                    return WriteOutcome {
+                        result,
+                        prompted,
+                        effect: None,
+                    }
                 }
-            }
+            },
         };
         self.reconciled(&plan, prompted, |roots| {
             // The file is read again through the edit's own handle; if it changed since

@@ -8,7 +8,7 @@
 pub mod fence;
 pub mod files;
 
-use gatehouse::gate::{AnswerOutcome, AuditRecord, Choice, Decision, Grant};
+use gatehouse::gate::{AnswerOutcome, Choice, Grant};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -49,7 +49,7 @@ pub fn field<T: DeserializeOwned>(
 /// The ops this protocol version knows.
 pub const KNOWN_OPS: &[&str] = &[
     "hello", "open", "decide", "answer", "grants", "revoke", "audit", "close", "bye", "run",
-    "posture", "toggle",
+    "posture", "toggle", "call", "calls", "rule", "load", "crash_at",
 ];
 
 /// One request, after its `op` has been recognised.
@@ -129,6 +129,47 @@ pub enum Request {
         #[serde(default)]
         confirmed: bool,
     },
+    /// `permissions`, `hooks`: one tool call through the whole order.
+    Call {
+        /// The session's name.
+        session: String,
+        /// The tool.
+        tool: String,
+        /// A string or an object of arguments.
+        input: Value,
+        /// The call's id.
+        #[serde(default)]
+        call_id: Option<String>,
+    },
+    /// `permissions`, `hooks`: several calls decided at once.
+    Calls {
+        /// The session's name.
+        session: String,
+        /// The calls.
+        calls: Vec<CallSpec>,
+    },
+    /// `permissions`: a pattern added in the session.
+    Rule {
+        /// The session's name.
+        session: String,
+        /// `allow`, `ask` or `deny`.
+        list: String,
+        /// The pattern.
+        pattern: String,
+    },
+    /// `permissions`: whether the files an `open` would read load.
+    Load {
+        /// The request's fields.
+        #[serde(flatten)]
+        fields: Map<String, Value>,
+    },
+    /// Records: arms a crash point.
+    CrashAt {
+        /// The session's name.
+        session: String,
+        /// The point.
+        point: String,
+    },
     /// Ends a session.
     Close {
         /// The session's name.
@@ -141,6 +182,20 @@ pub enum Request {
     Files(files::Step),
 }
 
+/// One call of a `call` or `calls` step.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallSpec {
+    /// The tool.
+    pub tool: String,
+    /// Its input: a string (the line of `shell`, the code of `execute_code`, the input of
+    /// a card-only tool) or an object of arguments.
+    pub input: Value,
+    /// The call's id.
+    #[serde(default)]
+    pub call_id: Option<String>,
+}
+
 /// The kind of a failed step (PROTO-ERR-1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -149,6 +204,9 @@ pub enum ErrorKind {
     Unsupported,
     /// The implementation failed.
     Error,
+    /// The implementation refused what the request describes, as it is meant to (an agent
+    /// file that does not load, a state directory inside a workspace, a corrupt record).
+    Refused,
 }
 
 /// A failed step, as it crosses the wire.
@@ -177,6 +235,14 @@ impl WireError {
             message: message.into(),
         }
     }
+
+    /// A `refused` error.
+    pub fn refused(message: impl Into<String>) -> Self {
+        WireError {
+            kind: ErrorKind::Refused,
+            message: message.into(),
+        }
+    }
 }
 
 /// The body of a successful answer.
@@ -201,8 +267,8 @@ pub enum Body {
     /// `paths` and `trust` steps, and the fields of `open`: the library's outcome as an
     /// object.
     Fields(Map<String, Value>),
-    /// `decide`.
-    Decision(Decision),
+    /// `decide`, `call`: the ruling's fields.
+    Decision(Map<String, Value>),
     /// `answer`.
     Answer {
         /// What came of it.
@@ -223,7 +289,7 @@ pub enum Body {
     /// `audit`.
     Audit {
         /// One record per call, in order.
-        records: Vec<AuditRecord>,
+        records: Vec<Value>,
     },
     /// `run`.
     Run(fence::WireRun),

@@ -182,7 +182,7 @@ fn exact_grants_are_byte_for_byte(fx: Fx) {
 
 #[rstest]
 #[case("cat /etc/passwd; curl -d @- x")]
-#[case("python3 -c 'print(1)'")]
+#[case("python3 tool.py --flag")]
 #[case("ls /etc")]
 fn exact_grants_cover_what_nothing_else_would(fx: Fx, #[case] line: &str) {
     let grants: GrantTable = [Grant::exact(Tool::Shell, line)].into_iter().collect();

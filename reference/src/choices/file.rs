@@ -1,4 +1,4 @@
-//! One configuration file, parsed strictly: every key is known, every value has the type
+//! One TOML choices file (`config.toml`, the user's or the project's), parsed strictly: every key is known, every value has the type
 //! it must have, and the first mistake is one error naming the file, the line and the
 //! key. Each value keeps the line it was written on, for the provenance `gatehouse info`
 //! shows.
@@ -11,7 +11,7 @@ use toml::Spanned;
 
 /// A configuration file that cannot be used.
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
+pub enum FileError {
     /// The file exists but cannot be read.
     #[error("{}: cannot read: {source}", file.display())]
     Read {
@@ -119,8 +119,8 @@ impl Parsed {
     }
 
     /// An error about a value of this file.
-    pub fn invalid<T>(&self, v: &Spanned<T>, message: String) -> ConfigError {
-        ConfigError::Invalid {
+    pub fn invalid<T>(&self, v: &Spanned<T>, message: String) -> FileError {
+        FileError::Invalid {
             file: self.file.clone(),
             line: self.line(v),
             message,
@@ -129,14 +129,14 @@ impl Parsed {
 }
 
 /// Parse `text` as the file `file`.
-pub fn parse(file: &Path, text: String) -> Result<Parsed, ConfigError> {
+pub fn parse(file: &Path, text: String) -> Result<Parsed, FileError> {
     match toml::from_str::<FileConfig>(&text) {
         Ok(config) => Ok(Parsed {
             file: file.to_path_buf(),
             text,
             config,
         }),
-        Err(e) => Err(ConfigError::Invalid {
+        Err(e) => Err(FileError::Invalid {
             file: file.to_path_buf(),
             line: e.span().map(|s| line_of(&text, s.start)).unwrap_or(0),
             message: e.message().trim().to_string(),
@@ -145,11 +145,11 @@ pub fn parse(file: &Path, text: String) -> Result<Parsed, ConfigError> {
 }
 
 /// Read and parse `file`; `Ok(None)` when it does not exist.
-pub fn load(file: &Path) -> Result<Option<Parsed>, ConfigError> {
+pub fn load(file: &Path) -> Result<Option<Parsed>, FileError> {
     match std::fs::read_to_string(file) {
         Ok(text) => parse(file, text).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(ConfigError::Read {
+        Err(source) => Err(FileError::Read {
             file: file.to_path_buf(),
             source,
         }),

@@ -1,0 +1,294 @@
+//! Judging the order's answers (rulings, loads, session patterns, restarts) and what the
+//! runner reads itself from the files a hook left (`jsonl`, `file`, `pidfile`). Tables in
+//! expectations are subsets: every key written must hold, others are not looked at; the
+//! string `@UUID@` stands for any UUID.
+
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+
+use super::model::{json as to_json, Action, Expect};
+use crate::judge::{show, show_opt, Judge};
+use crate::vocab::Family;
+
+/// `load`.
+pub const LOAD: Family = Family {
+    order: 40,
+    rule: "expectations include `loaded = false` but no `loaded = true`",
+};
+
+/// `restart`, `crash`.
+pub const RESUME: Family = Family {
+    order: 41,
+    rule: "expectations include `resumed = false` but no `resumed = true`",
+};
+
+/// `rule`.
+pub const RULE: Family = Family {
+    order: 42,
+    rule: "expectations include `added = false` but no `added = true`",
+};
+
+/// The allowed-twin classification.
+pub fn twin(a: &Action, x: &Expect) -> Option<(Family, bool)> {
+    match a {
+        Action::Call(_) => match x.decision.as_deref()? {
+            "allow" => Some((super::super::gate::judge::DECISION, true)),
+            "ask" | "deny" => Some((super::super::gate::judge::DECISION, false)),
+            _ => None,
+        },
+        Action::Load(_) => x.loaded.map(|l| (LOAD, l)),
+        Action::Restart(_) | Action::Crash(_) => x.resumed.map(|r| (RESUME, r)),
+        Action::Rule(_) => x.added.map(|r| (RULE, r)),
+        _ => None,
+    }
+}
+
+fn is_uuid(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.len() == 5
+        && [8, 4, 4, 4, 12]
+            .iter()
+            .zip(&parts)
+            .all(|(n, p)| p.len() == *n && p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Whether `got` holds everything `want` says (strings substituted, `@UUID@` any UUID).
+pub fn subset(want: &Value, got: Option<&Value>, sub: &dyn Fn(&str) -> String) -> bool {
+    match (want, got) {
+        (Value::Object(w), Some(Value::Object(g))) => {
+            w.iter().all(|(k, v)| subset(v, g.get(k), sub))
+        }
+        (Value::Array(w), Some(Value::Array(g))) => {
+            w.len() == g.len() && w.iter().zip(g).all(|(a, b)| subset(a, Some(b), sub))
+        }
+        (Value::String(w), Some(Value::String(g))) if w == "@UUID@" => is_uuid(g),
+        (Value::String(w), Some(Value::String(g))) => sub(w) == *g,
+        // `false` stands for null.
+        (Value::Bool(false), None | Some(Value::Null)) => true,
+        (w, Some(g)) => w == g,
+        (_, None) => false,
+    }
+}
+
+fn table(j: &mut Judge<'_>, key: &str, want: &Option<toml::Value>, got: Option<&Value>) {
+    if let Some(w) = want {
+        let w = to_json(w);
+        if !subset(&w, got, j.sub) {
+            j.push(key, &w.to_string(), &show_opt(got));
+        }
+    }
+}
+
+fn has_all(j: &mut Judge<'_>, key: &str, want: &Option<Vec<String>>, text: &str) {
+    for w in want.iter().flatten() {
+        let w = (j.sub)(w);
+        if !text.contains(&w) {
+            j.push(key, &format!("text holding {w:?}"), &format!("{text:?}"));
+        }
+    }
+}
+
+/// Compares `answer` with `x`.
+pub fn judge(j: &mut Judge<'_>, a: &Action, x: &Expect, answer: &Map<String, Value>) {
+    match a {
+        Action::Call(_) => ruling(j, x, answer),
+        Action::Calls(_) => {
+            if let Some(want) = &x.rulings {
+                let want = Value::Array(want.iter().map(to_json).collect());
+                if !subset(&want, answer.get("rulings"), j.sub) {
+                    j.push(
+                        "rulings",
+                        &want.to_string(),
+                        &show_opt(answer.get("rulings")),
+                    );
+                }
+            }
+        }
+        Action::Rule(_) | Action::Load(_) | Action::Restart(_) | Action::Crash(_) => {
+            j.boolean("added", x.added, answer.get("added"));
+            j.boolean("loaded", x.loaded, answer.get("loaded"));
+            j.boolean("died", x.died, answer.get("died"));
+            j.boolean("resumed", x.resumed, answer.get("resumed"));
+            let err = answer
+                .get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            has_all(j, "error", &x.error_has, &err);
+            let notices = answer
+                .get("notices")
+                .map(|v| v.to_string())
+                .unwrap_or_default();
+            has_all(j, "notices", &x.notices_has, &notices);
+        }
+        Action::Jsonl(_) => {
+            let lines = answer
+                .get("lines")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            if let Some(n) = x.count {
+                if lines.len() != n {
+                    j.push("count", &n.to_string(), &lines.len().to_string());
+                }
+            }
+            if let Some(keys) = &x.keys {
+                let mut want = keys.clone();
+                want.sort();
+                for (i, l) in lines.iter().enumerate() {
+                    let got: Vec<String> = l
+                        .as_object()
+                        .map(|o| o.keys().cloned().collect())
+                        .unwrap_or_default();
+                    if got != want {
+                        j.push(
+                            &format!("keys of line {}", i + 1),
+                            &format!("{want:?}"),
+                            &format!("{got:?}"),
+                        );
+                    }
+                }
+            }
+            if let Some(want) = &x.lines {
+                let want = Value::Array(want.iter().map(to_json).collect());
+                if !subset(&want, Some(&Value::Array(lines.clone())), j.sub) {
+                    j.push("lines", &want.to_string(), &Value::Array(lines).to_string());
+                }
+            }
+            let text = answer.get("text").and_then(Value::as_str).unwrap_or("");
+            for l in x.lacks.iter().flatten() {
+                if text.contains(l.as_str()) {
+                    j.push("lacks", &format!("no {l:?}"), "it is there");
+                }
+            }
+        }
+        Action::File(_) => {
+            let text = answer
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            has_all(j, "text", &x.has, &text);
+            for l in x.lacks.iter().flatten() {
+                if text.contains(l.as_str()) {
+                    j.push("lacks", &format!("no {l:?}"), "it is there");
+                }
+            }
+            if x.no_bait == Some(true) && answer.get("bait") == Some(&Value::Bool(true)) {
+                j.push("no_bait", "no planted secret", "a planted secret");
+            }
+        }
+        Action::Pidfile(_) => j.boolean("alive", x.alive, answer.get("alive")),
+    }
+}
+
+fn ruling(j: &mut Judge<'_>, x: &Expect, a: &Map<String, Value>) {
+    for (k, v) in [
+        ("decision", &x.decision),
+        ("stage", &x.stage),
+        ("route", &x.route),
+        ("reason", &x.reason),
+        ("label", &x.label),
+        ("mode", &x.mode),
+        ("mode_source", &x.mode_source),
+    ] {
+        j.string(k, v, a.get(k));
+    }
+    table(j, "source", &x.source, a.get("source"));
+    table(j, "input", &x.input, a.get("input"));
+    if let Some(want) = &x.hooks {
+        let got: Vec<String> = a
+            .get("hooks")
+            .and_then(Value::as_array)
+            .map(|hs| {
+                hs.iter()
+                    .filter(|h| h.get("event").and_then(Value::as_str) == Some("pre_tool_use"))
+                    .map(|h| h.get("code").map_or_else(String::new, show))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if &got != want {
+            j.push("hooks", &format!("{want:?}"), &format!("{got:?}"));
+        }
+    }
+    if let Some(adv) = &x.advice {
+        let got = a.get("advice").and_then(|v| v.get("code"));
+        match adv {
+            toml::Value::Boolean(false) => j.null("advice", got),
+            toml::Value::String(code) => j.string("advice", &Some(code.clone()), got),
+            other => j.push("advice", "a hook code or false", &other.to_string()),
+        }
+    }
+    if let Some(want) = &x.redirects {
+        let want = Value::Array(want.iter().map(to_json).collect());
+        if !subset(&want, a.get("redirects"), j.sub) {
+            j.push(
+                "redirects",
+                &want.to_string(),
+                &show_opt(a.get("redirects")),
+            );
+        }
+    }
+    if let Some(needle) = &x.hook_message_contains {
+        let msg = a
+            .get("source")
+            .and_then(|_| a.get("hooks"))
+            .and_then(Value::as_array)
+            .map(|hs| {
+                hs.iter()
+                    .filter_map(|h| h.get("message").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            })
+            .unwrap_or_default();
+        if !msg.contains(needle.as_str()) {
+            j.push(
+                "hook message",
+                &format!("text holding {needle:?}"),
+                &format!("{msg:?}"),
+            );
+        }
+    }
+}
+
+/// What the runner reads itself for a local step.
+pub fn local(
+    a: &Action,
+    locate: &dyn Fn(&str) -> PathBuf,
+    bait: &dyn Fn(&str) -> bool,
+) -> Map<String, Value> {
+    let mut m = Map::new();
+    match a {
+        Action::Jsonl(p) | Action::File(p) => {
+            let text = std::fs::read_to_string(locate(p)).unwrap_or_default();
+            if matches!(a, Action::Jsonl(_)) {
+                let lines: Vec<Value> = text
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| serde_json::from_str(l).unwrap_or_else(|_| json!({ "(not JSON)": l })))
+                    .collect();
+                m.insert("lines".into(), Value::Array(lines));
+            }
+            m.insert("bait".into(), json!(bait(&text)));
+            m.insert("text".into(), json!(text));
+        }
+        Action::Pidfile(p) => {
+            let pid = std::fs::read_to_string(locate(p)).unwrap_or_default();
+            let pid = pid.trim();
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // Gone, or a zombie waiting to be reaped: dead either way.
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next())
+                .unwrap_or("");
+            m.insert(
+                "alive".into(),
+                json!(!pid.is_empty() && !stat.is_empty() && state != "Z" && state != "X"),
+            );
+            m.insert("pid".into(), json!(pid));
+        }
+        _ => {}
+    }
+    m
+}

@@ -1,0 +1,370 @@
+//! The order's part of a scenario file: its setup fields (`agent`, `agent_file`,
+//! `settings`, `safety`, `state_dir`), its steps (`call`, `calls`, `rule`, `load`,
+//! `restart`, `crash`, and the runner's own `jsonl`, `file`, `pidfile`) and their `expect`
+//! keys.
+
+use serde::de::{Error as _, MapAccess};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The order's `[setup]` fields as written.
+#[derive(Debug, Clone, Default)]
+pub struct SetupPatch {
+    /// The agent file's contents, written by the runner to `R/config/agent.yaml`.
+    pub agent: Option<String>,
+    /// A path to the agent file (a fixture file, placeholders allowed).
+    pub agent_file: Option<String>,
+    /// The settings file's contents, written to `R/config/settings.yaml`.
+    pub settings: Option<String>,
+    /// The person's flag.
+    pub safety: Option<String>,
+    /// The state directory (default `@STATE@`).
+    pub state_dir: Option<String>,
+}
+
+/// The order's setup, resolved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Setup {
+    /// As in [`SetupPatch`].
+    pub agent: Option<String>,
+    /// As in [`SetupPatch`].
+    pub agent_file: Option<String>,
+    /// As in [`SetupPatch`].
+    pub settings: Option<String>,
+    /// As in [`SetupPatch`].
+    pub safety: Option<String>,
+    /// As in [`SetupPatch`].
+    pub state_dir: Option<String>,
+}
+
+/// The setup keys this control owns.
+pub const SETUP_KEYS: &[&str] = &["agent", "agent_file", "settings", "safety", "state_dir"];
+
+impl SetupPatch {
+    /// Reads the value of `key`.
+    pub fn set<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        let v: String = map.next_value()?;
+        match key {
+            "agent" => self.agent = Some(v),
+            "agent_file" => self.agent_file = Some(v),
+            "settings" => self.settings = Some(v),
+            "safety" => self.safety = Some(v),
+            "state_dir" => self.state_dir = Some(v),
+            _ => {
+                return Err(A::Error::custom(format!(
+                    "`{key}` is not an order setup field"
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// `self` with every field written in `over` replaced.
+    pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
+        SetupPatch {
+            agent: over.agent.clone().or_else(|| self.agent.clone()),
+            agent_file: over.agent_file.clone().or_else(|| self.agent_file.clone()),
+            settings: over.settings.clone().or_else(|| self.settings.clone()),
+            safety: over.safety.clone().or_else(|| self.safety.clone()),
+            state_dir: over.state_dir.clone().or_else(|| self.state_dir.clone()),
+        }
+    }
+
+    /// Whether a field that needs `permissions` is written.
+    pub fn needs_capability(&self) -> bool {
+        self.agent.is_some()
+            || self.agent_file.is_some()
+            || self.settings.is_some()
+            || self.safety.is_some()
+            || self.state_dir.is_some()
+    }
+
+    /// The setup.
+    pub fn resolve(&self) -> Setup {
+        Setup {
+            agent: self.agent.clone(),
+            agent_file: self.agent_file.clone(),
+            settings: self.settings.clone(),
+            safety: self.safety.clone(),
+            state_dir: self.state_dir.clone(),
+        }
+    }
+}
+
+/// One call: `{ tool, input, id }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallSpec {
+    /// The tool.
+    pub tool: String,
+    /// A string, or a table of arguments.
+    pub input: toml::Value,
+    /// The call's id.
+    #[serde(default)]
+    pub id: Option<String>,
+}
+
+/// `rule = { list, pattern }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleSpec {
+    /// `allow`, `ask`, `deny`.
+    pub list: String,
+    /// The pattern.
+    pub pattern: String,
+}
+
+/// `load = { agent, agent_file, settings, state_dir }`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadSpec {
+    /// Agent file contents.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Agent file path.
+    #[serde(default)]
+    pub agent_file: Option<String>,
+    /// Settings file contents.
+    #[serde(default)]
+    pub settings: Option<String>,
+    /// A state directory to check.
+    #[serde(default)]
+    pub state_dir: Option<String>,
+}
+
+/// `crash = { at, call | answer | rule }`: arm a crash point, then send a step the
+/// implementation dies in; then restart and resume.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrashSpec {
+    /// `before_rename` or `mid_append`.
+    pub at: String,
+    /// A call to die in.
+    #[serde(default)]
+    pub call: Option<CallSpec>,
+    /// An answer to die in (`family`, `exact`, ...).
+    #[serde(default)]
+    pub answer: Option<String>,
+    /// A session pattern to die in.
+    #[serde(default)]
+    pub rule: Option<RuleSpec>,
+}
+
+/// The action keys this control owns.
+pub const ACTION_KEYS: &[&str] = &[
+    "call", "calls", "rule", "load", "restart", "crash", "jsonl", "file", "pidfile",
+];
+
+/// One step of this control.
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// One call through the order.
+    Call(CallSpec),
+    /// Calls decided at once.
+    Calls(Vec<CallSpec>),
+    /// A pattern added in the session.
+    Rule(RuleSpec),
+    /// Whether files load.
+    Load(LoadSpec),
+    /// End the implementation (`clean` or `kill`), start it again, resume the session.
+    Restart(String),
+    /// Die at a crash point, then resume.
+    Crash(CrashSpec),
+    /// The runner reads a JSON-lines file.
+    Jsonl(String),
+    /// The runner reads a file.
+    File(String),
+    /// The runner reads a pid from a file and looks at the process.
+    Pidfile(String),
+}
+
+/// Reads action `key`.
+pub fn parse<'de, A: MapAccess<'de>>(
+    key: &str,
+    map: &mut A,
+) -> Result<(Action, Vec<String>), A::Error> {
+    let mut problems = Vec::new();
+    let a = match key {
+        "call" => Action::Call(map.next_value()?),
+        "calls" => Action::Calls(map.next_value()?),
+        "rule" => Action::Rule(map.next_value()?),
+        "load" => Action::Load(map.next_value()?),
+        "restart" => {
+            let k: String = map.next_value()?;
+            if k != "clean" && k != "kill" {
+                problems.push(format!("`restart` is `clean` or `kill`, not {k:?}"));
+            }
+            Action::Restart(k)
+        }
+        "crash" => {
+            let c: CrashSpec = map.next_value()?;
+            let inner = [c.call.is_some(), c.answer.is_some(), c.rule.is_some()];
+            if inner.iter().filter(|x| **x).count() != 1 {
+                problems.push("`crash` needs exactly one of `call`, `answer`, `rule`".into());
+            }
+            Action::Crash(c)
+        }
+        "jsonl" => Action::Jsonl(map.next_value()?),
+        "file" => Action::File(map.next_value()?),
+        "pidfile" => Action::Pidfile(map.next_value()?),
+        _ => return Err(A::Error::custom(format!("`{key}` is not an order step"))),
+    };
+    Ok((a, problems))
+}
+
+impl Action {
+    /// A short label for messages.
+    pub fn label(&self) -> String {
+        match self {
+            Action::Call(c) => format!("call {} {}", c.tool, show(&c.input)),
+            Action::Calls(c) => format!("calls ({})", c.len()),
+            Action::Rule(r) => format!("rule {} {:?}", r.list, r.pattern),
+            Action::Load(_) => "load".into(),
+            Action::Restart(k) => format!("restart {k:?}"),
+            Action::Crash(c) => format!("crash at {}", c.at),
+            Action::Jsonl(p) => format!("jsonl {p:?}"),
+            Action::File(p) => format!("file {p:?}"),
+            Action::Pidfile(p) => format!("pidfile {p:?}"),
+        }
+    }
+
+    /// The `expect` keys that apply.
+    pub fn expect_keys(&self) -> &'static [&'static str] {
+        match self {
+            Action::Call(_) => CALL_KEYS,
+            Action::Calls(_) => &["rulings"],
+            Action::Rule(_) => &["added", "error_has"],
+            Action::Load(_) => &["loaded", "error_has"],
+            Action::Restart(_) | Action::Crash(_) => {
+                &["died", "resumed", "error_has", "notices_has"]
+            }
+            Action::Jsonl(_) => &["count", "keys", "lines", "lacks"],
+            Action::File(_) => &["has", "lacks", "no_bait"],
+            Action::Pidfile(_) => &["alive"],
+        }
+    }
+
+    /// Whether the runner answers the step itself from the filesystem.
+    pub fn is_local(&self) -> bool {
+        matches!(
+            self,
+            Action::Jsonl(_) | Action::File(_) | Action::Pidfile(_)
+        )
+    }
+}
+
+fn show(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+const CALL_KEYS: &[&str] = &[
+    "decision",
+    "stage",
+    "route",
+    "reason",
+    "label",
+    "mode",
+    "mode_source",
+    "source",
+    "hooks",
+    "advice",
+    "input",
+    "redirects",
+    "hook_message_contains",
+];
+
+/// Every `expect` key of this control.
+pub const EXPECT_KEYS: &[&str] = &[
+    "stage",
+    "label",
+    "mode",
+    "mode_source",
+    "source",
+    "hooks",
+    "advice",
+    "input",
+    "redirects",
+    "hook_message_contains",
+    "rulings",
+    "added",
+    "error_has",
+    "loaded",
+    "died",
+    "resumed",
+    "notices_has",
+    "count",
+    "keys",
+    "lines",
+    "lacks",
+    "has",
+    "no_bait",
+    "alive",
+];
+
+/// The order's `expect` keys (only those written are checked).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// `allow`, `ask`, `deny`.
+    pub decision: Option<String>,
+    /// The stage.
+    pub stage: Option<String>,
+    /// The route.
+    pub route: Option<String>,
+    /// The reason code.
+    pub reason: Option<String>,
+    /// The label.
+    pub label: Option<String>,
+    /// The mode in force.
+    pub mode: Option<String>,
+    /// Its source.
+    pub mode_source: Option<String>,
+    /// A table every key of which the source must hold.
+    pub source: Option<toml::Value>,
+    /// The codes of every hook run, in order.
+    pub hooks: Option<Vec<String>>,
+    /// The code of the preempting hook's allow, or `false` for none.
+    pub advice: Option<toml::Value>,
+    /// The input after the transforms, exactly.
+    pub input: Option<toml::Value>,
+    /// Each redirection (subset tables), in order.
+    pub redirects: Option<Vec<toml::Value>>,
+    /// A substring of the deciding hook's message.
+    pub hook_message_contains: Option<String>,
+    /// `calls`: each ruling (subset tables), in order.
+    pub rulings: Option<Vec<toml::Value>>,
+    /// `rule`: whether it was added.
+    pub added: Option<bool>,
+    /// Substrings of the one-line error.
+    pub error_has: Option<Vec<String>>,
+    /// `load`: whether the files loaded.
+    pub loaded: Option<bool>,
+    /// `crash`: whether the implementation died.
+    pub died: Option<bool>,
+    /// `restart`, `crash`: whether the session resumed.
+    pub resumed: Option<bool>,
+    /// Substrings of the notices the resumed session reports.
+    pub notices_has: Option<Vec<String>>,
+    /// `jsonl`: the number of lines.
+    pub count: Option<usize>,
+    /// `jsonl`: the exact key set of every line.
+    pub keys: Option<Vec<String>>,
+    /// `jsonl`: each line (subset tables), in order; also fixes the count.
+    pub lines: Option<Vec<toml::Value>>,
+    /// `jsonl`, `file`: strings the file must not hold.
+    pub lacks: Option<Vec<String>>,
+    /// `file`: strings the file must hold.
+    pub has: Option<Vec<String>>,
+    /// `file`: no planted secret in it.
+    pub no_bait: Option<bool>,
+    /// `pidfile`: whether the process is alive.
+    pub alive: Option<bool>,
+}
+
+/// A TOML value as JSON.
+pub fn json(v: &toml::Value) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}

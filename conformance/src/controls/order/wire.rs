@@ -1,0 +1,152 @@
+//! The order's messages of the adapter protocol: the `open` setup fields of `permissions`
+//! and `hooks` (the agent and settings files the runner writes under `R/config`, the state
+//! directory `R/state`) and the requests of its steps, every string through the session's
+//! placeholder substitution.
+
+use serde_json::{json, Map, Value};
+use std::path::Path;
+
+use super::model::{json as to_json, Action, CallSpec, LoadSpec, Setup};
+
+/// Writes `text` to `dir/name` and returns the path. Only into a session's own `R/config`
+/// (an absolute path): a setup built without a session (the schema tests) writes nothing.
+fn write_config(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    if dir.is_absolute() {
+        let _ = std::fs::create_dir_all(dir);
+        // A failure to write shows as the implementation failing to read it.
+        let _ = std::fs::write(&path, text);
+    }
+    path.to_string_lossy().into_owned()
+}
+
+/// The setup fields (sent when the scenario needs `permissions` or `hooks`).
+pub fn setup(
+    s: &Setup,
+    config_dir: &Path,
+    state_dir: &Path,
+    sub: &dyn Fn(&str) -> String,
+) -> Map<String, Value> {
+    let mut m = Map::new();
+    let agent = match (&s.agent, &s.agent_file) {
+        (Some(text), _) => Some(write_config(config_dir, "agent.yaml", &sub(text))),
+        (None, Some(path)) => Some(locate(path, sub)),
+        (None, None) => None,
+    };
+    m.insert("agent_file".into(), json!(agent));
+    let settings = s
+        .settings
+        .as_ref()
+        .map(|text| write_config(config_dir, "settings.yaml", &sub(text)));
+    m.insert("settings_file".into(), json!(settings));
+    m.insert("safety".into(), json!(s.safety));
+    let state = match &s.state_dir {
+        Some(d) => sub(d),
+        None => state_dir.to_string_lossy().into_owned(),
+    };
+    m.insert("state_dir".into(), json!(state));
+    m
+}
+
+/// A path as given: placeholders replaced, a relative one under the workspace.
+fn locate(path: &str, sub: &dyn Fn(&str) -> String) -> String {
+    let p = sub(path);
+    if Path::new(&p).is_absolute() {
+        p
+    } else {
+        sub(&format!("@WORKSPACE@/{p}"))
+    }
+}
+
+fn substitute(v: Value, sub: &dyn Fn(&str) -> String) -> Value {
+    match v {
+        Value::String(s) => Value::String(sub(&s)),
+        Value::Array(a) => Value::Array(a.into_iter().map(|x| substitute(x, sub)).collect()),
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, x)| (k, substitute(x, sub)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+fn call_fields(c: &CallSpec, sub: &dyn Fn(&str) -> String) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("tool".into(), json!(c.tool));
+    m.insert("input".into(), substitute(to_json(&c.input), sub));
+    m.insert("call_id".into(), json!(c.id));
+    m
+}
+
+/// The request of a step that sends one (`call`, `calls`, `rule`, `load`).
+pub fn request(
+    a: &Action,
+    session: &str,
+    config_dir: &Path,
+    sub: &dyn Fn(&str) -> String,
+) -> Option<Map<String, Value>> {
+    let mut m = Map::new();
+    match a {
+        Action::Call(c) => {
+            m.insert("op".into(), json!("call"));
+            m.insert("session".into(), json!(session));
+            m.extend(call_fields(c, sub));
+        }
+        Action::Calls(cs) => {
+            m.insert("op".into(), json!("calls"));
+            m.insert("session".into(), json!(session));
+            let calls: Vec<Value> = cs
+                .iter()
+                .map(|c| Value::Object(call_fields(c, sub)))
+                .collect();
+            m.insert("calls".into(), Value::Array(calls));
+        }
+        Action::Rule(r) => {
+            m.insert("op".into(), json!("rule"));
+            m.insert("session".into(), json!(session));
+            m.insert("list".into(), json!(r.list));
+            m.insert("pattern".into(), json!(sub(&r.pattern)));
+        }
+        Action::Load(l) => {
+            m.insert("op".into(), json!("load"));
+            m.extend(load_fields(l, config_dir, sub));
+        }
+        _ => return None,
+    }
+    Some(m)
+}
+
+fn load_fields(
+    l: &LoadSpec,
+    config_dir: &Path,
+    sub: &dyn Fn(&str) -> String,
+) -> Map<String, Value> {
+    let mut m = Map::new();
+    let agent = match (&l.agent, &l.agent_file) {
+        (Some(text), _) => Some(write_config(config_dir, "agent.yaml", &sub(text))),
+        (None, Some(p)) => Some(locate(p, sub)),
+        _ => None,
+    };
+    m.insert("agent_file".into(), json!(agent));
+    let settings = l
+        .settings
+        .as_ref()
+        .map(|t| write_config(config_dir, "settings.yaml", &sub(t)));
+    m.insert("settings_file".into(), json!(settings));
+    m.insert(
+        "state_dir".into(),
+        json!(l.state_dir.as_ref().map(|d| sub(d))),
+    );
+    m.insert("roots".into(), json!([sub("@WORKSPACE@")]));
+    m
+}
+
+/// The request that arms a crash point.
+pub fn crash_at(session: &str, at: &str) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("op".into(), json!("crash_at"));
+    m.insert("session".into(), json!(session));
+    m.insert("point".into(), json!(at));
+    m
+}

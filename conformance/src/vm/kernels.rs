@@ -1,0 +1,248 @@
+//! `vm-images/kernels.toml`: the kernels of the matrix, their variants, and what each
+//! guest must show. Only reads and plans; fetching is `vm-images/build.py`'s job.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// The whole file.
+#[derive(Debug, Clone, Deserialize)]
+pub struct KernelsFile {
+    /// Shared settings.
+    pub defaults: Defaults,
+    /// Every kernel, in matrix order.
+    #[serde(rename = "kernel")]
+    pub kernels: Vec<Kernel>,
+    /// The named variants.
+    #[serde(rename = "variant", default)]
+    pub variants: BTreeMap<String, Variant>,
+}
+
+/// `[defaults]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Defaults {
+    /// Guest memory.
+    pub memory_mib: u32,
+    /// Seconds before a guest is killed and reported errored.
+    pub timeout_secs: u64,
+}
+
+/// One `[[kernel]]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Kernel {
+    /// `6.1`.
+    pub id: String,
+    /// The Landlock ABI the kernel must declare (0: none).
+    pub landlock_abi: i64,
+    /// Whether user namespaces work on it.
+    pub user_namespaces: bool,
+    /// The fence backend the reference must declare there (`none`: it refuses).
+    #[serde(default = "native")]
+    pub fence_backend: String,
+    /// The variants the matrix runs on it besides `base`.
+    #[serde(default)]
+    pub variants: Vec<String>,
+}
+
+/// One `[variant.NAME]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Variant {
+    /// Added to the kernel command line.
+    #[serde(default)]
+    pub cmdline: Option<String>,
+    /// Written by the guest's init before the suite runs.
+    #[serde(default)]
+    pub sysctl: BTreeMap<String, String>,
+    /// Overrides the kernel's Landlock ABI.
+    #[serde(default)]
+    pub landlock_abi: Option<i64>,
+    /// Overrides the kernel's user namespaces.
+    #[serde(default)]
+    pub user_namespaces: Option<bool>,
+    /// Overrides the kernel's fence backend.
+    #[serde(default)]
+    pub fence_backend: Option<String>,
+}
+
+fn native() -> String {
+    "native".into()
+}
+
+/// The variant every kernel has: the kernel as it boots.
+pub const BASE: &str = "base";
+
+/// One guest to boot: a kernel in a variant, and what it must show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuestPlan {
+    /// The kernel id.
+    pub kernel: String,
+    /// The variant name (`base` or a `[variant.*]` key).
+    pub variant: String,
+    /// Extra kernel command line.
+    pub cmdline: String,
+    /// Sysctls the init sets, `key=value`.
+    pub sysctls: Vec<String>,
+    /// The Landlock ABI the inner run must see (`--expect-landlock-abi`).
+    pub landlock_abi: i64,
+    /// Whether the guest's probe must find user namespaces.
+    pub user_namespaces: bool,
+    /// The backend the inner run must see (`--expect-fence-backend`).
+    pub fence_backend: String,
+}
+
+impl GuestPlan {
+    /// `6.1/userns-off`.
+    pub fn label(&self) -> String {
+        format!("{}/{}", self.kernel, self.variant)
+    }
+}
+
+impl KernelsFile {
+    /// Reads and checks the file; every problem names it.
+    pub fn load(path: &Path) -> Result<KernelsFile, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let file: KernelsFile =
+            toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        for k in &file.kernels {
+            for v in &k.variants {
+                if !file.variants.contains_key(v) {
+                    return Err(format!(
+                        "{}: kernel {} names the variant {v:?}, which no [variant.{v}] declares",
+                        path.display(),
+                        k.id
+                    ));
+                }
+            }
+        }
+        Ok(file)
+    }
+
+    /// The kernel with this id.
+    pub fn kernel(&self, id: &str) -> Result<&Kernel, String> {
+        self.kernels.iter().find(|k| k.id == id).ok_or_else(|| {
+            let known: Vec<_> = self.kernels.iter().map(|k| k.id.as_str()).collect();
+            format!(
+                "--kernel {id}: not in kernels.toml (known: {})",
+                known.join(", ")
+            )
+        })
+    }
+
+    /// The guest for `kernel` in `variant`.
+    pub fn plan(&self, kernel: &str, variant: &str) -> Result<GuestPlan, String> {
+        let k = self.kernel(kernel)?;
+        let v = if variant == BASE {
+            Variant::default()
+        } else {
+            self.variants.get(variant).cloned().ok_or_else(|| {
+                let known: Vec<_> = self.variants.keys().map(String::as_str).collect();
+                format!(
+                    "--variant {variant}: not in kernels.toml (known: base, {})",
+                    known.join(", ")
+                )
+            })?
+        };
+        Ok(GuestPlan {
+            kernel: k.id.clone(),
+            variant: variant.to_string(),
+            cmdline: v.cmdline.clone().unwrap_or_default(),
+            sysctls: v.sysctl.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+            // A kernel without Landlock stays without it whatever the variant says.
+            landlock_abi: v.landlock_abi.unwrap_or(k.landlock_abi).min(k.landlock_abi),
+            user_namespaces: v.user_namespaces.unwrap_or(k.user_namespaces) && k.user_namespaces,
+            fence_backend: v.fence_backend.unwrap_or_else(|| k.fence_backend.clone()),
+        })
+    }
+
+    /// The whole matrix: every kernel in `base` and in each of its declared variants.
+    pub fn matrix(&self) -> Result<Vec<GuestPlan>, String> {
+        let mut plans = Vec::new();
+        for k in &self.kernels {
+            plans.push(self.plan(&k.id, BASE)?);
+            for v in &k.variants {
+                plans.push(self.plan(&k.id, v)?);
+            }
+        }
+        Ok(plans)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file() -> KernelsFile {
+        toml::from_str(
+            r#"
+            [defaults]
+            memory_mib = 512
+            timeout_secs = 60
+            [[kernel]]
+            id = "5.10"
+            suite = "bullseye"
+            package = "p"
+            landlock_abi = 0
+            user_namespaces = true
+            variants = ["both-off"]
+            [[kernel]]
+            id = "6.1"
+            suite = "bookworm"
+            package = "q"
+            landlock_abi = 2
+            user_namespaces = true
+            [variant.both-off]
+            cmdline = "lsm=yama"
+            sysctl = { "user.max_user_namespaces" = "0" }
+            landlock_abi = 0
+            user_namespaces = false
+            fence_backend = "none"
+            "#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_variant_overrides_what_the_guest_must_show() {
+        let f = file();
+        let p = f.plan("6.1", "both-off").unwrap();
+        assert_eq!(p.landlock_abi, 0);
+        assert!(!p.user_namespaces);
+        assert_eq!(p.cmdline, "lsm=yama");
+        assert_eq!(p.sysctls, vec!["user.max_user_namespaces=0".to_string()]);
+        assert_eq!(p.fence_backend, "none");
+        let base = f.plan("6.1", BASE).unwrap();
+        assert_eq!((base.landlock_abi, base.user_namespaces), (2, true));
+        assert_eq!(base.fence_backend, "native");
+    }
+
+    #[test]
+    fn the_matrix_is_every_kernel_in_base_and_its_own_variants() {
+        let labels: Vec<_> = file()
+            .matrix()
+            .unwrap()
+            .iter()
+            .map(GuestPlan::label)
+            .collect();
+        assert_eq!(labels, ["5.10/base", "5.10/both-off", "6.1/base"]);
+    }
+
+    #[test]
+    fn unknown_kernels_and_variants_are_named() {
+        let f = file();
+        assert!(f.plan("4.19", BASE).unwrap_err().contains("--kernel 4.19"));
+        assert!(f
+            .plan("6.1", "nope")
+            .unwrap_err()
+            .contains("--variant nope"));
+    }
+
+    #[test]
+    fn the_shipped_file_loads_and_every_kernel_declares_an_abi() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vm-images/kernels.toml");
+        let f = KernelsFile::load(&path).unwrap();
+        assert!(f.kernels.len() >= 9);
+        assert!(f.matrix().unwrap().len() > f.kernels.len());
+    }
+}

@@ -1,0 +1,347 @@
+//! The merged matrix report: every guest's canonical JSON and JUnit as files, one
+//! Markdown table (guest and user x scenario folder, with counts and times) with every
+//! non-passing scenario and its reason, and `matrix.json`, the same facts for machines.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::guest::{GuestResult, UserRun};
+
+/// Counts of one user's run in one scenario folder.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    errored: usize,
+}
+
+impl Tally {
+    fn add(&mut self, outcome: &str) {
+        match outcome {
+            "passed" => self.passed += 1,
+            "failed" => self.failed += 1,
+            "skipped" => self.skipped += 1,
+            _ => self.errored += 1,
+        }
+    }
+
+    fn cell(self) -> String {
+        let mut parts = vec![format!("{} ok", self.passed)];
+        for (n, word) in [
+            (self.failed, "failed"),
+            (self.errored, "errored"),
+            (self.skipped, "skipped"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {word}"));
+            }
+        }
+        parts.join(", ")
+    }
+}
+
+fn folder(id: &str) -> &str {
+    id.split('/').next().unwrap_or(id)
+}
+
+fn scenarios(report: &Value) -> impl Iterator<Item = &Value> {
+    report
+        .get("scenarios")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+fn tallies(report: &Value) -> BTreeMap<String, Tally> {
+    let mut t: BTreeMap<String, Tally> = BTreeMap::new();
+    for s in scenarios(report) {
+        let id = s.get("id").and_then(Value::as_str).unwrap_or("?");
+        let outcome = s
+            .get("outcome")
+            .and_then(Value::as_str)
+            .unwrap_or("errored");
+        t.entry(folder(id).to_string()).or_default().add(outcome);
+    }
+    t
+}
+
+/// Whether a user's run is green: a report, exit 0, nothing failed or errored.
+pub fn user_green(u: &UserRun) -> bool {
+    u.problem.is_none()
+        && u.exit == Some(0)
+        && u.report.as_ref().is_some_and(|r| {
+            scenarios(r).all(|s| {
+                matches!(
+                    s.get("outcome").and_then(Value::as_str),
+                    Some("passed" | "skipped")
+                )
+            })
+        })
+}
+
+/// Whether the whole guest is green.
+pub fn guest_green(g: &GuestResult) -> bool {
+    g.error.is_none() && !g.users.is_empty() && g.users.iter().all(user_green)
+}
+
+fn suite_secs(u: &UserRun) -> Option<f64> {
+    u.report
+        .as_ref()?
+        .pointer("/runner/duration_ms")?
+        .as_u64()
+        .map(|ms| ms as f64 / 1000.0)
+}
+
+/// Writes each guest's reports into `dir`, then `matrix.md` and `matrix.json`; returns
+/// the Markdown.
+pub fn write(
+    dir: &Path,
+    results: &[GuestResult],
+    command: &str,
+    wall: f64,
+) -> Result<String, String> {
+    let put = |name: String, bytes: &[u8]| {
+        std::fs::write(dir.join(&name), bytes)
+            .map_err(|e| format!("cannot write {}: {e}", dir.join(&name).display()))
+    };
+    for g in results {
+        for u in &g.users {
+            let stem = format!("{}-{}-{}", g.plan.kernel, g.plan.variant, u.user);
+            if let Some(r) = &u.report {
+                let text = serde_json::to_string_pretty(r).expect("a parsed report serializes");
+                put(format!("{stem}.json"), text.as_bytes())?;
+            }
+            if let Some(x) = &u.junit {
+                put(format!("{stem}.xml"), x)?;
+            }
+        }
+    }
+    let md = markdown(results, command, wall);
+    put("matrix.md".into(), md.as_bytes())?;
+    let summary = summary_json(results, command, wall);
+    put(
+        "matrix.json".into(),
+        serde_json::to_string_pretty(&summary)
+            .expect("the summary serializes")
+            .as_bytes(),
+    )?;
+    Ok(md)
+}
+
+fn folders(results: &[GuestResult]) -> Vec<String> {
+    let mut all: Vec<String> = results
+        .iter()
+        .flat_map(|g| g.users.iter())
+        .filter_map(|u| u.report.as_ref())
+        .flat_map(|r| tallies(r).into_keys())
+        .collect();
+    all.sort();
+    all.dedup();
+    all
+}
+
+/// The Markdown view.
+pub fn markdown(results: &[GuestResult], command: &str, wall: f64) -> String {
+    let folders = folders(results);
+    let mut md = String::new();
+    let green = results.iter().filter(|g| guest_green(g)).count();
+    let _ = writeln!(
+        md,
+        "# Kernel matrix\n\n`{command}`: {green} of {} guests green, {wall:.0} s wall.\n",
+        results.len()
+    );
+    let _ = write!(md, "| kernel | variant | user | Landlock | ");
+    for f in &folders {
+        let _ = write!(md, "{f} | ");
+    }
+    let _ = writeln!(md, "boot s | suite s |");
+    let _ = write!(md, "|---|---|---|---|");
+    for _ in &folders {
+        let _ = write!(md, "---|");
+    }
+    let _ = writeln!(md, "---|---|");
+    for g in results {
+        let boot = g
+            .boot
+            .map_or("-".to_string(), |d| format!("{:.1}", d.as_secs_f64()));
+        if g.users.iter().all(|u| u.report.is_none()) {
+            let reason = g.error.clone().unwrap_or_else(|| "no report".into());
+            let _ = writeln!(
+                md,
+                "| {} | {} | - | {} | errored: {} |{} {boot} | - |",
+                g.plan.kernel,
+                g.plan.variant,
+                g.plan.landlock_abi,
+                cell_text(&reason),
+                " |".repeat(folders.len().saturating_sub(1))
+            );
+            continue;
+        }
+        for u in &g.users {
+            let t = u.report.as_ref().map(tallies).unwrap_or_default();
+            let _ = write!(
+                md,
+                "| {} | {} | {} | {} | ",
+                g.plan.kernel, g.plan.variant, u.user, g.plan.landlock_abi
+            );
+            for f in &folders {
+                let cell = t.get(f).map_or("-".into(), |t| t.cell());
+                let _ = write!(md, "{cell} | ");
+            }
+            let suite = suite_secs(u).map_or("-".into(), |s| format!("{s:.0}"));
+            let _ = writeln!(md, "{boot} | {suite} |");
+        }
+    }
+    let mut problems = String::new();
+    for g in results {
+        if let Some(e) = &g.error {
+            let _ = writeln!(
+                problems,
+                "- **{}** (guest): errored: {}",
+                g.plan.label(),
+                cell_text(e)
+            );
+        }
+        for u in &g.users {
+            for s in u.report.iter().flat_map(scenarios) {
+                let outcome = s.get("outcome").and_then(Value::as_str).unwrap_or("?");
+                if outcome == "passed" {
+                    continue;
+                }
+                let id = s.get("id").and_then(Value::as_str).unwrap_or("?");
+                let reason = s.get("reason").and_then(Value::as_str).unwrap_or("");
+                let _ = writeln!(
+                    problems,
+                    "- {} {} `{id}`: {outcome}: {}",
+                    g.plan.label(),
+                    u.user,
+                    cell_text(reason)
+                );
+            }
+        }
+    }
+    if !problems.is_empty() {
+        let _ = writeln!(md, "\n## Every scenario that did not pass\n\n{problems}");
+    }
+    md
+}
+
+fn cell_text(s: &str) -> String {
+    let one: String = s.replace(['\n', '\r'], " ").replace('|', "\\|");
+    if one.chars().count() > 300 {
+        one.chars().take(300).collect::<String>() + "..."
+    } else {
+        one
+    }
+}
+
+fn summary_json(results: &[GuestResult], command: &str, wall: f64) -> Value {
+    let guests: Vec<Value> = results
+        .iter()
+        .map(|g| {
+            json!({
+                "kernel": g.plan.kernel,
+                "variant": g.plan.variant,
+                "release": g.release,
+                "landlock_abi": g.plan.landlock_abi,
+                "user_namespaces": g.plan.user_namespaces,
+                "green": guest_green(g),
+                "error": g.error,
+                "boot_secs": g.boot.map(|d| d.as_secs_f64()),
+                "total_secs": g.total.as_secs_f64(),
+                "users": g.users.iter().map(|u| json!({
+                    "user": u.user,
+                    "exit": u.exit,
+                    "problem": u.problem,
+                    "suite_secs": suite_secs(u),
+                    "summary": u.report.as_ref().and_then(|r| r.get("summary")).cloned(),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({"command": command, "wall_secs": wall, "guests": guests})
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::vm::kernels::GuestPlan;
+
+    fn plan() -> GuestPlan {
+        GuestPlan {
+            kernel: "6.1".into(),
+            variant: "base".into(),
+            cmdline: String::new(),
+            sysctls: vec![],
+            landlock_abi: 2,
+            user_namespaces: true,
+            fence_backend: "native".into(),
+        }
+    }
+
+    fn user(outcomes: &[(&str, &str)]) -> UserRun {
+        let scenarios: Vec<Value> = outcomes
+            .iter()
+            .map(|(id, o)| json!({"id": id, "outcome": o, "reason": format!("why {id}")}))
+            .collect();
+        UserRun {
+            user: "root".into(),
+            exit: Some(0),
+            report: Some(json!({"scenarios": scenarios, "runner": {"duration_ms": 4000}})),
+            junit: None,
+            problem: None,
+        }
+    }
+
+    fn guest(users: Vec<UserRun>, error: Option<&str>) -> GuestResult {
+        GuestResult {
+            plan: plan(),
+            release: Some("6.1.0".into()),
+            boot: Some(Duration::from_secs(3)),
+            total: Duration::from_secs(10),
+            error: error.map(String::from),
+            users,
+            console: "c".into(),
+        }
+    }
+
+    #[test]
+    fn counts_per_folder_and_every_non_passing_scenario_with_its_reason() {
+        let g = guest(
+            vec![user(&[
+                ("fence/a", "passed"),
+                ("fence/b", "failed"),
+                ("gate/c", "skipped"),
+            ])],
+            None,
+        );
+        let md = markdown(std::slice::from_ref(&g), "vm --all", 12.0);
+        assert!(
+            md.contains("| 6.1 | base | root | 2 | 1 ok, 1 failed | 0 ok, 1 skipped | 3.0 | 4 |"),
+            "{md}"
+        );
+        assert!(md.contains("`fence/b`: failed: why fence/b"));
+        assert!(md.contains("`gate/c`: skipped: why gate/c"));
+        assert!(!md.contains("`fence/a`"));
+        assert!(!guest_green(&g));
+    }
+
+    #[test]
+    fn an_errored_guest_is_a_row_with_its_reason_and_never_green() {
+        let g = guest(vec![], Some("hung: no power-off within 600 s"));
+        let md = markdown(std::slice::from_ref(&g), "vm", 1.0);
+        assert!(md.contains("errored: hung"), "{md}");
+        assert!(!guest_green(&g));
+        let ok = guest(vec![user(&[("fence/a", "passed")])], None);
+        assert!(guest_green(&ok));
+        let mut exit1 = user(&[("fence/a", "passed")]);
+        exit1.exit = Some(1);
+        assert!(!guest_green(&guest(vec![exit1], None)));
+    }
+}

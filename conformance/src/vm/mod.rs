@@ -1,0 +1,334 @@
+//! `gatehouse-conform vm`: the same suite inside QEMU on the kernels of
+//! `vm-images/kernels.toml`, as root and as an unprivileged user, and the merged matrix
+//! report. Images come from `vm-images/build.py` (fetched and cached by content); this
+//! module plans the guests, boots them a few at a time, and reports. It never links the
+//! reference either: inside the guest the ordinary `run` talks to `gatehouse adapter`.
+
+mod guest;
+mod kernels;
+mod matrix;
+mod serial;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+pub use guest::Users;
+use guest::{Boot, GuestResult, Watch};
+use kernels::{GuestPlan, KernelsFile, BASE};
+
+use crate::{exit, locate};
+
+/// The `vm` command's arguments.
+#[derive(Debug, clap::Args)]
+pub struct VmArgs {
+    /// The kernel to boot (an id of vm-images/kernels.toml, e.g. 6.1); repeatable.
+    #[arg(long = "kernel", value_name = "ID", required_unless_present = "all")]
+    kernels: Vec<String>,
+    /// The variant of each --kernel (base, or a [variant.*] of kernels.toml).
+    #[arg(long, value_name = "NAME", default_value = BASE, conflicts_with = "all")]
+    variant: String,
+    /// The whole matrix: every kernel in base and in the variants kernels.toml lists for it.
+    #[arg(long, conflicts_with = "kernels")]
+    all: bool,
+    /// Guests booted at once [default: the machine's cores; each guest has one vCPU].
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Who runs the suite inside each guest.
+    #[arg(long, value_enum, default_value = "both")]
+    user: Users,
+    /// Where the reports go: each guest's JSON and JUnit, its console log, matrix.md and
+    /// matrix.json.
+    #[arg(long, value_name = "DIR", default_value = "reports/vm")]
+    out_dir: PathBuf,
+    /// Seconds before a guest is killed and reported errored [default: kernels.toml's].
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<u64>,
+    /// The vm-images directory [default: ./vm-images, else the workspace's].
+    #[arg(long, value_name = "DIR")]
+    images: Option<PathBuf>,
+    /// Options for the `run` inside each guest (any `run` option but the report ones,
+    /// --scenarios, --spec and the --expect-* checks, which the guest sets), e.g.
+    /// `--filter fence/ --step-timeout 30`.
+    #[arg(
+        value_name = "RUN_OPTIONS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    run_args: Vec<String>,
+}
+
+/// The inner run's `--step-timeout` under TCG unless one is given.
+const TCG_STEP_TIMEOUT_SECS: u64 = 60;
+
+/// Options the guest sets itself; passing them through would contradict it.
+const GUEST_OWNED: &[&str] = &[
+    "--format",
+    "--out",
+    "--json-out",
+    "--scenarios",
+    "--spec",
+    "--expect-landlock-abi",
+    "--expect-fence-backend",
+];
+
+/// Runs the `vm` command. `check_run` validates the pass-through options with the real
+/// `run` parser, so a typo is caught here rather than after a boot.
+pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Result<i32, String> {
+    let started = Instant::now();
+    for a in &args.run_args {
+        let flag = a.split('=').next().unwrap_or(a);
+        if GUEST_OWNED.contains(&flag) {
+            return Err(format!(
+                "{flag}: the guest sets this itself; the vm command writes its reports to --out-dir"
+            ));
+        }
+    }
+    if let Some(a) = args.run_args.iter().find(|a| a.contains('\n')) {
+        return Err(format!(
+            "{a:?}: an option for the inner run cannot hold a newline"
+        ));
+    }
+    check_run(&args.run_args)?;
+    let images =
+        locate::dir(args.images.as_deref(), "vm-images", "--images").map_err(|e| e.to_string())?;
+    let file = KernelsFile::load(&images.join("kernels.toml"))?;
+    let plans: Vec<GuestPlan> = if args.all {
+        file.matrix()?
+    } else {
+        args.kernels
+            .iter()
+            .map(|k| file.plan(k, &args.variant))
+            .collect::<Result<_, _>>()?
+    };
+    let accel = match std::env::var("GATEHOUSE_ACCEL").as_deref() {
+        Ok("kvm") => "kvm".to_string(),
+        Ok("tcg") | Err(_) => "tcg".to_string(),
+        Ok(other) => return Err(format!("GATEHOUSE_ACCEL={other}: use tcg or kvm")),
+    };
+    let qemu = PathBuf::from(
+        std::env::var_os("GATEHOUSE_QEMU").unwrap_or_else(|| "qemu-system-x86_64".into()),
+    );
+    prerequisites(&qemu)?;
+    std::fs::create_dir_all(&args.out_dir)
+        .map_err(|e| format!("cannot create {}: {e}", args.out_dir.display()))?;
+    let out_dir = args
+        .out_dir
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", args.out_dir.display()))?;
+    let mut ids: Vec<String> = plans.iter().map(|p| p.kernel.clone()).collect();
+    ids.dedup();
+    let built = build_images(&images, &ids)?;
+    let timeout = Duration::from_secs(args.timeout.unwrap_or(file.defaults.timeout_secs));
+    let boots: VecDeque<Boot> = plans
+        .into_iter()
+        .map(|plan| {
+            let (vmlinuz, initramfs) = built[&plan.kernel].clone();
+            let mut run_args = args.run_args.clone();
+            let mut env = Vec::new();
+            if accel == "tcg" && !run_args.iter().any(|a| a.starts_with("--step-timeout")) {
+                // TCG runs a guest 10 to 50 times slower than the host: the runner's
+                // per-answer bound and the adapter's deadline for one command (8 s by
+                // default, made for a host) are widened together, the second below the
+                // first as on a host.
+                run_args.push("--step-timeout".into());
+                run_args.push(TCG_STEP_TIMEOUT_SECS.to_string());
+                env.push(format!(
+                    "GATEHOUSE_RUN_TIMEOUT={}",
+                    TCG_STEP_TIMEOUT_SECS - 10
+                ));
+            }
+            run_args.push("--expect-landlock-abi".into());
+            run_args.push(plan.landlock_abi.to_string());
+            run_args.push("--expect-fence-backend".into());
+            run_args.push(plan.fence_backend.clone());
+            Boot {
+                plan,
+                vmlinuz,
+                initramfs,
+                memory_mib: file.defaults.memory_mib,
+                timeout,
+                users: args.user,
+                run_args,
+                env,
+                accel: accel.clone(),
+                qemu: qemu.clone(),
+                dir: out_dir.clone(),
+            }
+        })
+        .collect();
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, boots.len().max(1));
+    eprintln!(
+        "vm: {} guest(s), {jobs} at a time, {accel}, suite as {}; reports in {}",
+        boots.len(),
+        args.user.names().join(" and "),
+        out_dir.display()
+    );
+    let results = run_all(boots, jobs);
+    let command = command_line();
+    let md = matrix::write(
+        &out_dir,
+        &results,
+        &command,
+        started.elapsed().as_secs_f64(),
+    )?;
+    print!("{md}");
+    Ok(if results.iter().all(matrix::guest_green) {
+        exit::SUCCESS
+    } else {
+        exit::FAILURE
+    })
+}
+
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    format!("gatehouse-conform {}", args.join(" "))
+}
+
+fn prerequisites(qemu: &Path) -> Result<(), String> {
+    let found = Command::new(qemu)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    match found {
+        Ok(s) if s.success() => Ok(()),
+        _ => Err(format!(
+            "{} is not installed (apt-get install qemu-system-x86)",
+            qemu.display()
+        )),
+    }
+}
+
+/// Runs `vm-images/build.py image ID...` (its progress goes to stderr) and reads the
+/// kernel and initramfs paths it prints, one JSON object per kernel.
+fn build_images(
+    images: &Path,
+    ids: &[String],
+) -> Result<BTreeMap<String, (PathBuf, PathBuf)>, String> {
+    let script = images.join("build.py");
+    let mut child = Command::new("python3")
+        .arg(&script)
+        .arg("image")
+        .args(ids)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot run python3 {}: {e}", script.display()))?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut built = BTreeMap::new();
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line.map_err(|e| format!("{}: {e}", script.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&line)
+            .map_err(|e| format!("{}: not JSON ({e}): {line}", script.display()))?;
+        let get = |k: &str| {
+            v.get(k)
+                .and_then(serde_json::Value::as_str)
+                .map(PathBuf::from)
+        };
+        let (Some(id), Some(kernel), Some(ramfs)) = (
+            v.get("id").and_then(serde_json::Value::as_str),
+            get("vmlinuz"),
+            get("initramfs"),
+        ) else {
+            return Err(format!(
+                "{}: an incomplete answer: {line}",
+                script.display()
+            ));
+        };
+        built.insert(id.to_string(), (kernel, ramfs));
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err(format!("building the images failed ({status}); see above"));
+    }
+    if let Some(missing) = ids.iter().find(|id| !built.contains_key(*id)) {
+        return Err(format!(
+            "{} built no image for kernel {missing}",
+            script.display()
+        ));
+    }
+    Ok(built)
+}
+
+/// Progress lines on stderr, one writer at a time.
+struct Stderr {
+    started: Instant,
+    lock: Mutex<()>,
+}
+
+impl Watch for Stderr {
+    fn line(&self, label: &str, text: &str) {
+        let _held = self.lock.lock();
+        eprintln!(
+            "[{:>6.1} s] {label:<18} {text}",
+            self.started.elapsed().as_secs_f64()
+        );
+    }
+}
+
+fn run_all(boots: VecDeque<Boot>, jobs: usize) -> Vec<GuestResult> {
+    let order: Vec<String> = boots.iter().map(|b| b.plan.label()).collect();
+    // Long guests first, so that the short ones (where the fence refuses and most of
+    // the enforcement tier is skipped) fill the gaps at the end.
+    let mut boots: Vec<Boot> = boots.into();
+    boots.sort_by_key(|b| b.plan.fence_backend == "none");
+    let queue = Mutex::new(VecDeque::from(boots));
+    let done = Mutex::new(Vec::new());
+    let watch = Stderr {
+        started: Instant::now(),
+        lock: Mutex::new(()),
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let Some(boot) = queue.lock().expect("queue lock").pop_front() else {
+                    break;
+                };
+                let result = guest::run(&boot, &watch);
+                watch.line(&boot.plan.label(), &verdict(&result));
+                done.lock().expect("results lock").push(result);
+            });
+        }
+    });
+    let mut results = done.into_inner().expect("results lock");
+    results.sort_by_key(|r| order.iter().position(|l| *l == r.plan.label()));
+    results
+}
+
+fn verdict(r: &GuestResult) -> String {
+    if let Some(e) = &r.error {
+        return format!(
+            "ERRORED after {:.0} s: {e} (console: {})",
+            r.total.as_secs_f64(),
+            r.console.display()
+        );
+    }
+    let users: Vec<String> = r
+        .users
+        .iter()
+        .map(|u| {
+            let s = u.report.as_ref().and_then(|r| r.get("summary"));
+            let n = |k: &str| {
+                s.and_then(|s| s.get(k))
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(0)
+            };
+            format!(
+                "{}: {} passed, {} failed, {} skipped, {} errored",
+                u.user,
+                n("passed"),
+                n("failed"),
+                n("skipped"),
+                n("errored")
+            )
+        })
+        .collect();
+    format!("{} in {:.0} s", users.join("; "), r.total.as_secs_f64())
+}

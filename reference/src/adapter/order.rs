@@ -1,0 +1,177 @@
+//! The translator of capabilities `permissions` and `hooks` (and the records they keep):
+//! turns an `open` setup into a [`GuardedSession`], which every tool call of the session
+//! goes through (`decide` of the gate included), and translates the steps `call`,
+//! `calls`, `rule`, `load` and `crash_at` into one library call each.
+//!
+//! Touches the filesystem only to read the files a setup names and, where the runner
+//! names no state directory, to make a private one for the session.
+
+use super::wire::{field, WireError};
+use gatehouse::config::{AgentFile, SettingsFile};
+use gatehouse::gate::GateConfig;
+use gatehouse::order::{GuardedSession, Ruling, SessionConfig};
+use gatehouse::permissions::{List, Mode};
+use gatehouse::records::crash::{arm, CrashPoint};
+use gatehouse::records::StateDir;
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+/// The setup fields of `permissions` and `hooks`.
+pub const SETUP_FIELDS: &[&str] = &[
+    "agent_file",
+    "settings_file",
+    "safety",
+    "state_dir",
+    "resume",
+];
+
+/// The input object of a call: a string becomes the tool's one text argument.
+pub fn input_object(tool: &str, input: &Value) -> Value {
+    match input {
+        Value::String(s) => {
+            let key = match tool {
+                "shell" => "cmd",
+                "execute_code" => "code",
+                _ => "input",
+            };
+            json!({ key: s })
+        }
+        other => other.clone(),
+    }
+}
+
+/// The state directory a session without one named gets: private, under the system's
+/// temporary directory (outside every workspace the runner makes).
+fn private_state_dir(session: &str) -> PathBuf {
+    let n = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    std::env::temp_dir().join(format!(
+        "gatehouse-state-{}-{session}-{n}",
+        std::process::id()
+    ))
+}
+
+/// A session name usable as a record folder.
+fn folder(session: &str) -> String {
+    session
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Builds the guarded session an `open` request describes.
+pub fn open_session(
+    session: &str,
+    setup: &Map<String, Value>,
+    gate: GateConfig,
+    grants: Vec<gatehouse::gate::Grant>,
+) -> Result<GuardedSession, WireError> {
+    let agent_file: Option<PathBuf> = field(setup, "agent_file")?;
+    let settings_file: Option<PathBuf> = field(setup, "settings_file")?;
+    let safety: Option<String> = field(setup, "safety")?;
+    let state_dir: Option<PathBuf> = field(setup, "state_dir")?;
+    let resume: bool = field(setup, "resume")?.unwrap_or(false);
+    let flag = match safety.as_deref() {
+        None => None,
+        Some(s) => Some(
+            Mode::parse(s)
+                .ok_or_else(|| WireError::unsupported(format!("unknown safety mode {s:?}")))?,
+        ),
+    };
+    let agent = agent_file
+        .map(|f| AgentFile::load(&f))
+        .transpose()
+        .map_err(|e| WireError::refused(e.to_string()))?;
+    let settings = settings_file
+        .map(|f| SettingsFile::load(&f))
+        .transpose()
+        .map_err(|e| WireError::refused(e.to_string()))?;
+    let workspace = gate.workspace.clone();
+    let config = SessionConfig {
+        id: folder(session),
+        gate,
+        agent,
+        settings,
+        flag,
+        state_dir: state_dir.unwrap_or_else(|| private_state_dir(&folder(session))),
+        roots: vec![workspace],
+        grants,
+        trust: None,
+        resume,
+    };
+    GuardedSession::open(config).map_err(|e| WireError::refused(e.to_string()))
+}
+
+/// `load`: reads the files an `open` would read and checks the state directory, and says
+/// whether they load, with the one line of the first error.
+pub fn load(request: &Map<String, Value>) -> Result<Map<String, Value>, WireError> {
+    let agent_file: Option<PathBuf> = field(request, "agent_file")?;
+    let settings_file: Option<PathBuf> = field(request, "settings_file")?;
+    let state_dir: Option<PathBuf> = field(request, "state_dir")?;
+    let roots: Vec<PathBuf> = field(request, "roots")?.unwrap_or_default();
+    let outcome: Result<(), String> = (|| {
+        if let Some(f) = &agent_file {
+            AgentFile::load(f).map_err(|e| e.to_string())?;
+        }
+        if let Some(f) = &settings_file {
+            SettingsFile::load(f).map_err(|e| e.to_string())?;
+        }
+        if let Some(d) = &state_dir {
+            let roots: Vec<&Path> = roots.iter().map(PathBuf::as_path).collect();
+            StateDir::open(d, &roots).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    })();
+    let mut m = Map::new();
+    m.insert("loaded".into(), json!(outcome.is_ok()));
+    m.insert("error".into(), json!(outcome.err()));
+    Ok(m)
+}
+
+/// The answer fields of a ruling.
+pub fn ruling_fields(r: &Ruling) -> Map<String, Value> {
+    let mut m = match serde_json::to_value(r) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    // The mode as two plain fields.
+    m.insert("mode".into(), json!(r.mode.mode.name()));
+    m.insert("mode_source".into(), json!(r.mode.source.name()));
+    m
+}
+
+/// `rule`: adds a pattern in the session.
+pub fn rule(
+    s: &mut GuardedSession,
+    list: &str,
+    pattern: &str,
+) -> Result<Map<String, Value>, WireError> {
+    let list = match list {
+        "allow" => List::Allow,
+        "ask" => List::Ask,
+        "deny" => List::Deny,
+        other => return Err(WireError::unsupported(format!("unknown list {other:?}"))),
+    };
+    let added = s
+        .add_rule(list, pattern)
+        .map_err(|e| WireError::error(e.to_string()))?;
+    let mut m = Map::new();
+    m.insert("added".into(), json!(added.is_ok()));
+    m.insert("error".into(), json!(added.err().map(|e| e.to_string())));
+    Ok(m)
+}
+
+/// `crash_at`: arms a crash point of the records.
+pub fn crash_at(point: &str) -> Result<Map<String, Value>, WireError> {
+    let p: CrashPoint = serde_json::from_value(json!(point))
+        .map_err(|_| WireError::unsupported(format!("unknown crash point {point:?}")))?;
+    arm(p);
+    Ok(Map::new())
+}

@@ -1,0 +1,377 @@
+//! The protected paths of the workspace roots: one list and one rule, shared by the fence
+//! (read-only inside the jail, existing or not: FENCE-PROTECT-6, FENCE-PROTECT-7) and by
+//! the file tools (`write` and `edit` refused with `protected`: PATH-WRITE-7).
+//!
+//! The list is the fixed names at every workspace root ([`PROTECTED`]) plus the places the
+//! person's git would read configuration, hooks or a repository's location from, found on
+//! the host's files: the directory a `.git` file names, the common directory its
+//! `commondir` names, every `core.hooksPath` of the repository's, the global and the
+//! system configuration, and every file an `include.path` or `includeIf.*.path` names.
+//! A place outside every writable root needs no protection (it is read-only or hidden).
+//!
+//! Reads files only; never writes, never runs git.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Names protected at every workspace root, existing or not. `.git` whole (its config,
+/// hooks, `commondir`, `worktrees/`, `modules/` and the index all steer a later host git),
+/// `HEAD` because with `objects/` and `refs/` it makes the root itself a bare repository
+/// once `.git` is no repository, `.gatehouse` because it is the agent's own configuration.
+pub const PROTECTED: [&str; 3] = [".git", "HEAD", ".gatehouse"];
+
+/// How deep `include.path` chains are followed (git itself stops at 10).
+const MAX_INCLUDE_DEPTH: usize = 10;
+
+/// One protected path: a writable root and a path relative to it (normal components only).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Protected {
+    /// The writable root the path lies in.
+    pub root: PathBuf,
+    /// The path below the root.
+    pub rel: PathBuf,
+    /// A file git reads (an included configuration file): made an empty file, not an
+    /// empty directory, when it is missing.
+    pub file: bool,
+}
+
+/// Every protected path of a session: [`PROTECTED`] at each workspace root, then what git
+/// would read at each of them. `writable` is every writable root (workspaces and scratch),
+/// canonical; `home` is the person's home (for `~/.gitconfig` and `~/` in values).
+pub fn discover(
+    workspaces: &[PathBuf],
+    writable: &[PathBuf],
+    home: Option<&Path>,
+) -> Vec<Protected> {
+    let mut out = Vec::new();
+    for w in workspaces {
+        for name in PROTECTED {
+            out.push(Protected {
+                root: w.clone(),
+                rel: PathBuf::from(name),
+                file: false,
+            });
+        }
+        for (target, file) in git_targets(w, home) {
+            if let Some(mut p) = place(&target, writable) {
+                p.file = file;
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out.dedup_by(|a, b| a.root == b.root && a.rel == b.rel);
+    // A path beneath another protected path of the same root is covered by it.
+    let all = out.clone();
+    out.retain(|p| {
+        !all.iter()
+            .any(|q| q != p && q.root == p.root && p.rel.starts_with(&q.rel))
+    });
+    out
+}
+
+/// Whether the physical path `path` lies at or beneath a protected path of `list`.
+pub fn covers(list: &[Protected], path: &Path) -> bool {
+    let path = normalize(path);
+    list.iter().any(|p| path.starts_with(p.root.join(&p.rel)))
+}
+
+/// The absolute places git reads configuration, hooks or a repository location from for
+/// a working tree at `root`, beyond `root/.git` itself; `true` marks a file.
+pub fn git_targets(root: &Path, home: Option<&Path>) -> Vec<(PathBuf, bool)> {
+    let mut targets = Vec::new();
+    let dot_git = root.join(".git");
+    let git_dir = match std::fs::symlink_metadata(&dot_git) {
+        Ok(m) if m.is_file() => match gitfile_target(&dot_git) {
+            Some(g) => {
+                targets.push((g.clone(), false));
+                Some(g)
+            }
+            None => None,
+        },
+        Ok(m) if m.is_dir() => Some(dot_git.clone()),
+        _ => None,
+    };
+    let mut configs: Vec<PathBuf> = Vec::new();
+    if let Some(g) = &git_dir {
+        if let Ok(text) = std::fs::read_to_string(g.join("commondir")) {
+            let c = absolute_from(g, text.trim_end_matches(['\n', '\r']));
+            targets.push((c.clone(), false));
+            configs.push(c.join("config"));
+        }
+        configs.push(g.join("config"));
+        configs.push(g.join("config.worktree"));
+    }
+    if let Some(h) = home {
+        configs.push(h.join(".gitconfig"));
+        match std::env::var_os("XDG_CONFIG_HOME") {
+            Some(x) if !x.is_empty() => configs.push(PathBuf::from(x).join("git/config")),
+            _ => configs.push(h.join(".config/git/config")),
+        }
+    }
+    configs.push(PathBuf::from("/etc/gitconfig"));
+    let mut seen = Vec::new();
+    for file in configs {
+        read_config(&file, root, home, 0, &mut seen, &mut targets);
+    }
+    targets.sort();
+    targets.dedup();
+    targets
+}
+
+/// The directory a `.git` file names (`gitdir: PATH`, relative to the file's directory).
+fn gitfile_target(file: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().next()?;
+    let rest = line.strip_prefix("gitdir:")?.trim();
+    if rest.is_empty() {
+        return None;
+    }
+    Some(absolute_from(file.parent()?, rest))
+}
+
+/// Read one configuration file: record the `core.hooksPath` values and follow includes.
+fn read_config(
+    file: &Path,
+    worktree: &Path,
+    home: Option<&Path>,
+    depth: usize,
+    seen: &mut Vec<PathBuf>,
+    targets: &mut Vec<(PathBuf, bool)>,
+) {
+    if depth > MAX_INCLUDE_DEPTH || seen.iter().any(|s| s == file) {
+        return;
+    }
+    seen.push(file.to_path_buf());
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return;
+    };
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    for (section, key, value) in entries(&text) {
+        let section = section.to_ascii_lowercase();
+        let key = key.to_ascii_lowercase();
+        if section == "core" && key == "hookspath" {
+            targets.push((expand(&value, worktree, home), false));
+        } else if (section == "include" || section.starts_with("includeif")) && key == "path" {
+            let included = expand(&value, dir, home);
+            targets.push((included.clone(), true));
+            read_config(&included, worktree, home, depth + 1, seen, targets);
+        }
+    }
+}
+
+/// A value of a path-valued key: `~/` is the home, relative is relative to `base`.
+fn expand(value: &str, base: &Path, home: Option<&Path>) -> PathBuf {
+    if let (Some(rest), Some(h)) = (value.strip_prefix("~/"), home) {
+        return normalize(&h.join(rest));
+    }
+    absolute_from(base, value)
+}
+
+fn absolute_from(base: &Path, value: &str) -> PathBuf {
+    let p = Path::new(value);
+    normalize(&if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    })
+}
+
+/// Resolve `..` and `.` lexically, then the symlinks of the longest prefix that exists,
+/// so that a target is compared where it lands on disk.
+fn normalize(p: &Path) -> PathBuf {
+    let mut lexical = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                lexical.pop();
+            }
+            Component::CurDir => {}
+            other => lexical.push(other.as_os_str()),
+        }
+    }
+    let mut existing = lexical.clone();
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&existing) {
+            let mut out = real;
+            for r in rest.iter().rev() {
+                out.push(r);
+            }
+            return out;
+        }
+        match (
+            existing.file_name().map(|n| n.to_os_string()),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => return lexical,
+        }
+    }
+}
+
+/// The writable root `target` lies strictly beneath, and the path below it.
+fn place(target: &Path, writable: &[PathBuf]) -> Option<Protected> {
+    writable.iter().find_map(|root| {
+        let rel = target.strip_prefix(root).ok()?;
+        if rel.as_os_str().is_empty()
+            || !rel.components().all(|c| matches!(c, Component::Normal(_)))
+        {
+            return None;
+        }
+        Some(Protected {
+            root: root.clone(),
+            rel: rel.to_path_buf(),
+            file: false,
+        })
+    })
+}
+
+/// The entries of a git configuration file: (section with subsection, key, value). Enough
+/// of git-config(1)'s syntax for the path-valued keys: sections `[a]`, `[a "b"]` and
+/// `[a.b]`, comments, quoted values with escapes, and line continuations.
+fn entries(text: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    let mut section = String::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let mut l = line.trim_start().to_string();
+        if l.starts_with('[') {
+            let Some(end) = l.find(']') else { continue };
+            let head = l[1..end].trim().to_string();
+            section = match head.split_once(char::is_whitespace) {
+                Some((name, sub)) => format!("{name}.{}", sub.trim().trim_matches('"')),
+                None => head,
+            };
+            l = l[end + 1..].trim_start().to_string();
+            if l.is_empty() {
+                continue;
+            }
+        }
+        if l.is_empty() || l.starts_with('#') || l.starts_with(';') {
+            continue;
+        }
+        let (key, raw) = match l.split_once('=') {
+            Some((k, v)) => (k.trim().to_string(), v.to_string()),
+            None => (l.trim().to_string(), String::from("true")),
+        };
+        let mut raw = raw;
+        while raw.trim_end().ends_with('\\') && !raw.trim_end().ends_with("\\\\") {
+            let t = raw.trim_end();
+            raw = t[..t.len() - 1].to_string();
+            match lines.next() {
+                Some(next) => raw.push_str(next),
+                None => break,
+            }
+        }
+        out.push((section.clone(), key, value_of(&raw)));
+    }
+    out
+}
+
+/// A value with git's quoting: `"..."` keeps spaces, `\"`, `\\`, `\n`, `\t` escape, `#`
+/// and `;` outside quotes start a comment.
+fn value_of(raw: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    let mut chars = raw.trim().chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => quoted = !quoted,
+            '\\' => match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('b') => {
+                    out.pop();
+                }
+                Some(o) => out.push(o),
+                None => {}
+            },
+            '#' | ';' if !quoted => break,
+            o => out.push(o),
+        }
+    }
+    if quoted {
+        out
+    } else {
+        out.trim_end().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_syntax() {
+        let e = entries(
+            "[core]\n\thooksPath = .husky/_ # comment\n[include]\n  path = \"../a b\"\n[includeIf \"gitdir:~/w/\"]\npath=x\n[Core]hooksPath=y\n",
+        );
+        assert_eq!(
+            e,
+            vec![
+                ("core".into(), "hooksPath".into(), ".husky/_".into()),
+                ("include".into(), "path".into(), "../a b".into()),
+                ("includeIf.gitdir:~/w/".into(), "path".into(), "x".into()),
+                ("Core".into(), "hooksPath".into(), "y".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn git_places_inside_the_root_are_found() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        std::fs::create_dir_all(root.join(".repo/main")).unwrap();
+        std::fs::write(root.join(".git"), "gitdir: .repo/main\n").unwrap();
+        std::fs::write(
+            root.join(".repo/main/config"),
+            "[core]\n\thooksPath = .husky/_\n[include]\n\tpath = ../../local.cfg\n",
+        )
+        .unwrap();
+        std::fs::write(root.join(".repo/main/commondir"), "../common\n").unwrap();
+        let list = discover(
+            std::slice::from_ref(&root),
+            std::slice::from_ref(&root),
+            None,
+        );
+        let rels: Vec<&Path> = list.iter().map(|p| p.rel.as_path()).collect();
+        for want in [
+            ".git",
+            "HEAD",
+            ".gatehouse",
+            ".repo/main",
+            ".repo/common",
+            ".husky/_",
+            "local.cfg",
+        ] {
+            assert!(rels.contains(&Path::new(want)), "{want} in {rels:?}");
+        }
+        assert!(covers(&list, &root.join(".repo/main/hooks/pre-commit")));
+        assert!(covers(&list, &root.join("sub/../.git/config")));
+        assert!(!covers(&list, &root.join("src/a.js")));
+        assert!(!covers(&list, &root.join(".gitignore")));
+    }
+
+    #[test]
+    fn places_outside_every_writable_root_are_left_alone() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap().join("ws");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(
+            root.join(".git/config"),
+            "[core]\n\thooksPath = /usr/share/hooks\n",
+        )
+        .unwrap();
+        let list = discover(
+            std::slice::from_ref(&root),
+            std::slice::from_ref(&root),
+            None,
+        );
+        assert_eq!(list.len(), PROTECTED.len());
+    }
+}

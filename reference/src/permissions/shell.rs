@@ -1,0 +1,305 @@
+//! How a `shell` line is read for patterns (PERM-SHELL-1 to -7). A condition on `cmd` is
+//! tested against several readings of the line, built from the gate's own reading of it
+//! ([`crate::gate::words`]): no second shell parser.
+//!
+//! - **Deny and ask** patterns match when **any** reading matches: the whole line as
+//!   written; each simple command (split by [`simple_commands`] at `;` `&&` `||` `|` `&`
+//!   newline, `$(`, `)`, backticks and braces, quoted or not) as written; each simple
+//!   command with quotes removed, leading assignments and redirections skipped and the
+//!   program named by its last path component; the same after a leading run of options
+//!   (`git -c x=y push` is also read `git push`); after a wrapper (`sudo`, `env`,
+//!   `nice -n 5`, `sh -c`, ...) every later word as the start of a command; and every
+//!   quoted argument of a wrapper re-read as a line of its own (`sh -c 'a && rm -rf x'`).
+//! - **Allow** patterns approve only when **every** simple command, with quotes removed
+//!   and nothing else changed, matches an allow pattern: a chain is approved only if each
+//!   of its parts is, and a program spelled by a path is not the program of that name.
+//!
+//! Normalising widens what a deny catches and narrows what an allow approves, so either
+//! mistake can only make the order ask or refuse more.
+//!
+//! Pure text processing: touches nothing.
+
+use crate::gate::lists::{basename, is_danger_wrapper};
+use crate::gate::words::{simple_commands, Words};
+use std::borrow::Cow;
+
+use super::glob::fold_text;
+
+/// How deep quoted wrapper arguments are re-read before the reading gives up.
+pub const MAX_DEPTH: usize = 8;
+
+/// The readings of one shell line, folded to lower case for matching.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Readings {
+    /// Every text a deny or ask pattern is tried against (the whole line first).
+    pub any: Vec<String>,
+    /// One text per simple command, each of which an allow pattern must match.
+    pub every: Vec<String>,
+    /// The line nests wrappers deeper than [`MAX_DEPTH`]: what lies below was not read,
+    /// so every deny pattern on `cmd` counts as matched and no allow approves.
+    pub too_deep: bool,
+}
+
+impl Readings {
+    /// Reads `line`.
+    pub fn of(line: &str) -> Readings {
+        let mut r = Readings::default();
+        push_unique(&mut r.any, fold_text(line));
+        for command in simple_commands(line) {
+            let words: Vec<Cow<'_, str>> = Words::lenient(command)
+                .filter_map(|w| w.ok().map(|w| w.text))
+                .collect();
+            if words.is_empty() {
+                continue;
+            }
+            let joined = fold_text(&words.join(" "));
+            read_command(command, &words, Some(&joined), 0, &mut r);
+            r.every.push(joined);
+        }
+        if let Some(respelled) = crate::gate::danger::respell(line) {
+            read_into(&respelled, 0, &mut r);
+        }
+        r
+    }
+}
+
+fn push_unique(v: &mut Vec<String>, s: String) {
+    if !s.is_empty() && !v.contains(&s) {
+        v.push(s);
+    }
+}
+
+/// Adds the deny/ask readings of `line` at nesting `depth`.
+fn read_into(line: &str, depth: usize, r: &mut Readings) {
+    if depth > MAX_DEPTH {
+        r.too_deep = true;
+        return;
+    }
+    for command in simple_commands(line) {
+        let words: Vec<Cow<'_, str>> = Words::lenient(command)
+            .filter_map(|w| w.ok().map(|w| w.text))
+            .collect();
+        read_command(command, &words, None, depth, r);
+    }
+}
+
+/// Adds the deny/ask readings of one simple command, read as `words`.
+fn read_command(
+    command: &str,
+    words: &[Cow<'_, str>],
+    joined: Option<&str>,
+    depth: usize,
+    r: &mut Readings,
+) {
+    let trimmed = command.trim_matches([' ', '\t']);
+    if trimmed.is_empty() {
+        return;
+    }
+    // The text as written differs from the words joined only where quoting, escapes or
+    // runs of blanks are: skip the copy otherwise.
+    let plain = !trimmed.contains(['\'', '"', '\\', '\t']) && !trimmed.contains("  ");
+    if !plain {
+        push_unique(&mut r.any, fold_text(trimmed));
+    }
+    let start = command_index(words);
+    if start >= words.len() {
+        return;
+    }
+    match joined {
+        Some(j) => push_unique(&mut r.any, j.to_string()),
+        None => push_unique(&mut r.any, fold_text(&words.join(" "))),
+    }
+    let renamed = basename(&words[start]).len() != words[start].len();
+    if start > 0 || renamed {
+        add_command(&words[start..], r);
+    } else {
+        add_options_dropped(&words[start..], r);
+    }
+    if is_danger_wrapper(&words[start]) {
+        // The wrapper's own options and arguments cannot be told from the command it
+        // runs without knowing each wrapper: every later word may start it.
+        for j in start + 1..words.len() {
+            add_command(&words[j..], r);
+        }
+        for w in &words[start + 1..] {
+            if w.contains([' ', '\t', ';', '&', '|', '\n']) {
+                read_into(w, depth + 1, r);
+            }
+        }
+    }
+}
+
+/// Adds the normalised readings of a command starting at `words[0]`: the program by its
+/// last path component, then its arguments; and the same with a leading run of options
+/// (each with at most one value) dropped in every length.
+fn add_command(words: &[Cow<'_, str>], r: &mut Readings) {
+    let Some((program, args)) = words.split_first() else {
+        return;
+    };
+    let program = basename(program);
+    let mut s = String::from(program);
+    for w in args {
+        s.push(' ');
+        s.push_str(w);
+    }
+    push_unique(&mut r.any, fold_text(&s));
+    add_options_dropped(words, r);
+}
+
+/// Adds the readings of a command with a leading run of options dropped (PERM-SHELL-4).
+fn add_options_dropped(words: &[Cow<'_, str>], r: &mut Readings) {
+    let Some((program, args)) = words.split_first() else {
+        return;
+    };
+    let program = basename(program);
+    let join = |rest: &[Cow<'_, str>]| {
+        let mut s = String::from(program);
+        for w in rest {
+            s.push(' ');
+            s.push_str(w);
+        }
+        fold_text(&s)
+    };
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') && args[i].len() > 1 {
+        i += 1;
+        push_unique(&mut r.any, join(&args[i..]));
+        if i + 1 < args.len() && !args[i].starts_with('-') {
+            i += 1;
+            push_unique(&mut r.any, join(&args[i..]));
+        }
+    }
+}
+
+/// The index of the command word: past leading assignments (`NAME=value`) and
+/// redirections (`>out`, `2> out`).
+fn command_index(words: &[Cow<'_, str>]) -> usize {
+    let mut i = 0;
+    while let Some(w) = words.get(i) {
+        if is_assignment(w) {
+            i += 1;
+        } else if let Some(rest) = redirection_rest(w) {
+            i += if rest.is_empty() { 2 } else { 1 };
+        } else {
+            break;
+        }
+    }
+    i
+}
+
+fn is_assignment(word: &str) -> bool {
+    match word.split_once('=') {
+        Some((name, _)) => {
+            let mut chars = name.chars();
+            matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+                && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        }
+        None => false,
+    }
+}
+
+fn redirection_rest(word: &str) -> Option<&str> {
+    let after_digits = word.trim_start_matches(|c: char| c.is_ascii_digit());
+    if !after_digits.starts_with(['<', '>']) && !after_digits.starts_with("&>") {
+        return None;
+    }
+    Some(after_digits.trim_start_matches(['<', '>', '|', '&']))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    fn any_starts(line: &str, prefix: &str) -> bool {
+        Readings::of(line).any.iter().any(|r| r.starts_with(prefix))
+    }
+
+    #[rstest]
+    #[case("rm -rf x")]
+    #[case("RM -rf x")]
+    #[case("echo hi && rm -rf x")]
+    #[case("echo hi&&rm -rf x")]
+    #[case("echo hi; rm x")]
+    #[case("echo hi | rm x")]
+    #[case("echo hi & rm x")]
+    #[case("echo hi\nrm x")]
+    #[case("echo $(rm x)")]
+    #[case("echo \"$(rm x)\"")]
+    #[case("echo `rm x`")]
+    #[case("(rm x)")]
+    #[case("{ rm x; }")]
+    #[case("/bin/rm x")]
+    #[case("/usr/bin/rm -rf x")]
+    #[case("\"rm\" -rf x")]
+    #[case("\\rm -rf x")]
+    #[case("r'm' x")]
+    #[case("nice rm -rf x")]
+    #[case("nice -n 5 rm -rf x")]
+    #[case("timeout 5 rm x")]
+    #[case("sudo -u root rm x")]
+    #[case("env X=1 rm x")]
+    #[case("X=1 rm x")]
+    #[case(">log rm x")]
+    #[case("sh -c 'rm -rf x'")]
+    #[case("bash -lc 'echo a && rm -rf x'")]
+    #[case("sh -c \"sh -c 'rm x'\"")]
+    #[case("xargs rm")]
+    #[case("find . -exec rm {} +")]
+    #[case("$'\\x72m' -rf x")]
+    #[case("rm${IFS}-rf x")]
+    fn deny_readings_find_rm(#[case] line: &str) {
+        assert!(
+            any_starts(line, "rm"),
+            "{line}: {:?}",
+            Readings::of(line).any
+        );
+    }
+
+    #[rstest]
+    #[case("git -c x=y push", "git push")]
+    #[case("git -C dir push origin", "git push origin")]
+    #[case("/usr/bin/git push", "git push")]
+    #[case("git --no-pager push", "git push")]
+    fn global_options_before_a_subcommand_are_read_through(#[case] line: &str, #[case] r: &str) {
+        assert!(
+            Readings::of(line).any.iter().any(|x| x == r),
+            "{:?}",
+            Readings::of(line).any
+        );
+    }
+
+    #[rstest]
+    #[case("echo rm -rf x")]
+    #[case("grep rm notes.txt")]
+    #[case("git commit -m 'rm -rf build'")]
+    #[case("ls -la")]
+    fn ordinary_arguments_are_not_commands(#[case] line: &str) {
+        assert!(
+            !any_starts(line, "rm"),
+            "{line}: {:?}",
+            Readings::of(line).any
+        );
+    }
+
+    #[rstest]
+    #[case("echo hi", &["echo hi"])]
+    #[case("echo hi && rm x", &["echo hi", "rm x"])]
+    #[case("\"echo\" 'a  b'", &["echo a  b"])]
+    #[case("/bin/echo hi", &["/bin/echo hi"])]
+    #[case("X=1 echo hi", &["x=1 echo hi"])]
+    #[case("echo $(id)", &["echo $", "id"])]
+    fn every_part_must_be_allowed(#[case] line: &str, #[case] every: &[&str]) {
+        assert_eq!(Readings::of(line).every, every);
+    }
+
+    #[test]
+    fn nesting_too_deep_is_flagged() {
+        let mut line = "rm x".to_string();
+        for _ in 0..12 {
+            line = format!("sh -c '{}'", line.replace('\'', "'\\''"));
+        }
+        assert!(Readings::of(&line).too_deep);
+        assert!(!Readings::of("sh -c 'sh -c \"rm x\"'").too_deep);
+    }
+}
