@@ -61,7 +61,7 @@ pub fn load(inputs: &Inputs<'_>, flags: &Layer) -> Result<Choices, String> {
     let mut trusted = inputs.trust_project;
     if !inputs.no_files {
         if let Some(uf) = &inputs.user_file {
-            if let Some(p) = file::load(uf).map_err(|e| e.to_string())? {
+            if let Some(p) = user_file_parsed(uf, &mut s)? {
                 let layer = Layer::from_file(&p, FileKind::User, inputs.home, inputs.project)
                     .map_err(|e| e.to_string())?;
                 let project = std::fs::canonicalize(inputs.project).ok();
@@ -100,6 +100,27 @@ pub fn load(inputs: &Inputs<'_>, flags: &Layer) -> Result<Choices, String> {
     }
     s.apply(flags);
     s.finish()
+}
+
+/// The user's file, parsed; `None` when there is none, or when it cannot be read by this
+/// user at all (`$HOME` belongs to someone else: a command run as another uid with the
+/// caller's `HOME`), which is passed over and said in the provenance, as git passes over
+/// its own files under an inaccessible `$HOME` (`ACCESS_EACCES_OK` in git's `config.c`).
+/// Passing over can only narrow: the user's file is where projects are trusted.
+fn user_file_parsed(uf: &Path, s: &mut Choices) -> Result<Option<file::Parsed>, String> {
+    match file::load(uf) {
+        Ok(p) => Ok(p),
+        Err(FileError::Read { source, .. })
+            if source.kind() == std::io::ErrorKind::PermissionDenied =>
+        {
+            s.files.push((
+                uf.to_path_buf(),
+                Some(format!("cannot be read by this user ({source})")),
+            ));
+            Ok(None)
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 #[cfg(test)]

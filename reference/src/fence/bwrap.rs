@@ -19,6 +19,27 @@ fn push(args: &mut Vec<OsString>, items: &[&std::ffi::OsStr]) {
     args.extend(items.iter().map(|s| s.to_os_string()));
 }
 
+/// Hide `path` ([`Step::Mask`]): an empty read-only tmpfs over a directory; the null
+/// device over a file (bubblewrap's --ro-bind is nodev: it cannot be opened there).
+fn mask(args: &mut Vec<OsString>, path: &Path, dir: bool) {
+    let p = path.as_os_str();
+    if dir {
+        push(
+            args,
+            &[
+                "--perms".as_ref(),
+                "0755".as_ref(),
+                "--tmpfs".as_ref(),
+                p,
+                "--remount-ro".as_ref(),
+                p,
+            ],
+        );
+    } else {
+        push(args, &["--ro-bind".as_ref(), "/dev/null".as_ref(), p]);
+    }
+}
+
 /// The arguments before `--`, in bubblewrap's order of application.
 pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     let mut a: Vec<OsString> = Vec::new();
@@ -57,22 +78,7 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
                 &mut a,
                 &["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()],
             ),
-            // bubblewrap's --ro-bind is nodev: the null device bound there cannot be opened.
-            Step::Mask { path, dir: false } => push(
-                &mut a,
-                &["--ro-bind".as_ref(), "/dev/null".as_ref(), path.as_os_str()],
-            ),
-            Step::Mask { path, dir: true } => push(
-                &mut a,
-                &[
-                    "--perms".as_ref(),
-                    "0755".as_ref(),
-                    "--tmpfs".as_ref(),
-                    path.as_os_str(),
-                    "--remount-ro".as_ref(),
-                    path.as_os_str(),
-                ],
-            ),
+            Step::Mask { path, dir } => mask(&mut a, path, *dir),
             Step::Symlink { target, path } => push(
                 &mut a,
                 &["--symlink".as_ref(), target.as_os_str(), path.as_os_str()],
@@ -140,25 +146,9 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
         );
     }
     // Hidden paths last of the tree, as in the native plan.
-    let system_binds: Vec<PathBuf> = layout
-        .system
-        .iter()
-        .filter_map(|s| match s {
-            Step::BindReadOnly { path } => Some(path.clone()),
-            _ => None,
-        })
-        .collect();
-    for step in super::plan::hide_steps(policy, &system_binds) {
-        if let Step::Hide { path } = step {
-            let p = path.as_os_str();
-            if std::fs::metadata(&path)
-                .map(|m| m.is_dir())
-                .unwrap_or(false)
-            {
-                push(&mut a, &["--tmpfs".as_ref(), p, "--remount-ro".as_ref(), p]);
-            } else {
-                push(&mut a, &["--ro-bind".as_ref(), "/dev/null".as_ref(), p]);
-            }
+    for step in super::plan::hide_steps(policy, &layout.system) {
+        if let Step::Mask { path, dir } = step {
+            mask(&mut a, &path, dir);
         }
     }
     push(

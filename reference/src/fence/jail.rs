@@ -313,7 +313,8 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 }
             }
             // Root-only objects below a bound /etc entry: jailed root is the host's uid 0,
-            // so their modes are no barrier (FENCE-JAIL-17).
+            // so their modes are no barrier (FENCE-JAIL-17). Hidden paths too, last of the
+            // tree, after the roots and protections they may lie below (FENCE-PATHS-1).
             Step::Mask { path, dir } => {
                 let dst = under(new_root, path);
                 if *dir {
@@ -410,29 +411,6 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             Step::Protect { root, rel } => protect(new_root, root, rel)
                 .map_err(named(&root.join(rel)))
                 .map_err(fail)?,
-            // Last of the tree, after the roots and protections it may lie below: an empty
-            // read-only tmpfs over a hidden directory, the host's /dev/null read-only over
-            // a hidden file, so nothing of it is readable inside.
-            Step::Hide { path } => {
-                let dst = under(new_root, path);
-                let is_dir = std::fs::symlink_metadata(&dst)
-                    .map(|m| m.is_dir())
-                    .map_err(named(path))
-                    .map_err(fail)?;
-                if is_dir {
-                    mount::tmpfs(&dst, "0555", ro)
-                        .map_err(named(path))
-                        .map_err(fail)?;
-                } else {
-                    let null = old_root.join("dev/null");
-                    mount::bind(&null, &dst)
-                        .map_err(named(path))
-                        .map_err(fail)?;
-                    mount::remount_bind(&dst, ro)
-                        .map_err(named(path))
-                        .map_err(fail)?;
-                }
-            }
             // Once every mount point exists: nothing new can be created in the root.
             Step::SealRoot => mount::remount_readonly_fs(new_root).map_err(fail)?,
             // Into the new root; the host's tree is detached, not merely hidden.

@@ -73,11 +73,13 @@ pub enum Step {
         /// The path (source outside, destination inside).
         path: PathBuf,
     },
-    /// Hide a root-only object below a bound `/etc` entry (FENCE-JAIL-17): a directory
-    /// under an empty read-only tmpfs, a file under the null device on a `nodev` mount
-    /// (opening it fails).
+    /// Hide an object of a visible tree: a directory under an empty read-only tmpfs, a
+    /// file under the null device on a `nodev` mount (opening it fails). Two uses: a
+    /// root-only object below a bound `/etc` entry (FENCE-JAIL-17), among the system
+    /// binds; a path the person hid (`--hide`, FENCE-PATHS-1), last of the tree so that
+    /// nothing bound later can uncover it.
     Mask {
-        /// The path (inside a read-only bind).
+        /// The path (inside a bind).
         path: PathBuf,
         /// Whether it is a directory.
         dir: bool,
@@ -113,13 +115,6 @@ pub enum Step {
         root: PathBuf,
         /// The protected path, relative to the root.
         rel: PathBuf,
-    },
-    /// Hide a path of a visible tree: an empty read-only tmpfs over a directory, the
-    /// host's `/dev/null` read-only over anything else. Last of the tree, so nothing
-    /// bound later can uncover it.
-    Hide {
-        /// The path.
-        path: PathBuf,
     },
     /// Remount the new root's tmpfs read-only.
     SealRoot,
@@ -169,8 +164,7 @@ impl Step {
             | Step::Dev { .. }
             | Step::Tmpfs { .. }
             | Step::BindReadWrite { .. }
-            | Step::Protect { .. }
-            | Step::Hide { .. } => 7,
+            | Step::Protect { .. } => 7,
             Step::SealRoot => 8,
             Step::PivotRoot => 9,
             Step::SealDevices { .. } | Step::CoverProc { .. } | Step::Hostname { .. } => 10,
@@ -199,7 +193,6 @@ impl Step {
             Step::Tmpfs { .. } => "tmpfs",
             Step::BindReadWrite { .. } => "bind-read-write",
             Step::Protect { .. } => "protect",
-            Step::Hide { .. } => "hide",
             Step::SealRoot => "seal-root",
             Step::PivotRoot => "pivot-root",
             Step::SealDevices { .. } => "seal-devices",
@@ -219,8 +212,7 @@ impl Step {
             | Step::Mask { path, .. }
             | Step::Symlink { path, .. }
             | Step::Tmpfs { path }
-            | Step::BindReadWrite { path }
-            | Step::Hide { path } => Some(path.clone()),
+            | Step::BindReadWrite { path } => Some(path.clone()),
             Step::Proc => Some(PathBuf::from("/proc")),
             Step::Dev { .. } => Some(PathBuf::from("/dev")),
             Step::Protect { root, rel } => Some(root.join(rel)),
@@ -241,12 +233,12 @@ pub enum Action {
     },
     /// Run the probe's legs inside this very jail, after its last setup step, hand the
     /// report to the launcher and run the command only on its go (see
-    /// [`super::probe::Preflight`]).
+    /// [`Preflight`]).
     CheckedExec {
         /// The command and its arguments.
         argv: Vec<String>,
         /// The legs' directories and the two descriptors to the launcher.
-        preflight: super::probe::Preflight,
+        preflight: Preflight,
         /// The `allow-list` network mode: listen on the jail's loopback and hand the
         /// listening socket to the launcher, whose proxy serves it.
         #[serde(default)]
@@ -261,6 +253,22 @@ pub enum Action {
         /// A writable directory.
         inside: PathBuf,
     },
+}
+
+/// The legs of one command's own jail (the `checked-exec` action): they run inside the
+/// very jail that runs the command, after its last setup step, and the command starts
+/// only once the launcher has judged the files from outside and said go.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Preflight {
+    /// A read-only directory outside every writable root, holding [`super::probe::VICTIM`].
+    pub outside: PathBuf,
+    /// A writable directory (inside the session's scratch).
+    pub inside: PathBuf,
+    /// The descriptor the helper writes its [`super::probe::LegReport`] to, then closes.
+    pub report_fd: i32,
+    /// The descriptor the helper reads the launcher's [`super::probe::GO`] from.
+    pub go_fd: i32,
 }
 
 /// Where the jail listens for its proxy, and the socket it hands the listener over.
@@ -319,11 +327,17 @@ impl Fault {
     }
 }
 
-/// The hidden paths that a visible tree of the jail holds (a system bind, a read-only
-/// path, a writable root), as [`Step::Hide`] steps; one outside every visible tree is
-/// absent already and needs no step.
-pub fn hide_steps(policy: &Policy, system_binds: &[PathBuf]) -> Vec<Step> {
-    let mut visible: Vec<PathBuf> = system_binds.to_vec();
+/// The hidden paths that a visible tree of the jail holds (a system bind among `system`,
+/// a read-only path, a writable root), as [`Step::Mask`] steps; one outside every visible
+/// tree is absent already and needs no step.
+pub fn hide_steps(policy: &Policy, system: &[Step]) -> Vec<Step> {
+    let mut visible: Vec<PathBuf> = system
+        .iter()
+        .filter_map(|s| match s {
+            Step::BindReadOnly { path } => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
     visible.extend(policy.read_only.iter().cloned());
     visible.extend(policy.writable_roots());
     let mut hidden = policy.hidden.clone();
@@ -332,7 +346,12 @@ pub fn hide_steps(policy: &Policy, system_binds: &[PathBuf]) -> Vec<Step> {
     hidden
         .into_iter()
         .filter(|h| visible.iter().any(|v| h.starts_with(v) && h != v))
-        .map(|path| Step::Hide { path })
+        .map(|path| Step::Mask {
+            dir: std::fs::symlink_metadata(&path)
+                .map(|m| m.is_dir())
+                .unwrap_or(false),
+            path,
+        })
         .collect()
 }
 
@@ -485,14 +504,7 @@ impl Plan {
             Step::StageRoot,
             Step::NewRoot,
         ]);
-        let system_binds: Vec<PathBuf> = layout
-            .system
-            .iter()
-            .filter_map(|s| match s {
-                Step::BindReadOnly { path } => Some(path.clone()),
-                _ => None,
-            })
-            .collect();
+        let hidden = hide_steps(policy, &layout.system);
         steps.extend(layout.system);
         steps.push(Step::Proc);
         steps.push(Step::Dev {
@@ -515,7 +527,7 @@ impl Plan {
                 rel: p.rel,
             });
         }
-        steps.extend(hide_steps(policy, &system_binds));
+        steps.extend(hidden);
         steps.extend([
             Step::SealRoot,
             Step::PivotRoot,
@@ -653,7 +665,6 @@ impl Plan {
                 | Step::Mask { path, .. }
                 | Step::BindReadWrite { path }
                 | Step::Tmpfs { path }
-                | Step::Hide { path }
                 | Step::Symlink { path, .. } => vec![path.as_path()],
                 Step::CoverProc { paths } => {
                     if let Some(p) = paths.iter().find(|p| !p.starts_with("/proc")) {
@@ -720,7 +731,7 @@ impl Plan {
                         && dest.starts_with(earlier);
                     // A protection or a hidden path narrows what lies below a writable
                     // root; everything else there is jailed code's to redirect.
-                    let is_protect = matches!(step, Step::Protect { .. } | Step::Hide { .. });
+                    let is_protect = matches!(step, Step::Protect { .. } | Step::Mask { .. });
                     if (under_rw && !is_protect) || under_special {
                         return Err(err(
                             i,

@@ -287,21 +287,8 @@ pub(crate) fn tempdir() -> std::io::Result<std::path::PathBuf> {
     }
 }
 
-/// The legs of one command's own jail (the `checked-exec` action): they run inside the
-/// very jail that runs the command, after its last setup step, and the command starts
-/// only once the launcher has judged the files from outside and said go.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Preflight {
-    /// A read-only directory outside every writable root, holding [`VICTIM`].
-    pub outside: PathBuf,
-    /// A writable directory (inside the session's scratch).
-    pub inside: PathBuf,
-    /// The descriptor the helper writes its [`LegReport`] to, then closes.
-    pub report_fd: i32,
-    /// The descriptor the helper reads the launcher's [`GO`] from.
-    pub go_fd: i32,
-}
+/// The legs of one command's own jail travel in its plan.
+pub use super::plan::Preflight;
 
 /// The byte that lets a checked command start; anything else, or the pipe closing, means
 /// the jail was refused and nothing runs.

@@ -5,51 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
+use super::env::never_passes;
 use crate::choices::Choices;
 
 /// An environment: names and values.
 pub type Env = Vec<(String, String)>;
-
-/// Parts of a name that make a variable look like a secret (compared in upper case).
-const SECRET_PARTS: [&str; 8] = [
-    "KEY",
-    "TOKEN",
-    "SECRET",
-    "PASS",
-    "CREDENTIAL",
-    "AUTH",
-    "COOKIE",
-    "PRIVATE",
-];
-/// Prefixes of credential-bearing variables (compared in upper case).
-const SECRET_PREFIXES: [&str; 16] = [
-    "AWS_",
-    "AZURE_",
-    "GOOGLE_",
-    "GCP_",
-    "ANTHROPIC_",
-    "OPENAI_",
-    "GEMINI_",
-    "HF_",
-    "GITHUB_",
-    "GH_",
-    "GITLAB_",
-    "NPM_",
-    "DOCKER_",
-    "SSH_AUTH_SOCK",
-    "GPG_AGENT_INFO",
-    "DBUS_SESSION_BUS_ADDRESS",
-];
-
-/// Whether a variable's name looks like a secret: the scrub's rule for names that never
-/// pass on their own (FENCE-ENV-8), so naming one with `--pass-env` is refused and only
-/// `--pass-secret-env` passes it.
-pub fn looks_secret(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    SECRET_PARTS.iter().any(|p| upper.contains(p))
-        || SECRET_PREFIXES.iter().any(|p| upper.starts_with(p))
-        || upper == "KRB5CCNAME"
-}
 
 /// Names the fence itself sets, which no choice may override.
 const FENCE_OWNED: [&str; 2] = ["HOME", "TMPDIR"];
@@ -80,7 +40,7 @@ pub fn apply_env(
     };
     for v in &s.pass_env {
         owned(&v.value, &v.source)?;
-        if looks_secret(&v.value) {
+        if never_passes(&v.value) {
             return Err(format!(
                 "--pass-env {} ({}): the name looks like a secret; pass it on purpose with --pass-secret-env {}",
                 v.value, v.source, v.value
@@ -94,7 +54,7 @@ pub fn apply_env(
         owned(&v.value, &v.source)?;
         if let Some((_, val)) = parent.iter().find(|(k, _)| *k == v.value) {
             set(&mut env, &v.value, val);
-            if looks_secret(&v.value) {
+            if never_passes(&v.value) {
                 secrets.push(v.value.clone());
             }
         }
@@ -102,7 +62,7 @@ pub fn apply_env(
     for v in &s.set_env {
         owned(&v.value.0, &v.source)?;
         set(&mut env, &v.value.0, &v.value.1);
-        if looks_secret(&v.value.0) {
+        if never_passes(&v.value.0) {
             secrets.push(v.value.0.clone());
         }
     }
@@ -205,16 +165,6 @@ mod tests {
         let (env, secrets) = apply_env(vec![], &parent(), &s).unwrap();
         assert!(env.contains(&("NPM_TOKEN".into(), "npm_secret".into())));
         assert_eq!(secrets, ["NPM_TOKEN"]);
-    }
-
-    #[rstest::rstest]
-    #[case("npm_token")]
-    #[case("LC_API_KEY")]
-    #[case("MY_PASSWORD")]
-    #[case("AWS_REGION")]
-    #[case("SSH_AUTH_SOCK")]
-    fn respelled_secret_names_look_secret(#[case] name: &str) {
-        assert!(looks_secret(name), "{name}");
     }
 
     #[test]

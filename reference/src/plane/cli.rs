@@ -172,6 +172,11 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         req.trust_project_config,
         req.no_config,
     )?;
+    for (file, why) in &settings.files {
+        if let Some(why) = why {
+            eprintln!("gatehouse exec: ignored {}: {why}", file.display());
+        }
+    }
     if settings.network.value == NetworkMode::Host {
         return Err(format!(
             "network mode `host` ({}): not available in this build of the reference, which refuses rather than run with a network it cannot hold (use `off` or `allow-list`)",
