@@ -92,26 +92,37 @@ impl fmt::Display for NetworkMode {
     }
 }
 
-/// One layer of choices: a file or the command line. Unset scalars are `None`.
+/// Choices with their sources: one layer (a file or the command line, `N` an optional
+/// network mode, unset when the layer does not say) or their merge ([`Choices`], the mode
+/// always set). The lists are the same in both.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Layer {
+pub struct Chosen<N> {
     /// `network.mode` / `--network`.
-    pub network: Option<Sourced<NetworkMode>>,
-    /// `network.allow-domains` / `--allow-domain`.
+    pub network: N,
+    /// `network.allow-domains` / `--allow-domain` (used in `allow-list` mode).
     pub allow_domains: Vec<Sourced<String>>,
-    /// `env.pass` / `--pass-env`.
+    /// `env.pass` / `--pass-env`: variables passed by name.
     pub pass_env: Vec<Sourced<String>>,
-    /// `env.pass-secrets` / `--pass-secret-env`.
+    /// `env.pass-secrets` / `--pass-secret-env`: secret-looking variables passed on purpose.
     pub pass_secrets: Vec<Sourced<String>>,
-    /// `env.set` / `--set-env`.
+    /// `env.set` / `--set-env`: variables set to a value (one per name once merged).
     pub set_env: Vec<Sourced<(String, String)>>,
-    /// `paths.read-only` / `--ro`.
+    /// `paths.read-only` / `--ro`: visible read-only.
     pub read_only: Vec<Sourced<PathBuf>>,
-    /// `paths.writable` / `--rw`.
+    /// `paths.writable` / `--rw`: extra writable roots.
     pub writable: Vec<Sourced<PathBuf>>,
-    /// `paths.hidden` / `--hide`.
+    /// `paths.hidden` / `--hide`: absent inside the jail.
     pub hidden: Vec<Sourced<PathBuf>>,
+    /// Merged: the files read, and files found but not honoured with the reason (a layer
+    /// leaves it empty).
+    pub files: Vec<(PathBuf, Option<String>)>,
 }
+
+/// One layer of choices: a file or the command line.
+pub type Layer = Chosen<Option<Sourced<NetworkMode>>>;
+
+/// The merged choices.
+pub type Choices = Chosen<Sourced<NetworkMode>>;
 
 /// Which file a layer was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,32 +246,9 @@ pub fn check_env_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The merged choices.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Choices {
-    /// The network mode.
-    pub network: Sourced<NetworkMode>,
-    /// The domain allow-list (used in `allow-list` mode).
-    pub allow_domains: Vec<Sourced<String>>,
-    /// Variables passed by name.
-    pub pass_env: Vec<Sourced<String>>,
-    /// Secret-looking variables passed on purpose.
-    pub pass_secrets: Vec<Sourced<String>>,
-    /// Variables set to a value (one per name).
-    pub set_env: Vec<Sourced<(String, String)>>,
-    /// Visible read-only.
-    pub read_only: Vec<Sourced<PathBuf>>,
-    /// Extra writable roots.
-    pub writable: Vec<Sourced<PathBuf>>,
-    /// Absent inside the jail.
-    pub hidden: Vec<Sourced<PathBuf>>,
-    /// Files read, and files found but not honoured with the reason.
-    pub files: Vec<(PathBuf, Option<String>)>,
-}
-
 impl Default for Choices {
     fn default() -> Choices {
-        Choices {
+        Chosen {
             network: Sourced::new(NetworkMode::Off, Source::Default),
             allow_domains: Vec::new(),
             pass_env: Vec::new(),

@@ -25,7 +25,7 @@ pub mod layers;
 use std::path::{Path, PathBuf};
 
 pub use file::FileError;
-pub use layers::{Choices, FileKind, Layer, NetworkMode, Source, Sourced};
+pub use layers::{Choices, Chosen, FileKind, Layer, NetworkMode, Source, Sourced};
 
 /// The project file, relative to the project root.
 pub const PROJECT_FILE: &str = ".gatehouse/config.toml";
