@@ -1,6 +1,7 @@
-//! The person's choices for working in the fence (spec chapter 15): the jail's network
-//! mode and allowed domains, variables passed or set, extra read-only, writable and
-//! hidden paths. They come from two TOML files, the user's
+//! The person's choices for working in the fence (`spec/execution-plane.md` section 15,
+//! FENCE-CONF-1 to -3): the jail's network mode and allowed domains, variables passed or
+//! set, extra read-only, writable and hidden paths. They come from two TOML files, the
+//! user's
 //! (`$XDG_CONFIG_HOME/gatehouse/config.toml`, else `~/.config/gatehouse/config.toml`) and
 //! the project's (`<project>/.gatehouse/config.toml`, a protected path: jailed code can
 //! never change it), and from the command line of `gatehouse exec`, which wins. Strict (an
@@ -13,7 +14,7 @@
 //! these TOML files are the person's own defaults for `gatehouse exec` at a terminal and
 //! decide only what the jail of one command looks like. Neither reads the other's files.
 //!
-//! - [`file`]: one file, parsed strictly, values with their lines;
+//! - [`file`](mod@file): one file, parsed strictly, values with their lines;
 //! - [`layers`]: the layers (files, command line) merged, with provenance;
 //! - [`load`]: finding the files and merging them with the command line.
 //!
