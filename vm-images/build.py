@@ -178,13 +178,18 @@ class Apt:
                 deps.append(m.group(1))
         return deps
 
-    def closure(self, roots: list[str]) -> list[str]:
-        out = self.cache_query("depends", "--recurse", "--no-recommends", "--no-suggests",
-                               "--no-conflicts", "--no-breaks", "--no-replaces", "--no-enhances",
-                               *roots)
-        names = {line.strip() for line in out.splitlines()
-                 if line and not line[0].isspace() and not line.startswith("<")}
-        return sorted(names)
+    def closure(self, roots: list[str], skip: set[str]) -> list[str]:
+        """Every package `roots` need, following Depends and Pre-Depends, never entering
+        a skipped package (so what only it needs stays out: `git` without `perl`)."""
+        seen: set[str] = set()
+        todo = [r for r in roots if r not in skip]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            todo.extend(d for d in self.depends(name) if d not in seen and d not in skip)
+        return sorted(seen)
 
     def newest_matching(self, pattern: str) -> str | None:
         prefix = pattern.split("*")[0]
@@ -358,7 +363,7 @@ def userland_debs(config: dict) -> list[Path]:
             return [Path(p) for p in saved["debs"]]
     apt = Apt(cache, d["userland_suite"])
     skip = set(d.get("userland_skip", []))
-    names = [n for n in apt.closure(wanted) if n not in skip]
+    names = apt.closure(wanted, skip)
     log(f"userland from {d['userland_suite']}: {len(names)} packages ({', '.join(wanted)} and their dependencies)")
     debs = [apt.download(n) for n in names]
     list_path.parent.mkdir(parents=True, exist_ok=True)
@@ -366,9 +371,32 @@ def userland_debs(config: dict) -> list[Path]:
     return debs
 
 
+def write_ssl(work: Path) -> None:
+    """/etc/ssl as a Debian host has it: the certificate bundle update-ca-certificates
+    (the maintainer script of ca-certificates, not run here) writes, and a root-only
+    /etc/ssl/private holding a key (ssl-cert's snakeoil key on a Debian host; a stand-in
+    here, with the same modes), so the jail's masking of root-only /etc entries has
+    something to hide in the guest too."""
+    certs = sorted((work / "usr" / "share" / "ca-certificates").rglob("*.crt"))
+    if not certs:
+        die("ca-certificates provided no certificates under /usr/share/ca-certificates")
+    ssl = work / "etc" / "ssl"
+    (ssl / "certs").mkdir(parents=True, exist_ok=True)
+    (ssl / "certs" / "ca-certificates.crt").write_bytes(b"".join(c.read_bytes() for c in certs))
+    private = ssl / "private"
+    private.mkdir(exist_ok=True)
+    private.chmod(0o700)
+    key = private / "gatehouse-vm.key"
+    key.write_text("-----BEGIN PRIVATE KEY-----\n"
+                   "c3RhbmQtaW4ga2V5IG9mIHRoZSBnYXRlaG91c2UgZ3Vlc3QgaW1hZ2U=\n"
+                   "-----END PRIVATE KEY-----\n")
+    key.chmod(0o600)
+
+
 def stage_root(work: Path, debs: list[Path], binaries: list[Path]) -> None:
     for deb in debs:
         run(["dpkg-deb", "-x", str(deb), str(work)])
+    write_ssl(work)
     # Documentation, manuals and locales: nothing in the guest reads them.
     shutil.rmtree(work / "usr" / "share", ignore_errors=True)
     for d in ["proc", "sys", "dev", "tmp", "root", "newroot", "suite", "usr/local/bin", "etc",

@@ -275,17 +275,10 @@ pub fn local(
         Action::Pidfile(p) => {
             let pid = std::fs::read_to_string(locate(p)).unwrap_or_default();
             let pid = pid.trim();
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            // Gone, or a zombie waiting to be reaped: dead either way.
-            let state = stat
-                .rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next())
-                .unwrap_or("");
-            m.insert(
-                "alive".into(),
-                json!(!pid.is_empty() && !stat.is_empty() && state != "Z" && state != "X"),
-            );
+            let alive = pid.parse::<u32>().is_ok_and(|pid| {
+                crate::fixture::resources::process_alive(pid, std::time::Duration::from_secs(3))
+            });
+            m.insert("alive".into(), json!(alive));
             m.insert("pid".into(), json!(pid));
         }
         _ => {}
