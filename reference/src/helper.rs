@@ -20,10 +20,52 @@ pub fn main(args: &[OsString]) -> ! {
     };
     let code = match &plan.action {
         Action::Exec { argv } => crate::fence::jail::exec(&plan, argv, &enforcement),
+        Action::CheckedExec {
+            argv,
+            preflight,
+            listener,
+        } => checked_exec(&plan, argv, preflight, listener.as_ref(), &enforcement),
         Action::Serve => crate::plane::executor::serve(&plan, &enforcement),
         Action::Probe { outside, inside } => {
             crate::fence::probe::report_legs(outside, inside, enforcement)
         }
     };
     std::process::exit(code)
+}
+
+/// A checked command: hand out the proxy's listener (the `allow-list` mode), run the
+/// probe's legs in this fully fenced process, and run the command only on the launcher's
+/// go.
+#[cfg(target_os = "linux")]
+fn checked_exec(
+    plan: &crate::fence::Plan,
+    argv: &[String],
+    preflight: &crate::fence::probe::Preflight,
+    listener: Option<&crate::fence::plan::ListenerHandoff>,
+    enforcement: &crate::fence::Enforcement,
+) -> i32 {
+    if let Some(l) = listener {
+        if let Err(e) = crate::fence::jail::hand_out_listener(l) {
+            eprintln!("gatehouse jail: the proxy's listener: {e}");
+            return crate::exit::SETUP_FAILED;
+        }
+    }
+    if let Err(e) = crate::fence::probe::preflight_in_jail(preflight, enforcement) {
+        eprintln!("gatehouse jail: {e}");
+        return crate::exit::SETUP_FAILED;
+    }
+    crate::fence::jail::exec(plan, argv, enforcement)
+}
+
+/// Elsewhere no launcher builds a checked command; one arriving is refused.
+#[cfg(not(target_os = "linux"))]
+fn checked_exec(
+    _plan: &crate::fence::Plan,
+    _argv: &[String],
+    _preflight: &crate::fence::probe::Preflight,
+    _listener: Option<&crate::fence::plan::ListenerHandoff>,
+    _enforcement: &crate::fence::Enforcement,
+) -> i32 {
+    eprintln!("gatehouse jail: a checked command needs Linux");
+    crate::exit::SETUP_FAILED
 }

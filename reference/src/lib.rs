@@ -12,13 +12,18 @@
 //! - [`permissions`]: permission patterns, their merge, labels and safety modes;
 //! - [`hooks`]: hooks as real child processes, their answers, failures, lanes, transforms
 //!   and `redact_secrets`;
-//! - [`config`]: the agent file and the person's settings file, read strictly;
+//! - [`config`]: the agent file and the person's settings file (YAML, the permissions
+//!   and hooks), read strictly;
+//! - [`choices`]: the person's choices for working in the fence (`config.toml`, TOML:
+//!   network, environment, extra paths), from files and flags, each with its source;
 //! - [`records`]: records that survive the process (replaced whole, or journalled);
 //! - [`order`]: the one decision order every tool call walks across the controls, and the
 //!   guarded session that records it;
 //! - [`fence`]: the execution fence, what a tool's command can touch;
 //! - [`plane`]: the execution plane, pooled executors in the fence and the session's
 //!   runtime toggle;
+//! - [`net`]: the allow-list proxy a jail in the `allow-list` network mode reaches the
+//!   outside through;
 //! - [`helper`]: the jail helper's entry (`gatehouse __jail`).
 //!
 //! The conformance adapter and the command line are the binary's (`main.rs`): they
@@ -28,12 +33,14 @@
 // `SAFETY:` comment.
 #![deny(unsafe_code)]
 
+pub mod choices;
 pub mod config;
 pub mod exit;
 pub mod fence;
 pub mod gate;
 pub mod helper;
 pub mod hooks;
+pub mod net;
 pub mod order;
 pub mod paths;
 pub mod permissions;

@@ -82,16 +82,78 @@ struct InfoArgs {
     emulate: EmulateArgs,
 }
 
+const EXEC_EXAMPLES: &str = "\
+Examples:
+  gatehouse exec -- make test
+      run in the current directory, no network, only PATH, LANG, LC_*, TERM, TZ passed
+  gatehouse exec --workspace ~/src/app -- sh -c 'echo hi > out.txt'
+      the workspace is writable; everything else is read-only or absent
+  gatehouse exec --pass-env CARGO_HOME --set-env RUST_LOG=debug -- cargo build
+      pass one variable by name, set another
+  gatehouse exec --pass-secret-env NPM_TOKEN -- npm publish
+      a secret-looking name passes only this way, and the posture lists it
+  gatehouse exec --ro ~/.cargo/registry --hide ~/src/app/.env -- cargo build --offline
+      one more path visible read-only, one hidden even inside the workspace
+  gatehouse exec --allow-domain registry.npmjs.org -- npm view is-number
+      out only through the reference's proxy, to that one domain; all else refused, and logged
+  gatehouse exec --rw ~/.cache/build -- make
+      one more writable root (.git and .gatehouse inside it stay read-only too)
+
+Settings can live in $XDG_CONFIG_HOME/gatehouse/config.toml (or ~/.config/gatehouse/config.toml)
+and, for a trusted project, in <workspace>/.gatehouse/config.toml; flags win; `gatehouse info`
+shows where each setting came from.";
+
 #[derive(Debug, Args)]
+#[command(after_help = EXEC_EXAMPLES)]
 struct ExecArgs {
     /// A workspace root, writable inside the fence (repeatable; default: the current
-    /// directory).
+    /// directory). Example: --workspace ~/src/app
     #[arg(long = "workspace", value_name = "DIR")]
     workspaces: Vec<PathBuf>,
     /// Run even where a required protection is missing; the posture says what is not
-    /// covered.
+    /// covered. Example: --allow-degraded
     #[arg(long)]
     allow_degraded: bool,
+    /// The jail's network: `off` (its own network namespace with nothing but loopback,
+    /// the default) or `allow-list` (out only through the reference's proxy, to the
+    /// domains of --allow-domain; HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at it).
+    /// `host` is refused by this build. Example: --network off
+    #[arg(long, value_name = "MODE")]
+    network: Option<String>,
+    /// Allow one domain through the proxy (repeatable; `*.example.org` allows every name
+    /// below example.org, not example.org itself); implies --network allow-list.
+    /// Example: --allow-domain registry.npmjs.org
+    #[arg(long = "allow-domain", value_name = "DOMAIN")]
+    allow_domain: Vec<String>,
+    /// Pass one variable of this environment by name (repeatable); a secret-looking
+    /// name is refused here. Example: --pass-env CARGO_HOME
+    #[arg(long = "pass-env", value_name = "NAME")]
+    pass_env: Vec<String>,
+    /// Pass a secret-looking variable on purpose (repeatable); the posture lists it.
+    /// Example: --pass-secret-env NPM_TOKEN
+    #[arg(long = "pass-secret-env", value_name = "NAME")]
+    pass_secret_env: Vec<String>,
+    /// Set a variable inside the jail (repeatable). Example: --set-env RUST_LOG=debug
+    #[arg(long = "set-env", value_name = "NAME=VALUE")]
+    set_env: Vec<String>,
+    /// Make a path visible read-only (repeatable; it must exist). Example: --ro /opt/sdk
+    #[arg(long = "ro", value_name = "PATH")]
+    read_only: Vec<PathBuf>,
+    /// Add a writable root (repeatable; it must exist; protected paths apply inside it).
+    /// Example: --rw ~/.cache/build
+    #[arg(long = "rw", value_name = "PATH")]
+    writable: Vec<PathBuf>,
+    /// Hide a path even where a visible tree holds it (repeatable; it must exist).
+    /// Example: --hide ~/src/app/.env
+    #[arg(long = "hide", value_name = "PATH")]
+    hidden: Vec<PathBuf>,
+    /// Honour <workspace>/.gatehouse/config.toml although the user's file does not list
+    /// the project in `trusted-projects`. Example: --trust-project-config
+    #[arg(long)]
+    trust_project_config: bool,
+    /// Read no configuration file. Example: --no-config
+    #[arg(long)]
+    no_config: bool,
     #[command(flatten)]
     emulate: EmulateArgs,
     /// The command and its arguments, after `--`.
@@ -102,6 +164,60 @@ struct ExecArgs {
         allow_hyphen_values = true
     )]
     command: Vec<std::ffi::OsString>,
+}
+
+impl ExecArgs {
+    /// The flags as a settings layer, each value with the flag it came from.
+    fn layer(&self) -> Result<gatehouse::choices::Layer> {
+        use gatehouse::choices::{layers::check_env_name, Layer, Source, Sourced};
+        let flag = |name: &'static str| Source::Flag(name);
+        let mut l = Layer::default();
+        if let Some(n) = &self.network {
+            let mode = n
+                .parse()
+                .map_err(|e: String| Usage(format!("--network: {e}")))?;
+            l.network = Some(Sourced::new(mode, flag("network")));
+        }
+        for d in &self.allow_domain {
+            gatehouse::net::DomainPattern::parse(d)
+                .map_err(|e| Usage(format!("--allow-domain: {e}")))?;
+            l.allow_domains
+                .push(Sourced::new(d.clone(), flag("allow-domain")));
+        }
+        for (names, out, what) in [
+            (&self.pass_env, &mut l.pass_env, "pass-env"),
+            (
+                &self.pass_secret_env,
+                &mut l.pass_secrets,
+                "pass-secret-env",
+            ),
+        ] {
+            for n in names {
+                check_env_name(n).map_err(|e| Usage(format!("--{what}: {e}")))?;
+                out.push(Sourced::new(n.clone(), flag(what)));
+            }
+        }
+        for kv in &self.set_env {
+            let Some((k, v)) = kv.split_once('=') else {
+                bail!(Usage(format!("--set-env {kv}: expected NAME=VALUE")));
+            };
+            check_env_name(k).map_err(|e| Usage(format!("--set-env: {e}")))?;
+            l.set_env.push(Sourced::new(
+                (k.to_string(), v.to_string()),
+                flag("set-env"),
+            ));
+        }
+        for (paths, out, what) in [
+            (&self.read_only, &mut l.read_only, "ro"),
+            (&self.writable, &mut l.writable, "rw"),
+            (&self.hidden, &mut l.hidden, "hide"),
+        ] {
+            for p in paths {
+                out.push(Sourced::new(p.clone(), flag(what)));
+            }
+        }
+        Ok(l)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -228,14 +344,34 @@ fn adapter() -> Result<()> {
     adapter::serve(stdin, stdout).context("the adapter's streams failed")
 }
 
+fn info(args: InfoArgs) -> Result<()> {
+    args.emulate.apply();
+    let posture = gatehouse::plane::cli::info(args.json).map_err(|e| Usage(e.to_string()));
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let settings = gatehouse::plane::cli::settings_report(&cwd).map_err(|e| Usage(e.to_string()));
+    match (posture, settings) {
+        (Ok(p), Ok(lines)) if args.json => {
+            let mut v: serde_json::Value = serde_json::from_str(&p).expect("the posture is JSON");
+            v["settings"] = serde_json::json!(lines);
+            println!("{}", serde_json::to_string_pretty(&v).expect("JSON"));
+            Ok(())
+        }
+        (Ok(p), Ok(lines)) => {
+            println!("{p}");
+            println!("settings (each with where it came from):");
+            for l in lines {
+                println!("  {l}");
+            }
+            Ok(())
+        }
+        (Err(e), _) | (_, Err(e)) => Err(anyhow::Error::new(e)),
+    }
+}
+
 fn exec(args: ExecArgs) -> Result<ExitCode> {
     args.emulate.apply();
-    let workspaces = if args.workspaces.is_empty() {
-        vec![std::env::current_dir().context("cannot read the current directory")?]
-    } else {
-        args.workspaces
-    };
-    for w in &workspaces {
+    let flags = args.layer()?;
+    for w in &args.workspaces {
         if !w.is_dir() {
             bail!(Usage(format!(
                 "--workspace {}: not a directory",
@@ -243,7 +379,15 @@ fn exec(args: ExecArgs) -> Result<ExitCode> {
             )));
         }
     }
-    let status = gatehouse::plane::cli::exec(&workspaces, args.allow_degraded, &args.command);
+    let request = gatehouse::plane::cli::ExecRequest {
+        workspaces: args.workspaces,
+        allow_degraded: args.allow_degraded,
+        flags,
+        trust_project_config: args.trust_project_config,
+        no_config: args.no_config,
+        command: args.command,
+    };
+    let status = gatehouse::plane::cli::exec(&request);
     Ok(ExitCode::from(u8::try_from(status).unwrap_or(u8::MAX)))
 }
 
@@ -260,12 +404,7 @@ fn main() -> ExitCode {
         Command::Gate {
             command: GateCommand::Check(args),
         } => check(args),
-        Command::Info(args) => {
-            args.emulate.apply();
-            gatehouse::plane::cli::info(args.json)
-                .map(|posture| println!("{posture}"))
-                .map_err(|e| anyhow::Error::new(Usage(e.to_string())))
-        }
+        Command::Info(args) => info(args),
         Command::Exec(args) => match exec(args) {
             Ok(code) => return code,
             Err(e) => Err(e),

@@ -19,6 +19,27 @@ fn push(args: &mut Vec<OsString>, items: &[&std::ffi::OsStr]) {
     args.extend(items.iter().map(|s| s.to_os_string()));
 }
 
+/// Hide `path` ([`Step::Mask`]): an empty read-only tmpfs over a directory; the null
+/// device over a file (bubblewrap's --ro-bind is nodev: it cannot be opened there).
+fn mask(args: &mut Vec<OsString>, path: &Path, dir: bool) {
+    let p = path.as_os_str();
+    if dir {
+        push(
+            args,
+            &[
+                "--perms".as_ref(),
+                "0755".as_ref(),
+                "--tmpfs".as_ref(),
+                p,
+                "--remount-ro".as_ref(),
+                p,
+            ],
+        );
+    } else {
+        push(args, &["--ro-bind".as_ref(), "/dev/null".as_ref(), p]);
+    }
+}
+
 /// The arguments before `--`, in bubblewrap's order of application.
 pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     let mut a: Vec<OsString> = Vec::new();
@@ -57,22 +78,7 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
                 &mut a,
                 &["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()],
             ),
-            // bubblewrap's --ro-bind is nodev: the null device bound there cannot be opened.
-            Step::Mask { path, dir: false } => push(
-                &mut a,
-                &["--ro-bind".as_ref(), "/dev/null".as_ref(), path.as_os_str()],
-            ),
-            Step::Mask { path, dir: true } => push(
-                &mut a,
-                &[
-                    "--perms".as_ref(),
-                    "0755".as_ref(),
-                    "--tmpfs".as_ref(),
-                    path.as_os_str(),
-                    "--remount-ro".as_ref(),
-                    path.as_os_str(),
-                ],
-            ),
+            Step::Mask { path, dir } => mask(&mut a, path, *dir),
             Step::Symlink { target, path } => push(
                 &mut a,
                 &["--symlink".as_ref(), target.as_os_str(), path.as_os_str()],
@@ -90,11 +96,15 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     for p in super::plan::PROC_READ_ONLY {
         push(&mut a, &["--ro-bind-try".as_ref(), p.as_ref(), p.as_ref()]);
     }
+    // The injected fault of the probe's tests (plan::Fault): read-only paths bound
+    // writable, silently; the command's own probe must refuse the jail.
+    let ro_bind = if super::plan::Fault::from_env() == Some(super::plan::Fault::ReadOnlyHole) {
+        "--bind"
+    } else {
+        "--ro-bind"
+    };
     for p in &policy.read_only {
-        push(
-            &mut a,
-            &["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()],
-        );
+        push(&mut a, &[ro_bind.as_ref(), p.as_os_str(), p.as_os_str()]);
     }
     let mut rw = policy.writable_roots();
     rw.sort();
@@ -134,6 +144,12 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
             &mut a,
             &["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()],
         );
+    }
+    // Hidden paths last of the tree, as in the native plan.
+    for step in super::plan::hide_steps(policy, &layout.system) {
+        if let Step::Mask { path, dir } = step {
+            mask(&mut a, &path, dir);
+        }
     }
     push(
         &mut a,

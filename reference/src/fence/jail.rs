@@ -9,6 +9,8 @@ use std::ffi::OsString;
 #[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
 
+#[cfg(target_os = "linux")]
+use super::plan::Fault;
 use super::plan::{Enforcement, Plan};
 
 /// The environment variable carrying the plan (JSON) to the helper. An environment variable
@@ -248,6 +250,9 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             Step::Unshare => {
                 ns::unshare_all().map_err(fail)?;
                 ns::write_id_maps(uid, gid).map_err(fail)?;
+                // The new network namespace's loopback, up as bubblewrap leaves it: the
+                // `allow-list` mode's proxy listens there; nothing else is reachable.
+                crate::sys::net::loopback_up().map_err(fail)?;
                 enforcement.namespaces = true;
             }
             // A new PID namespace takes effect for children only: fork, the child becomes
@@ -289,7 +294,13 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             Step::BindReadOnly { path } => {
                 let (src, dst) = (under(old_root, path), under(new_root, path));
                 mount_point(&src, &dst).map_err(named(path)).map_err(fail)?;
-                if std::fs::metadata(&src).map(|m| m.is_dir()).unwrap_or(false) {
+                let dir = std::fs::metadata(&src).map(|m| m.is_dir()).unwrap_or(false);
+                if plan.fault == Some(Fault::ReadOnlyHole) {
+                    // The injected fault of the probe's tests (plan::Fault): bound
+                    // writable, silently; the command's own probe must refuse the jail.
+                    let bind = if dir { mount::rbind } else { mount::bind };
+                    bind(&src, &dst).map_err(named(path)).map_err(fail)?;
+                } else if dir {
                     let mountinfo = old_root.join("proc/self/mountinfo");
                     mount::rbind_read_only(&src, &dst, &mountinfo)
                         .map_err(named(path))
@@ -302,7 +313,8 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 }
             }
             // Root-only objects below a bound /etc entry: jailed root is the host's uid 0,
-            // so their modes are no barrier (FENCE-JAIL-17).
+            // so their modes are no barrier (FENCE-JAIL-17). Hidden paths too, last of the
+            // tree, after the roots and protections they may lie below (FENCE-PATHS-1).
             Step::Mask { path, dir } => {
                 let dst = under(new_root, path);
                 if *dir {
@@ -430,6 +442,14 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 enforcement.capabilities_dropped = true;
             }
             // On top of the mount tree, at the plan's ABI; a partial result is an error.
+            Step::Landlock(rules) if plan.fault == Some(Fault::ReadOnlyHole) => {
+                // The injected fault: claim what was not done.
+                enforcement.landlock = Some(landlock::LandlockReport {
+                    abi: rules.abi,
+                    status: "fully-enforced".into(),
+                    scoped: true,
+                });
+            }
             Step::Landlock(rules) => {
                 enforcement.landlock = Some(landlock::restrict(rules).map_err(fail)?);
             }
@@ -475,4 +495,14 @@ pub fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
     let _ = enforcement;
     use std::os::unix::process::CommandExt;
     report(cmd.exec())
+}
+
+/// Listen on the jail's `127.0.0.1` and hand the listening socket to the launcher over the
+/// inherited socket of the plan; the jail keeps no copy. Runs in the fenced process.
+#[cfg(target_os = "linux")]
+pub fn hand_out_listener(l: &super::plan::ListenerHandoff) -> std::io::Result<()> {
+    use std::os::fd::AsFd;
+    let over = crate::sys::handoff::adopt(l.fd)?;
+    let listener = crate::sys::net::listen_loopback(l.port)?;
+    crate::sys::net::send_fd(over.as_fd(), listener.as_fd())
 }

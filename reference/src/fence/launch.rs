@@ -1,9 +1,25 @@
 //! Running a prepared command with a deadline: the probe and the one-shot paths must never
-//! hang the agent.
+//! hang the agent. The launcher waits on the child itself (a pidfd on Linux), never in a
+//! sleep loop.
 
 use std::io::Read;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
+
+/// Wait for `child` until `deadline`; `Ok(None)` when it is still running then.
+pub fn wait_by(child: &mut Child, deadline: Instant) -> std::io::Result<Option<ExitStatus>> {
+    #[cfg(target_os = "linux")]
+    {
+        crate::sys::handoff::wait_by(child, deadline)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // No pidfd: the output threads end when the child closes its streams, which it
+        // does when it exits; a bounded wait then needs no polling of the child.
+        let _ = deadline;
+        child.wait().map(Some)
+    }
+}
 
 /// Run `cmd` with stdin closed and both outputs captured; kill it at `timeout`.
 pub fn output_bounded(mut cmd: Command, timeout: Duration) -> std::io::Result<Output> {
@@ -24,11 +40,9 @@ pub fn output_bounded(mut cmd: Command, timeout: Duration) -> std::io::Result<Ou
         v
     });
     let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(s) = child.try_wait()? {
-            break s;
-        }
-        if Instant::now() >= deadline {
+    let status = match wait_by(&mut child, deadline)? {
+        Some(s) => s,
+        None => {
             let _ = child.kill();
             let s = child.wait()?;
             let stdout = t_out.join().unwrap_or_default();
@@ -40,7 +54,6 @@ pub fn output_bounded(mut cmd: Command, timeout: Duration) -> std::io::Result<Ou
                 stderr,
             });
         }
-        std::thread::sleep(Duration::from_millis(2));
     };
     Ok(Output {
         status,

@@ -73,11 +73,13 @@ pub enum Step {
         /// The path (source outside, destination inside).
         path: PathBuf,
     },
-    /// Hide a root-only object below a bound `/etc` entry (FENCE-JAIL-17): a directory
-    /// under an empty read-only tmpfs, a file under the null device on a `nodev` mount
-    /// (opening it fails).
+    /// Hide an object of a visible tree: a directory under an empty read-only tmpfs, a
+    /// file under the null device on a `nodev` mount (opening it fails). Two uses: a
+    /// root-only object below a bound `/etc` entry (FENCE-JAIL-17), among the system
+    /// binds; a path the person hid (`--hide`, FENCE-PATHS-1), last of the tree so that
+    /// nothing bound later can uncover it.
     Mask {
-        /// The path (inside a read-only bind).
+        /// The path (inside a bind).
         path: PathBuf,
         /// Whether it is a directory.
         dir: bool,
@@ -229,6 +231,19 @@ pub enum Action {
         /// The command and its arguments.
         argv: Vec<String>,
     },
+    /// Run the probe's legs inside this very jail, after its last setup step, hand the
+    /// report to the launcher and run the command only on its go (see
+    /// [`Preflight`]).
+    CheckedExec {
+        /// The command and its arguments.
+        argv: Vec<String>,
+        /// The legs' directories and the two descriptors to the launcher.
+        preflight: Preflight,
+        /// The `allow-list` network mode: listen on the jail's loopback and hand the
+        /// listening socket to the launcher, whose proxy serves it.
+        #[serde(default)]
+        listener: Option<ListenerHandoff>,
+    },
     /// Serve the executor protocol on stdin/stdout (a pooled executor).
     Serve,
     /// Run the probe's legs in-process and print the report as JSON.
@@ -238,6 +253,32 @@ pub enum Action {
         /// A writable directory.
         inside: PathBuf,
     },
+}
+
+/// The legs of one command's own jail (the `checked-exec` action): they run inside the
+/// very jail that runs the command, after its last setup step, and the command starts
+/// only once the launcher has judged the files from outside and said go.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Preflight {
+    /// A read-only directory outside every writable root, holding [`super::probe::VICTIM`].
+    pub outside: PathBuf,
+    /// A writable directory (inside the session's scratch).
+    pub inside: PathBuf,
+    /// The descriptor the helper writes its [`super::probe::LegReport`] to, then closes.
+    pub report_fd: i32,
+    /// The descriptor the helper reads the launcher's [`super::probe::GO`] from.
+    pub go_fd: i32,
+}
+
+/// Where the jail listens for its proxy, and the socket it hands the listener over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListenerHandoff {
+    /// The port on the jail's `127.0.0.1`.
+    pub port: u16,
+    /// The inherited UNIX socket to send the listening socket on.
+    pub fd: i32,
 }
 
 /// A complete, validated plan.
@@ -256,6 +297,62 @@ pub struct Plan {
     pub cwd: PathBuf,
     /// The launcher's pid, checked by [`Step::DieWithParent`].
     pub parent_pid: Option<u32>,
+    /// A fault to inject, for the tests that show the probe catching a layer that fails
+    /// silently (see [`Fault`]).
+    #[serde(default)]
+    pub fault: Option<Fault>,
+}
+
+/// `GATEHOUSE_JAIL_FAULT`: make a layer fail silently, so a test can show that the jail's
+/// own probe refuses it and nothing runs. Only faults the probe's legs detect exist: a
+/// fault that a probe could miss would be a way to weaken the fence.
+pub const FAULT_ENV: &str = "GATEHOUSE_JAIL_FAULT";
+
+/// A layer that fails silently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fault {
+    /// Read-only binds stay writable and Landlock is skipped, while the helper reports
+    /// both as done: the forbidden write of the probe goes through.
+    ReadOnlyHole,
+}
+
+impl Fault {
+    /// The fault named by [`FAULT_ENV`] in the launcher's environment.
+    pub fn from_env() -> Option<Fault> {
+        match std::env::var(FAULT_ENV).as_deref() {
+            Ok("read-only-hole") => Some(Fault::ReadOnlyHole),
+            _ => None,
+        }
+    }
+}
+
+/// The hidden paths that a visible tree of the jail holds (a system bind among `system`,
+/// a read-only path, a writable root), as [`Step::Mask`] steps; one outside every visible
+/// tree is absent already and needs no step.
+pub fn hide_steps(policy: &Policy, system: &[Step]) -> Vec<Step> {
+    let mut visible: Vec<PathBuf> = system
+        .iter()
+        .filter_map(|s| match s {
+            Step::BindReadOnly { path } => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
+    visible.extend(policy.read_only.iter().cloned());
+    visible.extend(policy.writable_roots());
+    let mut hidden = policy.hidden.clone();
+    hidden.sort();
+    hidden.dedup();
+    hidden
+        .into_iter()
+        .filter(|h| visible.iter().any(|v| h.starts_with(v) && h != v))
+        .map(|path| Step::Mask {
+            dir: std::fs::symlink_metadata(&path)
+                .map(|m| m.is_dir())
+                .unwrap_or(false),
+            path,
+        })
+        .collect()
 }
 
 /// The mount-tree and system-call steps shared by the plan builders.
@@ -407,6 +504,7 @@ impl Plan {
             Step::StageRoot,
             Step::NewRoot,
         ]);
+        let hidden = hide_steps(policy, &layout.system);
         steps.extend(layout.system);
         steps.push(Step::Proc);
         steps.push(Step::Dev {
@@ -429,6 +527,7 @@ impl Plan {
                 rel: p.rel,
             });
         }
+        steps.extend(hidden);
         steps.extend([
             Step::SealRoot,
             Step::PivotRoot,
@@ -454,6 +553,13 @@ impl Plan {
         action: Action,
         env: Vec<(String, String)>,
     ) -> Result<Plan, FenceError> {
+        if let Some(h) = policy.hidden.first() {
+            return Err(FenceError::Policy {
+                path: h.clone(),
+                reason: "hiding a path needs a mount namespace, which Landlock alone does not have"
+                    .into(),
+            });
+        }
         let Some(mut rules) = Layout::of(policy, Some(landlock_abi)).rules else {
             unreachable!("a layout with an ABI has rules")
         };
@@ -518,6 +624,7 @@ impl Plan {
             env,
             cwd: policy.working_dir(),
             parent_pid: Some(std::process::id()),
+            fault: Fault::from_env(),
         };
         plan.validate()?;
         Ok(plan)
@@ -622,7 +729,9 @@ impl Plan {
                     let under_special = (earlier == Path::new("/proc")
                         || earlier == Path::new("/dev"))
                         && dest.starts_with(earlier);
-                    let is_protect = matches!(step, Step::Protect { .. });
+                    // A protection or a hidden path narrows what lies below a writable
+                    // root; everything else there is jailed code's to redirect.
+                    let is_protect = matches!(step, Step::Protect { .. } | Step::Mask { .. });
                     if (under_rw && !is_protect) || under_special {
                         return Err(err(
                             i,
@@ -670,7 +779,7 @@ impl Plan {
                 reason: format!("{} is not absolute and normalized", self.cwd.display()),
             });
         }
-        if let Action::Exec { argv } = &self.action {
+        if let Action::Exec { argv } | Action::CheckedExec { argv, .. } = &self.action {
             if argv.is_empty() {
                 return Err(FenceError::Plan {
                     index: self.steps.len(),

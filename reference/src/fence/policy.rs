@@ -82,6 +82,10 @@ pub struct Policy {
     /// Working directory of the jailed command (default: the first workspace root).
     #[serde(default)]
     pub cwd: Option<PathBuf>,
+    /// Paths absent inside the jail even where a visible tree holds them: an empty
+    /// read-only directory (or an empty device file) takes their place.
+    #[serde(default)]
+    pub hidden: Vec<PathBuf>,
     /// The person's home, read for the global git configuration (default: `HOME`).
     #[serde(default)]
     pub home: Option<PathBuf>,
@@ -115,6 +119,7 @@ impl Policy {
             protected: default_protected(),
             log_dir: None,
             cwd: None,
+            hidden: Vec::new(),
             home: None,
             git_protected: Vec::new(),
         }
@@ -207,6 +212,11 @@ impl Policy {
         if let Some(cwd) = &self.cwd {
             self.cwd = Some(canon(cwd)?);
         }
+        self.hidden = self
+            .hidden
+            .iter()
+            .map(|p| canon(p))
+            .collect::<Result<_, _>>()?;
         let home = self
             .home
             .clone()
@@ -268,6 +278,23 @@ impl Policy {
                 if a.starts_with(b) || b.starts_with(a) {
                     return Err(bad(a, &format!("overlaps {}", b.display())));
                 }
+            }
+        }
+        for h in &self.hidden {
+            if !is_normal_absolute(h) || h.as_os_str() == "/" {
+                return Err(bad(h, "a hidden path is absolute, normalized and not `/`"));
+            }
+            if let Some(root) = self.writable_roots().iter().find(|r| r.starts_with(h)) {
+                return Err(bad(
+                    h,
+                    &format!("hiding it would hide the writable root {}", root.display()),
+                ));
+            }
+            if let Some(ro) = self.read_only.iter().find(|r| r.starts_with(h)) {
+                return Err(bad(
+                    h,
+                    &format!("hiding it would hide the read-only path {}", ro.display()),
+                ));
             }
         }
         for sys in &self.system_dirs {

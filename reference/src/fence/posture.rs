@@ -69,6 +69,70 @@ pub struct Posture {
     pub env_scrubbing: bool,
     /// Whether code run by tools can write the session logs (true when the fence is down).
     pub logs_writable_by_tools: bool,
+    /// What the person chose for this session: network, passed secrets, extra paths.
+    #[serde(default)]
+    pub choices: PostureChoices,
+}
+
+/// The person's choices for a session, as the posture names them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PostureChoices {
+    /// `off`, `host` or `allow-list` (empty: not chosen here, the fence's own network
+    /// namespace).
+    #[serde(default)]
+    pub network: String,
+    /// The allowed domains in `allow-list` mode.
+    #[serde(default)]
+    pub allowed_domains: Vec<String>,
+    /// Secret-looking variables passed on purpose, by name (never their values).
+    #[serde(default)]
+    pub passed_secrets: Vec<String>,
+    /// Extra paths visible read-only.
+    #[serde(default)]
+    pub read_only: Vec<std::path::PathBuf>,
+    /// Extra writable roots.
+    #[serde(default)]
+    pub writable: Vec<std::path::PathBuf>,
+    /// Paths hidden inside the jail.
+    #[serde(default)]
+    pub hidden: Vec<std::path::PathBuf>,
+}
+
+impl PostureChoices {
+    /// The human rendering (empty when nothing was chosen).
+    pub fn render(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.network.is_empty() {
+            let mut n = format!("network: {}", self.network);
+            if !self.allowed_domains.is_empty() {
+                n.push_str(&format!(" ({})", self.allowed_domains.join(", ")));
+            }
+            parts.push(n);
+        }
+        if !self.passed_secrets.is_empty() {
+            parts.push(format!(
+                "SECRET-LOOKING variables passed on purpose: {}",
+                self.passed_secrets.join(", ")
+            ));
+        }
+        let list = |v: &[std::path::PathBuf]| {
+            v.iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !self.read_only.is_empty() {
+            parts.push(format!("extra read-only: {}", list(&self.read_only)));
+        }
+        if !self.writable.is_empty() {
+            parts.push(format!("extra writable: {}", list(&self.writable)));
+        }
+        if !self.hidden.is_empty() {
+            parts.push(format!("hidden: {}", list(&self.hidden)));
+        }
+        parts.join("; ")
+    }
 }
 
 impl Posture {
@@ -89,6 +153,7 @@ impl Posture {
             reason,
             env_scrubbing: true,
             logs_writable_by_tools: false,
+            choices: PostureChoices::default(),
         };
         posture.degraded = !posture.missing_required().is_empty();
         posture
@@ -119,6 +184,7 @@ impl Posture {
             reason: Some(reason.into()),
             env_scrubbing: true,
             logs_writable_by_tools: true,
+            choices: PostureChoices::default(),
         }
     }
 
@@ -169,6 +235,11 @@ impl Posture {
         }
         if self.logs_writable_by_tools {
             out.push_str(" — session logs writable by tools");
+        }
+        let chosen = self.choices.render();
+        if !chosen.is_empty() {
+            out.push_str(" — ");
+            out.push_str(&chosen);
         }
         out
     }

@@ -149,12 +149,33 @@ pub struct Fence {
     posture: Posture,
     helper: PathBuf,
     host: Host,
+    /// Prepared by [`Fence::prepare_for_checked`] without a probe jail: only
+    /// [`Fence::spawn_checked`] may run commands in it.
+    checked_only: bool,
 }
 
 impl Fence {
     /// Choose the backend, check what it covers against what is required, probe it in a
     /// real jail, and return the fence with its posture. The policy is resolved first.
     pub fn prepare(policy: Policy, options: &FenceOptions) -> Result<Fence, FenceError> {
+        Fence::prepare_with(policy, options, true)
+    }
+
+    /// Like [`Fence::prepare`], but without a probe jail of its own: the fence is claimed
+    /// for [`Fence::spawn_checked`] only, whose command's own jail runs the probe's legs
+    /// just before the command starts. For a one-shot command this halves the jails.
+    pub fn prepare_for_checked(
+        policy: Policy,
+        options: &FenceOptions,
+    ) -> Result<Fence, FenceError> {
+        Fence::prepare_with(policy, options, false)
+    }
+
+    fn prepare_with(
+        policy: Policy,
+        options: &FenceOptions,
+        probe_now: bool,
+    ) -> Result<Fence, FenceError> {
         let policy = policy.resolve()?;
         let host = Host::detect(options);
         let helper = options.helper_exe()?;
@@ -168,7 +189,7 @@ impl Fence {
                     continue;
                 }
             };
-            match Fence::prepare_kind(kind, &policy, options, &host, &helper) {
+            match Fence::prepare_kind(kind, &policy, options, &host, &helper, probe_now) {
                 Ok(f) => return Ok(f),
                 Err(FenceError::Refused {
                     backend,
@@ -204,6 +225,7 @@ impl Fence {
         options: &FenceOptions,
         host: &Host,
         helper: &Path,
+        probe_now: bool,
     ) -> Result<Fence, FenceError> {
         let backend = kind.backend();
         if kind == Kind::Off {
@@ -216,6 +238,7 @@ impl Fence {
                 ),
                 helper: helper.to_path_buf(),
                 host: host.clone(),
+                checked_only: false,
             });
         }
         let mut posture = Posture::fenced(backend, kind.layers(), kind.landlock_abi(), None);
@@ -229,26 +252,29 @@ impl Fence {
             });
         }
         let key = format!("{kind:?}|{}", helper.display());
-        let verdict = probe::verify(&key, &posture, |ws, scratch, outside| {
-            let mut p = Policy::new(vec![ws.to_path_buf()], scratch.to_path_buf());
-            p.read_only = vec![outside.to_path_buf()];
-            p.system_dirs = policy.system_dirs.clone();
-            p.etc_entries = policy.etc_entries.clone();
-            let p = p.resolve()?;
-            let action = Action::Probe {
-                outside: p.read_only[0].clone(),
-                inside: p.workspaces[0].clone(),
-            };
-            build_command(&kind, &p, helper, action, Vec::new())
-        })?;
+        // A checked command's own jail proves the legs; every other use probes here.
+        let probe_now = probe_now || !checked_backend(&kind);
+        let verdict = if !probe_now {
+            None
+        } else {
+            Some(probe::verify(&key, &posture, |ws, scratch, outside| {
+                let mut p = Policy::new(vec![ws.to_path_buf()], scratch.to_path_buf());
+                p.read_only = vec![outside.to_path_buf()];
+                p.system_dirs = policy.system_dirs.clone();
+                p.etc_entries = policy.etc_entries.clone();
+                let p = p.resolve()?;
+                let action = Action::Probe {
+                    outside: p.read_only[0].clone(),
+                    inside: p.workspaces[0].clone(),
+                };
+                build_command(&kind, &p, helper, action, Vec::new())
+            })?)
+        };
         let mut notes = Vec::new();
         if posture.degraded {
             notes.push(format!("DEGRADED by explicit opt-in: {why}"));
-            if verdict.truncate_went_through {
-                notes.push("probe: truncate outside the workspace went through".into());
-            }
-            if verdict.chmod_went_through {
-                notes.push("probe: chmod outside the workspace went through".into());
+            if let Some(v) = &verdict {
+                notes.extend(degraded_notes(v));
             }
         }
         if !host.emulation.is_empty() && !posture.degraded {
@@ -263,7 +289,157 @@ impl Fence {
             posture,
             helper: helper.to_path_buf(),
             host: host.clone(),
+            checked_only: verdict.is_none(),
         })
+    }
+
+    /// Start `argv` in this fence with exactly `env`, its jail proven first: the probe's
+    /// legs run inside the command's own jail after its last setup step, the launcher
+    /// judges the files from outside, and only on that verdict and [`Checked::start`] does
+    /// the command start (nothing runs otherwise). `configure` sets the standard streams. Backends without
+    /// a jail of their own (`off`) and platforms without the handoff run the command as
+    /// [`Fence::command`] does, after the probe [`Fence::prepare`] ran.
+    pub fn spawn_checked(
+        &self,
+        argv: Vec<String>,
+        env: Vec<(String, String)>,
+        listen: Option<u16>,
+        configure: impl FnOnce(&mut Command),
+    ) -> Result<Checked, FenceError> {
+        if (!checked_backend(&self.kind) || matches!(self.kind, Kind::LandlockOnly { .. }))
+            && listen.is_some()
+        {
+            return Err(FenceError::Unavailable {
+                backend: self.posture.backend.to_string(),
+                reason: "the allow-list network mode needs a jail with its own network namespace"
+                    .into(),
+            });
+        }
+        if !checked_backend(&self.kind) {
+            let mut cmd = self.command(Action::Exec { argv }, env)?;
+            configure(&mut cmd);
+            let child = cmd.spawn().map_err(|e| FenceError::Io {
+                what: "cannot start the fence".into(),
+                path: self.helper.clone(),
+                source: e,
+            })?;
+            return Ok(Checked {
+                child,
+                verdict: None,
+                dirs: None,
+                go: None,
+                listener: None,
+            });
+        }
+        #[cfg(target_os = "linux")]
+        {
+            self.spawn_checked_linux(argv, env, listen, configure)
+        }
+        #[cfg(not(target_os = "linux"))]
+        unreachable!("checked_backend is false off Linux")
+    }
+
+    #[cfg(target_os = "linux")]
+    fn spawn_checked_linux(
+        &self,
+        argv: Vec<String>,
+        env: Vec<(String, String)>,
+        listen: Option<u16>,
+        configure: impl FnOnce(&mut Command),
+    ) -> Result<Checked, FenceError> {
+        use crate::sys::handoff;
+        let backend = self.posture.backend.to_string();
+        let failed = |leg: &str, detail: String| FenceError::ProbeFailed {
+            backend: backend.clone(),
+            leg: leg.to_string(),
+            detail,
+        };
+        let dirs = probe::PreflightDirs::create(&self.policy.scratch)
+            .map_err(|e| failed("setup", e.to_string()))?;
+        let mut policy = self.policy.clone();
+        policy.read_only.push(dirs.outside.clone());
+        policy.validate()?;
+        let report = handoff::pipe_from_child().map_err(|e| failed("setup", e.to_string()))?;
+        let go = handoff::pipe_to_child().map_err(|e| failed("setup", e.to_string()))?;
+        let pair = match listen {
+            None => None,
+            Some(port) => {
+                let (ours, theirs) =
+                    crate::sys::net::pair().map_err(|e| failed("setup", e.to_string()))?;
+                crate::sys::net::inheritable(&theirs)
+                    .map_err(|e| failed("setup", e.to_string()))?;
+                Some((port, ours, theirs))
+            }
+        };
+        let action = Action::CheckedExec {
+            argv,
+            preflight: probe::Preflight {
+                outside: dirs.outside.clone(),
+                inside: dirs.inside.clone(),
+                report_fd: handoff::raw(&report.child_end),
+                go_fd: handoff::raw(&go.child_end),
+            },
+            listener: pair
+                .as_ref()
+                .map(|(port, _, theirs)| super::plan::ListenerHandoff {
+                    port: *port,
+                    fd: handoff::raw(theirs),
+                }),
+        };
+        let mut cmd = build_command(&self.kind, &policy, &self.helper, action, env)?;
+        configure(&mut cmd);
+        let spawned = cmd.spawn();
+        // The helper holds its ends now; ours must go, or the pipes never report EOF.
+        drop(report.child_end);
+        drop(go.child_end);
+        let ours = pair.map(|(_, ours, theirs)| {
+            drop(theirs);
+            ours
+        });
+        let mut child = spawned.map_err(|e| FenceError::Io {
+            what: "cannot start the fence".into(),
+            path: self.helper.clone(),
+            source: e,
+        })?;
+        let deadline = std::time::Instant::now() + probe::TIMEOUT;
+        let listener = match &ours {
+            None => None,
+            Some(sock) => match crate::sys::net::recv_fd(sock, deadline) {
+                Ok(fd) => Some(std::net::TcpListener::from(fd)),
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(failed("listener", e.to_string()));
+                }
+            },
+        };
+        let judged = handoff::read_line_by(&report.parent_end, deadline, 1 << 20)
+            .map_err(|e| failed("report", e.to_string()))
+            .and_then(|bytes| {
+                serde_json::from_slice::<probe::LegReport>(&bytes).map_err(|e| {
+                    failed(
+                        "report",
+                        format!("the jail ended or failed before its probe reported ({e})"),
+                    )
+                })
+            })
+            .and_then(|report| dirs.judge(&self.posture, report));
+        match judged {
+            Ok(verdict) => Ok(Checked {
+                child,
+                verdict: Some(verdict),
+                dirs: Some(dirs),
+                go: Some(go.parent_end),
+                listener,
+            }),
+            Err(e) => {
+                // No go: the helper leaves without running anything; make sure of it.
+                drop(go.parent_end);
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(e)
+            }
+        }
     }
 
     /// The posture (after the probe).
@@ -297,8 +473,90 @@ impl Fence {
         action: Action,
         env: Vec<(String, String)>,
     ) -> Result<Command, FenceError> {
+        if self.checked_only && !matches!(action, Action::CheckedExec { .. }) {
+            return Err(FenceError::ProbeFailed {
+                backend: self.posture.backend.to_string(),
+                leg: "not-probed".into(),
+                detail: "this fence was prepared for checked commands only (Fence::spawn_checked); prepare it with Fence::prepare to run anything else".into(),
+            });
+        }
         build_command(&self.kind, &self.policy, &self.helper, action, env)
     }
+}
+
+/// A command started by [`Fence::spawn_checked`].
+#[derive(Debug)]
+pub struct Checked {
+    /// The running command (its jail's helper).
+    pub child: std::process::Child,
+    /// What the command's own jail proved (`None` for a backend without a jail).
+    pub verdict: Option<probe::Verdict>,
+    dirs: Option<probe::PreflightDirs>,
+    #[cfg(target_os = "linux")]
+    go: Option<std::os::fd::OwnedFd>,
+    #[cfg(not(target_os = "linux"))]
+    go: Option<()>,
+    listener: Option<std::net::TcpListener>,
+}
+
+impl Checked {
+    /// The listening socket on the jail's loopback (the `allow-list` mode), to serve with
+    /// the proxy before [`Checked::start`].
+    pub fn take_listener(&mut self) -> Option<std::net::TcpListener> {
+        self.listener.take()
+    }
+
+    /// Let the command start (its jail passed the probe and waits for this word). A
+    /// `Checked` dropped or waited for without `start` runs nothing.
+    pub fn start(&mut self) -> Result<(), FenceError> {
+        #[cfg(target_os = "linux")]
+        if let Some(go) = self.go.take() {
+            rustix::io::write(&go, &[probe::GO]).map_err(|e| FenceError::ProbeFailed {
+                backend: "jail".into(),
+                leg: "go".into(),
+                detail: e.to_string(),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Notes the posture gains from this jail's probe (what a degraded fence let through).
+    pub fn notes(&self) -> Vec<String> {
+        self.verdict
+            .as_ref()
+            .map(degraded_notes)
+            .unwrap_or_default()
+    }
+
+    /// Wait for the command (never started unless [`Checked::start`] was called); the
+    /// probe's directories go with it.
+    pub fn wait(mut self) -> std::io::Result<std::process::ExitStatus> {
+        let _ = self.go.take();
+        let s = self.child.wait();
+        drop(self.dirs.take());
+        s
+    }
+}
+
+fn degraded_notes(v: &probe::Verdict) -> Vec<String> {
+    let mut notes = Vec::new();
+    if v.truncate_went_through {
+        notes.push("probe: truncate outside the workspace went through".into());
+    }
+    if v.chmod_went_through {
+        notes.push("probe: chmod outside the workspace went through".into());
+    }
+    notes
+}
+
+/// Whether a backend's jail can prove itself for one command ([`Fence::spawn_checked`]):
+/// every Linux backend that builds a jail; not `off`, not Seatbelt.
+fn checked_backend(kind: &Kind) -> bool {
+    cfg!(target_os = "linux")
+        && matches!(
+            kind,
+            Kind::Native { .. } | Kind::LandlockOnly { .. } | Kind::Bwrap { .. }
+        )
 }
 
 fn candidates(options: &FenceOptions, host: &Host) -> Vec<Result<Kind, FenceError>> {

@@ -5,7 +5,7 @@
 //! Results are cached per process and per backend configuration.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ use super::posture::Posture;
 /// Name of the file the legs attack in the outside directory.
 pub const VICTIM: &str = "victim";
 const VICTIM_TEXT: &str = "gatehouse probe: must survive\n";
-const TIMEOUT: Duration = Duration::from_secs(20);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(20);
 
 /// One leg's result, as seen from inside.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -166,69 +166,91 @@ where
                 ),
             )
         })?;
-        // The judge is the file system, seen from outside.
-        let wrote_outside = outside.join("written-from-inside").exists();
-        let wrote_inside = ws.join("probe-inside").exists();
-        let text = std::fs::read_to_string(&victim).unwrap_or_default();
-        let truncated = text != VICTIM_TEXT;
-        let chmodded = mode(&victim) != mode_before;
-        if !wrote_inside || !report.write_inside.succeeded {
-            return Err(failed(
-                "write-inside",
-                format!(
-                    "an allowed write inside the workspace failed: {}",
-                    report.write_inside.error.clone().unwrap_or_default()
-                ),
-            ));
-        }
-        let claims = |c: Coverage| !claimed.not_covered.contains(&c);
-        if claims(Coverage::Write) && (wrote_outside || report.write_outside.succeeded) {
-            return Err(failed(
-                "write-outside",
-                "a forbidden write outside succeeded".into(),
-            ));
-        }
-        if claims(Coverage::Truncate) && truncated {
-            return Err(failed(
-                "truncate-outside",
-                "truncate outside emptied the file".into(),
-            ));
-        }
-        if claims(Coverage::Metadata) && chmodded {
-            return Err(failed(
-                "chmod-outside",
-                "chmod outside changed the mode".into(),
-            ));
-        }
-        let e = &report.enforcement;
-        if let Some(abi) = claimed.landlock_abi {
-            match &e.landlock {
-                Some(l) if l.abi == abi && l.status == "fully-enforced" => {}
-                other => {
-                    return Err(failed(
-                        "landlock",
-                        format!("claimed ABI {abi}, helper reported {other:?}"),
-                    ))
-                }
-            }
-        }
-        if claims(Coverage::Capabilities)
-            && claimed.layers.iter().any(|l| l.name == "capabilities")
-            && !e.capabilities_dropped
-        {
-            return Err(failed(
-                "capabilities",
-                "capabilities were not verified dropped".into(),
-            ));
-        }
-        Ok(Verdict {
-            report,
-            truncate_went_through: truncated,
-            chmod_went_through: chmodded,
-        })
+        judge(claimed, report, &ws, &outside, mode_before)
     })();
     let _ = std::fs::remove_dir_all(&dir);
     outcome
+}
+
+/// Judge the legs' report against the files, seen from outside the jail: `inside` is the
+/// writable directory the allowed leg wrote in, `outside` the read-only one holding the
+/// victim, whose mode was `mode_before`. The helper's report is informative; the files
+/// decide.
+pub fn judge(
+    claimed: &Posture,
+    report: LegReport,
+    inside: &Path,
+    outside: &Path,
+    mode_before: u32,
+) -> Result<Verdict, FenceError> {
+    let backend = claimed.backend.to_string();
+    let failed = |leg: &str, detail: String| FenceError::ProbeFailed {
+        backend: backend.clone(),
+        leg: leg.to_string(),
+        detail,
+    };
+    let victim = outside.join(VICTIM);
+    let ws = inside;
+    // The judge is the file system, seen from outside.
+    let wrote_outside = outside.join("written-from-inside").exists();
+    let wrote_inside = ws.join("probe-inside").exists();
+    let text = std::fs::read_to_string(&victim).unwrap_or_default();
+    let truncated = text != VICTIM_TEXT;
+    let chmodded = mode(&victim) != mode_before;
+    if !wrote_inside || !report.write_inside.succeeded {
+        return Err(failed(
+            "write-inside",
+            format!(
+                "an allowed write inside the workspace failed: {}",
+                report.write_inside.error.clone().unwrap_or_default()
+            ),
+        ));
+    }
+    let claims = |c: Coverage| !claimed.not_covered.contains(&c);
+    if claims(Coverage::Write) && (wrote_outside || report.write_outside.succeeded) {
+        return Err(failed(
+            "write-outside",
+            "a forbidden write outside succeeded".into(),
+        ));
+    }
+    if claims(Coverage::Truncate) && truncated {
+        return Err(failed(
+            "truncate-outside",
+            "truncate outside emptied the file".into(),
+        ));
+    }
+    if claims(Coverage::Metadata) && chmodded {
+        return Err(failed(
+            "chmod-outside",
+            "chmod outside changed the mode".into(),
+        ));
+    }
+    let e = &report.enforcement;
+    if let Some(abi) = claimed.landlock_abi {
+        match &e.landlock {
+            Some(l) if l.abi == abi && l.status == "fully-enforced" => {}
+            other => {
+                return Err(failed(
+                    "landlock",
+                    format!("claimed ABI {abi}, helper reported {other:?}"),
+                ))
+            }
+        }
+    }
+    if claims(Coverage::Capabilities)
+        && claimed.layers.iter().any(|l| l.name == "capabilities")
+        && !e.capabilities_dropped
+    {
+        return Err(failed(
+            "capabilities",
+            "capabilities were not verified dropped".into(),
+        ));
+    }
+    Ok(Verdict {
+        report,
+        truncate_went_through: truncated,
+        chmod_went_through: chmodded,
+    })
 }
 
 fn mode(p: &Path) -> u32 {
@@ -262,5 +284,86 @@ pub(crate) fn tempdir() -> std::io::Result<std::path::PathBuf> {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
+    }
+}
+
+/// The legs of one command's own jail travel in its plan.
+pub use super::plan::Preflight;
+
+/// The byte that lets a checked command start; anything else, or the pipe closing, means
+/// the jail was refused and nothing runs.
+pub const GO: u8 = b'1';
+
+/// The directories of one preflight, on the launcher's side: created fresh, removed on
+/// drop.
+#[derive(Debug)]
+pub struct PreflightDirs {
+    dir: PathBuf,
+    /// The read-only directory holding the victim (bound into the jail read-only).
+    pub outside: PathBuf,
+    /// The writable directory (below the scratch directory).
+    pub inside: PathBuf,
+    mode_before: u32,
+}
+
+impl PreflightDirs {
+    /// A fresh outside directory with its victim, and `inside` below `scratch`.
+    pub fn create(scratch: &Path) -> std::io::Result<PreflightDirs> {
+        let dir = tempdir()?;
+        let outside = std::fs::canonicalize(&dir)?;
+        let victim = outside.join(VICTIM);
+        std::fs::write(&victim, VICTIM_TEXT)?;
+        let inside = scratch.join("probe");
+        std::fs::create_dir_all(&inside)?;
+        Ok(PreflightDirs {
+            dir,
+            mode_before: mode(&victim),
+            inside: std::fs::canonicalize(&inside)?,
+            outside,
+        })
+    }
+
+    /// Judge the helper's report (see [`judge`]).
+    pub fn judge(&self, claimed: &Posture, report: LegReport) -> Result<Verdict, FenceError> {
+        let verdict = judge(
+            claimed,
+            report,
+            &self.inside,
+            &self.outside,
+            self.mode_before,
+        );
+        let _ = std::fs::remove_file(self.inside.join("probe-inside"));
+        verdict
+    }
+}
+
+impl Drop for PreflightDirs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = std::fs::remove_dir(&self.inside);
+    }
+}
+
+/// The helper's side of a preflight: run the legs in this fully fenced process, hand the
+/// report out, and wait for the launcher's verdict. `Err` means the command must not run.
+#[cfg(target_os = "linux")]
+pub fn preflight_in_jail(p: &Preflight, enforcement: &Enforcement) -> Result<(), String> {
+    use std::io::{Read, Write};
+    let report = run_legs(&p.outside, &p.inside, enforcement.clone());
+    // One line: serde_json never writes a raw newline inside a document.
+    let mut json = serde_json::to_vec(&report).map_err(|e| format!("probe report: {e}"))?;
+    json.push(b'\n');
+    let out = crate::sys::handoff::adopt(p.report_fd).map_err(|e| format!("report pipe: {e}"))?;
+    let go = crate::sys::handoff::adopt(p.go_fd).map_err(|e| format!("go pipe: {e}"))?;
+    {
+        let mut out = std::fs::File::from(out);
+        out.write_all(&json)
+            .map_err(|e| format!("report pipe: {e}"))?;
+    }
+    let mut answer = [0u8; 1];
+    let mut go = std::fs::File::from(go);
+    match go.read(&mut answer) {
+        Ok(1) if answer[0] == GO => Ok(()),
+        _ => Err("the launcher refused this jail after its probe; nothing runs".into()),
     }
 }

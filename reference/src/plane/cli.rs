@@ -7,12 +7,13 @@
 //! `GATEHOUSE_ENV_SCRUBBING=off` (the plane-wide opt-out).
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::choices::{Choices, Layer, NetworkMode};
 use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
 use crate::fence::{
-    current_posture, missing_protected, tidy_protected, Action, Fence, FenceError, FenceOptions,
-    Policy,
+    current_posture, missing_protected, tidy_protected, Fence, FenceError, FenceOptions, Policy,
+    PostureChoices,
 };
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
@@ -39,11 +40,103 @@ pub fn info(json: bool) -> Result<String, FenceError> {
     })
 }
 
+/// What `gatehouse exec` was asked, as the command line gave it.
+#[derive(Debug, Clone, Default)]
+pub struct ExecRequest {
+    /// Workspace roots (default: the current directory).
+    pub workspaces: Vec<PathBuf>,
+    /// `--allow-degraded`.
+    pub allow_degraded: bool,
+    /// The choices given as flags (they win over the files).
+    pub flags: Layer,
+    /// `--trust-project-config`.
+    pub trust_project_config: bool,
+    /// `--no-config`: read neither file.
+    pub no_config: bool,
+    /// The command and its arguments.
+    pub command: Vec<OsString>,
+}
+
+/// The settings of a session rooted at `project`: the user's file, the project's (when
+/// trusted) and `flags`, each with its source.
+pub fn settings(
+    project: &Path,
+    flags: &Layer,
+    trust_project: bool,
+    no_files: bool,
+) -> Result<Choices, String> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
+    let inputs = crate::choices::Inputs {
+        user_file: crate::choices::user_file(xdg.as_deref(), home.as_deref()),
+        project,
+        home: home.as_deref(),
+        trust_project,
+        no_files,
+    };
+    crate::choices::load(&inputs, flags)
+}
+
+/// The settings' lines for `gatehouse info`: each setting with where it came from.
+pub fn settings_report(project: &Path) -> Result<Vec<String>, String> {
+    Ok(settings(project, &Layer::default(), false, false)?.provenance())
+}
+
+/// The port of the allow-list proxy on the jail's own `127.0.0.1`.
+pub const PROXY_PORT: u16 = 3128;
+
+/// The variables that point programs at the proxy, in both spellings programs read.
+pub const PROXY_VARIABLES: [&str; 6] = [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+];
+
+/// Serve the jail's listener with the allow-list proxy; every decision goes to a session
+/// log of its own (outside every writable root), and each refusal also to stderr.
+fn serve_proxy(
+    allow: crate::net::AllowList,
+    listener: std::net::TcpListener,
+) -> Result<crate::net::Running, String> {
+    let log = super::log::default_dir().and_then(|dir| {
+        let id = format!(
+            "exec-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis())
+                .unwrap_or(0)
+        );
+        super::log::SessionLog::open(&dir, &id).ok()
+    });
+    if let Some(l) = &log {
+        eprintln!(
+            "gatehouse exec: network decisions are logged in {}",
+            l.path().display()
+        );
+    }
+    let log = std::sync::Arc::new(log);
+    let journal: crate::net::Journal = std::sync::Arc::new(move |ev: &crate::net::NetEvent| {
+        if let crate::net::NetEvent::Refused { status, detail, .. } = ev {
+            eprintln!("gatehouse proxy: refused ({status}): {detail}");
+        }
+        if let Some(l) = log.as_ref() {
+            l.record("net", serde_json::to_value(ev).unwrap_or_default());
+        }
+    });
+    crate::net::Proxy::new(allow, journal)
+        .spawn(listener)
+        .map_err(|e| format!("the allow-list proxy: {e}"))
+}
+
 /// Run one command in the fence as a person would: its output streams to ours, its exit
 /// status is returned, and stderr says which fence held it. Workspaces default to the
 /// current directory. Returns 125 when the fence refused or failed (nothing ran).
-pub fn exec(workspaces: &[PathBuf], allow_degraded: bool, cmd: &[OsString]) -> i32 {
-    match exec_inner(workspaces, allow_degraded, cmd) {
+pub fn exec(req: &ExecRequest) -> i32 {
+    match exec_inner(req) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("gatehouse exec: {e}");
@@ -52,14 +145,11 @@ pub fn exec(workspaces: &[PathBuf], allow_degraded: bool, cmd: &[OsString]) -> i
     }
 }
 
-fn exec_inner(
-    workspaces: &[PathBuf],
-    allow_degraded: bool,
-    cmd: &[OsString],
-) -> Result<i32, String> {
+fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
     let mut options = FenceOptions::from_env().map_err(|e| e.to_string())?;
-    options.allow_degraded |= allow_degraded;
-    let argv: Vec<String> = cmd
+    options.allow_degraded |= req.allow_degraded;
+    let argv: Vec<String> = req
+        .command
         .iter()
         .map(|a| {
             a.clone()
@@ -71,14 +161,54 @@ fn exec_inner(
         return Err("no command given (gatehouse exec [--workspace DIR]... -- CMD ARGS...)".into());
     }
     let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
-    let workspaces: Vec<PathBuf> = if workspaces.is_empty() {
+    let workspaces: Vec<PathBuf> = if req.workspaces.is_empty() {
         vec![cwd.clone()]
     } else {
-        workspaces.to_vec()
+        req.workspaces.clone()
     };
+    let settings = settings(
+        &workspaces[0],
+        &req.flags,
+        req.trust_project_config,
+        req.no_config,
+    )?;
+    for (file, why) in &settings.files {
+        if let Some(why) = why {
+            eprintln!("gatehouse exec: ignored {}: {why}", file.display());
+        }
+    }
+    if settings.network.value == NetworkMode::Host {
+        return Err(format!(
+            "network mode `host` ({}): not available in this build of the reference, which refuses rather than run with a network it cannot hold (use `off` or `allow-list`)",
+            settings.network.source
+        ));
+    }
+    let allow = if settings.network.value == NetworkMode::AllowList {
+        Some(
+            crate::net::AllowList::parse(settings.allow_domains.iter().map(|d| &d.value))
+                .map_err(|e| e.to_string())?,
+        )
+    } else {
+        None
+    };
+    // What jailed code must never write though it lies outside the workspaces: the
+    // user's configuration and the session logs.
+    let mut guarded: Vec<PathBuf> = settings.files.iter().map(|(f, _)| f.clone()).collect();
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+        let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
+        if let Some(uf) = crate::choices::user_file(xdg.as_deref(), Some(&home)) {
+            guarded.push(uf);
+        }
+    }
+    guarded.extend(super::log::default_dir());
+    let extra = super::choices::resolve_paths(&settings, &guarded)?;
     let scratch = crate::fence::probe::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
     let result = (|| {
-        let mut policy = Policy::new(workspaces, scratch.clone());
+        let mut all = workspaces.clone();
+        all.extend(extra.writable.iter().cloned());
+        let mut policy = Policy::new(all, scratch.clone());
+        policy.read_only = extra.read_only.clone();
+        policy.hidden = extra.hidden.clone();
         let real_cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
         let resolved: Vec<PathBuf> = policy
             .workspaces
@@ -88,24 +218,69 @@ fn exec_inner(
         if resolved.iter().any(|w| real_cwd.starts_with(w)) {
             policy.cwd = Some(real_cwd);
         }
-        let fence = Fence::prepare(policy, &options).map_err(|e| e.to_string())?;
+        let fence = Fence::prepare_for_checked(policy, &options).map_err(|e| e.to_string())?;
         let scrubbing = env_scrubbing_from_env();
         let mut posture = fence.posture().clone();
         posture.env_scrubbing = scrubbing;
         // TMPDIR is the session's scratch temporary directory on every backend, a jail
         // with a private `/tmp` included (the spec's environment table, FENCE-JAIL-4).
-        let env = super::env::jail_env(
+        let base = super::env::jail_env(
             std::env::vars_os(),
             &fence.policy().home(),
             Some(&fence.policy().tmpdir()),
             scrubbing,
         );
-        eprintln!("gatehouse exec: {}", posture.render());
+        let parent: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        let (mut env, passed_secrets) = super::choices::apply_env(base, &parent, &settings)?;
+        if allow.is_some() {
+            let url = format!("http://127.0.0.1:{PROXY_PORT}");
+            for name in PROXY_VARIABLES {
+                env.retain(|(k, _)| k != name);
+                env.push((name.to_string(), url.clone()));
+            }
+            env.retain(|(k, _)| !k.eq_ignore_ascii_case("no_proxy"));
+            env.sort();
+        }
+        posture.choices = PostureChoices {
+            network: settings.network.value.to_string(),
+            allowed_domains: allow
+                .as_ref()
+                .map(|a| a.entries().iter().map(|e| e.to_string()).collect())
+                .unwrap_or_default(),
+            passed_secrets,
+            read_only: extra.read_only.clone(),
+            writable: extra.writable.clone(),
+            hidden: extra.hidden.clone(),
+        };
         let created = missing_protected(fence.policy());
-        let mut command = fence
-            .command(Action::Exec { argv }, env)
-            .map_err(|e| e.to_string())?;
-        let status = relayed(&mut command).map_err(|e| format!("cannot start the fence: {e}"));
+        // The command's own jail proves the probe's legs before the command starts; its
+        // standard streams are pipes we relay (FENCE-JAIL-15), never our own descriptors.
+        let listen = allow.as_ref().map(|_| PROXY_PORT);
+        let mut _proxy = None;
+        let status = match fence.spawn_checked(argv, env, listen, pipe_streams) {
+            Ok(mut checked) => {
+                if let (Some(allow), Some(listener)) = (allow.clone(), checked.take_listener()) {
+                    _proxy = Some(serve_proxy(allow, listener)?);
+                }
+                let notes = checked.notes();
+                if !notes.is_empty() {
+                    let reason = posture.reason.take().into_iter().chain(notes);
+                    posture.reason = Some(reason.collect::<Vec<_>>().join("; "));
+                }
+                eprintln!("gatehouse exec: {}", posture.render());
+                let relay = Relay::start(&mut checked.child);
+                let status = checked.start().map_err(|e| e.to_string()).and_then(|()| {
+                    checked
+                        .wait()
+                        .map_err(|e| format!("cannot wait for the fence: {e}"))
+                });
+                relay.finish();
+                status
+            }
+            Err(e) => Err(e.to_string()),
+        };
         tidy_protected(&created);
         let status = status?;
         use std::os::unix::process::ExitStatusExt;
@@ -118,43 +293,57 @@ fn exec_inner(
     result
 }
 
-/// Run `command` with its standard streams relayed through pipes (FENCE-JAIL-15): the jail
-/// is never handed a descriptor of ours, which may be a file outside every root (a
-/// redirected stdout), a terminal or a socket, and which would keep the rights it was
-/// opened with (`fchmod`, `ftruncate`, `futimes` and `fsetxattr` on fd 1 change the file
-/// whatever the mounts say).
-fn relayed(command: &mut std::process::Command) -> std::io::Result<std::process::ExitStatus> {
-    use std::io::{Read, Write};
+/// Standard streams as pipes (FENCE-JAIL-15): the jail is never handed a descriptor of
+/// ours, which may be a file outside every root (a redirected stdout), a terminal or a
+/// socket, and which would keep the rights it was opened with (`fchmod`, `ftruncate`,
+/// `futimes` and `fsetxattr` on fd 1 change the file whatever the mounts say).
+fn pipe_streams(command: &mut std::process::Command) {
     use std::process::Stdio;
-    let mut child = command
+    command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    fn pump(mut from: impl Read, mut to: impl Write) {
-        let mut buf = [0u8; 8192];
-        loop {
-            match from.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
-                        break;
+        .stderr(Stdio::piped());
+}
+
+/// The threads that copy a piped child's streams to and from ours.
+struct Relay {
+    out: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Relay {
+    /// Start copying `child`'s stdout and stderr to ours and our stdin to its.
+    fn start(child: &mut std::process::Child) -> Relay {
+        use std::io::{Read, Write};
+        fn pump(mut from: impl Read, mut to: impl Write) {
+            let mut buf = [0u8; 8192];
+            loop {
+                match from.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
+                            break;
+                        }
                     }
                 }
             }
         }
+        let (out, err) = (child.stdout.take(), child.stderr.take());
+        let t_out = out.map(|o| std::thread::spawn(move || pump(o, std::io::stdout())));
+        let t_err = err.map(|e| std::thread::spawn(move || pump(e, std::io::stderr())));
+        if let Some(input) = child.stdin.take() {
+            // Not joined: our stdin may be a terminal the command never reads; the thread
+            // ends with the process, or at the first write the closed pipe refuses.
+            std::thread::spawn(move || pump(std::io::stdin(), input));
+        }
+        Relay {
+            out: [t_out, t_err].into_iter().flatten().collect(),
+        }
     }
-    let (out, err) = (child.stdout.take(), child.stderr.take());
-    let t_out = out.map(|o| std::thread::spawn(move || pump(o, std::io::stdout())));
-    let t_err = err.map(|e| std::thread::spawn(move || pump(e, std::io::stderr())));
-    if let Some(input) = child.stdin.take() {
-        // Not joined: our stdin may be a terminal the command never reads; the thread ends
-        // with the process, or at the first write the closed pipe refuses.
-        std::thread::spawn(move || pump(std::io::stdin(), input));
+
+    /// Wait until the child's output has been copied whole (after the child ended).
+    fn finish(self) {
+        for t in self.out {
+            let _ = t.join();
+        }
     }
-    let status = child.wait();
-    for t in [t_out, t_err].into_iter().flatten() {
-        let _ = t.join();
-    }
-    status
 }

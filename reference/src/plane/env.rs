@@ -172,4 +172,18 @@ mod tests {
         let env = jail_env(Vec::new(), Path::new("/h"), None, true);
         assert!(env.contains(&("PATH".into(), DEFAULT_PATH.into())));
     }
+
+    /// The one rule both the scrub and `--pass-env` apply (FENCE-ENV-8, FENCE-ENV-9):
+    /// respelled in case, prefixed or as a part of a longer name.
+    #[rstest::rstest]
+    #[case("npm_token")]
+    #[case("LC_API_KEY")]
+    #[case("MY_PASSWORD")]
+    #[case("AWS_REGION")]
+    #[case("SSH_AUTH_SOCK")]
+    #[case("xdg_runtime_dir")]
+    fn respelled_secret_names_never_pass(#[case] name: &str) {
+        assert!(never_passes(name), "{name}");
+        assert!(!passes(name), "{name}");
+    }
 }

@@ -2,6 +2,7 @@
 //! an environment scrubbed at spawn, and session logs kept out of the tools' reach.
 //!
 //! - [`env`]: the allow-list applied at spawn, and the plane-wide opt-out;
+//! - [`choices`]: the person's per-session variables and extra paths, checked;
 //! - [`protocol`]: the JSON-lines protocol between the broker and an executor;
 //! - [`executor`]: the executor's loop, running inside the fence;
 //! - [`broker`]: the tokio broker and pool, where a crash is an event;
@@ -10,6 +11,7 @@
 //! - [`cli`]: `gatehouse info` and `gatehouse exec`, one command through the fence.
 
 pub mod broker;
+pub mod choices;
 pub mod cli;
 pub mod env;
 pub mod executor;

@@ -211,7 +211,11 @@ enum State {
     /// A broker runs the session's commands.
     Up(Broker),
     /// No broker: every run is refused for this reason, and the posture says why.
-    Refusing { refusal: Refusal, posture: Posture },
+    Refusing {
+        refusal: Refusal,
+        /// Boxed: a posture is far larger than a broker handle.
+        posture: Box<Posture>,
+    },
 }
 
 /// One session's plane, its setup and its private scratch directory.
@@ -255,7 +259,7 @@ fn lossy(bytes: &[u8]) -> String {
 fn unavailable(reason: impl Into<String>) -> State {
     State::Refusing {
         refusal: Refusal::FenceUnavailable,
-        posture: Posture::unfenced(BackendKind::None, reason),
+        posture: Box::new(Posture::unfenced(BackendKind::None, reason)),
     }
 }
 
@@ -331,7 +335,7 @@ impl Session {
                 };
                 Ok(State::Refusing {
                     refusal: Refusal::DegradedRefused,
-                    posture,
+                    posture: Box::new(posture),
                 })
             }
             Err(e) => Ok(unavailable(e.to_string())),
@@ -342,7 +346,7 @@ impl Session {
     pub fn posture(&self) -> Posture {
         match &self.state {
             State::Up(b) => b.posture(),
-            State::Refusing { posture, .. } => posture.clone(),
+            State::Refusing { posture, .. } => (**posture).clone(),
         }
     }
 
@@ -370,7 +374,7 @@ impl Session {
                     stdout: String::new(),
                     stderr: String::new(),
                     refused: Some(*refusal),
-                    posture: posture.clone(),
+                    posture: (**posture).clone(),
                 })
             }
         };
@@ -460,7 +464,7 @@ impl Session {
                     rt.block_on(broker.shutdown());
                     self.state = State::Refusing {
                         refusal: Refusal::of(&e),
-                        posture: Posture::unfenced(BackendKind::None, e.to_string()),
+                        posture: Box::new(Posture::unfenced(BackendKind::None, e.to_string())),
                     };
                 }
             }

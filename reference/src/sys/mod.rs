@@ -4,9 +4,11 @@
 //!
 //! - [`caps`]: capability sets and `no_new_privs`;
 //! - [`fs`]: no-follow walks and descriptors named through `/proc/self/fd`;
+//! - [`handoff`]: descriptors handed to the helper across exec, waiting with deadlines;
 //! - [`landlock`]: the ordered [`landlock::Abi`], the kernel's ABI, rulesets;
 //! - [`legs`]: the single raw calls the fence's probe makes (`truncate`, `chmod`);
 //! - [`mount`]: bind, tmpfs, proc, pivot_root, remounts;
+//! - [`net`]: the jail's loopback, its listening socket handed out (`SCM_RIGHTS`);
 //! - [`ns`]: namespaces, fork, reaping, process groups, descriptors;
 //! - [`openat2`]: `openat2(2)` with `RESOLVE_BENEATH`;
 //! - [`seccomp`]: the system-call filter.
@@ -19,10 +21,14 @@
 pub mod caps;
 #[cfg(target_os = "linux")]
 pub mod fs;
+#[cfg(target_os = "linux")]
+pub mod handoff;
 pub mod landlock;
 pub mod legs;
 #[cfg(target_os = "linux")]
 pub mod mount;
+#[cfg(target_os = "linux")]
+pub mod net;
 #[cfg(target_os = "linux")]
 pub mod ns;
 #[cfg(any(target_os = "linux", target_os = "android"))]

@@ -1,0 +1,19 @@
+//! The network policy's moving part: a proxy the reference runs outside the jail, the
+//! only way out of a jail in the `allow-list` network mode.
+//!
+//! - [`allow`]: the domain allow-list and the normalized host names it judges;
+//! - [`request`]: one proxy request's head, parsed (httparse) and judged;
+//! - [`proxy`]: the server, one thread per connection, every decision journaled.
+//!
+//! The jail keeps its own network namespace, holding only its loopback interface; the
+//! proxy's listening socket is made inside that namespace and handed out, so jailed code
+//! reaches it at `127.0.0.1` and nothing else at all: no resolver, no host service, no
+//! other address. May touch: sockets; nothing of the file system.
+
+pub mod allow;
+pub mod proxy;
+pub mod request;
+
+pub use allow::{AllowList, DomainPattern, Host, NameError};
+pub use proxy::{Journal, NetEvent, Proxy, Running};
+pub use request::Refusal;

@@ -1,0 +1,375 @@
+//! The allow-list proxy: runs in the reference's own process, outside the jail, and is
+//! the only way out of a jail in the `allow-list` network mode. It accepts HTTP CONNECT
+//! tunnels and plain-HTTP requests, connects only to names the allow-list admits (the
+//! name is judged before it is resolved, so a refused name never reaches a resolver),
+//! answers everything else itself with a status and one line, and reports every
+//! decision to its journal (the session log).
+//!
+//! One thread per connection, blocking I/O: a proxy for one person's session carries a
+//! handful of connections at a time.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::allow::{AllowList, Host};
+use super::request::{read_head, Refusal, Target};
+
+/// How long the proxy waits for a client's request head, and for an upstream connect.
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one upstream connection attempt may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One decision of the proxy, as the session log records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "decision", rename_all = "kebab-case")]
+pub enum NetEvent {
+    /// A connection to an admitted host was opened.
+    Allowed {
+        /// `CONNECT` or the HTTP method.
+        method: String,
+        /// The host, normalized.
+        host: String,
+        /// The port.
+        port: u16,
+        /// The allow-list entry that admitted it.
+        rule: String,
+    },
+    /// A request the proxy refused, with the status it answered.
+    Refused {
+        /// The status sent to the client.
+        status: u16,
+        /// The machine-readable reason (`not-allowed`, `malformed`, `bad-host`, ...).
+        code: String,
+        /// The request target as the client spelled it.
+        target: Option<String>,
+        /// One line for the person.
+        detail: String,
+    },
+}
+
+/// How admitted names become addresses.
+type Resolver = Arc<dyn Fn(&Host, u16) -> std::io::Result<Vec<SocketAddr>> + Send + Sync>;
+
+/// Where decisions go.
+pub type Journal = Arc<dyn Fn(&NetEvent) + Send + Sync>;
+
+/// A proxy ready to serve.
+#[derive(Clone)]
+pub struct Proxy {
+    allow: Arc<AllowList>,
+    journal: Journal,
+    resolve: Resolver,
+}
+
+impl std::fmt::Debug for Proxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Proxy").field("allow", &self.allow).finish()
+    }
+}
+
+/// A running proxy; dropping it stops accepting new connections.
+#[derive(Debug)]
+pub struct Running {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+}
+
+impl Running {
+    /// The address it listens on (in the network namespace the listener belongs to).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // The accept loop stops at its next connection. No wake-up connect: the listener
+        // usually lives in a jail's network namespace, and the same address here is the
+        // host's.
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The system resolver, used only for names the allow-list admitted.
+fn system_resolve(host: &Host, port: u16) -> std::io::Result<Vec<SocketAddr>> {
+    match host {
+        Host::Ip(ip) => Ok(vec![SocketAddr::new(*ip, port)]),
+        Host::Name(n) => Ok((n.as_str(), port).to_socket_addrs()?.collect()),
+    }
+}
+
+impl Proxy {
+    /// A proxy admitting `allow`, reporting to `journal`.
+    pub fn new(allow: AllowList, journal: Journal) -> Proxy {
+        Proxy {
+            allow: Arc::new(allow),
+            journal,
+            resolve: Arc::new(system_resolve),
+        }
+    }
+
+    /// Serve on `listener` from a thread of its own until the returned handle is dropped
+    /// or the listener fails.
+    pub fn spawn(self, listener: TcpListener) -> std::io::Result<Running> {
+        let addr = listener.local_addr()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        std::thread::Builder::new()
+            .name("gatehouse-proxy".into())
+            .spawn(move || {
+                for conn in listener.incoming() {
+                    if flag.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Ok(conn) = conn else { break };
+                    let me = self.clone();
+                    let _ = std::thread::Builder::new()
+                        .name("gatehouse-proxy-conn".into())
+                        .spawn(move || me.serve(conn));
+                }
+            })?;
+        Ok(Running { addr, stop })
+    }
+
+    /// Record the refusal first (the log never lags what the client saw), then answer.
+    fn refuse(&self, client: &mut TcpStream, r: Refusal) {
+        let response = r.response();
+        (self.journal)(&NetEvent::Refused {
+            status: r.status,
+            code: r.code.to_string(),
+            target: r.target,
+            detail: r.detail,
+        });
+        let _ = client.write_all(&response);
+        let _ = client.shutdown(Shutdown::Both);
+    }
+
+    /// Serve one client connection: one request, then (when admitted) a byte pipe.
+    pub fn serve(&self, mut client: TcpStream) {
+        let _ = client.set_read_timeout(Some(HEAD_TIMEOUT));
+        let (target, leftover) = match read_head(&mut client) {
+            Ok(x) => x,
+            Err(_) => return,
+        };
+        let target = match target {
+            Ok(t) => t,
+            Err(r) => return self.refuse(&mut client, r),
+        };
+        let spelled = format!("{}:{}", target.host, target.port);
+        let Some(rule) = self.allow.admits(&target.host).map(|r| r.to_string()) else {
+            return self.refuse(
+                &mut client,
+                Refusal::new(
+                    403,
+                    "not-allowed",
+                    format!("{} is not on this session's domain allow-list", target.host),
+                    Some(&spelled),
+                ),
+            );
+        };
+        let upstream = match self.connect(&target) {
+            Ok(s) => s,
+            Err(e) => {
+                return self.refuse(
+                    &mut client,
+                    Refusal::new(
+                        502,
+                        "unreachable",
+                        format!("cannot reach {spelled}: {e}"),
+                        Some(&spelled),
+                    ),
+                )
+            }
+        };
+        (self.journal)(&NetEvent::Allowed {
+            method: target.method.clone(),
+            host: target.host.to_string(),
+            port: target.port,
+            rule,
+        });
+        let _ = client.set_read_timeout(None);
+        let mut up = upstream;
+        let first = match &target.forward_head {
+            None => {
+                if client
+                    .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                    .is_err()
+                {
+                    return;
+                }
+                leftover
+            }
+            Some(head) => {
+                let mut v = head.clone();
+                v.extend_from_slice(&leftover);
+                v
+            }
+        };
+        if up.write_all(&first).is_err() {
+            return;
+        }
+        pipe(client, up);
+    }
+
+    fn connect(&self, t: &Target) -> std::io::Result<TcpStream> {
+        let addrs = (self.resolve)(&t.host, t.port)?;
+        let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
+        for a in addrs {
+            match TcpStream::connect_timeout(&a, CONNECT_TIMEOUT) {
+                Ok(s) => return Ok(s),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+}
+
+/// Copy both ways until each side has closed its half.
+fn pipe(a: TcpStream, b: TcpStream) {
+    let (Ok(a2), Ok(b2)) = (a.try_clone(), b.try_clone()) else {
+        return;
+    };
+    let one = std::thread::spawn(move || copy_then_close(a, b2));
+    copy_then_close(b, a2);
+    let _ = one.join();
+}
+
+fn copy_then_close(mut from: TcpStream, mut to: TcpStream) {
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if to.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = to.shutdown(Shutdown::Write);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// A loopback HTTP server answering every request with `hello from <name>`; counts
+    /// the connections it saw.
+    fn server(name: &'static str) -> (u16, Arc<Mutex<usize>>) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(0));
+        let s = seen.clone();
+        std::thread::spawn(move || {
+            for c in l.incoming() {
+                let Ok(mut c) = c else { break };
+                *s.lock().unwrap() += 1;
+                let mut buf = [0u8; 4096];
+                let _ = c.read(&mut buf);
+                let body = format!("hello from {name}");
+                let _ = write!(
+                    c,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        (port, seen)
+    }
+
+    fn proxy(allow: &[&str]) -> (Running, Arc<Mutex<Vec<NetEvent>>>) {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let e = events.clone();
+        let p = Proxy::new(
+            AllowList::parse(allow).unwrap(),
+            Arc::new(move |ev: &NetEvent| e.lock().unwrap().push(ev.clone())),
+        );
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        (p.spawn(l).unwrap(), events)
+    }
+
+    fn ask(proxy: &Running, req: &str) -> String {
+        let mut c = TcpStream::connect(proxy.local_addr()).unwrap();
+        c.write_all(req.as_bytes()).unwrap();
+        let mut out = String::new();
+        let _ = c.read_to_string(&mut out);
+        out
+    }
+
+    #[test]
+    fn an_allowed_host_answers_over_plain_http() {
+        let (port, seen) = server("a");
+        let (p, events) = proxy(&["localhost"]);
+        let out = ask(
+            &p,
+            &format!("GET http://localhost:{port}/x HTTP/1.1\r\nHost: localhost:{port}\r\n\r\n"),
+        );
+        assert!(out.ends_with("hello from a"), "{out}");
+        assert_eq!(*seen.lock().unwrap(), 1);
+        assert!(
+            matches!(&events.lock().unwrap()[0], NetEvent::Allowed { rule, .. } if rule == "localhost")
+        );
+    }
+
+    #[test]
+    fn an_allowed_host_answers_through_a_tunnel() {
+        let (port, _) = server("b");
+        let (p, _) = proxy(&["localhost"]);
+        let out = ask(
+            &p,
+            &format!("CONNECT localhost:{port} HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+        );
+        assert!(
+            out.starts_with("HTTP/1.1 200 Connection established\r\n\r\n"),
+            "{out}"
+        );
+        assert!(out.ends_with("hello from b"), "{out}");
+    }
+
+    #[test]
+    fn a_host_off_the_list_is_refused_and_recorded_and_never_reached() {
+        let (port, seen) = server("c");
+        let (p, events) = proxy(&["localhost"]);
+        for req in [
+            format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n"),
+            format!("GET http://127.0.0.1:{port}/ HTTP/1.1\r\n\r\n"),
+            format!("CONNECT localhost.evil.net:{port} HTTP/1.1\r\n\r\n"),
+        ] {
+            let out = ask(&p, &req);
+            assert!(out.starts_with("HTTP/1.1 403 Forbidden"), "{out}");
+            assert!(out.contains("X-Gatehouse-Refused: not-allowed"), "{out}");
+        }
+        assert_eq!(*seen.lock().unwrap(), 0);
+        let ev = events.lock().unwrap();
+        assert_eq!(ev.len(), 3);
+        assert!(ev
+            .iter()
+            .all(|e| matches!(e, NetEvent::Refused { status: 403, .. })));
+    }
+
+    #[test]
+    fn a_malformed_request_gets_400_and_is_recorded() {
+        let (p, events) = proxy(&["localhost"]);
+        let out = ask(&p, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        assert!(out.starts_with("HTTP/1.1 400 Bad Request"), "{out}");
+        assert!(
+            matches!(&events.lock().unwrap()[0], NetEvent::Refused { code, .. } if code == "malformed")
+        );
+    }
+
+    #[test]
+    fn an_unreachable_allowed_host_gets_502() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        drop(l);
+        let (p, _) = proxy(&["127.0.0.1"]);
+        let out = ask(&p, &format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n"));
+        assert!(out.starts_with("HTTP/1.1 502 Bad Gateway"), "{out}");
+    }
+}

@@ -1,0 +1,374 @@
+//! `gatehouse exec` with the person's choices, end to end on every Linux backend: each
+//! option beside its allowed twin, the files checked from outside afterwards, and a jail
+//! whose layer fails silently refused by its own probe before the command runs.
+#![cfg(target_os = "linux")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_gatehouse");
+
+/// The backends to run on: native always; bwrap where it is installed (`.ci/run`
+/// installs it, and `GATEHOUSE_TEST_BWRAP=1` makes its absence a failure).
+fn backends() -> Vec<&'static str> {
+    let mut b = vec!["native"];
+    if Path::new("/usr/bin/bwrap").exists() {
+        b.push("bwrap");
+    } else {
+        assert!(
+            std::env::var_os("GATEHOUSE_TEST_BWRAP").is_none(),
+            "GATEHOUSE_TEST_BWRAP is set but /usr/bin/bwrap is missing"
+        );
+    }
+    b
+}
+
+struct Case {
+    dir: tempfile::TempDir,
+}
+
+impl Case {
+    fn new() -> Case {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["ws", "outside", "extra", "config"] {
+            std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        std::fs::write(dir.path().join("outside/data.txt"), "outside data\n").unwrap();
+        std::fs::write(dir.path().join("ws/.env"), "API_KEY=planted\n").unwrap();
+        Case { dir }
+    }
+    fn p(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+    fn exec(&self, backend: &str, args: &[&str], script: &str) -> Output {
+        let mut c = Command::new(BIN);
+        c.arg("exec")
+            .arg("--workspace")
+            .arg(self.p("ws"))
+            .args(args)
+            .args(["--", "sh", "-c", script])
+            .env("GATEHOUSE_FENCE", backend)
+            .env("XDG_CONFIG_HOME", self.p("config"))
+            .env("CARGO_HOME", "/opt/cargo-home")
+            .env("NPM_TOKEN", "npm_bait_token")
+            .env_remove(gatehouse::fence::plan::FAULT_ENV);
+        c.output().unwrap()
+    }
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_jail_whose_layer_fails_silently_is_refused_and_nothing_runs() {
+    for b in backends() {
+        let c = Case::new();
+        let marker = c.p("ws/ran");
+        let script = format!("touch {}", marker.display());
+        let mut cmd = Command::new(BIN);
+        cmd.arg("exec")
+            .arg("--workspace")
+            .arg(c.p("ws"))
+            .args(["--", "sh", "-c", &script])
+            .env("GATEHOUSE_FENCE", b)
+            .env("XDG_CONFIG_HOME", c.p("config"))
+            .env(gatehouse::fence::plan::FAULT_ENV, "read-only-hole");
+        let o = cmd.output().unwrap();
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(125), "{b}: {err}");
+        assert!(err.contains("write-outside"), "{b}: {err}");
+        assert!(
+            !marker.exists(),
+            "{b}: the command ran in a jail its probe refused"
+        );
+        // The allowed twin: the same command without the fault runs.
+        let o = c.exec(b, &[], &script);
+        assert_eq!(o.status.code(), Some(0), "{b}: {}", text(&o).1);
+        assert!(marker.exists(), "{b}");
+    }
+}
+
+#[test]
+fn pass_env_and_set_env_reach_the_command_and_nothing_else_does() {
+    for b in backends() {
+        let c = Case::new();
+        let script =
+            "echo \"cargo=${CARGO_HOME-unset} log=${RUST_LOG-unset} npm=${NPM_TOKEN-unset}\"";
+        let o = c.exec(
+            b,
+            &["--pass-env", "CARGO_HOME", "--set-env", "RUST_LOG=debug"],
+            script,
+        );
+        assert_eq!(
+            text(&o).0.trim(),
+            "cargo=/opt/cargo-home log=debug npm=unset",
+            "{b}: {}",
+            text(&o).1
+        );
+        let o = c.exec(b, &[], script);
+        assert_eq!(text(&o).0.trim(), "cargo=unset log=unset npm=unset", "{b}");
+    }
+}
+
+#[test]
+fn a_secret_looking_name_passes_only_on_purpose_and_the_posture_lists_it() {
+    for b in backends() {
+        let c = Case::new();
+        let o = c.exec(b, &["--pass-env", "NPM_TOKEN"], "echo ran");
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(125), "{b}");
+        assert!(
+            out.is_empty() && err.contains("--pass-secret-env NPM_TOKEN"),
+            "{b}: {err}"
+        );
+        let o = c.exec(b, &["--pass-secret-env", "NPM_TOKEN"], "echo $NPM_TOKEN");
+        let (out, err) = text(&o);
+        assert_eq!(out.trim(), "npm_bait_token", "{b}: {err}");
+        assert!(err.contains("passed on purpose: NPM_TOKEN"), "{b}: {err}");
+        assert!(
+            !err.contains("npm_bait_token"),
+            "{b}: the posture shows names, never values"
+        );
+    }
+}
+
+#[test]
+fn ro_makes_a_path_visible_read_only() {
+    for b in backends() {
+        let c = Case::new();
+        let data = c.p("outside/data.txt");
+        let script = format!(
+            "cat {0}; echo changed > {0}; touch {1}/new",
+            data.display(),
+            c.p("outside").display()
+        );
+        let o = c.exec(b, &["--ro", c.p("outside").to_str().unwrap()], &script);
+        let (out, err) = text(&o);
+        assert!(out.contains("outside data"), "{b}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(&data).unwrap(),
+            "outside data\n",
+            "{b}"
+        );
+        assert!(!c.p("outside/new").exists(), "{b}");
+        // The twin: without --ro the path is not there at all.
+        let o = c.exec(b, &[], &format!("cat {}", data.display()));
+        assert!(!text(&o).0.contains("outside data"), "{b}");
+        assert!(err.contains("extra read-only: "), "{b}: {err}");
+    }
+}
+
+#[test]
+fn rw_adds_a_writable_root_whose_protected_paths_stay_read_only() {
+    for b in backends() {
+        let c = Case::new();
+        let extra = c.p("extra");
+        let script = format!(
+            "echo built > {0}/out.txt; mkdir -p {0}/.gatehouse 2>/dev/null; echo x > {0}/.gatehouse/config.toml",
+            extra.display()
+        );
+        let o = c.exec(b, &["--rw", extra.to_str().unwrap()], &script);
+        assert_eq!(
+            std::fs::read_to_string(extra.join("out.txt")).unwrap(),
+            "built\n",
+            "{b}: {}",
+            text(&o).1
+        );
+        assert!(
+            !extra.join(".gatehouse/config.toml").exists(),
+            "{b}: a protected path inside --rw was written"
+        );
+        // The twin: without --rw the write is refused.
+        std::fs::remove_file(extra.join("out.txt")).unwrap();
+        let _ = c.exec(b, &[], &format!("echo built > {}/out.txt", extra.display()));
+        assert!(!extra.join("out.txt").exists(), "{b}");
+    }
+}
+
+#[test]
+fn hide_makes_a_path_unreadable_even_inside_the_workspace() {
+    for b in backends() {
+        let c = Case::new();
+        let env = c.p("ws/.env");
+        let o = c.exec(
+            b,
+            &["--hide", env.to_str().unwrap()],
+            &format!("cat {}", env.display()),
+        );
+        assert!(!text(&o).0.contains("planted"), "{b}: {:?}", text(&o));
+        assert_eq!(
+            std::fs::read_to_string(&env).unwrap(),
+            "API_KEY=planted\n",
+            "{b}"
+        );
+        let o = c.exec(b, &[], &format!("cat {}", env.display()));
+        assert!(text(&o).0.contains("planted"), "{b}: the twin reads it");
+    }
+}
+
+#[test]
+fn a_missing_or_weakening_path_is_refused_in_one_line() {
+    let c = Case::new();
+    let missing = c.p("nope");
+    for flag in ["--ro", "--rw", "--hide"] {
+        let o = c.exec("native", &[flag, missing.to_str().unwrap()], "echo ran");
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(125), "{flag}");
+        assert!(out.is_empty(), "{flag}");
+        assert_eq!(err.lines().count(), 1, "{flag}: {err}");
+        assert!(
+            err.contains(&format!("{flag} {}", missing.display())),
+            "{err}"
+        );
+    }
+    // A writable root holding the user's configuration would let jailed code rewrite it.
+    let o = c.exec(
+        "native",
+        &["--rw", c.dir.path().to_str().unwrap()],
+        "echo ran",
+    );
+    assert_eq!(o.status.code(), Some(125));
+    assert!(text(&o).1.contains("never change"), "{}", text(&o).1);
+}
+
+#[test]
+fn the_config_file_is_strict_and_flags_win() {
+    let c = Case::new();
+    let file = c.p("config/gatehouse/config.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &file,
+        "[env]\npass = [\"CARGO_HOME\"]\nset = { RUST_LOG = \"info\" }\n",
+    )
+    .unwrap();
+    let o = c.exec(
+        "native",
+        &["--set-env", "RUST_LOG=debug"],
+        "echo $CARGO_HOME $RUST_LOG",
+    );
+    assert_eq!(text(&o).0.trim(), "/opt/cargo-home debug", "{}", text(&o).1);
+    std::fs::write(&file, "[env]\npass = [\"CARGO_HOME\"]\npas = []\n").unwrap();
+    let o = c.exec("native", &[], "echo ran");
+    let err = text(&o).1;
+    assert_eq!(o.status.code(), Some(125));
+    assert!(
+        err.contains(&format!("{}:3: unknown field `pas`", file.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn info_says_where_each_setting_came_from() {
+    let c = Case::new();
+    let file = c.p("config/gatehouse/config.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "[env]\n\npass = [\"EDITOR\"]\n").unwrap();
+    let o = Command::new(BIN)
+        .arg("info")
+        .current_dir(c.p("ws"))
+        .env("XDG_CONFIG_HOME", c.p("config"))
+        .output()
+        .unwrap();
+    let out = text(&o).0;
+    assert!(
+        out.contains(&format!("pass-env EDITOR  ({}:3)", file.display())),
+        "{out}"
+    );
+    assert!(out.contains("network = off  (default)"), "{out}");
+}
+
+/// A loopback HTTP server the test starts: answers `hello` and counts connections.
+fn server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let s = seen.clone();
+    std::thread::spawn(move || {
+        for c in l.incoming() {
+            let Ok(mut c) = c else { break };
+            s.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buf = [0u8; 4096];
+            let _ = c.read(&mut buf);
+            let _ = c.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+            );
+        }
+    });
+    (port, seen)
+}
+
+/// A client inside the jail: Python's urllib, which follows `HTTP_PROXY`; prints the
+/// status or the error's first words.
+fn fetch(url: &str, proxied: bool) -> String {
+    let opener = if proxied {
+        "urllib.request.build_opener()"
+    } else {
+        "urllib.request.build_opener(urllib.request.ProxyHandler({}))"
+    };
+    format!(
+        "/usr/bin/python3 -c 'import urllib.request,sys\ntry:\n  r={opener}.open(\"{url}\",timeout=10); print(r.status, r.read().decode())\nexcept Exception as e: print(\"error\", getattr(e, \"code\", \"\"), type(e).__name__)'"
+    )
+}
+
+#[test]
+fn allow_list_reaches_an_allowed_host_through_the_proxy_and_nothing_else() {
+    if !Path::new("/usr/bin/python3").exists() {
+        panic!("/usr/bin/python3 is needed inside the jail (.ci/run installs it)");
+    }
+    for b in backends() {
+        let c = Case::new();
+        let (port, seen) = server();
+        let state = c.p("state");
+        let run = |args: &[&str], script: &str| {
+            let mut cmd = Command::new(BIN);
+            cmd.arg("exec")
+                .arg("--workspace")
+                .arg(c.p("ws"))
+                .args(args)
+                .args(["--", "sh", "-c", script])
+                .env("GATEHOUSE_FENCE", b)
+                .env("XDG_CONFIG_HOME", c.p("config"))
+                .env("XDG_STATE_HOME", &state);
+            cmd.output().unwrap()
+        };
+        let allowed = format!("http://localhost:{port}/");
+        let literal = format!("http://127.0.0.1:{port}/");
+        let o = run(&["--allow-domain", "localhost"], &fetch(&allowed, true));
+        assert_eq!(text(&o).0.trim(), "200 hello", "{b}: {}", text(&o).1);
+        assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1, "{b}");
+        // The same server by a name off the list: refused by the proxy, never reached.
+        let o = run(&["--allow-domain", "localhost"], &fetch(&literal, true));
+        assert_eq!(
+            text(&o).0.trim(),
+            "error 403 HTTPError",
+            "{b}: {}",
+            text(&o).1
+        );
+        assert!(text(&o).1.contains("refused (403)"), "{b}");
+        // Around the proxy: the jail's loopback holds nothing of the host's.
+        let o = run(&["--allow-domain", "localhost"], &fetch(&literal, false));
+        assert!(text(&o).0.starts_with("error"), "{b}: {}", text(&o).0);
+        // No resolver inside: a name cannot even be looked up (no DNS to leak through).
+        let o = run(
+            &["--allow-domain", "localhost"],
+            "/usr/bin/python3 -c 'import socket\ntry: socket.getaddrinfo(\"leak.example.org\", 80); print(\"resolved\")\nexcept OSError: print(\"no resolver\")'",
+        );
+        assert_eq!(text(&o).0.trim(), "no resolver", "{b}");
+        // Default network off: not even the allowed host.
+        let o = run(&[], &fetch(&allowed, true));
+        assert!(text(&o).0.starts_with("error"), "{b}: {}", text(&o).0);
+        assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1, "{b}");
+        // Every decision was logged outside the jail's reach.
+        let logs: String = std::fs::read_dir(state.join("gatehouse/sessions"))
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
+        assert!(logs.contains("\"decision\":\"refused\""), "{b}: {logs}");
+        assert!(logs.contains("\"decision\":\"allowed\""), "{b}: {logs}");
+    }
+}
