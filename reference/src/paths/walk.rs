@@ -80,6 +80,10 @@ pub(crate) fn open(
     let mut stack: Vec<(OwnedFd, OsString)> = Vec::new();
     let mut pending: Vec<Comp> = comps.iter().rev().cloned().collect();
     let mut links = 0u32;
+    // A link whose target ends in `/` or `/.` names a directory: when it stands last,
+    // whatever the walk ends on must be one (the kernel answers `ENOTDIR` for a file
+    // reached through `l -> a/.`), and a final link there is followed.
+    let mut must_be_dir = false;
     loop {
         let Some(comp) = pending.pop() else {
             // Ended on a directory: the root, or one reached through `..` or a link.
@@ -105,9 +109,10 @@ pub(crate) fn open(
         let is_last = pending.is_empty();
         let link_fd = match last {
             Some(f) if is_last => {
+                let follow = f.follow || must_be_dir;
                 // Look before opening: `O_DIRECTORY | O_NOFOLLOW` on a link answers
                 // `ENOTDIR`, not `ELOOP`, so a link must be recognised first.
-                let found = if f.follow {
+                let found = if follow {
                     probe(cur, &name)?
                 } else {
                     Probe::Missing
@@ -115,18 +120,31 @@ pub(crate) fn open(
                 match found {
                     Probe::Link(link) => Some(link),
                     Probe::Other(fd) if f.oflags == super::handle::HANDLE => {
+                        if must_be_dir
+                            && FileType::from_raw_mode(fstat(&fd)?.st_mode) != FileType::Directory
+                        {
+                            return Err(Fault::Sys(Errno::NOTDIR));
+                        }
                         let names = stack.into_iter().map(|(_, n)| n).collect();
                         return Ok(Walked { fd, names });
                     }
+                    Probe::Missing if must_be_dir && f.oflags.contains(OFlags::CREATE) => {
+                        // `open(2)` creates no file through a name that must be a
+                        // directory.
+                        return Err(Fault::Sys(Errno::ISDIR));
+                    }
                     Probe::Other(_) | Probe::Missing => {
-                        let flags = f.oflags | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+                        let mut flags = f.oflags | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+                        if must_be_dir {
+                            flags |= OFlags::DIRECTORY;
+                        }
                         match openat(cur, name.as_bytes(), flags, f.mode) {
                             Ok(fd) => {
                                 let names = stack.into_iter().map(|(_, n)| n).collect();
                                 return Ok(Walked { fd, names });
                             }
                             // Became a link since the probe: follow it.
-                            Err(e) if e == Errno::LOOP && f.follow => None,
+                            Err(e) if e == Errno::LOOP && follow => None,
                             Err(e) => return Err(e.into()),
                         }
                     }
@@ -183,6 +201,10 @@ pub(crate) fn open(
                 return Err(Fault::Escape);
             }
         }
-        pending.extend(split(target).comps.into_iter().rev());
+        let parsed = split(target);
+        if pending.is_empty() && parsed.trailing_slash {
+            must_be_dir = true;
+        }
+        pending.extend(parsed.comps.into_iter().rev());
     }
 }
