@@ -23,6 +23,7 @@ use crate::permissions::{
 use crate::records::atomic::write_json;
 use crate::records::{read_json, Journal, RecordError, StateDir};
 use crate::trust::{TrustMap, TrustRecord};
+use crate::workspace::{ResumeOutcome, Session as Workspace, WorkspaceError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -92,6 +93,9 @@ pub enum SessionError {
     /// The hook runtime cannot start.
     #[error(transparent)]
     Runner(#[from] RunnerError),
+    /// The recorded trust map cannot be restored into the workspace session.
+    #[error("cannot restore the recorded trust map: {0}")]
+    Restore(#[from] WorkspaceError),
     /// `resume` without a record.
     #[error("{0}: there is no session record to resume")]
     NothingToResume(PathBuf),
@@ -165,6 +169,8 @@ pub struct GuardedSession {
     policy: Policy,
     runner: HookRunner,
     trust: Option<(TrustMap, Roots)>,
+    files: Option<Workspace>,
+    stored_trust: Option<TrustRecord>,
     state: StateDir,
     record_file: PathBuf,
     journal: Journal,
@@ -254,6 +260,8 @@ impl GuardedSession {
             },
             runner,
             trust,
+            files: None,
+            stored_trust: stored.as_ref().and_then(|r| r.trust.clone()),
             state,
             record_file,
             journal,
@@ -301,6 +309,45 @@ impl GuardedSession {
         self.trust.as_mut()
     }
 
+    /// Gives the session its file tools and trust map (a [`Workspace`] session): from now
+    /// on the session record holds that map, and every call's redirections are planned and
+    /// marked in it. A resumed session restores the recorded map into it (ORDER-REC-2) and
+    /// says what it could not reopen.
+    pub fn attach_files(
+        &mut self,
+        mut files: Workspace,
+    ) -> Result<Option<ResumeOutcome>, SessionError> {
+        let restored = match self.stored_trust.take() {
+            Some(rec) => Some(files.restore(&rec)?),
+            None => None,
+        };
+        self.files = Some(files);
+        self.save_record()?;
+        Ok(restored)
+    }
+
+    /// The attached file tools and trust map.
+    pub fn files(&self) -> Option<&Workspace> {
+        self.files.as_ref()
+    }
+
+    /// Runs `step` on the attached file tools, then records the trust map when the step
+    /// changed it (before the step's answer is given, ORDER-REC-3). `None` without them.
+    pub fn with_files<R>(
+        &mut self,
+        step: impl FnOnce(&mut Workspace) -> R,
+    ) -> Result<Option<R>, RecordError> {
+        let Some(files) = self.files.as_mut() else {
+            return Ok(None);
+        };
+        let before = files.trust_record();
+        let out = step(files);
+        if files.trust_record() != before {
+            self.save_record()?;
+        }
+        Ok(Some(out))
+    }
+
     /// Lines the session has to tell (an interrupted append set aside at open).
     pub fn notices(&self) -> &[String] {
         &self.notices
@@ -315,7 +362,9 @@ impl GuardedSession {
                 gate: &self.gate,
                 grants: &self.grants,
                 hooks: &self.runner,
-                trust: trust.or(self.trust.as_ref().map(|(m, r)| (m, r))),
+                trust: trust
+                    .or(self.files.as_ref().map(|f| (f.map(), f.roots())))
+                    .or(self.trust.as_ref().map(|(m, r)| (m, r))),
             },
             &self.policy,
             call,
@@ -500,7 +549,10 @@ impl GuardedSession {
             mode: self.policy.mode.mode,
             mode_source: self.policy.mode.source,
             session_rules: self.policy.rules.session_rules(),
-            trust: self.trust.as_ref().map(|(m, _)| m.record()),
+            trust: match &self.files {
+                Some(f) => Some(f.trust_record()),
+                None => self.trust.as_ref().map(|(m, _)| m.record()),
+            },
         }
     }
 
@@ -513,6 +565,8 @@ impl GuardedSession {
         write_json(&self.state.grants(), &self.grants)
     }
 }
+
+pub mod act;
 
 #[cfg(test)]
 mod tests;
