@@ -86,15 +86,20 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
     } else {
         String::new()
     };
-    let mut facts = CallFacts {
-        agent_name: policy.agent_name.clone(),
-        cwd: cwd.clone(),
-        safety_policy: policy.mode.mode.policy_name().to_string(),
-        session_id: call.session_id.clone(),
-        tool_name: call.tool.clone(),
-        tool_input: Value::Null,
-        tool_use_id: call.tool_use_id.clone(),
-        effective_cwd: cwd,
+    // Built only when a hook will read it (most calls have none).
+    let mut facts = if hooked {
+        CallFacts {
+            agent_name: policy.agent_name.clone(),
+            cwd: cwd.clone(),
+            safety_policy: policy.mode.mode.policy_name().to_string(),
+            session_id: call.session_id.clone(),
+            tool_name: call.tool.clone(),
+            tool_input: Value::Null,
+            tool_use_id: call.tool_use_id.clone(),
+            effective_cwd: cwd,
+        }
+    } else {
+        CallFacts::default()
     };
     let mut r = Ruling::new(&call.tool, &call.tool_use_id, &call.input, policy.mode);
 

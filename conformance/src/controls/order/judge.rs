@@ -242,7 +242,11 @@ fn acted(j: &mut Judge<'_>, x: &Expect, a: &Map<String, Value>) {
     }
     for (key, event, want) in [
         ("post_hooks", "post_tool_use", &x.post_hooks),
-        ("response_hooks", "tool_response_transform", &x.response_hooks),
+        (
+            "response_hooks",
+            "tool_response_transform",
+            &x.response_hooks,
+        ),
     ] {
         if let Some(want) = want {
             let got = codes_of(a, event);

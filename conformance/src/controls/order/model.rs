@@ -210,7 +210,9 @@ pub fn parse<'de, A: MapAccess<'de>>(
             let a: ActSpec = map.next_value()?;
             if let Some(x) = &a.if_asked {
                 if !["yes", "no", "leave"].contains(&x.as_str()) {
-                    problems.push(format!("`act.if_asked` is `yes`, `no` or `leave`, not {x:?}"));
+                    problems.push(format!(
+                        "`act.if_asked` is `yes`, `no` or `leave`, not {x:?}"
+                    ));
                 }
             }
             if a.tool != "shell" && a.tool != "execute_code" {

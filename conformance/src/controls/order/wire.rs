@@ -6,7 +6,7 @@
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
-use super::model::{json as to_json, Action, ActSpec, CallSpec, LoadSpec, Setup};
+use super::model::{json as to_json, ActSpec, Action, CallSpec, LoadSpec, Setup};
 
 /// Writes `text` to `dir/name` and returns the path. Only into a session's own `R/config`
 /// (an absolute path): a setup built without a session (the schema tests) writes nothing.
