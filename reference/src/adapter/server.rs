@@ -290,8 +290,8 @@ impl Server {
     }
 }
 
-/// An audit record as the protocol gives it: the tool, its text input, the outcome, and
-/// what decided.
+/// An audit record as the protocol gives it: the tool, its text input, the outcome, what
+/// decided, and for a call acted on whether it ran (`null` for a call only decided).
 fn audit_record(r: &Value) -> Value {
     let input = ["cmd", "code", "input"]
         .iter()
@@ -301,6 +301,7 @@ fn audit_record(r: &Value) -> Value {
         "tool": r["tool"], "input": input, "outcome": r["outcome"],
         "stage": r["stage"], "route": r["route"], "reason": r["reason"],
         "source": r["source"], "tool_use_id": r["tool_use_id"], "hooks": r["hooks"],
+        "ran": r.get("ran"), "not_run": r.get("not_run"), "withheld": r.get("withheld"),
     })
 }
 

@@ -101,21 +101,32 @@ pub enum SessionError {
     NothingToResume(PathBuf),
 }
 
-/// Sets each decision record's outcome from the answer records that follow it (a journal
-/// read back holds both).
+/// Sets each decision record's outcome from the answer records that follow it, and what
+/// ran from its act record (a journal read back holds all three).
 fn fold_answers(records: &mut [Value]) {
     for i in 0..records.len() {
-        if records[i].get("kind").and_then(Value::as_str) != Some("answer") {
-            continue;
-        }
-        let (id, outcome) = (
-            records[i]["tool_use_id"].clone(),
-            records[i]["outcome"].clone(),
-        );
-        if let Some(d) = records[..i].iter_mut().rev().find(|r| {
-            r.get("kind").and_then(Value::as_str) == Some("decision") && r["tool_use_id"] == id
-        }) {
-            d["outcome"] = outcome;
+        fold_one(records, i);
+    }
+}
+
+/// Folds record `i` (an answer or an act record) into the decision it follows.
+pub(super) fn fold_one(records: &mut [Value], i: usize) {
+    let kind = records[i].get("kind").and_then(Value::as_str);
+    let fields: &[&str] = match kind {
+        Some("answer") => &["outcome"],
+        Some("act") => &["ran", "not_run", "exit", "withheld"],
+        _ => return,
+    };
+    let id = records[i]["tool_use_id"].clone();
+    let values: Vec<(&str, Value)> = fields
+        .iter()
+        .map(|f| (*f, records[i][*f].clone()))
+        .collect();
+    if let Some(d) = records[..i].iter_mut().rev().find(|r| {
+        r.get("kind").and_then(Value::as_str) == Some("decision") && r["tool_use_id"] == id
+    }) {
+        for (f, v) in values {
+            d[f] = v;
         }
     }
 }

@@ -59,32 +59,7 @@ pub fn twin(a: &Action, x: &Expect) -> Option<(Family, bool)> {
     }
 }
 
-fn is_uuid(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('-').collect();
-    parts.len() == 5
-        && [8, 4, 4, 4, 12]
-            .iter()
-            .zip(&parts)
-            .all(|(n, p)| p.len() == *n && p.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-/// Whether `got` holds everything `want` says (strings substituted, `@UUID@` any UUID).
-pub fn subset(want: &Value, got: Option<&Value>, sub: &dyn Fn(&str) -> String) -> bool {
-    match (want, got) {
-        (Value::Object(w), Some(Value::Object(g))) => {
-            w.iter().all(|(k, v)| subset(v, g.get(k), sub))
-        }
-        (Value::Array(w), Some(Value::Array(g))) => {
-            w.len() == g.len() && w.iter().zip(g).all(|(a, b)| subset(a, Some(b), sub))
-        }
-        (Value::String(w), Some(Value::String(g))) if w == "@UUID@" => is_uuid(g),
-        (Value::String(w), Some(Value::String(g))) => sub(w) == *g,
-        // `false` stands for null.
-        (Value::Bool(false), None | Some(Value::Null)) => true,
-        (w, Some(g)) => w == g,
-        (_, None) => false,
-    }
-}
+pub use crate::judge::subset;
 
 fn table(j: &mut Judge<'_>, key: &str, want: &Option<toml::Value>, got: Option<&Value>) {
     if let Some(w) = want {

@@ -284,7 +284,11 @@ impl GuardedSession {
             "marked": acted.marked.iter().map(|(p, e)| json!({"path": p, "effect": e})).collect::<Vec<_>>(),
             "hooks": acted.after,
         });
-        self.append(record)
+        self.append(record)?;
+        // The audit trail's decision record says what ran, as a journal read back would.
+        let last = self.audit.len() - 1;
+        super::fold_one(&mut self.audit, last);
+        Ok(())
     }
 }
 
