@@ -220,6 +220,23 @@ impl Server {
                 self.session(&session)?;
                 Ok(Body::Fields(super::order::crash_at(&point)?))
             }
+            Request::Answer { session, choice } if self.session(&session)?.card_is_acted() => {
+                // The card of a call acted on: approving it runs the call in the fence.
+                let plane = self.fences.plane(&session)?;
+                let s = self
+                    .sessions
+                    .get_mut(&session)
+                    .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
+                let (answered, acted) = s
+                    .answer_act(choice, plane, gatehouse::workspace::Answer::No)
+                    .map_err(|e| WireError::error(e.to_string()))?
+                    .map_err(|e| WireError::error(e.to_string()))?;
+                let mut m = acted.map(super::order::act_fields).unwrap_or_default();
+                m.insert("outcome".into(), json!(answered.outcome));
+                m.insert("saved".into(), json!(answered.saved));
+                m.insert("ran".into(), json!(m.get("ran") == Some(&json!(true))));
+                Ok(Body::Fields(m))
+            }
             Request::Answer { session, choice } => {
                 let answer = self
                     .session(&session)?

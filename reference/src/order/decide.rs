@@ -493,7 +493,12 @@ fn card_of(gate: &Gate) -> Option<crate::gate::CardSpec> {
 
 /// Plans each redirection target of `line` as an untrusted write (TRUST-WRITE-11). A
 /// target outside every root is not recorded (the map has no key for it).
-fn plan_redirects(gate: &Gate, map: &TrustMap, roots: &Roots, line: &str) -> Vec<Redirect> {
+pub(crate) fn plan_redirects(
+    gate: &Gate,
+    map: &TrustMap,
+    roots: &Roots,
+    line: &str,
+) -> Vec<Redirect> {
     redirect::targets(line)
         .into_iter()
         .map(|t| {

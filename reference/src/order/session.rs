@@ -187,6 +187,8 @@ pub struct GuardedSession {
     journal: Journal,
     audit: Vec<Value>,
     pending: Option<(Ruling, usize)>,
+    /// The call of the open card, when it was acted on: it runs if the card is approved.
+    pending_act: Option<Call>,
     notices: Vec<String>,
     seq: u64,
 }
@@ -278,6 +280,7 @@ impl GuardedSession {
             journal,
             audit: opened.records,
             pending: None,
+            pending_act: None,
             notices: opened.torn.into_iter().collect(),
             seq: 0,
         };
@@ -439,6 +442,7 @@ impl GuardedSession {
         self.append(v)?;
         self.pending =
             (ruling.decision == Verdict::Ask).then(|| (ruling.clone(), self.audit.len() - 1));
+        self.pending_act = None;
         Ok(())
     }
 

@@ -8,8 +8,8 @@
 //! May touch: the process table (the plane and hooks), the state directory (the journal,
 //! the session record), the trust map of the attached file tools.
 
-use super::GuardedSession;
-use crate::gate::Verdict;
+use super::{Answered, GuardedSession, NoCard};
+use crate::gate::{AnswerOutcome, Choice, Verdict};
 use crate::hooks::{CallFacts, Code, Event, HookRecord, Verdict as HookVerdict};
 use crate::order::redirect;
 use crate::order::{Call, Ruling};
@@ -155,13 +155,82 @@ impl GuardedSession {
             Verdict::Ask => acted.not_run = Some(NotRun::Pending),
             Verdict::Allow => {}
         }
-        if acted.ruling.decision == Verdict::Allow
-            && acted.ruling.redirects.iter().any(|r| r.prompt)
-            && if_asked != Answer::Yes
-        {
-            acted.not_run = Some(NotRun::RedirectDeclined);
-        }
         if acted.not_run.is_some() {
+            self.record_act(&acted)?;
+            if acted.ruling.decision == Verdict::Ask {
+                self.pending_act = Some(call.clone());
+            }
+            return Ok(acted);
+        }
+        self.run_allowed(call, tool, acted, plane, if_asked)
+    }
+
+    /// Whether the open card is of a call acted on (answering it may run the call).
+    pub fn card_is_acted(&self) -> bool {
+        self.pending_act.is_some() && self.pending.is_some()
+    }
+
+    /// Answers the open card (as [`GuardedSession::answer`]) and, when the card was of a
+    /// call acted on and the person approved it, runs that call in `plane` as an allowed
+    /// call runs (ORDER-RUN-1, ORDER-FENCE-1: the approval never widens the fence).
+    pub fn answer_act(
+        &mut self,
+        choice: Choice,
+        plane: &mut Plane,
+        if_asked: Answer,
+    ) -> Result<Result<(Answered, Option<Acted>), NoCard>, ActError> {
+        let call = self.pending_act.take();
+        let ruling = self.pending.as_ref().map(|(r, _)| r.clone());
+        let answered = match self.answer(choice)? {
+            Ok(a) => a,
+            Err(e) => return Ok(Err(e)),
+        };
+        let (Some(call), Some(ruling), AnswerOutcome::Approved) = (call, ruling, answered.outcome)
+        else {
+            return Ok(Ok((answered, None)));
+        };
+        let tool = RunTool::from_name(&call.tool)
+            .ok_or_else(|| ActError::NotRunnable(call.tool.clone()))?;
+        let mut ruling = ruling;
+        if tool == RunTool::Shell {
+            // An asked line's redirections were not planned (only an allow plans them):
+            // the person's approval of the card is not their answer to the trust prompt.
+            if let Some(files) = &self.files {
+                let line = run_text(tool, &ruling.input);
+                ruling.redirects = crate::order::decide::plan_redirects(
+                    &self.gate,
+                    files.map(),
+                    files.roots(),
+                    &line,
+                );
+            }
+        }
+        let acted = Acted {
+            ruling,
+            not_run: None,
+            run: None,
+            response: Value::Null,
+            truncated: false,
+            withheld: None,
+            after: Vec::new(),
+            marked: Vec::new(),
+        };
+        let acted = self.run_allowed(&call, tool, acted, plane, if_asked)?;
+        Ok(Ok((answered, Some(acted))))
+    }
+
+    /// Runs a call the order (or the person) allowed: the redirections' prompt, the marks,
+    /// the plane, the response, the record.
+    fn run_allowed(
+        &mut self,
+        call: &Call,
+        tool: RunTool,
+        mut acted: Acted,
+        plane: &mut Plane,
+        if_asked: Answer,
+    ) -> Result<Acted, ActError> {
+        if acted.ruling.redirects.iter().any(|r| r.prompt) && if_asked != Answer::Yes {
+            acted.not_run = Some(NotRun::RedirectDeclined);
             self.record_act(&acted)?;
             return Ok(acted);
         }
