@@ -134,3 +134,30 @@ pub fn pairs(v: Option<&Value>, a: &str, b: &str) -> Option<BTreeSet<String>> {
             .collect()
     })
 }
+
+fn is_uuid(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.len() == 5
+        && [8, 4, 4, 4, 12]
+            .iter()
+            .zip(&parts)
+            .all(|(n, p)| p.len() == *n && p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Whether `got` holds everything `want` says (strings substituted, `@UUID@` any UUID).
+pub fn subset(want: &Value, got: Option<&Value>, sub: &dyn Fn(&str) -> String) -> bool {
+    match (want, got) {
+        (Value::Object(w), Some(Value::Object(g))) => {
+            w.iter().all(|(k, v)| subset(v, g.get(k), sub))
+        }
+        (Value::Array(w), Some(Value::Array(g))) => {
+            w.len() == g.len() && w.iter().zip(g).all(|(a, b)| subset(a, Some(b), sub))
+        }
+        (Value::String(w), Some(Value::String(g))) if w == "@UUID@" => is_uuid(g),
+        (Value::String(w), Some(Value::String(g))) => sub(w) == *g,
+        // `false` stands for null.
+        (Value::Bool(false), None | Some(Value::Null)) => true,
+        (w, Some(g)) => w == g,
+        (_, None) => false,
+    }
+}

@@ -38,6 +38,8 @@ const FILTERS: &[&str] = &[
     "decision/records-crash",
     "decision/records-restart",
     "hooks/concurrent-calls",
+    "hooks/post-tool-use",
+    "decision/redirect-run",
     "permissions/load-errors",
 ];
 

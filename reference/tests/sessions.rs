@@ -83,3 +83,110 @@ fn a_workspace_session_confines_and_trusts_together() {
     assert_eq!(outside.result, "escape");
     assert!(!base.join("made.txt").exists());
 }
+
+/// A guarded session over `ws` with its state in `state`: strict, an allow pattern for
+/// `cat` and `printf`, a deny for `rm`, and a post_tool_use hook logging its stdin.
+fn guarded(
+    ws: &std::path::Path,
+    state: &std::path::Path,
+    resume: bool,
+) -> gatehouse::order::GuardedSession {
+    use gatehouse::config::AgentFile;
+    use gatehouse::gate::{Asker, GateConfig};
+    use gatehouse::order::{GuardedSession, SessionConfig};
+    let agent = state.with_extension("agent.yaml");
+    std::fs::write(
+        &agent,
+        "agents:\n  root:\n    hooks:\n      post_tool_use:\n        - hooks:\n            - type: command\n              command: \"cat >> post.jsonl; echo '{}'\"\npermissions:\n  allow: [\"shell:cmd=cat*\", \"shell:cmd=printf*\"]\n  deny: [\"shell:cmd=rm*\"]\n",
+    )
+    .unwrap();
+    let mut gate = GateConfig::new(ws);
+    gate.asker = Asker::Terminal;
+    let mut s = GuardedSession::open(SessionConfig {
+        id: "embed".into(),
+        gate,
+        agent: Some(AgentFile::load(&agent).unwrap()),
+        settings: None,
+        flag: Some(gatehouse::permissions::Mode::Strict),
+        state_dir: state.to_path_buf(),
+        roots: vec![ws.to_path_buf()],
+        grants: vec![],
+        trust: None,
+        resume,
+    })
+    .unwrap();
+    let config = Config {
+        backend: Backend::detect(),
+        no_asker: false,
+        skip_permissions: false,
+        home: None,
+    };
+    let (files, _) = workspace::Session::open(ws, config, &Start::default()).unwrap();
+    s.attach_files(files).unwrap();
+    s
+}
+
+#[test]
+fn an_acted_call_runs_fenced_and_its_hooks_and_trust_marks_outlive_the_process() {
+    use gatehouse::order::session::act::NotRun;
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let (ws, state) = (root.join("ws"), root.join("state"));
+    std::fs::create_dir(&ws).unwrap();
+    std::fs::write(
+        ws.join("notes.txt"),
+        "alpha\nsk-abcdefghijklmnopqrstuvwxyz0123\n",
+    )
+    .unwrap();
+    std::fs::write(ws.join("victim.txt"), "keep\n").unwrap();
+    let mut plane = Session::open("embed", SessionSetup::new(&ws), operator()).unwrap();
+    let mut s = guarded(&ws, &state, false);
+
+    let c = s.call("shell", serde_json::json!({"cmd": "cat notes.txt"}), None);
+    let a = s.act(&c, &mut plane, Answer::No).unwrap();
+    assert_eq!(a.not_run, None);
+    let run = a.run.unwrap();
+    assert_eq!(run.exit, Some(0));
+    assert_eq!(
+        run.stdout, "alpha\n[REDACTED]\n",
+        "redacted before the model sees it"
+    );
+    let logged = std::fs::read_to_string(ws.join("post.jsonl")).unwrap();
+    let seen: serde_json::Value = serde_json::from_str(logged.lines().next().unwrap()).unwrap();
+    assert_eq!(seen["tool_response"]["stdout"], "alpha\n[REDACTED]\n");
+
+    let c = s.call("shell", serde_json::json!({"cmd": "rm victim.txt"}), None);
+    assert_eq!(
+        s.act(&c, &mut plane, Answer::Yes).unwrap().not_run,
+        Some(NotRun::Denied)
+    );
+    assert!(ws.join("victim.txt").exists(), "a denied call does not run");
+
+    let c = s.call(
+        "shell",
+        serde_json::json!({"cmd": "printf x > notes.txt"}),
+        None,
+    );
+    let a = s.act(&c, &mut plane, Answer::Yes).unwrap();
+    assert_eq!(
+        a.marked,
+        vec![("notes.txt".to_string(), "marked_untrusted")]
+    );
+    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "x");
+    plane.close();
+    drop(s);
+
+    // A process started afresh resumes from the record: the mark is there.
+    let s = guarded(&ws, &state, true);
+    let key = gatehouse::trust::TrustKey::rel("notes.txt");
+    assert_eq!(
+        s.files().unwrap().map().decision(&key),
+        Some(Trust::Untrusted)
+    );
+    let fresh = guarded(&ws, &root.join("other-state"), false);
+    assert_eq!(
+        fresh.files().unwrap().map().decision(&key),
+        Some(Trust::Trusted),
+        "without the record the startup rule trusts it"
+    );
+}

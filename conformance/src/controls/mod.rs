@@ -254,6 +254,7 @@ impl Action {
             Action::Paths(..) => Some("paths"),
             Action::Trust(..) => Some("trust"),
             Action::Fence(..) => Some("fence"),
+            Action::Order(order::model::Action::Act(_), _) => Some("fence"),
             Action::Order(..) => Some("permissions"),
             Action::Gate(..) | Action::Opened(_) => None,
         }
@@ -267,7 +268,11 @@ impl Action {
     /// Whether it runs a command in the plane (`run`): the implicit guard and the
     /// `stdout_*` checks apply.
     pub fn is_run(&self) -> bool {
-        matches!(self, Action::Fence(fence::model::Action::Run { .. }, _))
+        matches!(
+            self,
+            Action::Fence(fence::model::Action::Run { .. }, _)
+                | Action::Order(order::model::Action::Act(_), _)
+        )
     }
 
     /// Whether it is a tool call whose answer may open a card.

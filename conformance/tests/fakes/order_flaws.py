@@ -7,6 +7,17 @@ prove the permissions and hooks scenarios catch it. A proxy: it runs the real ad
   --flaw anchored-deny     deny patterns are matched against the raw line from its start
                            only: no chains, wrappers, respellings or subshells (the
                            bypasses users filed)
+  --flaw act-unordered     `act` hands every call straight to the fence, whatever the
+                           order decided (protocol 1.2's `run`, as an implementation)
+  --flaw post-fail-open    a post_tool_use hook or response transform that fails or
+                           blocks lets the response through
+  --flaw raw-output        the output goes back as the command printed it: no redaction
+  --flaw redirect-unmarked a redirect that ran leaves the trust map as it was
+  --flaw trust-forgotten   a resumed session starts a fresh trust map (grants, mode and
+                           patterns still restored)
+
+The last four ask the real adapter for what the flaw would have shown (the command run
+again through `run`, a path vouched for again, the map cleared) with requests of their own.
 """
 
 import fnmatch
@@ -33,8 +44,69 @@ def glob_match(pattern, text):
     return fnmatch.fnmatchcase(text.lower(), pattern.lower())
 
 
-def flawed(flaw, request, answer):
-    if not answer.get("ok") or request.get("op") not in ("call", "decide"):
+class Impl:
+    """The real adapter, and requests of the proxy's own."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([reference(), "adapter"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.own = 10 ** 9
+
+    def send(self, line):
+        self.proc.stdin.write(line)
+        self.proc.stdin.flush()
+        return self.proc.stdout.readline()
+
+    def ask(self, request):
+        self.own += 1
+        out = self.send(json.dumps(dict(request, id=self.own)) + "\n")
+        return json.loads(out) if out else {}
+
+
+def text_of(request):
+    i = request.get("input")
+    if isinstance(i, dict):
+        return i.get("cmd") or i.get("code") or ""
+    return i or ""
+
+
+def rerun(impl, request):
+    """What the fence gives for the call when nothing but the fence stands in the way."""
+    return impl.ask({"op": "run", "session": request["session"], "tool": request["tool"],
+                     "input": text_of(request), "cwd": None})
+
+
+def acted(flaw, impl, request, answer):
+    if flaw == "act-unordered" and not answer.get("ran"):
+        run = rerun(impl, request)
+        answer.update(ran=True, not_run=None, exit=run.get("exit"), signal=run.get("signal"),
+                      stdout=run.get("stdout", ""), stderr=run.get("stderr", ""))
+    if flaw == "post-fail-open" and answer.get("withheld"):
+        run = rerun(impl, request)
+        answer.update(withheld=None, stdout=run.get("stdout", ""), stderr=run.get("stderr", ""))
+    if flaw == "raw-output" and answer.get("ran"):
+        run = rerun(impl, request)
+        answer.update(stdout=run.get("stdout", ""), stderr=run.get("stderr", ""))
+    if flaw == "redirect-unmarked":
+        for m in answer.get("marked") or []:
+            if m.get("effect") == "marked_untrusted":
+                impl.ask({"op": "gesture", "session": request["session"], "name": "at_path",
+                          "path": m["path"], "answer": "yes"})
+        answer["marked"] = []
+    return answer
+
+
+def flawed(flaw, impl, request, answer):
+    if not answer.get("ok"):
+        return answer
+    if request.get("op") == "act":
+        return acted(flaw, impl, request, answer)
+    if (flaw == "trust-forgotten" and request.get("op") == "open"
+            and request.get("setup", {}).get("resume")):
+        impl.ask({"op": "clear", "session": request["session"],
+                  "startup": request["setup"].get("startup") or "yes"})
+        return answer
+    if request.get("op") not in ("call", "decide"):
         return answer
     if flaw == "hooks-fail-open" and answer.get("reason") in FAILURES:
         answer.update(decision="allow", route="mode", stage="mode", reason="hook_failed_open")
@@ -52,18 +124,15 @@ def flawed(flaw, request, answer):
 
 def main():
     flaw = sys.argv[sys.argv.index("--flaw") + 1] if "--flaw" in sys.argv else None
-    impl = subprocess.Popen([reference(), "adapter"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, bufsize=1)
+    impl = Impl()
     for line in sys.stdin:
         request = json.loads(line) if line.strip() else {}
-        impl.stdin.write(line)
-        impl.stdin.flush()
-        out = impl.stdout.readline()
+        out = impl.send(line)
         if not out:
             break
         answer = json.loads(out)
         if flaw:
-            answer = flawed(flaw, request, answer)
+            answer = flawed(flaw, impl, request, answer)
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
         if request.get("op") == "bye":

@@ -122,6 +122,12 @@ impl Fences {
         }
     }
 
+    /// The session's plane, started with the defaults if no fence step has needed it
+    /// yet: what an `act` step runs its allowed call in.
+    pub fn plane(&mut self, session: &str) -> Result<&mut Session, WireError> {
+        self.session(session)
+    }
+
     fn session(&mut self, session: &str) -> Result<&mut Session, WireError> {
         let slot = self
             .slots

@@ -1,7 +1,7 @@
 //! The translator of capabilities `permissions` and `hooks` (and the records they keep):
 //! turns an `open` setup into a [`GuardedSession`], which every tool call of the session
 //! goes through (`decide` of the gate included), and translates the steps `call`,
-//! `calls`, `rule`, `load` and `crash_at` into one library call each.
+//! `calls`, `act`, `rule`, `load` and `crash_at` into one library call each.
 //!
 //! Touches the filesystem only to read the files a setup names and, where the runner
 //! names no state directory, to make a private one for the session.
@@ -9,6 +9,7 @@
 use super::wire::{field, WireError};
 use gatehouse::config::{AgentFile, SettingsFile};
 use gatehouse::gate::GateConfig;
+use gatehouse::order::session::act::{Acted, NotRun};
 use gatehouse::order::{GuardedSession, Ruling, SessionConfig};
 use gatehouse::permissions::{List, Mode};
 use gatehouse::records::crash::{arm, CrashPoint};
@@ -174,4 +175,47 @@ pub fn crash_at(point: &str) -> Result<Map<String, Value>, WireError> {
         .map_err(|_| WireError::unsupported(format!("unknown crash point {point:?}")))?;
     arm(p);
     Ok(Map::new())
+}
+
+/// The answer fields of `act`: the ruling's, what ran (the run's fields as `run` gives
+/// them, its streams as the model gets them), and every hook run before and after it.
+pub fn act_fields(a: Acted) -> Map<String, Value> {
+    let mut m = ruling_fields(&a.ruling);
+    let hooks: Vec<Value> = a
+        .ruling
+        .hooks
+        .iter()
+        .chain(&a.after)
+        .map(|h| serde_json::to_value(h).unwrap_or(Value::Null))
+        .collect();
+    m.insert("hooks".into(), Value::Array(hooks));
+    m.insert("ran".into(), json!(a.not_run.is_none()));
+    m.insert("not_run".into(), json!(a.not_run.map(NotRun::name)));
+    let run = a.run.map(super::wire::fence::WireRun::of);
+    for (k, v) in match serde_json::to_value(&run) {
+        Ok(Value::Object(r)) => r,
+        _ => Map::new(),
+    } {
+        m.insert(k, v);
+    }
+    if run.is_none() {
+        for k in ["exit", "signal", "held_by", "refused"] {
+            m.insert(k.into(), Value::Null);
+        }
+        m.insert("stdout".into(), json!(""));
+        m.insert("stderr".into(), json!(""));
+    }
+    m.insert("truncated".into(), json!(a.truncated));
+    m.insert("withheld".into(), json!(a.withheld));
+    m.insert("response".into(), a.response);
+    m.insert(
+        "marked".into(),
+        Value::Array(
+            a.marked
+                .iter()
+                .map(|(p, e)| json!({"path": p, "effect": e}))
+                .collect(),
+        ),
+    );
+    m
 }

@@ -9,6 +9,7 @@ use super::order::{input_object, ruling_fields};
 use super::wire::{parse_request, Body, Reply, Request, WireError};
 use super::{CAPABILITIES, PROTOCOL_VERSION};
 use gatehouse::gate::Tool;
+use gatehouse::order::session::act::ActError;
 use gatehouse::order::GuardedSession;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -21,8 +22,6 @@ pub struct Server {
     sessions: HashMap<String, GuardedSession>,
     /// Each session's plane (capability `fence`).
     fences: super::fence::Fences,
-    /// Each session's roots and trust map (capabilities `paths` and `trust`).
-    files: HashMap<String, gatehouse::workspace::Session>,
 }
 
 /// Refuses a setup field no capability takes (PROTO-SESSION-2).
@@ -57,13 +56,15 @@ impl Server {
     }
 
     fn session(&mut self, name: &str) -> Result<&mut GuardedSession, WireError> {
-        if self.files.get(name).is_some_and(|f| !f.started()) {
+        let s = self
+            .sessions
+            .get_mut(name)
+            .ok_or_else(|| WireError::error(format!("no open session {name:?}")))?;
+        if s.files().is_some_and(|f| !f.started()) {
             // PROTO-SETUP-2: after `started: false` no step but `close`.
             return Err(WireError::error(format!("session {name:?} did not start")));
         }
-        self.sessions
-            .get_mut(name)
-            .ok_or_else(|| WireError::error(format!("no open session {name:?}")))
+        Ok(s)
     }
 
     /// Answers one request line.
@@ -98,13 +99,19 @@ impl Server {
                 // Replacing a session of the same name starts it afresh (PROTO-SESSION-1).
                 check_fields(&setup)?;
                 let (gate, grants) = gate_config(&setup)?;
-                let fresh = super::order::open_session(&session, &setup, gate, grants)?;
+                let mut fresh = super::order::open_session(&session, &setup, gate, grants)?;
                 let (files, mut opened) = super::files::open(&setup)?;
+                if let Some(restored) = fresh
+                    .attach_files(files)
+                    .map_err(|e| WireError::refused(e.to_string()))?
+                {
+                    opened.insert("started".into(), json!(true));
+                    opened.insert("unreopened".into(), json!(restored.unreopened));
+                }
                 if !fresh.notices().is_empty() {
                     opened.insert("notices".into(), json!(fresh.notices()));
                 }
                 let posture = self.fences.open(&session, &setup)?;
-                self.files.insert(session.clone(), files);
                 self.sessions.insert(session, fresh);
                 Ok(posture
                     .map_or(Body::Done {}, |posture| Body::Posture { posture })
@@ -157,6 +164,27 @@ impl Server {
                 let input = input_object(&tool, &input);
                 self.call(&session, &tool, input, call_id)
             }
+            Request::Act {
+                session,
+                tool,
+                input,
+                call_id,
+                if_asked,
+            } => {
+                let input = input_object(&tool, &input);
+                let s = self.session(&session)?;
+                let call = s.call(&tool, input, call_id);
+                let plane = self.fences.plane(&session)?;
+                let s = self
+                    .sessions
+                    .get_mut(&session)
+                    .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
+                let acted = s.act(&call, plane, if_asked).map_err(|e| match e {
+                    ActError::NotRunnable(_) => WireError::unsupported(e.to_string()),
+                    _ => WireError::error(e.to_string()),
+                })?;
+                Ok(Body::Fields(super::order::act_fields(acted)))
+            }
             Request::Calls { session, calls } => {
                 let s = self.session(&session)?;
                 let calls: Vec<_> = calls
@@ -192,6 +220,23 @@ impl Server {
                 self.session(&session)?;
                 Ok(Body::Fields(super::order::crash_at(&point)?))
             }
+            Request::Answer { session, choice } if self.session(&session)?.card_is_acted() => {
+                // The card of a call acted on: approving it runs the call in the fence.
+                let plane = self.fences.plane(&session)?;
+                let s = self
+                    .sessions
+                    .get_mut(&session)
+                    .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
+                let (answered, acted) = s
+                    .answer_act(choice, plane, gatehouse::workspace::Answer::No)
+                    .map_err(|e| WireError::error(e.to_string()))?
+                    .map_err(|e| WireError::error(e.to_string()))?;
+                let mut m = acted.map(super::order::act_fields).unwrap_or_default();
+                m.insert("outcome".into(), json!(answered.outcome));
+                m.insert("saved".into(), json!(answered.saved));
+                m.insert("ran".into(), json!(m.get("ran") == Some(&json!(true))));
+                Ok(Body::Fields(m))
+            }
             Request::Answer { session, choice } => {
                 let answer = self
                     .session(&session)?
@@ -222,18 +267,20 @@ impl Server {
             }),
             Request::Files(step) => {
                 let name = step.session().to_string();
-                let files = self
-                    .files
+                let answer = self
+                    .sessions
                     .get_mut(&name)
-                    .ok_or_else(|| WireError::error(format!("no open session {name:?}")))?;
-                Ok(Body::Fields(super::files::step(files, step)?))
+                    .ok_or_else(|| WireError::error(format!("no open session {name:?}")))?
+                    .with_files(|files| super::files::step(files, step))
+                    .map_err(|e| WireError::error(e.to_string()))?
+                    .ok_or_else(|| WireError::error(format!("session {name:?} has no files")))?;
+                Ok(Body::Fields(answer?))
             }
             Request::Close { session } => {
                 self.sessions
                     .remove(&session)
                     .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
                 self.fences.close(&session);
-                self.files.remove(&session);
                 Ok(Body::Done {})
             }
             Request::Bye => Ok(Body::Done {}),
@@ -251,23 +298,17 @@ impl Server {
         input: Value,
         id: Option<String>,
     ) -> Result<Body, WireError> {
-        self.session(session)?;
-        let files = self.files.get(session);
-        let s = self
-            .sessions
-            .get_mut(session)
-            .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
+        let s = self.session(session)?;
         let call = s.call(tool, input, id);
-        let trust = files.map(|f| (f.map(), f.roots()));
         let ruling = s
-            .decide_with(&call, trust)
+            .decide(&call)
             .map_err(|e| WireError::error(e.to_string()))?;
         Ok(Body::Decision(ruling_fields(&ruling)))
     }
 }
 
-/// An audit record as the protocol gives it: the tool, its text input, the outcome, and
-/// what decided.
+/// An audit record as the protocol gives it: the tool, its text input, the outcome, what
+/// decided, and for a call acted on whether it ran (`null` for a call only decided).
 fn audit_record(r: &Value) -> Value {
     let input = ["cmd", "code", "input"]
         .iter()
@@ -277,6 +318,7 @@ fn audit_record(r: &Value) -> Value {
         "tool": r["tool"], "input": input, "outcome": r["outcome"],
         "stage": r["stage"], "route": r["route"], "reason": r["reason"],
         "source": r["source"], "tool_use_id": r["tool_use_id"], "hooks": r["hooks"],
+        "ran": r.get("ran"), "not_run": r.get("not_run"), "withheld": r.get("withheld"),
     })
 }
 

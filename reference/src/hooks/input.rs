@@ -25,7 +25,7 @@ pub struct DecisionSoFar {
 }
 
 /// The facts of one call a hook is told.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CallFacts {
     /// The agent's name in the agent file.
     pub agent_name: String,

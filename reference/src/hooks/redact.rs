@@ -177,15 +177,39 @@ fn redact_shapes(text: &str) -> Option<String> {
     Some(out)
 }
 
+/// The longest token a run of token characters is followed across line breaks for.
+pub const MAX_WRAPPED: usize = 256;
+
+/// The length of the token shape at the start of `b`, if one is there. A token wrapped
+/// onto the next lines (by `fold`, a terminal, a log's column limit: one `\n` or `\r\n`
+/// between token characters) is followed across the breaks, up to [`MAX_WRAPPED`]
+/// characters, so that no part of it is left visible; this errs toward redacting a word
+/// that happens to follow a token on the next line.
 fn shape_at(b: &[u8]) -> Option<usize> {
     for (prefix, min) in SHAPES {
         if b.starts_with(prefix.as_bytes()) {
-            let run = b[prefix.len()..]
-                .iter()
-                .take_while(|c| is_token_char(**c))
-                .count();
+            let (mut j, mut run) = (prefix.len(), 0);
+            loop {
+                if j < b.len() && is_token_char(b[j]) {
+                    run += 1;
+                    j += 1;
+                    continue;
+                }
+                let brk = if b[j..].starts_with(b"\r\n") {
+                    2
+                } else {
+                    usize::from(b[j..].starts_with(b"\n"))
+                };
+                if brk > 0 && run < MAX_WRAPPED && b.get(j + brk).is_some_and(|c| is_token_char(*c))
+                {
+                    j += brk;
+                    continue;
+                }
+                break;
+            }
             if run >= min {
-                return Some(prefix.len() + run);
+                // A token never ends with the break it was followed across.
+                return Some(j);
             }
             return None;
         }
@@ -224,6 +248,10 @@ mod tests {
         "[REDACTED]\nafter"
     )]
     #[case("-----BEGIN CERTIFICATE-----\nabc", "-----BEGIN CERTIFICATE-----\nabc")]
+    #[case("sk-abcdefghij\nklmnopqrstuvwxyz\nend.", "[REDACTED].")]
+    #[case("x ghp_0123456789\r\nabcdefghijABCDEFGH y", "x [REDACTED] y")]
+    #[case("sk-abcdefghijklmnopqrstu\nvwxyz0123 rest", "[REDACTED] rest")]
+    #[case("task sk-\nnotes\n", "task sk-\nnotes\n")]
     fn redacts(#[case] input: &str, #[case] expected: &str) {
         assert_eq!(
             r().redact_str(input).unwrap_or_else(|| input.to_string()),

@@ -86,15 +86,20 @@ pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
     } else {
         String::new()
     };
-    let mut facts = CallFacts {
-        agent_name: policy.agent_name.clone(),
-        cwd: cwd.clone(),
-        safety_policy: policy.mode.mode.policy_name().to_string(),
-        session_id: call.session_id.clone(),
-        tool_name: call.tool.clone(),
-        tool_input: Value::Null,
-        tool_use_id: call.tool_use_id.clone(),
-        effective_cwd: cwd,
+    // Built only when a hook will read it (most calls have none).
+    let mut facts = if hooked {
+        CallFacts {
+            agent_name: policy.agent_name.clone(),
+            cwd: cwd.clone(),
+            safety_policy: policy.mode.mode.policy_name().to_string(),
+            session_id: call.session_id.clone(),
+            tool_name: call.tool.clone(),
+            tool_input: Value::Null,
+            tool_use_id: call.tool_use_id.clone(),
+            effective_cwd: cwd,
+        }
+    } else {
+        CallFacts::default()
     };
     let mut r = Ruling::new(&call.tool, &call.tool_use_id, &call.input, policy.mode);
 
@@ -488,7 +493,12 @@ fn card_of(gate: &Gate) -> Option<crate::gate::CardSpec> {
 
 /// Plans each redirection target of `line` as an untrusted write (TRUST-WRITE-11). A
 /// target outside every root is not recorded (the map has no key for it).
-fn plan_redirects(gate: &Gate, map: &TrustMap, roots: &Roots, line: &str) -> Vec<Redirect> {
+pub(crate) fn plan_redirects(
+    gate: &Gate,
+    map: &TrustMap,
+    roots: &Roots,
+    line: &str,
+) -> Vec<Redirect> {
     redirect::targets(line)
         .into_iter()
         .map(|t| {

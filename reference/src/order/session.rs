@@ -23,6 +23,7 @@ use crate::permissions::{
 use crate::records::atomic::write_json;
 use crate::records::{read_json, Journal, RecordError, StateDir};
 use crate::trust::{TrustMap, TrustRecord};
+use crate::workspace::{ResumeOutcome, Session as Workspace, WorkspaceError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -92,26 +93,40 @@ pub enum SessionError {
     /// The hook runtime cannot start.
     #[error(transparent)]
     Runner(#[from] RunnerError),
+    /// The recorded trust map cannot be restored into the workspace session.
+    #[error("cannot restore the recorded trust map: {0}")]
+    Restore(#[from] WorkspaceError),
     /// `resume` without a record.
     #[error("{0}: there is no session record to resume")]
     NothingToResume(PathBuf),
 }
 
-/// Sets each decision record's outcome from the answer records that follow it (a journal
-/// read back holds both).
+/// Sets each decision record's outcome from the answer records that follow it, and what
+/// ran from its act record (a journal read back holds all three).
 fn fold_answers(records: &mut [Value]) {
     for i in 0..records.len() {
-        if records[i].get("kind").and_then(Value::as_str) != Some("answer") {
-            continue;
-        }
-        let (id, outcome) = (
-            records[i]["tool_use_id"].clone(),
-            records[i]["outcome"].clone(),
-        );
-        if let Some(d) = records[..i].iter_mut().rev().find(|r| {
-            r.get("kind").and_then(Value::as_str) == Some("decision") && r["tool_use_id"] == id
-        }) {
-            d["outcome"] = outcome;
+        fold_one(records, i);
+    }
+}
+
+/// Folds record `i` (an answer or an act record) into the decision it follows.
+pub(super) fn fold_one(records: &mut [Value], i: usize) {
+    let kind = records[i].get("kind").and_then(Value::as_str);
+    let fields: &[&str] = match kind {
+        Some("answer") => &["outcome"],
+        Some("act") => &["ran", "not_run", "exit", "withheld"],
+        _ => return,
+    };
+    let id = records[i]["tool_use_id"].clone();
+    let values: Vec<(&str, Value)> = fields
+        .iter()
+        .map(|f| (*f, records[i][*f].clone()))
+        .collect();
+    if let Some(d) = records[..i].iter_mut().rev().find(|r| {
+        r.get("kind").and_then(Value::as_str) == Some("decision") && r["tool_use_id"] == id
+    }) {
+        for (f, v) in values {
+            d[f] = v;
         }
     }
 }
@@ -165,11 +180,15 @@ pub struct GuardedSession {
     policy: Policy,
     runner: HookRunner,
     trust: Option<(TrustMap, Roots)>,
+    files: Option<Workspace>,
+    stored_trust: Option<TrustRecord>,
     state: StateDir,
     record_file: PathBuf,
     journal: Journal,
     audit: Vec<Value>,
     pending: Option<(Ruling, usize)>,
+    /// The call of the open card, when it was acted on: it runs if the card is approved.
+    pending_act: Option<Call>,
     notices: Vec<String>,
     seq: u64,
 }
@@ -254,11 +273,14 @@ impl GuardedSession {
             },
             runner,
             trust,
+            files: None,
+            stored_trust: stored.as_ref().and_then(|r| r.trust.clone()),
             state,
             record_file,
             journal,
             audit: opened.records,
             pending: None,
+            pending_act: None,
             notices: opened.torn.into_iter().collect(),
             seq: 0,
         };
@@ -301,6 +323,45 @@ impl GuardedSession {
         self.trust.as_mut()
     }
 
+    /// Gives the session its file tools and trust map (a [`Workspace`] session): from now
+    /// on the session record holds that map, and every call's redirections are planned and
+    /// marked in it. A resumed session restores the recorded map into it (ORDER-REC-2) and
+    /// says what it could not reopen.
+    pub fn attach_files(
+        &mut self,
+        mut files: Workspace,
+    ) -> Result<Option<ResumeOutcome>, SessionError> {
+        let restored = match self.stored_trust.take() {
+            Some(rec) => Some(files.restore(&rec)?),
+            None => None,
+        };
+        self.files = Some(files);
+        self.save_record()?;
+        Ok(restored)
+    }
+
+    /// The attached file tools and trust map.
+    pub fn files(&self) -> Option<&Workspace> {
+        self.files.as_ref()
+    }
+
+    /// Runs `step` on the attached file tools, then records the trust map when the step
+    /// changed it (before the step's answer is given, ORDER-REC-3). `None` without them.
+    pub fn with_files<R>(
+        &mut self,
+        step: impl FnOnce(&mut Workspace) -> R,
+    ) -> Result<Option<R>, RecordError> {
+        let Some(files) = self.files.as_mut() else {
+            return Ok(None);
+        };
+        let before = files.trust_record();
+        let out = step(files);
+        if files.trust_record() != before {
+            self.save_record()?;
+        }
+        Ok(Some(out))
+    }
+
     /// Lines the session has to tell (an interrupted append set aside at open).
     pub fn notices(&self) -> &[String] {
         &self.notices
@@ -315,7 +376,9 @@ impl GuardedSession {
                 gate: &self.gate,
                 grants: &self.grants,
                 hooks: &self.runner,
-                trust: trust.or(self.trust.as_ref().map(|(m, r)| (m, r))),
+                trust: trust
+                    .or(self.files.as_ref().map(|f| (f.map(), f.roots())))
+                    .or(self.trust.as_ref().map(|(m, r)| (m, r))),
             },
             &self.policy,
             call,
@@ -379,6 +442,7 @@ impl GuardedSession {
         self.append(v)?;
         self.pending =
             (ruling.decision == Verdict::Ask).then(|| (ruling.clone(), self.audit.len() - 1));
+        self.pending_act = None;
         Ok(())
     }
 
@@ -500,7 +564,10 @@ impl GuardedSession {
             mode: self.policy.mode.mode,
             mode_source: self.policy.mode.source,
             session_rules: self.policy.rules.session_rules(),
-            trust: self.trust.as_ref().map(|(m, _)| m.record()),
+            trust: match &self.files {
+                Some(f) => Some(f.trust_record()),
+                None => self.trust.as_ref().map(|(m, _)| m.record()),
+            },
         }
     }
 
@@ -513,6 +580,8 @@ impl GuardedSession {
         write_json(&self.state.grants(), &self.grants)
     }
 }
+
+pub mod act;
 
 #[cfg(test)]
 mod tests;

@@ -188,6 +188,13 @@ impl Glob {
         (self.prefix.chars().count() == self.tokens.len()).then_some(self.prefix.as_str())
     }
 
+    /// The first byte every text it matches starts with (folded), when its first element
+    /// is a literal character.
+    #[inline]
+    pub fn first_byte(&self) -> Option<u8> {
+        self.prefix.as_bytes().first().copied()
+    }
+
     /// The text the glob was compiled from.
     pub fn as_str(&self) -> &str {
         &self.source
@@ -199,7 +206,19 @@ impl Glob {
     }
 
     /// Whether the glob matches all of `folded`, a text already folded by [`fold_text`].
+    #[inline]
     pub fn matches_folded(&self, folded: &str) -> bool {
+        // Most texts differ from the literal prefix at its first byte: reject them here,
+        // inlined at the caller, before any call (a deny list is tried against every
+        // reading of every line).
+        match self.prefix.as_bytes().first() {
+            Some(first) if folded.as_bytes().first() != Some(first) => false,
+            _ => self.matches_rest(folded),
+        }
+    }
+
+    /// [`Glob::matches_folded`] past the first-byte test.
+    fn matches_rest(&self, folded: &str) -> bool {
         if !folded.starts_with(self.prefix.as_str()) {
             return false;
         }

@@ -157,6 +157,9 @@ pub struct RuleSet {
     by_tool: std::collections::HashMap<String, Vec<usize>>,
     /// Rules whose tool glob has a wildcard.
     wild: Vec<usize>,
+    /// For each plain name, every rule that applies to it (its own and the wildcard ones
+    /// matching it) in load order: computed when rules are added, not per call.
+    merged: std::collections::HashMap<String, Vec<usize>>,
 }
 
 /// The tool whose `cmd` argument is a command line read as in [`Readings`].
@@ -198,6 +201,7 @@ impl RuleSet {
         for rule in parsed {
             self.push(rule);
         }
+        self.reindex();
         Ok(())
     }
 
@@ -210,8 +214,19 @@ impl RuleSet {
         self.rules.push(rule);
     }
 
-    /// The rules whose tool glob matches the folded tool name, in load order.
-    fn for_tool<'a>(&'a self, folded_tool: &str) -> Vec<&'a Rule> {
+    /// Recomputes [`RuleSet::merged`] once the rules of a source are in.
+    fn reindex(&mut self) {
+        let merged = self
+            .by_tool
+            .keys()
+            .map(|name| (name.clone(), self.indices_for(name)))
+            .collect();
+        self.merged = merged;
+    }
+
+    /// The indices of the rules whose tool glob matches the folded tool name, in load
+    /// order, computed afresh.
+    fn indices_for(&self, folded_tool: &str) -> Vec<usize> {
         let named = self
             .by_tool
             .get(folded_tool)
@@ -224,10 +239,20 @@ impl RuleSet {
                 .copied()
                 .filter(|&i| self.rules[i].pattern.tool.matches_folded(folded_tool)),
         );
-        if !self.wild.is_empty() {
-            idx.sort_unstable();
+        idx.sort_unstable();
+        idx
+    }
+
+    /// The rules whose tool glob matches the folded tool name, in load order.
+    fn for_tool<'a>(&'a self, folded_tool: &str) -> Vec<&'a Rule> {
+        match self.merged.get(folded_tool) {
+            Some(idx) => idx.iter().map(|&i| &self.rules[i]).collect(),
+            None => self
+                .indices_for(folded_tool)
+                .into_iter()
+                .map(|i| &self.rules[i])
+                .collect(),
         }
-        idx.into_iter().map(|i| &self.rules[i]).collect()
     }
 
     /// Adds one pattern from the session itself.
@@ -250,6 +275,7 @@ impl RuleSet {
             source: Source::Session,
             index,
         });
+        self.reindex();
         Ok(())
     }
 
@@ -280,6 +306,7 @@ impl RuleSet {
                     .map(Readings::of)
             })
             .flatten();
+        let firsts = readings.as_ref().map(FirstBytes::of);
         let mut v = Verdicts::default();
         for rule in &rules {
             let slot = match (rule.list, rule.source.is_persons()) {
@@ -288,7 +315,10 @@ impl RuleSet {
                 (List::Ask, false) => &mut v.authors_ask,
                 (List::Allow, _) => continue,
             };
-            if slot.is_none() && matches_any(&rule.pattern, input, readings.as_ref()) {
+            if slot.is_none()
+                && firsts.as_ref().map_or(true, |f| f.may_match(&rule.pattern))
+                && matches_any(&rule.pattern, input, readings.as_ref())
+            {
                 *slot = Some(RuleMatch::of(rule));
             }
         }
@@ -298,6 +328,39 @@ impl RuleSet {
             .collect();
         v.allow = allow(&allows, input, readings.as_ref());
         v
+    }
+}
+
+/// The first bytes of every reading of a shell line: a deny or ask pattern whose `cmd`
+/// glob starts with a literal byte none of them starts with cannot match, and is passed
+/// over without trying each reading (the order is run for every call).
+struct FirstBytes {
+    set: [u64; 4],
+    too_deep: bool,
+}
+
+impl FirstBytes {
+    fn of(r: &Readings) -> FirstBytes {
+        let mut set = [0u64; 4];
+        for t in &r.any {
+            if let Some(&b) = t.as_bytes().first() {
+                set[usize::from(b >> 6)] |= 1 << (b & 63);
+            }
+        }
+        FirstBytes {
+            set,
+            too_deep: r.too_deep,
+        }
+    }
+
+    fn may_match(&self, pattern: &Pattern) -> bool {
+        self.too_deep
+            || pattern.conditions.iter().all(|c| {
+                c.key != SHELL_KEY
+                    || c.value.first_byte().map_or(true, |b| {
+                        self.set[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+                    })
+            })
     }
 }
 

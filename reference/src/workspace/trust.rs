@@ -380,6 +380,32 @@ impl Session {
         let record: SessionRecord = serde_json::from_str(&persisted).map_err(|e| {
             WorkspaceError::Failed(format!("the session record does not read: {e}"))
         })?;
+        self.restore(&record.map)
+    }
+
+    /// A `shell` line that is about to run opens `path` for writing by a redirection
+    /// (TRUST-WRITE-11, ORDER-REDIR-3): the write table's row for untrusted data is applied
+    /// to the exact path before the first byte lands (TRUST-WRITE-9). Returns the effect,
+    /// or `None` for a path outside every root (the map has no key for it).
+    pub fn redirected(&mut self, path: &Path) -> Option<&'static str> {
+        let key = self.map.key_in(&self.roots, path).ok()?;
+        let plan = self.map.plan_redirect(&key);
+        self.map.reconcile(&plan);
+        Some(plan.effect_name())
+    }
+
+    /// The trust map as the session record stores it (ORDER-REC-2).
+    pub fn trust_record(&self) -> TrustRecord {
+        self.map.record()
+    }
+
+    /// Starts the session again from a stored map (`resume` in this process, or a record
+    /// read back by a process started after a restart, ORDER-REC-2): the map as recorded,
+    /// each recorded root reopened on the terms it was opened on; one that cannot be is
+    /// reported with its code and dropped from the reach (its rules stay).
+    pub fn restore(&mut self, map: &TrustRecord) -> Result<ResumeOutcome, WorkspaceError> {
+        let record = SessionRecord { map: map.clone() };
+        self.started = true;
         let workdir = spelling_path(&record.map.workdir);
         let mut roots = Roots::open_with(&workdir, self.config.backend).map_err(|e| {
             WorkspaceError::Failed(format!(

@@ -55,6 +55,20 @@ pub fn judge(j: &mut Judge<'_>, action: &Action, x: &Expect, answer: &Map<String
             }
         }
         Action::Audit => {
+            if let Some(want) = &x.records {
+                let want = Value::Array(
+                    want.iter()
+                        .map(|v| serde_json::to_value(v).unwrap_or(Value::Null))
+                        .collect(),
+                );
+                if !crate::judge::subset(&want, answer.get("records"), j.sub) {
+                    j.push(
+                        "records",
+                        &want.to_string(),
+                        &show_opt(answer.get("records")),
+                    );
+                }
+            }
             if let Some(expected) = &x.outcomes {
                 let got: Option<Vec<String>> =
                     answer

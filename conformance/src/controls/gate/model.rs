@@ -256,7 +256,7 @@ impl Action {
             Action::Answer(_) => &["outcome", "saved"],
             Action::Grants => &["grants"],
             Action::Revoke(_) => &["revoked"],
-            Action::Audit => &["outcomes"],
+            Action::Audit => &["outcomes", "records"],
         }
     }
 }
@@ -285,12 +285,14 @@ pub struct Expect {
     pub revoked: Option<Vec<Grant>>,
     /// Every audit record's outcome, in order.
     pub outcomes: Option<Vec<String>>,
+    /// Every audit record (subset tables, in order; `false` stands for null).
+    pub records: Option<Vec<toml::Value>>,
 }
 
 /// Every `expect` key of this control.
 pub const EXPECT_KEYS: &[&str] = &[
     "decision", "route", "reason", "offers", "card", "outcome", "saved", "grants", "revoked",
-    "outcomes",
+    "outcomes", "records",
 ];
 
 /// `offers = { ... }`.

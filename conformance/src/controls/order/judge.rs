@@ -28,6 +28,12 @@ pub const RULE: Family = Family {
     rule: "expectations include `added = false` but no `added = true`",
 };
 
+/// `act`.
+pub const ACT: Family = Family {
+    order: 43,
+    rule: "an `act` expects the call not to run (`ran = false`) or its response withheld (`withheld = CODE`) but none expects `ran = true` with nothing withheld",
+};
+
 /// The allowed-twin classification.
 pub fn twin(a: &Action, x: &Expect) -> Option<(Family, bool)> {
     match a {
@@ -39,36 +45,21 @@ pub fn twin(a: &Action, x: &Expect) -> Option<(Family, bool)> {
         Action::Load(_) => x.loaded.map(|l| (LOAD, l)),
         Action::Restart(_) | Action::Crash(_) => x.resumed.map(|r| (RESUME, r)),
         Action::Rule(_) => x.added.map(|r| (RULE, r)),
+        Action::Act(_) => {
+            let withheld = matches!(&x.withheld, Some(toml::Value::String(_)));
+            match x.ran {
+                Some(false) => Some((ACT, false)),
+                Some(true) if withheld => Some((ACT, false)),
+                Some(true) => Some((ACT, true)),
+                None if withheld => Some((ACT, false)),
+                None => None,
+            }
+        }
         _ => None,
     }
 }
 
-fn is_uuid(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('-').collect();
-    parts.len() == 5
-        && [8, 4, 4, 4, 12]
-            .iter()
-            .zip(&parts)
-            .all(|(n, p)| p.len() == *n && p.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-/// Whether `got` holds everything `want` says (strings substituted, `@UUID@` any UUID).
-pub fn subset(want: &Value, got: Option<&Value>, sub: &dyn Fn(&str) -> String) -> bool {
-    match (want, got) {
-        (Value::Object(w), Some(Value::Object(g))) => {
-            w.iter().all(|(k, v)| subset(v, g.get(k), sub))
-        }
-        (Value::Array(w), Some(Value::Array(g))) => {
-            w.len() == g.len() && w.iter().zip(g).all(|(a, b)| subset(a, Some(b), sub))
-        }
-        (Value::String(w), Some(Value::String(g))) if w == "@UUID@" => is_uuid(g),
-        (Value::String(w), Some(Value::String(g))) => sub(w) == *g,
-        // `false` stands for null.
-        (Value::Bool(false), None | Some(Value::Null)) => true,
-        (w, Some(g)) => w == g,
-        (_, None) => false,
-    }
-}
+pub use crate::judge::subset;
 
 fn table(j: &mut Judge<'_>, key: &str, want: &Option<toml::Value>, got: Option<&Value>) {
     if let Some(w) = want {
@@ -92,6 +83,10 @@ fn has_all(j: &mut Judge<'_>, key: &str, want: &Option<Vec<String>>, text: &str)
 pub fn judge(j: &mut Judge<'_>, a: &Action, x: &Expect, answer: &Map<String, Value>) {
     match a {
         Action::Call(_) => ruling(j, x, answer),
+        Action::Act(_) => {
+            ruling(j, x, answer);
+            acted(j, x, answer);
+        }
         Action::Calls(_) => {
             if let Some(want) = &x.rulings {
                 let want = Value::Array(want.iter().map(to_json).collect());
@@ -179,6 +174,67 @@ pub fn judge(j: &mut Judge<'_>, a: &Action, x: &Expect, answer: &Map<String, Val
             }
         }
         Action::Pidfile(_) => j.boolean("alive", x.alive, answer.get("alive")),
+    }
+}
+
+/// The codes of the hook runs of `event` in an answer.
+fn codes_of(a: &Map<String, Value>, event: &str) -> Vec<String> {
+    a.get("hooks")
+        .and_then(Value::as_array)
+        .map(|hs| {
+            hs.iter()
+                .filter(|h| h.get("event").and_then(Value::as_str) == Some(event))
+                .map(|h| h.get("code").map_or_else(String::new, show))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What an `act` ran and what came back.
+fn acted(j: &mut Judge<'_>, x: &Expect, a: &Map<String, Value>) {
+    j.boolean("ran", x.ran, a.get("ran"));
+    j.boolean("truncated", x.truncated, a.get("truncated"));
+    for (key, want) in [("not_run", &x.not_run), ("withheld", &x.withheld)] {
+        match want {
+            None => {}
+            Some(toml::Value::Boolean(false)) => j.null(key, a.get(key)),
+            Some(toml::Value::String(code)) => j.string(key, &Some(code.clone()), a.get(key)),
+            Some(other) => j.push(key, "a code or false", &other.to_string()),
+        }
+    }
+    if let Some(exit) = &x.exit {
+        let got = a.get("exit");
+        let ok = match exit {
+            toml::Value::Integer(n) => got.and_then(Value::as_i64) == Some(*n),
+            toml::Value::String(s) if s == "nonzero" => {
+                got.and_then(Value::as_i64).is_some_and(|n| n != 0)
+            }
+            _ => false,
+        };
+        if !ok {
+            j.push("exit", &exit.to_string(), &show_opt(got));
+        }
+    }
+    for (key, event, want) in [
+        ("post_hooks", "post_tool_use", &x.post_hooks),
+        (
+            "response_hooks",
+            "tool_response_transform",
+            &x.response_hooks,
+        ),
+    ] {
+        if let Some(want) = want {
+            let got = codes_of(a, event);
+            if &got != want {
+                j.push(key, &format!("{want:?}"), &format!("{got:?}"));
+            }
+        }
+    }
+    if let Some(want) = &x.marked {
+        let want = Value::Array(want.iter().map(to_json).collect());
+        if !subset(&want, a.get("marked"), j.sub) {
+            j.push("marked", &want.to_string(), &show_opt(a.get("marked")));
+        }
     }
 }
 

@@ -104,6 +104,23 @@ pub struct CallSpec {
     pub id: Option<String>,
 }
 
+/// `act = { tool, input, id, if_asked }`: a call through the order that, when allowed,
+/// runs in the session's fence.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActSpec {
+    /// The tool (`shell` or `execute_code`).
+    pub tool: String,
+    /// A string, or a table of arguments.
+    pub input: toml::Value,
+    /// The call's id.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The person's answer to a redirection's trust prompt (`yes`, `no`, `leave`).
+    #[serde(default)]
+    pub if_asked: Option<String>,
+}
+
 /// `rule = { list, pattern }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -152,7 +169,7 @@ pub struct CrashSpec {
 
 /// The action keys this control owns.
 pub const ACTION_KEYS: &[&str] = &[
-    "call", "calls", "rule", "load", "restart", "crash", "jsonl", "file", "pidfile",
+    "call", "calls", "act", "rule", "load", "restart", "crash", "jsonl", "file", "pidfile",
 ];
 
 /// One step of this control.
@@ -162,6 +179,8 @@ pub enum Action {
     Call(CallSpec),
     /// Calls decided at once.
     Calls(Vec<CallSpec>),
+    /// One call through the order, run in the fence when allowed.
+    Act(ActSpec),
     /// A pattern added in the session.
     Rule(RuleSpec),
     /// Whether files load.
@@ -187,6 +206,23 @@ pub fn parse<'de, A: MapAccess<'de>>(
     let a = match key {
         "call" => Action::Call(map.next_value()?),
         "calls" => Action::Calls(map.next_value()?),
+        "act" => {
+            let a: ActSpec = map.next_value()?;
+            if let Some(x) = &a.if_asked {
+                if !["yes", "no", "leave"].contains(&x.as_str()) {
+                    problems.push(format!(
+                        "`act.if_asked` is `yes`, `no` or `leave`, not {x:?}"
+                    ));
+                }
+            }
+            if a.tool != "shell" && a.tool != "execute_code" {
+                problems.push(format!(
+                    "`act` runs `shell` or `execute_code`, not {:?}",
+                    a.tool
+                ));
+            }
+            Action::Act(a)
+        }
         "rule" => Action::Rule(map.next_value()?),
         "load" => Action::Load(map.next_value()?),
         "restart" => {
@@ -218,6 +254,7 @@ impl Action {
         match self {
             Action::Call(c) => format!("call {} {}", c.tool, show(&c.input)),
             Action::Calls(c) => format!("calls ({})", c.len()),
+            Action::Act(a) => format!("act {} {}", a.tool, show(&a.input)),
             Action::Rule(r) => format!("rule {} {:?}", r.list, r.pattern),
             Action::Load(_) => "load".into(),
             Action::Restart(k) => format!("restart {k:?}"),
@@ -233,6 +270,7 @@ impl Action {
         match self {
             Action::Call(_) => CALL_KEYS,
             Action::Calls(_) => &["rulings"],
+            Action::Act(_) => ACT_KEYS,
             Action::Rule(_) => &["added", "error_has"],
             Action::Load(_) => &["loaded", "error_has"],
             Action::Restart(_) | Action::Crash(_) => {
@@ -276,8 +314,38 @@ const CALL_KEYS: &[&str] = &[
     "hook_message_contains",
 ];
 
+const ACT_KEYS: &[&str] = &[
+    "decision",
+    "stage",
+    "route",
+    "reason",
+    "label",
+    "mode",
+    "source",
+    "hooks",
+    "advice",
+    "input",
+    "redirects",
+    "hook_message_contains",
+    "ran",
+    "not_run",
+    "exit",
+    "withheld",
+    "truncated",
+    "post_hooks",
+    "response_hooks",
+    "marked",
+];
+
 /// Every `expect` key of this control.
 pub const EXPECT_KEYS: &[&str] = &[
+    "ran",
+    "not_run",
+    "withheld",
+    "truncated",
+    "post_hooks",
+    "response_hooks",
+    "marked",
     "stage",
     "label",
     "mode",
@@ -362,6 +430,23 @@ pub struct Expect {
     pub no_bait: Option<bool>,
     /// `pidfile`: whether the process is alive.
     pub alive: Option<bool>,
+    /// `act`: whether the call ran.
+    pub ran: Option<bool>,
+    /// `act`: why it did not run (`denied`, `pending`, `redirect_declined`, `refused`),
+    /// or `false` for none.
+    pub not_run: Option<toml::Value>,
+    /// `act`: the exit status, or `"nonzero"`.
+    pub exit: Option<toml::Value>,
+    /// `act`: the code the response was withheld for, or `false` for none.
+    pub withheld: Option<toml::Value>,
+    /// `act`: whether a stream was cut.
+    pub truncated: Option<bool>,
+    /// `act`: the codes of the `post_tool_use` runs, in order.
+    pub post_hooks: Option<Vec<String>>,
+    /// `act`: the codes of the `tool_response_transform` runs, in order.
+    pub response_hooks: Option<Vec<String>>,
+    /// `act`: each redirection target marked before the line ran (subset tables).
+    pub marked: Option<Vec<toml::Value>>,
 }
 
 /// A TOML value as JSON.

@@ -6,7 +6,7 @@
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
-use super::model::{json as to_json, Action, CallSpec, LoadSpec, Setup};
+use super::model::{json as to_json, ActSpec, Action, CallSpec, LoadSpec, Setup};
 
 /// Writes `text` to `dir/name` and returns the path. Only into a session's own `R/config`
 /// (an absolute path): a setup built without a session (the schema tests) writes nothing.
@@ -79,7 +79,18 @@ fn call_fields(c: &CallSpec, sub: &dyn Fn(&str) -> String) -> Map<String, Value>
     m
 }
 
-/// The request of a step that sends one (`call`, `calls`, `rule`, `load`).
+fn act_fields(a: &ActSpec, sub: &dyn Fn(&str) -> String) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("tool".into(), json!(a.tool));
+    m.insert("input".into(), substitute(to_json(&a.input), sub));
+    m.insert("call_id".into(), json!(a.id));
+    if let Some(x) = &a.if_asked {
+        m.insert("if_asked".into(), json!(x));
+    }
+    m
+}
+
+/// The request of a step that sends one (`call`, `calls`, `act`, `rule`, `load`).
 pub fn request(
     a: &Action,
     session: &str,
@@ -92,6 +103,11 @@ pub fn request(
             m.insert("op".into(), json!("call"));
             m.insert("session".into(), json!(session));
             m.extend(call_fields(c, sub));
+        }
+        Action::Act(a) => {
+            m.insert("op".into(), json!("act"));
+            m.insert("session".into(), json!(session));
+            m.extend(act_fields(a, sub));
         }
         Action::Calls(cs) => {
             m.insert("op".into(), json!("calls"));

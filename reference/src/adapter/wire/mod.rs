@@ -49,7 +49,7 @@ pub fn field<T: DeserializeOwned>(
 /// The ops this protocol version knows.
 pub const KNOWN_OPS: &[&str] = &[
     "hello", "open", "decide", "answer", "grants", "revoke", "audit", "close", "bye", "run",
-    "posture", "toggle", "call", "calls", "rule", "load", "crash_at",
+    "posture", "toggle", "call", "calls", "rule", "load", "crash_at", "act",
 ];
 
 /// One request, after its `op` has been recognised.
@@ -140,6 +140,22 @@ pub enum Request {
         /// The call's id.
         #[serde(default)]
         call_id: Option<String>,
+    },
+    /// `permissions`, `hooks` with `fence`: one call through the whole order and, when
+    /// allowed, run in the session's fence, its response through the response hooks.
+    Act {
+        /// The session's name.
+        session: String,
+        /// `shell` or `execute_code`.
+        tool: String,
+        /// A string or an object of arguments.
+        input: Value,
+        /// The call's id.
+        #[serde(default)]
+        call_id: Option<String>,
+        /// The person's answer to a redirection's trust prompt (`no` when absent).
+        #[serde(default)]
+        if_asked: gatehouse::workspace::Answer,
     },
     /// `permissions`, `hooks`: several calls decided at once.
     Calls {
