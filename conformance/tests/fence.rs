@@ -122,7 +122,12 @@ fn an_unfenced_implementation_fails_every_attack() {
     assert!(mismatches(&sp, 0)[0].contains(
         "check socket_untouched: a connection reached the runner's socket gatehouse-bait-"
     ));
-    assert!(mismatches(&sp, 1)[0].contains("check process_alive: the runner's process was stopped"));
+    let m = mismatches(&sp, 1);
+    assert!(
+        m.iter()
+            .any(|x| x.contains("check process_alive: the runner's process was")),
+        "{m:#?}"
+    );
 }
 
 #[test]
