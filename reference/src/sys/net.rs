@@ -26,7 +26,7 @@ pub fn loopback_up() -> io::Result<()> {
     }
     // SAFETY: `req` is a valid, NUL-terminated ifreq for "lo" that outlives the call, and
     // SIOCGIFFLAGS only writes `ifr_flags` inside it.
-    if unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFFLAGS, &mut req) } < 0 {
+    if unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFFLAGS as _, &mut req) } < 0 {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: the union member read is the one SIOCGIFFLAGS just wrote.
@@ -37,7 +37,7 @@ pub fn loopback_up() -> io::Result<()> {
     }
     req.ifr_ifru.ifru_flags = flags | libc::IFF_UP as libc::c_short;
     // SAFETY: as above; SIOCSIFFLAGS reads the name and flags of `req` only.
-    if unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFFLAGS, &req) } < 0 {
+    if unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFFLAGS as _, &req) } < 0 {
         return Err(io::Error::last_os_error());
     }
     Ok(())
