@@ -8,7 +8,8 @@
 //! Needs the release `gatehouse` beside this executable (`cargo build --release -p
 //! gatehouse`) or `GATEHOUSE`, and `/usr/bin/bwrap`. Rounds: `GATEHOUSE_BENCH_ROUNDS`
 //! (default 30). Extra `gatehouse exec` arguments (`--network allow-list ...`) can be
-//! measured with `GATEHOUSE_BENCH_EXEC_ARGS`.
+//! measured with `GATEHOUSE_BENCH_EXEC_ARGS`, and an older build of `gatehouse` in the same
+//! rounds with `GATEHOUSE_BENCH_BEFORE=path`.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -114,8 +115,15 @@ fn main() {
             .collect(),
             Vec::new(),
         ),
-        ("gatehouse exec -- true", exec, Vec::new()),
+        ("gatehouse exec -- true", exec.clone(), Vec::new()),
     ];
+    // An older build measured in the same rounds (`GATEHOUSE_BENCH_BEFORE=path`), so a
+    // change's effect is read from one run under one load.
+    if let Some(before) = std::env::var_os("GATEHOUSE_BENCH_BEFORE") {
+        let mut argv = exec;
+        argv[0] = before.to_string_lossy().into_owned();
+        cases.push(("  the same, before", argv, Vec::new()));
+    }
     for _ in 0..rounds {
         for (name, argv, times) in cases.iter_mut() {
             match run(argv) {

@@ -386,9 +386,13 @@ fn root_only_beneath(dir: &Path, depth: usize, out: &mut Vec<Step>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
+    // The entry's type comes from the directory itself and its metadata from a lookup
+    // relative to the open directory (`DirEntry::metadata` does not follow a link): no
+    // path is walked again from `/`, and links are skipped without a lookup at all.
     let mut found: Vec<(PathBuf, std::fs::Metadata)> = entries
         .filter_map(|e| e.ok())
-        .filter_map(|e| Some((e.path(), std::fs::symlink_metadata(e.path()).ok()?)))
+        .filter(|e| e.file_type().map(|t| !t.is_symlink()).unwrap_or(true))
+        .filter_map(|e| Some((e.path(), e.metadata().ok()?)))
         .collect();
     found.sort_by(|a, b| a.0.cmp(&b.0));
     for (path, m) in found {

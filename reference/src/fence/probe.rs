@@ -301,20 +301,25 @@ pub struct PreflightDirs {
     dir: PathBuf,
     /// The read-only directory holding the victim (bound into the jail read-only).
     pub outside: PathBuf,
-    /// The writable directory (below the scratch directory).
+    /// The writable directory: the scratch directory itself, fresh for this command (no
+    /// directory of its own, which would cost a `mkdir` and a `rmdir` per command).
     pub inside: PathBuf,
     mode_before: u32,
 }
 
 impl PreflightDirs {
-    /// A fresh outside directory with its victim, and `inside` below `scratch`.
+    /// A fresh outside directory with its victim, and `inside` the fresh `scratch`.
     pub fn create(scratch: &Path) -> std::io::Result<PreflightDirs> {
         let dir = tempdir()?;
         let outside = std::fs::canonicalize(&dir)?;
         let victim = outside.join(VICTIM);
         std::fs::write(&victim, VICTIM_TEXT)?;
-        let inside = scratch.join("probe");
-        std::fs::create_dir_all(&inside)?;
+        let inside = scratch.to_path_buf();
+        if inside.join("probe-inside").exists() {
+            return Err(std::io::Error::other(
+                "the scratch directory is not fresh (probe-inside exists)",
+            ));
+        }
         Ok(PreflightDirs {
             dir,
             mode_before: mode(&victim),
@@ -340,7 +345,7 @@ impl PreflightDirs {
 impl Drop for PreflightDirs {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
-        let _ = std::fs::remove_dir(&self.inside);
+        let _ = std::fs::remove_file(self.inside.join("probe-inside"));
     }
 }
 
