@@ -15,10 +15,72 @@ use serde_json::{Map, Value};
 use super::wire::fence::{WirePosture, WireRun, WireToggle};
 use super::wire::{field, WireError};
 use gatehouse::fence::{current_posture, FenceOptions};
-use gatehouse::plane::session::{RunTool, Session, SessionError, SessionSetup, Switch};
+use gatehouse::choices::{Layer, NetworkMode, Source, Sourced};
+use gatehouse::plane::session::{
+    RunTool, Session, SessionChoices, SessionError, SessionSetup, Switch,
+};
 
 /// The setup fields of capability `fence`.
-pub const SETUP_FIELDS: &[&str] = &["fence_policy", "workspaces", "log_dir", "limits"];
+pub const SETUP_FIELDS: &[&str] = &["fence_policy", "workspaces", "log_dir", "limits", "choices"];
+
+/// The setup field `choices` (protocol 1.4) as the wire spells it; every key is one flag
+/// of `gatehouse exec` (or `--trust-project-config`, or reading the files at all).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct WireChoices {
+    pass_env: Vec<String>,
+    pass_secret_env: Vec<String>,
+    set_env: std::collections::BTreeMap<String, String>,
+    ro: Vec<PathBuf>,
+    rw: Vec<PathBuf>,
+    hide: Vec<PathBuf>,
+    network: Option<String>,
+    allow_domains: Vec<String>,
+    config_files: bool,
+    trust_project: bool,
+}
+
+/// `choices` translated into the flags' layer, each value sourced as its flag.
+fn choices_of(setup: &Map<String, Value>) -> Result<Option<SessionChoices>, WireError> {
+    let Some(w) = field::<WireChoices>(setup, "choices")? else {
+        return Ok(None);
+    };
+    let flag = |name: &'static str| Source::Flag(name);
+    let network = match w.network {
+        None => None,
+        Some(n) => Some(Sourced::new(
+            n.parse::<NetworkMode>()
+                .map_err(|e| WireError::unsupported(format!("setup field \"choices\": {e}")))?,
+            flag("network"),
+        )),
+    };
+    let strings = |v: Vec<String>, name: &'static str| {
+        v.into_iter().map(|x| Sourced::new(x, flag(name))).collect()
+    };
+    let paths = |v: Vec<PathBuf>, name: &'static str| {
+        v.into_iter().map(|x| Sourced::new(x, flag(name))).collect()
+    };
+    let flags = Layer {
+        network,
+        allow_domains: strings(w.allow_domains, "allow-domain"),
+        pass_env: strings(w.pass_env, "pass-env"),
+        pass_secrets: strings(w.pass_secret_env, "pass-secret-env"),
+        set_env: w
+            .set_env
+            .into_iter()
+            .map(|kv| Sourced::new(kv, flag("set-env")))
+            .collect(),
+        read_only: paths(w.ro, "ro"),
+        writable: paths(w.rw, "rw"),
+        hidden: paths(w.hide, "hide"),
+        files: Vec::new(),
+    };
+    Ok(Some(SessionChoices {
+        flags,
+        config_files: w.config_files,
+        trust_project: w.trust_project,
+    }))
+}
 
 /// The operator's fence options: the defaults, changed by the `GATEHOUSE_*` environment
 /// variables `FenceOptions::from_env` reads (a backend choice, an emulated poorer kernel),
@@ -77,6 +139,7 @@ pub fn setup_of(setup: &Map<String, Value>) -> Result<Option<SessionSetup>, Wire
         log_dir: field(setup, "log_dir")?,
         limits: field(setup, "limits")?,
         home: field(setup, "home")?,
+        choices: choices_of(setup)?,
     }))
 }
 
