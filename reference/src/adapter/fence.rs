@@ -290,7 +290,28 @@ mod tests {
             off.options(&FenceOptions::default()).backend,
             BackendChoice::Off
         );
+        let c = setup_of(&setup(json!({
+            "workspace": "/w",
+            "choices": {"pass_env": ["A"], "pass_secret_env": ["T_TOKEN"], "set_env": {"B": "1"},
+                        "ro": ["/r"], "rw": ["/x"], "hide": ["/h"], "network": "off",
+                        "config_files": true, "trust_project": true}
+        })))
+        .unwrap()
+        .unwrap()
+        .choices
+        .unwrap();
+        assert!(c.config_files && c.trust_project);
+        assert_eq!(c.flags.pass_env[0].value, "A");
+        assert_eq!(c.flags.pass_env[0].source, Source::Flag("pass-env"));
+        assert_eq!(c.flags.pass_secrets[0].value, "T_TOKEN");
+        assert_eq!(c.flags.set_env[0].value, ("B".into(), "1".into()));
+        assert_eq!(c.flags.read_only[0].value, PathBuf::from("/r"));
+        assert_eq!(c.flags.writable[0].value, PathBuf::from("/x"));
+        assert_eq!(c.flags.hidden[0].value, PathBuf::from("/h"));
+        assert_eq!(c.flags.network.as_ref().unwrap().value, NetworkMode::Off);
         for bad in [
+            json!({"workspace": "/w", "choices": {"unhide": ["/x"]}}),
+            json!({"workspace": "/w", "choices": {"network": "wide-open"}}),
             json!({"workspace": "/w", "fence_policy": "maybe"}),
             json!({"workspace": "/w", "limits": {"userns": false, "seccomp": false}}),
             json!({"workspace": "/w", "workspaces": ["relative"]}),
