@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 
 use super::wire::fence::{WirePosture, WireRun, WireToggle};
 use super::wire::{field, WireError};
-use gatehouse::fence::{current_posture, FenceOptions};
 use gatehouse::choices::{Layer, NetworkMode, Source, Sourced};
+use gatehouse::fence::{current_posture, FenceOptions};
 use gatehouse::plane::session::{
     RunTool, Session, SessionChoices, SessionError, SessionSetup, Switch,
 };
@@ -146,7 +146,7 @@ pub fn setup_of(setup: &Map<String, Value>) -> Result<Option<SessionSetup>, Wire
 /// A session's plane: its setup until a fence step first needs it, then the session.
 #[derive(Debug)]
 enum Slot {
-    Pending(SessionSetup),
+    Pending(Box<SessionSetup>),
     Live(Box<Session>),
 }
 
@@ -177,7 +177,7 @@ impl Fences {
             }
             None => {
                 if let Some(ws) = field::<PathBuf>(setup, "workspace")? {
-                    let pending = Slot::Pending(SessionSetup::new(&ws));
+                    let pending = Slot::Pending(Box::new(SessionSetup::new(&ws)));
                     self.slots.insert(session.to_string(), pending);
                 }
                 Ok(None)
@@ -197,8 +197,8 @@ impl Fences {
             .get_mut(session)
             .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
         if let Slot::Pending(setup) = slot {
-            let live =
-                Session::open(session, setup.clone(), operator_options()).map_err(wire_error)?;
+            let live = Session::open(session, (**setup).clone(), operator_options())
+                .map_err(wire_error)?;
             *slot = Slot::Live(Box::new(live));
         }
         match slot {

@@ -75,11 +75,7 @@ pub fn setup(s: &Setup, dirs: &SessionDirs, sub: &dyn Fn(&str) -> String) -> Map
                 ro: all(&c.ro),
                 rw: all(&c.rw),
                 hide: all(&c.hide),
-                set_env: c
-                    .set_env
-                    .iter()
-                    .map(|(k, v)| (k.clone(), sub(v)))
-                    .collect(),
+                set_env: c.set_env.iter().map(|(k, v)| (k.clone(), sub(v))).collect(),
                 ..c.clone()
             }
         }),

@@ -93,9 +93,8 @@ impl WirePosture {
             },
             choices: {
                 let c = &p.choices;
-                let shown = |v: &[std::path::PathBuf]| {
-                    v.iter().map(|x| x.display().to_string()).collect()
-                };
+                let shown =
+                    |v: &[std::path::PathBuf]| v.iter().map(|x| x.display().to_string()).collect();
                 WireChoices {
                     network: if c.network.is_empty() {
                         "off".to_string()
