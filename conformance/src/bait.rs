@@ -10,12 +10,15 @@ use std::hash::{BuildHasher, Hasher};
 /// The planted home secret's path under the fake home.
 pub const HOME_SECRET: &str = ".ssh/id_gatehouse_bait";
 
-/// Ordinary variables the runner sets on the implementation besides the bait, which the
-/// passes table lets through (FENCE-ENV-8): an `LC_*` that is no secret, `USER`, `LOGNAME`.
-pub const ORDINARY_ENV: [(&str, &str); 3] = [
+/// Ordinary variables the runner sets on the implementation besides the bait: three the
+/// passes table lets through (FENCE-ENV-8: an `LC_*` that is no secret, `USER`,
+/// `LOGNAME`), and `CONFORM_PLAIN`, no secret by its name and in no passes table, which
+/// reaches the jail only when a session passes it by name (FENCE-ENV-9).
+pub const ORDINARY_ENV: [(&str, &str); 4] = [
     ("LC_PAPER", "C"),
     ("USER", "gatehouse-person"),
     ("LOGNAME", "gatehouse-person"),
+    ("CONFORM_PLAIN", "plain-value-passed-by-name"),
 ];
 
 /// A fresh 16-hex-digit token (not cryptographic: unpredictable enough to be unmistakable).

@@ -14,11 +14,73 @@ use serde_json::{Map, Value};
 
 use super::wire::fence::{WirePosture, WireRun, WireToggle};
 use super::wire::{field, WireError};
+use gatehouse::choices::{Layer, NetworkMode, Source, Sourced};
 use gatehouse::fence::{current_posture, FenceOptions};
-use gatehouse::plane::session::{RunTool, Session, SessionError, SessionSetup, Switch};
+use gatehouse::plane::session::{
+    RunTool, Session, SessionChoices, SessionError, SessionSetup, Switch,
+};
 
 /// The setup fields of capability `fence`.
-pub const SETUP_FIELDS: &[&str] = &["fence_policy", "workspaces", "log_dir", "limits"];
+pub const SETUP_FIELDS: &[&str] = &["fence_policy", "workspaces", "log_dir", "limits", "choices"];
+
+/// The setup field `choices` (protocol 1.4) as the wire spells it; every key is one flag
+/// of `gatehouse exec` (or `--trust-project-config`, or reading the files at all).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct WireChoices {
+    pass_env: Vec<String>,
+    pass_secret_env: Vec<String>,
+    set_env: std::collections::BTreeMap<String, String>,
+    ro: Vec<PathBuf>,
+    rw: Vec<PathBuf>,
+    hide: Vec<PathBuf>,
+    network: Option<String>,
+    allow_domains: Vec<String>,
+    config_files: bool,
+    trust_project: bool,
+}
+
+/// `choices` translated into the flags' layer, each value sourced as its flag.
+fn choices_of(setup: &Map<String, Value>) -> Result<Option<SessionChoices>, WireError> {
+    let Some(w) = field::<WireChoices>(setup, "choices")? else {
+        return Ok(None);
+    };
+    let flag = |name: &'static str| Source::Flag(name);
+    let network = match w.network {
+        None => None,
+        Some(n) => Some(Sourced::new(
+            n.parse::<NetworkMode>()
+                .map_err(|e| WireError::unsupported(format!("setup field \"choices\": {e}")))?,
+            flag("network"),
+        )),
+    };
+    let strings = |v: Vec<String>, name: &'static str| {
+        v.into_iter().map(|x| Sourced::new(x, flag(name))).collect()
+    };
+    let paths = |v: Vec<PathBuf>, name: &'static str| {
+        v.into_iter().map(|x| Sourced::new(x, flag(name))).collect()
+    };
+    let flags = Layer {
+        network,
+        allow_domains: strings(w.allow_domains, "allow-domain"),
+        pass_env: strings(w.pass_env, "pass-env"),
+        pass_secrets: strings(w.pass_secret_env, "pass-secret-env"),
+        set_env: w
+            .set_env
+            .into_iter()
+            .map(|kv| Sourced::new(kv, flag("set-env")))
+            .collect(),
+        read_only: paths(w.ro, "ro"),
+        writable: paths(w.rw, "rw"),
+        hidden: paths(w.hide, "hide"),
+        files: Vec::new(),
+    };
+    Ok(Some(SessionChoices {
+        flags,
+        config_files: w.config_files,
+        trust_project: w.trust_project,
+    }))
+}
 
 /// The operator's fence options: the defaults, changed by the `GATEHOUSE_*` environment
 /// variables `FenceOptions::from_env` reads (a backend choice, an emulated poorer kernel),
@@ -77,13 +139,14 @@ pub fn setup_of(setup: &Map<String, Value>) -> Result<Option<SessionSetup>, Wire
         log_dir: field(setup, "log_dir")?,
         limits: field(setup, "limits")?,
         home: field(setup, "home")?,
+        choices: choices_of(setup)?,
     }))
 }
 
 /// A session's plane: its setup until a fence step first needs it, then the session.
 #[derive(Debug)]
 enum Slot {
-    Pending(SessionSetup),
+    Pending(Box<SessionSetup>),
     Live(Box<Session>),
 }
 
@@ -114,7 +177,7 @@ impl Fences {
             }
             None => {
                 if let Some(ws) = field::<PathBuf>(setup, "workspace")? {
-                    let pending = Slot::Pending(SessionSetup::new(&ws));
+                    let pending = Slot::Pending(Box::new(SessionSetup::new(&ws)));
                     self.slots.insert(session.to_string(), pending);
                 }
                 Ok(None)
@@ -134,8 +197,8 @@ impl Fences {
             .get_mut(session)
             .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
         if let Slot::Pending(setup) = slot {
-            let live =
-                Session::open(session, setup.clone(), operator_options()).map_err(wire_error)?;
+            let live = Session::open(session, (**setup).clone(), operator_options())
+                .map_err(wire_error)?;
             *slot = Slot::Live(Box::new(live));
         }
         match slot {
@@ -227,7 +290,28 @@ mod tests {
             off.options(&FenceOptions::default()).backend,
             BackendChoice::Off
         );
+        let c = setup_of(&setup(json!({
+            "workspace": "/w",
+            "choices": {"pass_env": ["A"], "pass_secret_env": ["T_TOKEN"], "set_env": {"B": "1"},
+                        "ro": ["/r"], "rw": ["/x"], "hide": ["/h"], "network": "off",
+                        "config_files": true, "trust_project": true}
+        })))
+        .unwrap()
+        .unwrap()
+        .choices
+        .unwrap();
+        assert!(c.config_files && c.trust_project);
+        assert_eq!(c.flags.pass_env[0].value, "A");
+        assert_eq!(c.flags.pass_env[0].source, Source::Flag("pass-env"));
+        assert_eq!(c.flags.pass_secrets[0].value, "T_TOKEN");
+        assert_eq!(c.flags.set_env[0].value, ("B".into(), "1".into()));
+        assert_eq!(c.flags.read_only[0].value, PathBuf::from("/r"));
+        assert_eq!(c.flags.writable[0].value, PathBuf::from("/x"));
+        assert_eq!(c.flags.hidden[0].value, PathBuf::from("/h"));
+        assert_eq!(c.flags.network.as_ref().unwrap().value, NetworkMode::Off);
         for bad in [
+            json!({"workspace": "/w", "choices": {"unhide": ["/x"]}}),
+            json!({"workspace": "/w", "choices": {"network": "wide-open"}}),
             json!({"workspace": "/w", "fence_policy": "maybe"}),
             json!({"workspace": "/w", "limits": {"userns": false, "seccomp": false}}),
             json!({"workspace": "/w", "workspaces": ["relative"]}),

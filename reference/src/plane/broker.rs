@@ -44,6 +44,12 @@ pub struct PlaneConfig {
     pub session: String,
     /// Deadline for requests that give none.
     pub default_timeout: Duration,
+    /// The person's variables, set on top of the scrubbed environment (section 15's
+    /// `--pass-env`, `--pass-secret-env`, `--set-env`, already checked and resolved).
+    pub extra_env: Vec<(String, String)>,
+    /// The person's choices as the posture names them (FENCE-NET-1, FENCE-ENV-9,
+    /// FENCE-PATHS-1).
+    pub choices: crate::fence::PostureChoices,
 }
 
 impl PlaneConfig {
@@ -57,6 +63,8 @@ impl PlaneConfig {
             parent_env: None,
             session: session.into(),
             default_timeout: Duration::from_secs(600),
+            extra_env: Vec::new(),
+            choices: crate::fence::PostureChoices::default(),
         }
     }
 }
@@ -207,6 +215,7 @@ fn build_state(
     let fence = Fence::prepare(config.policy.clone(), options)?;
     let mut posture = fence.posture().clone();
     posture.env_scrubbing = config.env_scrubbing;
+    posture.choices = config.choices.clone();
     let inside_root = log_dir
         .map(|d| {
             fence
@@ -223,12 +232,16 @@ fn build_state(
         .unwrap_or_else(|| std::env::vars_os().collect());
     // HOME and TMPDIR are the session's scratch home and scratch temporary directory on
     // every backend, a jail with a private `/tmp` included (FENCE-ENV-4, FENCE-JAIL-4).
-    let env = jail_env(
+    let mut env = jail_env(
         parent,
         &fence.policy().home(),
         Some(&fence.policy().tmpdir()),
         config.env_scrubbing,
     );
+    for (k, v) in &config.extra_env {
+        env.retain(|(n, _)| n != k);
+        env.push((k.clone(), v.clone()));
+    }
     Ok(State {
         fence,
         posture,

@@ -18,7 +18,11 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::broker::{Broker, PlaneConfig, PlaneError, RunRequest, CONFIRM_OFF};
-use crate::fence::{BackendChoice, BackendKind, Fence, FenceError, FenceOptions, Policy, Posture};
+use super::choices::{apply_env, resolve_paths, ExtraPaths};
+use crate::choices::{Layer, NetworkMode};
+use crate::fence::{
+    BackendChoice, BackendKind, Fence, FenceError, FenceOptions, Policy, Posture, PostureChoices,
+};
 
 /// The deadline of one run, below the conformance runner's default step timeout (10 s),
 /// so that a command that hangs is killed and reported rather than taking the caller down.
@@ -65,8 +69,31 @@ pub struct SessionSetup {
     pub log_dir: Option<PathBuf>,
     /// The emulated kernel.
     pub limits: Option<Limits>,
-    /// The person's home, read for the global git configuration (FENCE-PROTECT-7).
+    /// The person's home, read for the global git configuration (FENCE-PROTECT-7) and
+    /// for the user's configuration file of section 15.
     pub home: Option<PathBuf>,
+    /// The person's choices for working in the fence (section 15), `None`: none made.
+    pub choices: Option<SessionChoices>,
+}
+
+/// A session's choices (section 15): the flags' layer, and whether the configuration
+/// files are read and the project's is trusted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionChoices {
+    /// The choices given as flags (they win over the files).
+    pub flags: Layer,
+    /// Read the user's file (under `home`) and the project's (FENCE-CONF-1).
+    pub config_files: bool,
+    /// The person trusts the project, so its file is honoured (FENCE-CONF-3).
+    pub trust_project: bool,
+}
+
+/// The choices made concrete for the session's fence.
+#[derive(Debug, Clone, Default)]
+struct Applied {
+    paths: ExtraPaths,
+    env: Vec<(String, String)>,
+    posture: PostureChoices,
 }
 
 impl SessionSetup {
@@ -78,6 +105,7 @@ impl SessionSetup {
             log_dir: None,
             limits: None,
             home: None,
+            choices: None,
         }
     }
 
@@ -108,6 +136,10 @@ pub enum Refusal {
     FenceUnavailable,
     /// The executor died during the call (FENCE-PLANE-4).
     ExecutorCrashed,
+    /// A choice of the session cannot be honoured without weakening the fence: a path
+    /// that does not exist, a writable root holding a guarded path, a secret-looking name
+    /// passed by `--pass-env` (FENCE-ENV-9, FENCE-PATHS-2, FENCE-CONF-1); nothing runs.
+    ChoiceRefused,
     /// Switching off needs the person's confirmation (FENCE-TOGGLE-4).
     ConfirmationRequired,
 }
@@ -119,6 +151,7 @@ impl Refusal {
             Refusal::DegradedRefused => "degraded_refused",
             Refusal::FenceUnavailable => "fence_unavailable",
             Refusal::ExecutorCrashed => "executor_crashed",
+            Refusal::ChoiceRefused => "choice_refused",
             Refusal::ConfirmationRequired => "confirmation_required",
         }
     }
@@ -224,6 +257,7 @@ pub struct Session {
     setup: SessionSetup,
     operator: FenceOptions,
     scratch: PathBuf,
+    applied: Applied,
     state: State,
 }
 
@@ -281,11 +315,88 @@ impl Session {
             setup,
             operator,
             scratch,
+            applied: Applied::default(),
             state: unavailable("not started"),
         };
+        match session.apply_choices()? {
+            Ok(applied) => session.applied = applied,
+            Err(reason) => {
+                session.state = State::Refusing {
+                    refusal: Refusal::ChoiceRefused,
+                    posture: Box::new(Posture::unfenced(BackendKind::None, reason)),
+                };
+                return Ok(session);
+            }
+        }
         let options = session.setup.options(&session.operator);
         session.state = session.start(options)?;
         Ok(session)
+    }
+
+    /// The session's choices merged with the files they name and checked: `Ok(Err)` is a
+    /// choice refused with its one line (nothing will run), `Err` one the plane cannot
+    /// take at all (the allow-list proxy runs for `gatehouse exec` only).
+    fn apply_choices(&self) -> Result<Result<Applied, String>, SessionError> {
+        let Some(c) = &self.setup.choices else {
+            return Ok(Ok(Applied::default()));
+        };
+        let workspace = self.setup.workspaces.first().cloned().unwrap_or_default();
+        let user_file = crate::choices::user_file(None, self.setup.home.as_deref());
+        let inputs = crate::choices::Inputs {
+            user_file: user_file.clone(),
+            project: &workspace,
+            home: self.setup.home.as_deref(),
+            trust_project: c.trust_project,
+            no_files: !c.config_files,
+        };
+        let settings = match crate::choices::load(&inputs, &c.flags) {
+            Ok(s) => s,
+            Err(e) => return Ok(Err(e)),
+        };
+        match settings.network.value {
+            NetworkMode::Off => {}
+            NetworkMode::Host => {
+                return Ok(Err(format!(
+                    "network mode `host` ({}): not available in this build of the reference, which refuses rather than run with a network it cannot hold",
+                    settings.network.source
+                )))
+            }
+            NetworkMode::AllowList => {
+                return Err(SessionError::Setup(format!(
+                    "setup field \"choices\": network mode `allow-list` ({}): the plane's sessions do not run the allow-list proxy (`gatehouse exec` does)",
+                    settings.network.source
+                )))
+            }
+        }
+        // What jailed code must never write though it lies outside the workspaces: the
+        // configuration files and the session logs (FENCE-PATHS-2).
+        let mut guarded: Vec<PathBuf> = settings.files.iter().map(|(f, _)| f.clone()).collect();
+        guarded.extend(user_file);
+        guarded.extend(self.setup.log_dir.clone().or_else(super::log::default_dir));
+        let paths = match resolve_paths(&settings, &guarded) {
+            Ok(p) => p,
+            Err(e) => return Ok(Err(e)),
+        };
+        let parent: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        let (env, passed_secrets) = match apply_env(Vec::new(), &parent, &settings) {
+            Ok(e) => e,
+            Err(e) => return Ok(Err(e)),
+        };
+        let posture = PostureChoices {
+            network: settings.network.value.to_string(),
+            allowed_domains: Vec::new(),
+            passed_secrets,
+            read_only: paths.read_only.clone(),
+            writable: paths.writable.clone(),
+            hidden: paths.hidden.clone(),
+        };
+        Ok(Ok(Applied {
+            paths,
+            env,
+            posture,
+        }))
     }
 
     /// The setup the session was opened with.
@@ -294,9 +405,13 @@ impl Session {
     }
 
     fn policy(&self) -> Policy {
-        let mut policy = Policy::new(self.setup.workspaces.clone(), self.scratch.clone());
+        let mut roots = self.setup.workspaces.clone();
+        roots.extend(self.applied.paths.writable.iter().cloned());
+        let mut policy = Policy::new(roots, self.scratch.clone());
         policy.log_dir = self.setup.log_dir.clone();
         policy.home = self.setup.home.clone();
+        policy.read_only = self.applied.paths.read_only.clone();
+        policy.hidden = self.applied.paths.hidden.clone();
         policy
     }
 
@@ -315,6 +430,8 @@ impl Session {
         let mut config = PlaneConfig::new(policy.clone(), options.clone(), self.name.clone());
         config.pool_size = 1;
         config.default_timeout = self.operator.run_timeout.unwrap_or(RUN_TIMEOUT);
+        config.extra_env = self.applied.env.clone();
+        config.choices = self.applied.posture.clone();
         match runtime()?.block_on(Broker::start(config)) {
             Ok(broker) => Ok(State::Up(broker)),
             Err(PlaneError::Fence(refusal @ FenceError::Refused { .. })) => {
@@ -422,6 +539,17 @@ impl Session {
     /// through a fresh probe (FENCE-TOGGLE-5); never persisted, this session only.
     pub fn toggle(&mut self, to: Switch, confirmed: bool) -> Result<ToggleAnswer, SessionError> {
         let rt = runtime()?;
+        if let State::Refusing {
+            refusal: Refusal::ChoiceRefused,
+            ..
+        } = &self.state
+        {
+            // A refused choice is never dropped by switching: nothing runs in this session.
+            return Ok(ToggleAnswer {
+                refused: Some(Refusal::ChoiceRefused),
+                posture: self.posture(),
+            });
+        }
         match to {
             Switch::Off if !confirmed => {
                 return Ok(ToggleAnswer {

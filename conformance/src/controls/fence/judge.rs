@@ -115,6 +115,17 @@ pub fn posture(j: &mut Judge<'_>, p: &ExpectPosture, got: Option<&Value>) {
     }
     j.string("posture.env", &p.env, f("env"));
     j.string("posture.session_log", &p.session_log, f("session_log"));
+    let c = |k: &str| f("choices").and_then(|v| v.get(k));
+    j.string("posture.choices.network", &p.network, c("network"));
+    if let Some(want) = &p.passed_secrets {
+        let want: BTreeSet<String> = want.iter().cloned().collect();
+        j.set(
+            "posture.choices.passed_secrets",
+            &want,
+            strings(c("passed_secrets")),
+            c("passed_secrets"),
+        );
+    }
     if let Some(needle) = &p.reason_contains {
         if !f("reason")
             .and_then(Value::as_str)

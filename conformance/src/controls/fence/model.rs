@@ -35,6 +35,34 @@ fn yes() -> bool {
     true
 }
 
+/// `choices`: the person's choices for working in the fence (execution-plane chapter,
+/// section 15; protocol 1.4), each key one flag of `gatehouse exec`. Paths and values
+/// take placeholders.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Choices {
+    /// `--pass-env NAME`: variables passed by name.
+    pub pass_env: Vec<String>,
+    /// `--pass-secret-env NAME`: secret-looking variables passed on purpose.
+    pub pass_secret_env: Vec<String>,
+    /// `--set-env NAME=VALUE`.
+    pub set_env: std::collections::BTreeMap<String, String>,
+    /// `--ro PATH`: visible read-only.
+    pub ro: Vec<String>,
+    /// `--rw PATH`: an extra writable root.
+    pub rw: Vec<String>,
+    /// `--hide PATH`: unreadable inside the jail.
+    pub hide: Vec<String>,
+    /// `--network MODE`: `off`, `allow-list` or `host` (absent: the default).
+    pub network: Option<String>,
+    /// `--allow-domain NAME`.
+    pub allow_domains: Vec<String>,
+    /// Read the user's file (under `home`) and the project's.
+    pub config_files: bool,
+    /// `--trust-project-config`.
+    pub trust_project: bool,
+}
+
 /// The `fence` fields of `[setup]` as written.
 #[derive(Debug, Clone, Default)]
 pub struct SetupPatch {
@@ -44,6 +72,8 @@ pub struct SetupPatch {
     pub workspaces: Option<Vec<String>>,
     /// Run as if the kernel offered less.
     pub limits: Option<Limits>,
+    /// The person's choices (section 15).
+    pub choices: Option<Choices>,
 }
 
 /// The `fence` setup, defaults applied.
@@ -55,10 +85,12 @@ pub struct Setup {
     pub workspaces: Vec<String>,
     /// Kernel limits.
     pub limits: Option<Limits>,
+    /// The person's choices.
+    pub choices: Option<Choices>,
 }
 
 /// The setup keys this control owns.
-pub const SETUP_KEYS: &[&str] = &["fence_policy", "workspaces", "limits"];
+pub const SETUP_KEYS: &[&str] = &["fence_policy", "workspaces", "limits", "choices"];
 
 impl SetupPatch {
     /// Reads the value of `key` (one of [`SETUP_KEYS`]).
@@ -67,6 +99,7 @@ impl SetupPatch {
             "fence_policy" => self.fence_policy = Some(map.next_value()?),
             "workspaces" => self.workspaces = Some(map.next_value()?),
             "limits" => self.limits = Some(map.next_value()?),
+            "choices" => self.choices = Some(map.next_value()?),
             _ => {
                 return Err(A::Error::custom(format!(
                     "`{key}` is not a fence setup field"
@@ -82,12 +115,16 @@ impl SetupPatch {
             fence_policy: over.fence_policy.or(self.fence_policy),
             workspaces: over.workspaces.clone().or_else(|| self.workspaces.clone()),
             limits: over.limits.clone().or_else(|| self.limits.clone()),
+            choices: over.choices.clone().or_else(|| self.choices.clone()),
         }
     }
 
     /// Whether a field that needs the capability is written.
     pub fn needs_capability(&self) -> bool {
-        self.fence_policy.is_some() || self.workspaces.is_some() || self.limits.is_some()
+        self.fence_policy.is_some()
+            || self.workspaces.is_some()
+            || self.limits.is_some()
+            || self.choices.is_some()
     }
 
     /// The setup with defaults filled in.
@@ -96,6 +133,7 @@ impl SetupPatch {
             fence_policy: self.fence_policy.unwrap_or(FencePolicy::Required),
             workspaces: self.workspaces.clone().unwrap_or_default(),
             limits: self.limits.clone(),
+            choices: self.choices.clone(),
         }
     }
 }
@@ -285,4 +323,8 @@ pub struct ExpectPosture {
     pub session_log: Option<String>,
     /// A substring of `reason`.
     pub reason_contains: Option<String>,
+    /// `choices.network`: the network mode named (protocol 1.4).
+    pub network: Option<String>,
+    /// `choices.passed_secrets`, as a set: every secret-looking name passed on purpose.
+    pub passed_secrets: Option<Vec<String>>,
 }

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::model::{Action, FencePolicy, Limits, OnOff, Setup};
+use super::model::{Action, Choices, FencePolicy, Limits, OnOff, Setup};
 use crate::protocol::{to_object, SessionDirs};
 use crate::vocab::GrantTool;
 
@@ -19,6 +19,9 @@ pub struct WireSetup {
     pub log_dir: String,
     /// Run as if the kernel offered less, or `null`.
     pub limits: Option<Limits>,
+    /// The person's choices (protocol 1.4), sent only when the scenario writes them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub choices: Option<Choices>,
 }
 
 /// The fence requests.
@@ -66,6 +69,16 @@ pub fn setup(s: &Setup, dirs: &SessionDirs, sub: &dyn Fn(&str) -> String) -> Map
             .collect(),
         log_dir: dirs.log_dir.clone(),
         limits: s.limits.clone(),
+        choices: s.choices.as_ref().map(|c| {
+            let all = |v: &[String]| v.iter().map(|x| sub(x)).collect::<Vec<_>>();
+            Choices {
+                ro: all(&c.ro),
+                rw: all(&c.rw),
+                hide: all(&c.hide),
+                set_env: c.set_env.iter().map(|(k, v)| (k.clone(), sub(v))).collect(),
+                ..c.clone()
+            }
+        }),
     })
 }
 

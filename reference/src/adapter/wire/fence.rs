@@ -40,6 +40,26 @@ pub struct WirePosture {
     pub env: &'static str,
     /// `protected` or `unprotected`.
     pub session_log: &'static str,
+    /// The person's choices (protocol 1.4): the network mode, every secret-looking
+    /// variable passed on purpose, every extra path.
+    pub choices: WireChoices,
+}
+
+/// The choices the posture names (FENCE-NET-1, FENCE-ENV-9, FENCE-PATHS-1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WireChoices {
+    /// `off`, `allow-list` or `host`.
+    pub network: String,
+    /// The allowed domains.
+    pub allowed_domains: Vec<String>,
+    /// Secret-looking names passed or set on purpose (never their values).
+    pub passed_secrets: Vec<String>,
+    /// Extra read-only paths, resolved.
+    pub ro: Vec<String>,
+    /// Extra writable roots, resolved.
+    pub rw: Vec<String>,
+    /// Hidden paths, resolved.
+    pub hide: Vec<String>,
 }
 
 impl WirePosture {
@@ -70,6 +90,23 @@ impl WirePosture {
                 "unprotected"
             } else {
                 "protected"
+            },
+            choices: {
+                let c = &p.choices;
+                let shown =
+                    |v: &[std::path::PathBuf]| v.iter().map(|x| x.display().to_string()).collect();
+                WireChoices {
+                    network: if c.network.is_empty() {
+                        "off".to_string()
+                    } else {
+                        c.network.clone()
+                    },
+                    allowed_domains: c.allowed_domains.clone(),
+                    passed_secrets: c.passed_secrets.clone(),
+                    ro: shown(&c.read_only),
+                    rw: shown(&c.writable),
+                    hide: shown(&c.hidden),
+                }
             },
         }
     }
@@ -112,7 +149,7 @@ impl WireRun {
 /// The answer to `toggle`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WireToggle {
-    /// `confirmation_required`, or `null` when the switch happened.
+    /// `confirmation_required` or `choice_refused`, or `null` when the switch happened.
     pub refused: Option<&'static str>,
     /// The posture now in force.
     pub posture: WirePosture,
