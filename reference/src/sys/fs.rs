@@ -2,6 +2,7 @@
 //! workspace: jailed code controls the workspace, so a planted symlink must never redirect
 //! a `mkdir` or a mount to the host. Uses `openat(O_PATH | O_NOFOLLOW)` (Linux 2.6.39).
 
+use std::ffi::OsStr;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::{Component, Path, PathBuf};
@@ -109,26 +110,37 @@ pub fn fd_path(proc_root: &Path, fd: &OwnedFd) -> PathBuf {
     proc_root.join(format!("self/fd/{}", fd.as_raw_fd()))
 }
 
-/// Remove the empty directory `rel` below `root`, reaching its parent without following
-/// any symlink (`unlinkat(AT_REMOVEDIR)` refuses a non-empty directory and a symlink).
-pub fn remove_empty_dir_nofollow(root: &Path, rel: &Path) -> io::Result<()> {
+/// An `O_PATH` handle to the directory holding `rel` below `root`, reached without
+/// following any symlink (its missing parents made as directories when `create` is set),
+/// and `rel`'s final name. An `O_PATH` directory handle is a valid `dirfd` for the `*at`
+/// calls the callers make (`unlinkat`, `statat`, `openat` with `O_CREAT`).
+fn parent_nofollow<'a>(
+    root: &Path,
+    rel: &'a Path,
+    create: bool,
+) -> io::Result<(OwnedFd, &'a OsStr)> {
     let name = rel
         .file_name()
         .ok_or_else(|| io::Error::other("no final component"))?;
     let parent_rel = rel.parent().unwrap_or(Path::new(""));
-    let parent = if parent_rel.as_os_str().is_empty() {
-        rustix::fs::open(
+    if parent_rel.as_os_str().is_empty() {
+        let fd = rustix::fs::open(
             root,
             OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
-        )?
-    } else {
-        let reached = walk_nofollow(root, parent_rel, false)?;
-        match reached.into_iter().last() {
-            Some(r) if r.is_dir => r.fd,
-            _ => return Err(io::Error::other("parent is not a directory")),
-        }
-    };
+        )?;
+        return Ok((fd, name));
+    }
+    match walk_nofollow(root, parent_rel, create)?.into_iter().last() {
+        Some(r) if r.is_dir => Ok((r.fd, name)),
+        _ => Err(io::Error::other("parent is not a directory")),
+    }
+}
+
+/// Remove the empty directory `rel` below `root`, reaching its parent without following
+/// any symlink (`unlinkat(AT_REMOVEDIR)` refuses a non-empty directory and a symlink).
+pub fn remove_empty_dir_nofollow(root: &Path, rel: &Path) -> io::Result<()> {
+    let (parent, name) = parent_nofollow(root, rel, false)?;
     rustix::fs::unlinkat(&parent, name, rustix::fs::AtFlags::REMOVEDIR).map_err(io::Error::from)
 }
 
@@ -140,28 +152,7 @@ pub fn prepare_nofollow(root: &Path, rel: &Path, file: bool) -> io::Result<Vec<R
     if !file {
         return walk_nofollow(root, rel, true);
     }
-    let name = rel
-        .file_name()
-        .ok_or_else(|| io::Error::other("no final component"))?;
-    let parent_rel = rel.parent().unwrap_or(Path::new(""));
-    let parent = if parent_rel.as_os_str().is_empty() {
-        rustix::fs::open(
-            root,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?
-    } else {
-        let reached = walk_nofollow(root, parent_rel, true)?;
-        match reached.into_iter().last() {
-            Some(r) if r.is_dir => rustix::fs::openat(
-                &r.fd,
-                ".",
-                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-                Mode::empty(),
-            )?,
-            _ => return Err(io::Error::other("parent is not a directory")),
-        }
-    };
+    let (parent, name) = parent_nofollow(root, rel, true)?;
     match rustix::fs::openat(
         &parent,
         name,
@@ -177,23 +168,7 @@ pub fn prepare_nofollow(root: &Path, rel: &Path, file: bool) -> io::Result<Vec<R
 /// Remove an empty regular file (a placeholder made by [`prepare_nofollow`]), never
 /// through a symlink.
 pub fn remove_empty_file_nofollow(root: &Path, rel: &Path) -> io::Result<()> {
-    let name = rel
-        .file_name()
-        .ok_or_else(|| io::Error::other("no final component"))?;
-    let parent_rel = rel.parent().unwrap_or(Path::new(""));
-    let parent = if parent_rel.as_os_str().is_empty() {
-        rustix::fs::open(
-            root,
-            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?
-    } else {
-        let reached = walk_nofollow(root, parent_rel, false)?;
-        match reached.into_iter().last() {
-            Some(r) if r.is_dir => r.fd,
-            _ => return Err(io::Error::other("parent is not a directory")),
-        }
-    };
+    let (parent, name) = parent_nofollow(root, rel, false)?;
     let st = rustix::fs::statat(&parent, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile || st.st_size != 0 {
         return Err(io::Error::other("not an empty regular file"));
