@@ -369,61 +369,51 @@ impl Client {
         }
     }
 
+    /// Sends `bye` to the running implementation and gives it a second to exit; `true`
+    /// when it did.
+    fn bye_and_wait(&mut self) -> bool {
+        if self.process.is_none() {
+            return false;
+        }
+        let bye = Request {
+            id: self.next_id,
+            body: RequestBody::Session(SessionOp::Bye),
+        };
+        let mut line = serde_json::to_string(&bye).expect("requests serialize");
+        self.log_line(">", &line);
+        line.push('\n');
+        let Some(p) = self.process.as_mut() else {
+            return false;
+        };
+        let _ = p
+            .stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| p.stdin.flush());
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < deadline {
+            if matches!(p.child.try_wait(), Ok(Some(_))) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    }
+
     /// Ends the running implementation between two steps (PROTO-REC-1): `hard` kills it
     /// with `SIGKILL`; otherwise it is sent `bye` and given a second to exit. The next
     /// [`Client::ensure_running`] starts it again.
     pub fn stop(&mut self, hard: bool) {
-        if !hard && self.process.is_some() {
-            let bye = Request {
-                id: self.next_id,
-                body: RequestBody::Session(SessionOp::Bye),
-            };
-            let mut line = serde_json::to_string(&bye).expect("requests serialize");
-            self.log_line(">", &line);
-            line.push('\n');
-            if let Some(p) = self.process.as_mut() {
-                let _ = p
-                    .stdin
-                    .write_all(line.as_bytes())
-                    .and_then(|()| p.stdin.flush());
-                let deadline = Instant::now() + Duration::from_secs(1);
-                while Instant::now() < deadline {
-                    if matches!(p.child.try_wait(), Ok(Some(_))) {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-            }
+        if !hard {
+            self.bye_and_wait();
         }
         self.kill();
     }
 
     /// Sends `bye`, lets the implementation exit, kills it if it does not.
     pub fn shutdown(mut self) {
-        if self.process.is_some() {
-            let bye = Request {
-                id: self.next_id,
-                body: RequestBody::Session(SessionOp::Bye),
-            };
-            let mut line = serde_json::to_string(&bye).expect("requests serialize");
-            self.log_line(">", &line);
-            line.push('\n');
-            if let Some(p) = self.process.as_mut() {
-                let _ = p
-                    .stdin
-                    .write_all(line.as_bytes())
-                    .and_then(|()| p.stdin.flush());
-            }
-        }
-        if let Some(p) = self.process.as_mut() {
-            let deadline = Instant::now() + Duration::from_secs(1);
-            while Instant::now() < deadline {
-                if matches!(p.child.try_wait(), Ok(Some(_))) {
-                    self.process = None;
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
+        if self.bye_and_wait() {
+            self.process = None;
+            return;
         }
         self.kill();
     }
