@@ -138,7 +138,8 @@ pub fn after(
 /// `http_seen`, `http_unseen`, `http_untouched`: judged from what the runner's own server
 /// recorded.
 fn http_checks(check: &Check, built: &Built) -> Vec<String> {
-    let asked = !check.http_seen.is_empty() || !check.http_unseen.is_empty() || check.http_untouched;
+    let asked =
+        !check.http_seen.is_empty() || !check.http_unseen.is_empty() || check.http_untouched;
     if !asked {
         return Vec::new();
     }
@@ -149,7 +150,14 @@ fn http_checks(check: &Check, built: &Built) -> Vec<String> {
     let shown = || {
         let v: Vec<String> = seen
             .iter()
-            .map(|s| format!("{} {} (Host {})", s.method, s.target, s.host.as_deref().unwrap_or("-")))
+            .map(|s| {
+                format!(
+                    "{} {} (Host {})",
+                    s.method,
+                    s.target,
+                    s.host.as_deref().unwrap_or("-")
+                )
+            })
             .collect();
         if v.is_empty() {
             "nothing".to_string()
@@ -160,12 +168,18 @@ fn http_checks(check: &Check, built: &Built) -> Vec<String> {
     let mut out = Vec::new();
     for path in &check.http_seen {
         if !seen.iter().any(|s| s.path() == path) {
-            out.push(format!("check http_seen {path}: the runner's server never saw it (it saw {})", shown()));
+            out.push(format!(
+                "check http_seen {path}: the runner's server never saw it (it saw {})",
+                shown()
+            ));
         }
     }
     for path in &check.http_unseen {
         if seen.iter().any(|s| s.path() == path) {
-            out.push(format!("check http_unseen {path}: the runner's server was asked for it ({})", shown()));
+            out.push(format!(
+                "check http_unseen {path}: the runner's server was asked for it ({})",
+                shown()
+            ));
         }
     }
     if check.http_untouched && server.connections() > 0 {

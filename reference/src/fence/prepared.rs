@@ -532,7 +532,9 @@ impl Fence {
         let Some(port) = listen else {
             return Ok((self.command(Action::Serve { listener: None }, env)?, None));
         };
-        if !matches!(self.kind, Kind::Native { .. } | Kind::Bwrap { .. }) || !cfg!(target_os = "linux") {
+        if !matches!(self.kind, Kind::Native { .. } | Kind::Bwrap { .. })
+            || !cfg!(target_os = "linux")
+        {
             return Err(FenceError::Unavailable {
                 backend: self.posture.backend.to_string(),
                 reason: "the allow-list network mode needs a jail with its own network namespace"
@@ -944,6 +946,38 @@ pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
             .unwrap_or(false)
         {
             let _ = std::fs::remove_dir(&p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn covered(layers: &[Layer]) -> Vec<Coverage> {
+        Coverage::missing(layers.iter().map(|l| l.covers.as_slice()))
+    }
+
+    #[test]
+    fn host_network_claims_no_network_and_keeps_abstract_sockets_by_the_filter() {
+        for kind in [
+            Kind::Native {
+                landlock: Some(Abi::V5),
+            },
+            Kind::Bwrap {
+                exe: PathBuf::from("/usr/bin/bwrap"),
+                landlock: None,
+            },
+        ] {
+            assert_eq!(covered(&kind.layers_with_network(false)), Vec::new());
+            let host = kind.layers_with_network(true);
+            assert_eq!(covered(&host), vec![Coverage::Network], "{kind:?}");
+            let seccomp = host.iter().find(|l| l.name == "seccomp").unwrap();
+            assert!(seccomp.covers.contains(&Coverage::UnixAbstract));
+            assert!(host
+                .iter()
+                .filter(|l| l.name.starts_with("namespaces") || l.name.starts_with("bwrap"))
+                .all(|l| !l.covers.contains(&Coverage::UnixAbstract)));
         }
     }
 }

@@ -286,9 +286,7 @@ fn is_internal(ip: std::net::IpAddr) -> bool {
         IpAddr::V4(a) => a.is_loopback() || a.is_link_local() || a.is_unspecified(),
         IpAddr::V6(a) => match a.to_ipv4_mapped() {
             Some(v4) => is_internal(IpAddr::V4(v4)),
-            None => {
-                a.is_loopback() || a.is_unspecified() || (a.segments()[0] & 0xffc0) == 0xfe80
-            }
+            None => a.is_loopback() || a.is_unspecified() || (a.segments()[0] & 0xffc0) == 0xfe80,
         },
     }
 }

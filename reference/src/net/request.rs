@@ -174,7 +174,10 @@ fn host_header_agrees(
         None => {
             let rest = &path[7..];
             let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-            split_authority(&rest[..end]).map_err(malformed)?.1.unwrap_or(80)
+            split_authority(&rest[..end])
+                .map_err(malformed)?
+                .1
+                .unwrap_or(80)
         }
     };
     for hd in req.headers.iter() {
@@ -291,8 +294,9 @@ mod tests {
 
     #[test]
     fn connect_names_host_and_port() {
-        let t = head("CONNECT Registry.NPMjs.org:443 HTTP/1.1\r\nHost: registry.npmjs.org:443\r\n\r\n")
-            .unwrap();
+        let t =
+            head("CONNECT Registry.NPMjs.org:443 HTTP/1.1\r\nHost: registry.npmjs.org:443\r\n\r\n")
+                .unwrap();
         assert_eq!(t.host, Host::Name("registry.npmjs.org".into()));
         assert_eq!(t.port, 443);
         assert!(t.forward_head.is_none());

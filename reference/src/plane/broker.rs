@@ -484,9 +484,7 @@ impl Broker {
         _pending: crate::fence::PendingListener,
         _proxy: crate::net::Proxy,
     ) -> Result<crate::net::Running, PlaneError> {
-        Err(PlaneError::Spawn(
-            "the allow-list proxy needs Linux".into(),
-        ))
+        Err(PlaneError::Spawn("the allow-list proxy needs Linux".into()))
     }
 
     /// Run one command in the fence on an idle executor (starting one if none is idle).
