@@ -153,13 +153,19 @@ impl Kind {
         if !host_network {
             return layers;
         }
+        let mut stripped = false;
         for l in &mut layers {
             if l.name == "namespaces" || l.name == "bwrap" {
                 l.covers
                     .retain(|c| !matches!(c, Coverage::Network | Coverage::UnixAbstract));
                 l.name = format!("{} (host network)", l.name);
+                stripped = true;
             }
-            if l.name == "seccomp" && !l.covers.contains(&Coverage::UnixAbstract) {
+        }
+        // Only in place of what the namespaces gave up: a backend without them (Landlock
+        // alone) claims no more in `host` mode than it does in `off` mode.
+        for l in &mut layers {
+            if stripped && l.name == "seccomp" && !l.covers.contains(&Coverage::UnixAbstract) {
                 l.covers.push(Coverage::UnixAbstract);
                 l.covers.sort();
             }
@@ -979,5 +985,7 @@ mod tests {
                 .filter(|l| l.name.starts_with("namespaces") || l.name.starts_with("bwrap"))
                 .all(|l| !l.covers.contains(&Coverage::UnixAbstract)));
         }
+        let alone = Kind::LandlockOnly { abi: Abi::V5 };
+        assert_eq!(alone.layers_with_network(true), alone.layers());
     }
 }
