@@ -101,10 +101,17 @@ impl Drop for Running {
     }
 }
 
-/// The system resolver, used only for names the allow-list admitted.
+/// The system resolver, used only for names the allow-list admitted. `localhost` is
+/// answered here, with the loopback addresses, and never asked of a resolver (RFC 6761,
+/// section 6.3): no `/etc/hosts` (a minimal system) must not send it to DNS, where any
+/// server could answer it with another address.
 fn system_resolve(host: &Host, port: u16) -> std::io::Result<Vec<SocketAddr>> {
     match host {
         Host::Ip(ip) => Ok(vec![SocketAddr::new(*ip, port)]),
+        Host::Name(n) if n == "localhost" => Ok(vec![
+            SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port)),
+            SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port)),
+        ]),
         Host::Name(n) => Ok((n.as_str(), port).to_socket_addrs()?.collect()),
     }
 }
@@ -460,6 +467,13 @@ mod tests {
         assert!(is_internal("fe80::1".parse().unwrap()));
         assert!(is_internal("169.254.169.254".parse().unwrap()));
         assert!(!is_internal("10.0.0.1".parse().unwrap()));
+    }
+
+    #[test]
+    fn localhost_is_answered_without_a_resolver() {
+        let a = system_resolve(&Host::Name("localhost".into()), 8).unwrap();
+        assert_eq!(a[0], SocketAddr::from(([127, 0, 0, 1], 8)));
+        assert!(a.iter().all(|x| x.ip().is_loopback()));
     }
 
     #[test]
