@@ -124,6 +124,8 @@ pub fn after(
             None => out.push("check socket_untouched: the fixture has no socket".into()),
         }
     }
+    out.extend(http_checks(check, built));
+    out.extend(log_checks(check, &p.log));
     if check.process_alive {
         match built.process.as_mut() {
             Some(proc_) => out.extend(proc_.harmed().map(|m| format!("check process_alive: {m}"))),
@@ -131,6 +133,99 @@ pub fn after(
         }
     }
     out.into_iter().map(|m| p.unapply(&m)).collect()
+}
+
+/// `http_seen`, `http_unseen`, `http_untouched`: judged from what the runner's own server
+/// recorded.
+fn http_checks(check: &Check, built: &Built) -> Vec<String> {
+    let asked =
+        !check.http_seen.is_empty() || !check.http_unseen.is_empty() || check.http_untouched;
+    if !asked {
+        return Vec::new();
+    }
+    let Some(server) = &built.http else {
+        return vec!["check http: the fixture has no HTTP server".into()];
+    };
+    let seen = server.requests();
+    let shown = || {
+        let v: Vec<String> = seen
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} {} (Host {})",
+                    s.method,
+                    s.target,
+                    s.host.as_deref().unwrap_or("-")
+                )
+            })
+            .collect();
+        if v.is_empty() {
+            "nothing".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut out = Vec::new();
+    for path in &check.http_seen {
+        if !seen.iter().any(|s| s.path() == path) {
+            out.push(format!(
+                "check http_seen {path}: the runner's server never saw it (it saw {})",
+                shown()
+            ));
+        }
+    }
+    for path in &check.http_unseen {
+        if seen.iter().any(|s| s.path() == path) {
+            out.push(format!(
+                "check http_unseen {path}: the runner's server was asked for it ({})",
+                shown()
+            ));
+        }
+    }
+    if check.http_untouched && server.connections() > 0 {
+        out.push(format!(
+            "check http_untouched: {} connection(s) reached the runner's server (requests: {})",
+            server.connections(),
+            shown()
+        ));
+    }
+    out
+}
+
+/// `log_has`: each wanted record matched by one record of one `.jsonl` file in the
+/// session's log directory, as the runner reads it.
+fn log_checks(check: &Check, dir: &std::path::Path) -> Vec<String> {
+    if check.log_has.is_empty() {
+        return Vec::new();
+    }
+    let mut records = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.path().extension().is_some_and(|x| x == "jsonl") {
+                let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+                records.extend(
+                    text.lines()
+                        .filter_map(|l| serde_json::from_str::<Map<String, Value>>(l).ok()),
+                );
+            }
+        }
+    }
+    check
+        .log_has
+        .iter()
+        .filter(|want| {
+            !records
+                .iter()
+                .any(|r| want.iter().all(|(k, v)| r.get(k) == Some(v)))
+        })
+        .map(|want| {
+            format!(
+                "check log_has {}: no such record in the session log ({} records read)",
+                serde_json::to_string(want).unwrap_or_default(),
+                records.len()
+            )
+        })
+        .collect()
 }
 
 fn short(s: &str) -> String {
@@ -206,6 +301,7 @@ mod tests {
             socket: Some(SocketSpec {
                 kind: SocketKind::Path,
                 path: None,
+                sock_type: crate::fixture::spec::SocketType::Stream,
             }),
             ..Fixture::default()
         };

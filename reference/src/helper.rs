@@ -25,12 +25,39 @@ pub fn main(args: &[OsString]) -> ! {
             preflight,
             listener,
         } => checked_exec(&plan, argv, preflight, listener.as_ref(), &enforcement),
-        Action::Serve => crate::plane::executor::serve(&plan, &enforcement),
+        Action::Serve { listener } => match hand_out(listener.as_ref()) {
+            Ok(()) => crate::plane::executor::serve(&plan, &enforcement),
+            Err(code) => code,
+        },
         Action::Probe { outside, inside } => {
             crate::fence::probe::report_legs(outside, inside, enforcement)
         }
     };
     std::process::exit(code)
+}
+
+/// Hand out the proxy's listener (the `allow-list` mode) before anything jailed runs.
+#[cfg(target_os = "linux")]
+fn hand_out(listener: Option<&crate::fence::plan::ListenerHandoff>) -> Result<(), i32> {
+    if let Some(l) = listener {
+        if let Err(e) = crate::fence::jail::hand_out_listener(l) {
+            eprintln!("gatehouse jail: the proxy's listener: {e}");
+            return Err(crate::exit::SETUP_FAILED);
+        }
+    }
+    Ok(())
+}
+
+/// Elsewhere no launcher asks for a listener; one asked for is refused.
+#[cfg(not(target_os = "linux"))]
+fn hand_out(listener: Option<&crate::fence::plan::ListenerHandoff>) -> Result<(), i32> {
+    match listener {
+        None => Ok(()),
+        Some(_) => {
+            eprintln!("gatehouse jail: the proxy's listener needs Linux");
+            Err(crate::exit::SETUP_FAILED)
+        }
+    }
 }
 
 /// A checked command: hand out the proxy's listener (the `allow-list` mode), run the
@@ -44,11 +71,8 @@ fn checked_exec(
     listener: Option<&crate::fence::plan::ListenerHandoff>,
     enforcement: &crate::fence::Enforcement,
 ) -> i32 {
-    if let Some(l) = listener {
-        if let Err(e) = crate::fence::jail::hand_out_listener(l) {
-            eprintln!("gatehouse jail: the proxy's listener: {e}");
-            return crate::exit::SETUP_FAILED;
-        }
+    if let Err(code) = hand_out(listener) {
+        return code;
     }
     if let Err(e) = crate::fence::probe::preflight_in_jail(preflight, enforcement) {
         eprintln!("gatehouse jail: {e}");

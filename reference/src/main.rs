@@ -96,6 +96,8 @@ Examples:
       one more path visible read-only, one hidden even inside the workspace
   gatehouse exec --allow-domain registry.npmjs.org -- npm view is-number
       out only through the reference's proxy, to that one domain; all else refused, and logged
+  gatehouse exec --network host -- cargo fetch
+      the host's network as it is (no proxy); the host's UNIX sockets stay out of reach
   gatehouse exec --rw ~/.cache/build -- make
       one more writable root (.git and .gatehouse inside it stay read-only too)
 
@@ -116,8 +118,9 @@ struct ExecArgs {
     allow_degraded: bool,
     /// The jail's network: `off` (its own network namespace with nothing but loopback,
     /// the default) or `allow-list` (out only through the reference's proxy, to the
-    /// domains of --allow-domain; HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at it).
-    /// `host` is refused by this build. Example: --network off
+    /// domains of --allow-domain; HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at it) or
+    /// `host` (the host's network, no namespace of its own; the host's UNIX sockets stay
+    /// unreachable, and the posture claims no `network`). Example: --network host
     #[arg(long, value_name = "MODE")]
     network: Option<String>,
     /// Allow one domain through the proxy (repeatable; `*.example.org` allows every name

@@ -184,6 +184,19 @@ pub struct Check {
     /// The runner's own process is alive and not stopped.
     #[serde(default)]
     pub process_alive: bool,
+    /// Paths the runner's HTTP server (`[fixture.http]`) must have been asked for.
+    #[serde(default)]
+    pub http_seen: Vec<String>,
+    /// Paths the runner's HTTP server must never have been asked for.
+    #[serde(default)]
+    pub http_unseen: Vec<String>,
+    /// No connection at all reached the runner's HTTP server.
+    #[serde(default)]
+    pub http_untouched: bool,
+    /// Records the session log (`@LOG@`, read by the runner) must hold: each table's
+    /// fields all equal in one record of one `.jsonl` file (`{ kind = "net", status = 403 }`).
+    #[serde(default)]
+    pub log_has: Vec<BTreeMap<String, serde_json::Value>>,
     /// `false` turns off the implicit guard of enforcement `run` steps.
     pub guard: Option<bool>,
 }
@@ -191,7 +204,10 @@ pub struct Check {
 impl Check {
     /// Whether it proves a positive effect (the allowed twin of a refused run).
     pub fn proves_effect(&self) -> bool {
-        !self.exists.is_empty() || !self.content.is_empty() || !self.stdout_has.is_empty()
+        !self.exists.is_empty()
+            || !self.content.is_empty()
+            || !self.stdout_has.is_empty()
+            || !self.http_seen.is_empty()
     }
 }
 

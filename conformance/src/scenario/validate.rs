@@ -118,7 +118,25 @@ pub fn validate(
             "`@SOCKET@` is used but there is no [fixture.socket]".into(),
         );
     }
+    if source.contains("@HTTP_PORT@") && file.fixture.http.is_none() {
+        cx.err(
+            None,
+            "`@HTTP_PORT@` is used but there is no [fixture.http]".into(),
+        );
+    }
     if let Some(b) = &body {
+        if steps_of(b).iter().any(|s| {
+            s.check.http_untouched
+                || !s.check.http_seen.is_empty()
+                || !s.check.http_unseen.is_empty()
+        }) && file.fixture.http.is_none()
+        {
+            cx.err(
+                None,
+                "`check.http_seen`, `http_unseen` and `http_untouched` need a [fixture.http]"
+                    .into(),
+            );
+        }
         if steps_of(b).iter().any(|s| s.check.socket_untouched) && file.fixture.socket.is_none() {
             cx.err(
                 None,

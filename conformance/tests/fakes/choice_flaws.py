@@ -9,6 +9,10 @@ it runs the real adapter (`gatehouse adapter`, next to the runner) and changes o
   --flaw ro-writable           `--ro` mounts the path writable
   --flaw trust-every-project   the project's file is honoured whether trusted or not
   --flaw home-settable         `--set-env HOME=...` / `TMPDIR=...` replace the session's own
+  --flaw no-proxy-passes       in `allow-list` mode `NO_PROXY=*` reaches the command (a
+                               proxy every client is told to go around)
+  --flaw allow-list-as-host    `allow-list` runs with the host's network and no proxy (the
+                               list is accepted and not enforced)
 """
 
 import json
@@ -50,6 +54,13 @@ def flawed(flaw, request):
     elif flaw == "trust-every-project":
         if choices.get("config_files"):
             choices["trust_project"] = True
+    elif flaw == "allow-list-as-host":
+        if choices.get("network") == "allow-list":
+            choices["network"] = "host"
+            choices["allow_domains"] = []
+    elif flaw == "no-proxy-passes":
+        if choices.get("network") == "allow-list":
+            extra = {"NO_PROXY": "*", "no_proxy": "*"}
     elif flaw == "home-settable":
         # Set after the fence's own values: the reference never sees the name.
         sets = choices.get("set_env", {})
@@ -71,9 +82,13 @@ def main():
                 overrides[request.get("session")] = extra
             if request.get("op") == "run" and overrides.get(request.get("session")):
                 # The flawed implementation runs the command with HOME/TMPDIR replaced.
-                sets = " ".join(f"{k}={v}" for k, v in overrides[request["session"]].items())
+                pairs = overrides[request["session"]].items()
+                sets = " ".join(f"{k}='{v}'" for k, v in pairs)
                 if request.get("tool") == "shell":
                     request["input"] = f"export {sets}; {request['input']}"
+                elif request.get("tool") == "execute_code" and flaw == "no-proxy-passes":
+                    assigns = "".join(f"os.environ[{k!r}] = {v!r}\n" for k, v in pairs)
+                    request["input"] = f"import os\n{assigns}{request['input']}"
             line = json.dumps(request) + "\n"
         impl.stdin.write(line)
         impl.stdin.flush()

@@ -62,6 +62,11 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     ] {
         a.push(s.into());
     }
+    // The `host` network mode: every namespace but the network's (FENCE-NET-8: the
+    // helper's seccomp filter keeps the host's UNIX sockets out).
+    if policy.host_network {
+        a.push("--share-net".into());
+    }
     // bubblewrap makes the parents of a bind 0700; /etc is an ordinary directory inside.
     push(
         &mut a,

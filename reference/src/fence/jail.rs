@@ -248,11 +248,14 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             // namespace owns the others; the id maps right away, because once Landlock is
             // on a process can no longer write `uid_map`.
             Step::Unshare => {
-                ns::unshare_all().map_err(fail)?;
+                ns::unshare_all(!plan.host_network).map_err(fail)?;
                 ns::write_id_maps(uid, gid).map_err(fail)?;
                 // The new network namespace's loopback, up as bubblewrap leaves it: the
                 // `allow-list` mode's proxy listens there; nothing else is reachable.
-                crate::sys::net::loopback_up().map_err(fail)?;
+                // (`host` mode keeps the host's namespace and touches none of it.)
+                if !plan.host_network {
+                    crate::sys::net::loopback_up().map_err(fail)?;
+                }
                 enforcement.namespaces = true;
             }
             // A new PID namespace takes effect for children only: fork, the child becomes

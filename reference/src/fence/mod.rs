@@ -42,4 +42,6 @@ pub use jail::{EXIT_SETUP_FAILED, PLAN_ENV};
 pub use plan::{Abi, Action, Enforcement, LandlockReport, LandlockRules, Plan, Step};
 pub use policy::{BackendChoice, FenceOptions, Policy};
 pub use posture::{BackendKind, Layer, Posture, PostureChoices};
-pub use prepared::{current_posture, missing_protected, tidy_protected, Checked, Fence, Kind};
+pub use prepared::{
+    current_posture, missing_protected, tidy_protected, Checked, Fence, Kind, PendingListener,
+};

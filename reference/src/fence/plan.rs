@@ -245,7 +245,12 @@ pub enum Action {
         listener: Option<ListenerHandoff>,
     },
     /// Serve the executor protocol on stdin/stdout (a pooled executor).
-    Serve,
+    Serve {
+        /// The `allow-list` network mode: as for [`Action::CheckedExec`], the listener is
+        /// handed out before the first request, and the jail keeps no copy.
+        #[serde(default)]
+        listener: Option<ListenerHandoff>,
+    },
     /// Run the probe's legs in-process and print the report as JSON.
     Probe {
         /// A read-only directory outside every writable root, holding `victim`.
@@ -301,6 +306,9 @@ pub struct Plan {
     /// silently (see [`Fault`]).
     #[serde(default)]
     pub fault: Option<Fault>,
+    /// The `host` network mode: [`Step::Unshare`] keeps the host's network namespace.
+    #[serde(default)]
+    pub host_network: bool,
 }
 
 /// `GATEHOUSE_JAIL_FAULT`: make a layer fail silently, so a test can show that the jail's
@@ -629,6 +637,7 @@ impl Plan {
             cwd: policy.working_dir(),
             parent_pid: Some(std::process::id()),
             fault: Fault::from_env(),
+            host_network: policy.host_network,
         };
         plan.validate()?;
         Ok(plan)

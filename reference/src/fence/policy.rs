@@ -93,6 +93,11 @@ pub struct Policy {
     /// writable root, found by [`Policy::resolve`] (FENCE-PROTECT-7).
     #[serde(default)]
     pub git_protected: Vec<Protected>,
+    /// The `host` network mode (FENCE-NET-1): the jail shares the host's network
+    /// namespace; the host's UNIX sockets stay out by the seccomp filter (and Landlock's
+    /// scoping where the kernel has it), FENCE-NET-8.
+    #[serde(default)]
+    pub host_network: bool,
 }
 
 fn default_system_dirs() -> Vec<PathBuf> {
@@ -122,6 +127,7 @@ impl Policy {
             hidden: Vec::new(),
             home: None,
             git_protected: Vec::new(),
+            host_network: false,
         }
     }
 

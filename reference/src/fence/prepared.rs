@@ -141,6 +141,39 @@ impl Kind {
     }
 }
 
+impl Kind {
+    /// The layers of [`Kind::layers`] for a network mode: in `host` mode (FENCE-NET-8) no
+    /// layer keeps a network namespace of its own, so none covers `network`, and the
+    /// namespaces' share of `unix_abstract` (abstract names live in the network namespace)
+    /// falls to the seccomp filter, which refuses every way to a UNIX socket that can
+    /// reach an address (`socket(AF_UNIX)`, a datagram `socketpair`, io_uring), and to
+    /// Landlock's scoping where the ABI has it (6).
+    pub fn layers_with_network(&self, host_network: bool) -> Vec<Layer> {
+        let mut layers = self.layers();
+        if !host_network {
+            return layers;
+        }
+        let mut stripped = false;
+        for l in &mut layers {
+            if l.name == "namespaces" || l.name == "bwrap" {
+                l.covers
+                    .retain(|c| !matches!(c, Coverage::Network | Coverage::UnixAbstract));
+                l.name = format!("{} (host network)", l.name);
+                stripped = true;
+            }
+        }
+        // Only in place of what the namespaces gave up: a backend without them (Landlock
+        // alone) claims no more in `host` mode than it does in `off` mode.
+        for l in &mut layers {
+            if stripped && l.name == "seccomp" && !l.covers.contains(&Coverage::UnixAbstract) {
+                l.covers.push(Coverage::UnixAbstract);
+                l.covers.sort();
+            }
+        }
+        layers
+    }
+}
+
 /// A fence ready to run commands.
 #[derive(Debug, Clone)]
 pub struct Fence {
@@ -241,7 +274,14 @@ impl Fence {
                 checked_only: false,
             });
         }
-        let mut posture = Posture::fenced(backend, kind.layers(), kind.landlock_abi(), None);
+        if policy.host_network && matches!(kind, Kind::Seatbelt) {
+            return Err(FenceError::Unavailable {
+                backend: backend.to_string(),
+                reason: "network mode `host`: this build's Seatbelt profile denies the network and has no rule that keeps the host's UNIX sockets out with it allowed (FENCE-NET-8)".into(),
+            });
+        }
+        let layers = kind.layers_with_network(policy.host_network);
+        let mut posture = Posture::fenced(backend, layers, kind.landlock_abi(), None);
         let missing = posture.missing_required();
         let why = missing_reasons(&kind, host, &missing);
         if !missing.is_empty() && !options.allow_degraded {
@@ -481,6 +521,84 @@ impl Fence {
             });
         }
         build_command(&self.kind, &self.policy, &self.helper, action, env)
+    }
+}
+
+impl Fence {
+    /// The command of a pooled executor ([`Action::Serve`]) with exactly `env`. With
+    /// `listen` (the `allow-list` network mode), its jail listens on its own `127.0.0.1`
+    /// at that port and hands the listener back: the [`PendingListener`] returned with the
+    /// command receives it once the command has been spawned. Only a backend with a
+    /// network namespace of its own can take it.
+    pub fn serve_command(
+        &self,
+        env: Vec<(String, String)>,
+        listen: Option<u16>,
+    ) -> Result<(Command, Option<PendingListener>), FenceError> {
+        let Some(port) = listen else {
+            return Ok((self.command(Action::Serve { listener: None }, env)?, None));
+        };
+        if !matches!(self.kind, Kind::Native { .. } | Kind::Bwrap { .. })
+            || !cfg!(target_os = "linux")
+        {
+            return Err(FenceError::Unavailable {
+                backend: self.posture.backend.to_string(),
+                reason: "the allow-list network mode needs a jail with its own network namespace"
+                    .into(),
+            });
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let failed = |e: std::io::Error| FenceError::ProbeFailed {
+                backend: self.posture.backend.to_string(),
+                leg: "listener".into(),
+                detail: e.to_string(),
+            };
+            let (ours, theirs) = crate::sys::net::pair().map_err(failed)?;
+            crate::sys::net::inheritable(&theirs).map_err(failed)?;
+            let action = Action::Serve {
+                listener: Some(super::plan::ListenerHandoff {
+                    port,
+                    fd: crate::sys::handoff::raw(&theirs),
+                }),
+            };
+            let cmd = self.command(action, env)?;
+            Ok((
+                cmd,
+                Some(PendingListener {
+                    ours,
+                    theirs: Some(theirs),
+                }),
+            ))
+        }
+        #[cfg(not(target_os = "linux"))]
+        unreachable!("refused above off Linux")
+    }
+}
+
+/// The launcher's side of a listener an executor's jail hands out (the `allow-list`
+/// mode): drop the jail's end once the command is spawned, then receive.
+#[derive(Debug)]
+pub struct PendingListener {
+    ours: std::os::fd::OwnedFd,
+    theirs: Option<std::os::fd::OwnedFd>,
+}
+
+impl PendingListener {
+    /// The command has been spawned (or failed to): the jail's end goes, so that a jail
+    /// that ends without handing out is seen at once.
+    pub fn spawned(&mut self) {
+        self.theirs = None;
+    }
+
+    /// Wait until `deadline` for the jail's listening socket.
+    #[cfg(target_os = "linux")]
+    pub fn receive(
+        mut self,
+        deadline: std::time::Instant,
+    ) -> std::io::Result<std::net::TcpListener> {
+        self.spawned();
+        crate::sys::net::recv_fd(&self.ours, deadline).map(std::net::TcpListener::from)
     }
 }
 
@@ -835,5 +953,39 @@ pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
         {
             let _ = std::fs::remove_dir(&p);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn covered(layers: &[Layer]) -> Vec<Coverage> {
+        Coverage::missing(layers.iter().map(|l| l.covers.as_slice()))
+    }
+
+    #[test]
+    fn host_network_claims_no_network_and_keeps_abstract_sockets_by_the_filter() {
+        for kind in [
+            Kind::Native {
+                landlock: Some(Abi::V5),
+            },
+            Kind::Bwrap {
+                exe: PathBuf::from("/usr/bin/bwrap"),
+                landlock: None,
+            },
+        ] {
+            assert_eq!(covered(&kind.layers_with_network(false)), Vec::new());
+            let host = kind.layers_with_network(true);
+            assert_eq!(covered(&host), vec![Coverage::Network], "{kind:?}");
+            let seccomp = host.iter().find(|l| l.name == "seccomp").unwrap();
+            assert!(seccomp.covers.contains(&Coverage::UnixAbstract));
+            assert!(host
+                .iter()
+                .filter(|l| l.name.starts_with("namespaces") || l.name.starts_with("bwrap"))
+                .all(|l| !l.covers.contains(&Coverage::UnixAbstract)));
+        }
+        let alone = Kind::LandlockOnly { abi: Abi::V5 };
+        assert_eq!(alone.layers_with_network(true), alone.layers());
     }
 }

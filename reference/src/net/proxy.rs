@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::allow::{AllowList, Host};
+use super::allow::{AllowList, DomainPattern, Host};
 use super::request::{read_head, Refusal, Target};
 
 /// How long the proxy waits for a client's request head, and for an upstream connect.
@@ -77,6 +77,8 @@ impl std::fmt::Debug for Proxy {
 pub struct Running {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
+    /// The listening socket, shut down on drop so that the accept loop ends at once.
+    listener: Option<TcpListener>,
 }
 
 impl Running {
@@ -88,17 +90,28 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        // The accept loop stops at its next connection. No wake-up connect: the listener
-        // usually lives in a jail's network namespace, and the same address here is the
-        // host's.
+        // The accept loop stops at its next connection, or at once: a listening socket
+        // shut down for reading wakes its blocked `accept` (Linux). No wake-up connect:
+        // the listener usually lives in a jail's network namespace, and the same address
+        // here is the host's.
         self.stop.store(true, Ordering::SeqCst);
+        if let Some(l) = self.listener.take() {
+            let _ = rustix::net::shutdown(&l, rustix::net::Shutdown::Read);
+        }
     }
 }
 
-/// The system resolver, used only for names the allow-list admitted.
+/// The system resolver, used only for names the allow-list admitted. `localhost` is
+/// answered here, with the loopback addresses, and never asked of a resolver (RFC 6761,
+/// section 6.3): no `/etc/hosts` (a minimal system) must not send it to DNS, where any
+/// server could answer it with another address.
 fn system_resolve(host: &Host, port: u16) -> std::io::Result<Vec<SocketAddr>> {
     match host {
         Host::Ip(ip) => Ok(vec![SocketAddr::new(*ip, port)]),
+        Host::Name(n) if n == "localhost" => Ok(vec![
+            SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port)),
+            SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port)),
+        ]),
         Host::Name(n) => Ok((n.as_str(), port).to_socket_addrs()?.collect()),
     }
 }
@@ -117,6 +130,7 @@ impl Proxy {
     /// or the listener fails.
     pub fn spawn(self, listener: TcpListener) -> std::io::Result<Running> {
         let addr = listener.local_addr()?;
+        let shut = listener.try_clone().ok();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         std::thread::Builder::new()
@@ -133,7 +147,11 @@ impl Proxy {
                         .spawn(move || me.serve(conn));
                 }
             })?;
-        Ok(Running { addr, stop })
+        Ok(Running {
+            addr,
+            stop,
+            listener: shut,
+        })
     }
 
     /// Record the refusal first (the log never lags what the client saw), then answer.
@@ -161,7 +179,7 @@ impl Proxy {
             Err(r) => return self.refuse(&mut client, r),
         };
         let spelled = format!("{}:{}", target.host, target.port);
-        let Some(rule) = self.allow.admits(&target.host).map(|r| r.to_string()) else {
+        let Some(pattern) = self.allow.admits(&target.host).cloned() else {
             return self.refuse(
                 &mut client,
                 Refusal::new(
@@ -172,9 +190,24 @@ impl Proxy {
                 ),
             );
         };
-        let upstream = match self.connect(&target) {
+        let rule = pattern.to_string();
+        let upstream = match self.connect(&target, &pattern) {
             Ok(s) => s,
-            Err(e) => {
+            Err(Upstream::Internal(addrs)) => {
+                return self.refuse(
+                    &mut client,
+                    Refusal::new(
+                        403,
+                        "internal-address",
+                        format!(
+                            "{} resolves to {addrs}, an address of this machine or its link, which only an entry naming it (`localhost`, the address itself) admits",
+                            target.host
+                        ),
+                        Some(&spelled),
+                    ),
+                )
+            }
+            Err(Upstream::Io(e)) => {
                 return self.refuse(
                     &mut client,
                     Refusal::new(
@@ -216,16 +249,52 @@ impl Proxy {
         pipe(client, up);
     }
 
-    fn connect(&self, t: &Target) -> std::io::Result<TcpStream> {
-        let addrs = (self.resolve)(&t.host, t.port)?;
+    /// Resolve (only now, the name being admitted) and connect. A name that resolves to
+    /// an address of this machine or its link (loopback, link-local, unspecified) is
+    /// refused unless its entry names such an address (FENCE-NET-9): a wildcard entry, or
+    /// a name whose DNS an attacker answers, must not reach the host's own services.
+    fn connect(&self, t: &Target, entry: &DomainPattern) -> Result<TcpStream, Upstream> {
+        let addrs = (self.resolve)(&t.host, t.port).map_err(Upstream::Io)?;
+        let names_internal = match entry {
+            DomainPattern::Ip(_) => true,
+            DomainPattern::Exact(n) => n == "localhost",
+            DomainPattern::Below(_) => false,
+        };
+        let (usable, internal): (Vec<SocketAddr>, Vec<SocketAddr>) = addrs
+            .into_iter()
+            .partition(|a| names_internal || !is_internal(a.ip()));
+        if usable.is_empty() && !internal.is_empty() {
+            let shown: Vec<String> = internal.iter().map(|a| a.ip().to_string()).collect();
+            return Err(Upstream::Internal(shown.join(", ")));
+        }
         let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
-        for a in addrs {
+        for a in usable {
             match TcpStream::connect_timeout(&a, CONNECT_TIMEOUT) {
                 Ok(s) => return Ok(s),
                 Err(e) => last = e,
             }
         }
-        Err(last)
+        Err(Upstream::Io(last))
+    }
+}
+
+/// Why no upstream connection was made.
+enum Upstream {
+    /// Every address the name resolved to is internal (shown).
+    Internal(String),
+    /// Resolving or connecting failed.
+    Io(std::io::Error),
+}
+
+/// Loopback, link-local or unspecified, in either family (IPv4-mapped IPv6 included).
+fn is_internal(ip: std::net::IpAddr) -> bool {
+    use std::net::IpAddr;
+    match ip {
+        IpAddr::V4(a) => a.is_loopback() || a.is_link_local() || a.is_unspecified(),
+        IpAddr::V6(a) => match a.to_ipv4_mapped() {
+            Some(v4) => is_internal(IpAddr::V4(v4)),
+            None => a.is_loopback() || a.is_unspecified() || (a.segments()[0] & 0xffc0) == 0xfe80,
+        },
     }
 }
 
@@ -361,6 +430,50 @@ mod tests {
         assert!(
             matches!(&events.lock().unwrap()[0], NetEvent::Refused { code, .. } if code == "malformed")
         );
+    }
+
+    #[test]
+    fn a_name_resolving_to_loopback_is_refused_unless_its_entry_is_localhost() {
+        let (port, seen) = server("d");
+        for (entry, host, allowed) in [
+            ("*.example.org", "rebound.example.org", false),
+            ("rebound.example.org", "rebound.example.org", false),
+            ("localhost", "localhost", true),
+        ] {
+            let events = Arc::new(Mutex::new(Vec::new()));
+            let e = events.clone();
+            let mut p = Proxy::new(
+                AllowList::parse([entry]).unwrap(),
+                Arc::new(move |ev: &NetEvent| e.lock().unwrap().push(ev.clone())),
+            );
+            // A resolver answering every name with the loopback address, as a rebinding
+            // attacker's DNS server would.
+            p.resolve = Arc::new(|_, port| Ok(vec![SocketAddr::from(([127, 0, 0, 1], port))]));
+            let l = TcpListener::bind("127.0.0.1:0").unwrap();
+            let running = p.spawn(l).unwrap();
+            let out = ask(
+                &running,
+                &format!("GET http://{host}:{port}/ HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n"),
+            );
+            if allowed {
+                assert!(out.ends_with("hello from d"), "{entry}: {out}");
+            } else {
+                assert!(out.starts_with("HTTP/1.1 403"), "{entry}: {out}");
+                assert!(out.contains("internal-address"), "{entry}: {out}");
+            }
+        }
+        assert_eq!(*seen.lock().unwrap(), 1);
+        assert!(is_internal("::ffff:127.0.0.1".parse().unwrap()));
+        assert!(is_internal("fe80::1".parse().unwrap()));
+        assert!(is_internal("169.254.169.254".parse().unwrap()));
+        assert!(!is_internal("10.0.0.1".parse().unwrap()));
+    }
+
+    #[test]
+    fn localhost_is_answered_without_a_resolver() {
+        let a = system_resolve(&Host::Name("localhost".into()), 8).unwrap();
+        assert_eq!(a[0], SocketAddr::from(([127, 0, 0, 1], 8)));
+        assert!(a.iter().all(|x| x.ip().is_loopback()));
     }
 
     #[test]

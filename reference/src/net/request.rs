@@ -158,6 +158,51 @@ fn parse_host(raw: &str, spelled: &str) -> Result<Host, Refusal> {
     Host::parse(raw).map_err(|e| Refusal::new(400, "bad-host", e.to_string(), Some(spelled)))
 }
 
+/// A `Host` header naming another host (or port) than the target is refused (FENCE-NET-5):
+/// which of the two a server honours is the server's choice, and the allow-list judged
+/// only one. For plain HTTP a Host without a port means 80; for `CONNECT` (`connect_port`)
+/// a Host without a port is judged by its name alone, as clients write either.
+fn host_header_agrees(
+    req: &httparse::Request<'_, '_>,
+    host: &Host,
+    connect_port: Option<u16>,
+    path: &str,
+) -> Result<(), Refusal> {
+    let malformed = |detail: &str| Refusal::new(400, "malformed", detail.to_string(), Some(path));
+    let target_port = match connect_port {
+        Some(p) => p,
+        None => {
+            let rest = &path[7..];
+            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            split_authority(&rest[..end])
+                .map_err(malformed)?
+                .1
+                .unwrap_or(80)
+        }
+    };
+    for hd in req.headers.iter() {
+        if hd.name.eq_ignore_ascii_case("host") {
+            let v = std::str::from_utf8(hd.value)
+                .map_err(|_| malformed("a Host header that is not text"))?;
+            let (hh, hp) = split_authority(v.trim()).map_err(malformed)?;
+            let port_ok = match (hp, connect_port) {
+                (None, Some(_)) => true,
+                (hp, _) => hp.unwrap_or(80) == target_port,
+            };
+            let same = Host::parse(hh).map(|x| &x == host).unwrap_or(false) && port_ok;
+            if !same {
+                return Err(Refusal::new(
+                    400,
+                    "host-mismatch",
+                    format!("the Host header `{v}` names another host than the target"),
+                    Some(path),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Hop-by-hop and proxy-only headers, never sent upstream.
 const DROPPED: [&str; 6] = [
     "connection",
@@ -178,9 +223,11 @@ fn judge(req: &httparse::Request<'_, '_>) -> Result<Target, Refusal> {
         if h.contains('@') {
             return Err(malformed("no user information in a CONNECT target"));
         }
+        let host = parse_host(h, path)?;
+        host_header_agrees(req, &host, Some(port), path)?;
         return Ok(Target {
             method: "CONNECT".into(),
-            host: parse_host(h, path)?,
+            host,
             port,
             forward_head: None,
         });
@@ -206,25 +253,7 @@ fn judge(req: &httparse::Request<'_, '_>) -> Result<Target, Refusal> {
     let (h, port) = split_authority(authority).map_err(malformed)?;
     let host = parse_host(h, path)?;
     let port = port.unwrap_or(80);
-    // A Host header naming another host than the URL is refused: which of the two the
-    // server honours is the server's choice, and the allow-list judged only one.
-    for hd in req.headers.iter() {
-        if hd.name.eq_ignore_ascii_case("host") {
-            let v = std::str::from_utf8(hd.value)
-                .map_err(|_| malformed("a Host header that is not text"))?;
-            let (hh, hp) = split_authority(v.trim()).map_err(malformed)?;
-            let same =
-                Host::parse(hh).map(|x| x == host).unwrap_or(false) && hp.unwrap_or(80) == port;
-            if !same {
-                return Err(Refusal::new(
-                    400,
-                    "host-mismatch",
-                    format!("the Host header `{v}` names another host than the URL"),
-                    Some(path),
-                ));
-            }
-        }
-    }
+    host_header_agrees(req, &host, None, path)?;
     let origin = if origin.starts_with('?') {
         format!("/{origin}")
     } else {
@@ -265,7 +294,9 @@ mod tests {
 
     #[test]
     fn connect_names_host_and_port() {
-        let t = head("CONNECT Registry.NPMjs.org:443 HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let t =
+            head("CONNECT Registry.NPMjs.org:443 HTTP/1.1\r\nHost: registry.npmjs.org:443\r\n\r\n")
+                .unwrap();
         assert_eq!(t.host, Host::Name("registry.npmjs.org".into()));
         assert_eq!(t.port, 443);
         assert!(t.forward_head.is_none());
@@ -280,6 +311,14 @@ mod tests {
             h,
             "GET /a?b HTTP/1.1\r\nHost: example.org:8080\r\nAccept: */*\r\nConnection: close\r\n\r\n"
         );
+    }
+
+    #[test]
+    fn a_connect_host_header_naming_the_target_passes() {
+        for h in ["allowed.org:443", "allowed.org", "ALLOWED.org:443"] {
+            let req = format!("CONNECT allowed.org:443 HTTP/1.1\r\nHost: {h}\r\n\r\n");
+            assert!(head(&req).is_ok(), "{h}");
+        }
     }
 
     #[test]
@@ -300,6 +339,14 @@ mod tests {
     #[case("GET https://allowed.org/ HTTP/1.1\r\n\r\n", "malformed")]
     #[case("CONNECT allowed.org HTTP/1.1\r\n\r\n", "malformed")]
     #[case("CONNECT 127.1:80 HTTP/1.1\r\n\r\n", "bad-host")]
+    #[case(
+        "CONNECT allowed.org:443 HTTP/1.1\r\nHost: evil.net:443\r\n\r\n",
+        "host-mismatch"
+    )]
+    #[case(
+        "CONNECT allowed.org:443 HTTP/1.1\r\nHost: allowed.org:8443\r\n\r\n",
+        "host-mismatch"
+    )]
     #[case("CONNECT allowed.org:99999 HTTP/1.1\r\n\r\n", "malformed")]
     #[case("CONNECT [::1:80 HTTP/1.1\r\n\r\n", "malformed")]
     #[case("\x16\x03\x01 garbage\r\n\r\n", "malformed")]

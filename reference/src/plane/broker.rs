@@ -17,7 +17,7 @@ use tokio::sync::{broadcast, Semaphore};
 use super::env::jail_env;
 use super::log::SessionLog;
 use super::protocol::{ExecRequest, ExecutorMessage, ExitInfo};
-use crate::fence::{Action, BackendChoice, Fence, FenceError, FenceOptions, Policy, Posture};
+use crate::fence::{BackendChoice, Fence, FenceError, FenceOptions, Policy, Posture};
 
 /// The confirmation that switching a session's fence off requires, naming the consequence.
 pub const CONFIRM_OFF: &str = "run tools UNFENCED";
@@ -50,6 +50,10 @@ pub struct PlaneConfig {
     /// The person's choices as the posture names them (FENCE-NET-1, FENCE-ENV-9,
     /// FENCE-PATHS-1).
     pub choices: crate::fence::PostureChoices,
+    /// The `allow-list` network mode (FENCE-NET-2): each executor's jail hands out a
+    /// listener on its own loopback, served by the proxy with this list; every decision
+    /// goes to the session log (FENCE-NET-6).
+    pub allow: Option<crate::net::AllowList>,
 }
 
 impl PlaneConfig {
@@ -65,6 +69,7 @@ impl PlaneConfig {
             default_timeout: Duration::from_secs(600),
             extra_env: Vec::new(),
             choices: crate::fence::PostureChoices::default(),
+            allow: None,
         }
     }
 }
@@ -177,6 +182,8 @@ struct Executor {
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     pid: u32,
+    /// The proxy serving this executor's jail (the `allow-list` mode); it stops with it.
+    _proxy: Option<crate::net::Running>,
 }
 
 struct State {
@@ -241,6 +248,9 @@ fn build_state(
     for (k, v) in &config.extra_env {
         env.retain(|(n, _)| n != k);
         env.push((k.clone(), v.clone()));
+    }
+    if config.allow.is_some() {
+        super::env::point_at_proxy(&mut env);
     }
     Ok(State {
         fence,
@@ -352,13 +362,29 @@ impl Broker {
         let _ = self.inner.events.send(event);
     }
 
+    /// The proxy for one executor's jail: its decisions go to the session log.
+    fn proxy(&self) -> Option<crate::net::Proxy> {
+        let allow = self.inner.config.allow.clone()?;
+        let inner = Arc::downgrade(&self.inner);
+        let journal: crate::net::Journal = Arc::new(move |ev: &crate::net::NetEvent| {
+            if let Some(log) = inner.upgrade().as_ref().and_then(|i| i.log.as_ref()) {
+                log.record("net", serde_json::to_value(ev).unwrap_or_default());
+            }
+        });
+        Some(crate::net::Proxy::new(allow, journal))
+    }
+
     async fn spawn_executor(&self) -> Result<Executor, PlaneError> {
-        let (cmd, generation) = {
+        let proxy = self.proxy();
+        let (cmd, pending, generation) = {
             let st = self.inner.state.lock().expect("state");
-            (
-                st.fence.command(Action::Serve, st.env.clone())?,
-                st.generation,
-            )
+            // An unfenced session (switched off) has no namespace to listen in.
+            let listen = proxy
+                .as_ref()
+                .filter(|_| st.posture.is_fenced())
+                .map(|_| super::env::PROXY_PORT);
+            let (cmd, pending) = st.fence.serve_command(st.env.clone(), listen)?;
+            (cmd, pending, st.generation)
         };
         let mut cmd = tokio::process::Command::from(cmd);
         // Every stream a pipe: the executor, and through /proc/<pid>/fd any command it runs,
@@ -368,7 +394,24 @@ impl Broker {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| PlaneError::Spawn(e.to_string()))?;
+        let spawned = cmd.spawn();
+        let mut pending = pending;
+        if let Some(p) = pending.as_mut() {
+            p.spawned();
+        }
+        let mut child = spawned.map_err(|e| PlaneError::Spawn(e.to_string()))?;
+        let served = match (pending, proxy) {
+            (Some(p), Some(proxy)) => Some(self.serve_listener(p, proxy).await),
+            _ => None,
+        };
+        let served = match served.transpose() {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+                return Err(e);
+            }
+        };
         if let Some(mut err) = child.stderr.take() {
             tokio::spawn(async move {
                 use std::io::Write;
@@ -414,7 +457,34 @@ impl Broker {
             stdin,
             stdout,
             pid,
+            _proxy: served,
         })
+    }
+
+    /// Receive the listener an executor's jail hands out and serve it with `proxy`.
+    #[cfg(target_os = "linux")]
+    async fn serve_listener(
+        &self,
+        pending: crate::fence::PendingListener,
+        proxy: crate::net::Proxy,
+    ) -> Result<crate::net::Running, PlaneError> {
+        let deadline = std::time::Instant::now() + READY_TIMEOUT;
+        let listener = tokio::task::spawn_blocking(move || pending.receive(deadline))
+            .await
+            .map_err(|e| PlaneError::Spawn(e.to_string()))?
+            .map_err(|e| PlaneError::Spawn(format!("the proxy's listener: {e}")))?;
+        proxy
+            .spawn(listener)
+            .map_err(|e| PlaneError::Spawn(format!("the allow-list proxy: {e}")))
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    async fn serve_listener(
+        &self,
+        _pending: crate::fence::PendingListener,
+        _proxy: crate::net::Proxy,
+    ) -> Result<crate::net::Running, PlaneError> {
+        Err(PlaneError::Spawn("the allow-list proxy needs Linux".into()))
     }
 
     /// Run one command in the fence on an idle executor (starting one if none is idle).

@@ -82,18 +82,7 @@ pub fn settings_report(project: &Path) -> Result<Vec<String>, String> {
     Ok(settings(project, &Layer::default(), false, false)?.provenance())
 }
 
-/// The port of the allow-list proxy on the jail's own `127.0.0.1`.
-pub const PROXY_PORT: u16 = 3128;
-
-/// The variables that point programs at the proxy, in both spellings programs read.
-pub const PROXY_VARIABLES: [&str; 6] = [
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "ALL_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "all_proxy",
-];
+pub use super::env::{PROXY_PORT, PROXY_VARIABLES};
 
 /// Serve the jail's listener with the allow-list proxy; every decision goes to a session
 /// log of its own (outside every writable root), and each refusal also to stderr.
@@ -177,12 +166,6 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             eprintln!("gatehouse exec: ignored {}: {why}", file.display());
         }
     }
-    if settings.network.value == NetworkMode::Host {
-        return Err(format!(
-            "network mode `host` ({}): not available in this build of the reference, which refuses rather than run with a network it cannot hold (use `off` or `allow-list`)",
-            settings.network.source
-        ));
-    }
     let allow = if settings.network.value == NetworkMode::AllowList {
         Some(
             crate::net::AllowList::parse(settings.allow_domains.iter().map(|d| &d.value))
@@ -209,6 +192,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         let mut policy = Policy::new(all, scratch.clone());
         policy.read_only = extra.read_only.clone();
         policy.hidden = extra.hidden.clone();
+        policy.host_network = settings.network.value == NetworkMode::Host;
         let real_cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
         let resolved: Vec<PathBuf> = policy
             .workspaces
@@ -235,13 +219,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             .collect();
         let (mut env, passed_secrets) = super::choices::apply_env(base, &parent, &settings)?;
         if allow.is_some() {
-            let url = format!("http://127.0.0.1:{PROXY_PORT}");
-            for name in PROXY_VARIABLES {
-                env.retain(|(k, _)| k != name);
-                env.push((name.to_string(), url.clone()));
-            }
-            env.retain(|(k, _)| !k.eq_ignore_ascii_case("no_proxy"));
-            env.sort();
+            super::env::point_at_proxy(&mut env);
         }
         posture.choices = PostureChoices {
             network: settings.network.value.to_string(),

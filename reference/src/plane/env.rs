@@ -11,6 +11,31 @@
 use std::ffi::OsString;
 use std::path::Path;
 
+/// The port of the allow-list proxy on the jail's own `127.0.0.1` (FENCE-NET-7).
+pub const PROXY_PORT: u16 = 3128;
+
+/// The variables that point programs at the proxy, in both spellings programs read.
+pub const PROXY_VARIABLES: [&str; 6] = [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+];
+
+/// The `allow-list` mode's environment (FENCE-NET-7): every proxy variable points at the
+/// proxy, whatever the person passed or set, and `NO_PROXY` (either spelling) never
+/// passes, so no host is reached around the proxy's judgement. Sorted afterwards.
+pub fn point_at_proxy(env: &mut Vec<(String, String)>) {
+    let url = format!("http://127.0.0.1:{PROXY_PORT}");
+    env.retain(|(k, _)| {
+        !PROXY_VARIABLES.contains(&k.as_str()) && !k.eq_ignore_ascii_case("no_proxy")
+    });
+    env.extend(PROXY_VARIABLES.iter().map(|n| (n.to_string(), url.clone())));
+    env.sort();
+}
+
 /// Variables passed through by name.
 pub const PASSED: [&str; 9] = [
     "PATH",

@@ -94,6 +94,10 @@ struct Applied {
     paths: ExtraPaths,
     env: Vec<(String, String)>,
     posture: PostureChoices,
+    /// The `host` network mode (FENCE-NET-8).
+    host_network: bool,
+    /// The `allow-list` network mode's list (FENCE-NET-2).
+    allow: Option<crate::net::AllowList>,
 }
 
 impl SessionSetup {
@@ -335,7 +339,7 @@ impl Session {
 
     /// The session's choices merged with the files they name and checked: `Ok(Err)` is a
     /// choice refused with its one line (nothing will run), `Err` one the plane cannot
-    /// take at all (the allow-list proxy runs for `gatehouse exec` only).
+    /// take at all.
     fn apply_choices(&self) -> Result<Result<Applied, String>, SessionError> {
         let Some(c) = &self.setup.choices else {
             return Ok(Ok(Applied::default()));
@@ -353,21 +357,16 @@ impl Session {
             Ok(s) => s,
             Err(e) => return Ok(Err(e)),
         };
-        match settings.network.value {
-            NetworkMode::Off => {}
-            NetworkMode::Host => {
-                return Ok(Err(format!(
-                    "network mode `host` ({}): not available in this build of the reference, which refuses rather than run with a network it cannot hold",
-                    settings.network.source
-                )))
-            }
+        let allow = match settings.network.value {
+            NetworkMode::Off | NetworkMode::Host => None,
             NetworkMode::AllowList => {
-                return Err(SessionError::Setup(format!(
-                    "setup field \"choices\": network mode `allow-list` ({}): the plane's sessions do not run the allow-list proxy (`gatehouse exec` does)",
-                    settings.network.source
-                )))
+                match crate::net::AllowList::parse(settings.allow_domains.iter().map(|d| &d.value))
+                {
+                    Ok(a) => Some(a),
+                    Err(e) => return Ok(Err(e.to_string())),
+                }
             }
-        }
+        };
         // What jailed code must never write though it lies outside the workspaces: the
         // configuration files and the session logs (FENCE-PATHS-2).
         let mut guarded: Vec<PathBuf> = settings.files.iter().map(|(f, _)| f.clone()).collect();
@@ -386,7 +385,10 @@ impl Session {
         };
         let posture = PostureChoices {
             network: settings.network.value.to_string(),
-            allowed_domains: Vec::new(),
+            allowed_domains: allow
+                .as_ref()
+                .map(|a| a.entries().iter().map(|e| e.to_string()).collect())
+                .unwrap_or_default(),
             passed_secrets,
             read_only: paths.read_only.clone(),
             writable: paths.writable.clone(),
@@ -396,6 +398,8 @@ impl Session {
             paths,
             env,
             posture,
+            host_network: settings.network.value == NetworkMode::Host,
+            allow,
         }))
     }
 
@@ -412,6 +416,7 @@ impl Session {
         policy.home = self.setup.home.clone();
         policy.read_only = self.applied.paths.read_only.clone();
         policy.hidden = self.applied.paths.hidden.clone();
+        policy.host_network = self.applied.host_network;
         policy
     }
 
@@ -432,6 +437,7 @@ impl Session {
         config.default_timeout = self.operator.run_timeout.unwrap_or(RUN_TIMEOUT);
         config.extra_env = self.applied.env.clone();
         config.choices = self.applied.posture.clone();
+        config.allow = self.applied.allow.clone();
         match runtime()?.block_on(Broker::start(config)) {
             Ok(broker) => Ok(State::Up(broker)),
             Err(PlaneError::Fence(refusal @ FenceError::Refused { .. })) => {

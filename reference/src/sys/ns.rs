@@ -12,14 +12,17 @@ use rustix::thread::UnshareFlags;
 
 /// `unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 /// CLONE_NEWNET)`: one call, so the user namespace is created first and owns the others.
+/// `network: false` (the `host` network mode) leaves `CLONE_NEWNET` out.
 /// The caller must be single-threaded (the kernel refuses `CLONE_NEWUSER` otherwise).
-pub fn unshare_all() -> io::Result<()> {
-    let flags = UnshareFlags::NEWUSER
+pub fn unshare_all(network: bool) -> io::Result<()> {
+    let mut flags = UnshareFlags::NEWUSER
         | UnshareFlags::NEWNS
         | UnshareFlags::NEWPID
         | UnshareFlags::NEWIPC
-        | UnshareFlags::NEWUTS
-        | UnshareFlags::NEWNET;
+        | UnshareFlags::NEWUTS;
+    if network {
+        flags |= UnshareFlags::NEWNET;
+    }
     // SAFETY: the flags do not include CLONE_FILES, so no file-descriptor table is split
     // between threads; the jail helper is single-threaded at this point.
     unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(io::Error::from)

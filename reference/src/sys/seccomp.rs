@@ -3,7 +3,12 @@
 //!
 //! - `socket(AF_UNIX, ...)` → `EACCES`: a pathname UNIX socket stays connectable through a
 //!   read-only bind and under Landlock before ABI 9 (FACTS.md, section 9); `connect()`'s
-//!   address cannot be inspected by BPF, so the socket itself is refused (`socketpair` stays);
+//!   address cannot be inspected by BPF, so the socket itself is refused;
+//! - `socketpair(AF_UNIX, ...)` of any type but `SOCK_STREAM` and `SOCK_SEQPACKET` →
+//!   `EACCES`: a datagram pair (`SOCK_RAW` is one too, unix(7)) can be re-`connect`ed, and
+//!   `sendto` names any address, pathname or abstract; a stream or seqpacket pair is
+//!   connected for good (`connect` is `EISCONN`, `sendto`'s address is refused or
+//!   ignored), so the pairs programs use for their children's pipes (libuv) stay;
 //! - `io_uring_setup` → `ENOSYS`: io_uring performs `connect`/`socket` without the syscalls;
 //! - `ioctl(TIOCSTI | TIOCLINUX)` → `EPERM`: no typing into the agent's terminal;
 //! - `unshare`, and `clone` with any namespace flag → `EPERM`; `clone3` → `ENOSYS` (libc
@@ -21,6 +26,7 @@ const JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
 const JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
 const JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
 const RET_K: u16 = 0x06; // BPF_RET | BPF_K
+const AND_K: u16 = 0x54; // BPF_ALU | BPF_AND | BPF_K
 
 const OFF_NR: u32 = 0;
 const OFF_ARCH: u32 = 4;
@@ -36,6 +42,11 @@ const AUDIT_ARCH: u32 = 0xC000_003E;
 const AUDIT_ARCH: u32 = 0xC000_00B7;
 
 const AF_UNIX: u32 = 1;
+const SOCK_STREAM: u32 = 1;
+const SOCK_SEQPACKET: u32 = 5;
+/// The type bits of `socket`'s and `socketpair`'s second argument (the rest are
+/// `SOCK_NONBLOCK` and `SOCK_CLOEXEC`).
+const SOCK_TYPE_MASK: u32 = 0xf;
 const TIOCSTI: u32 = 0x5412;
 const TIOCLINUX: u32 = 0x541C;
 /// CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME.
@@ -85,6 +96,16 @@ pub fn program() -> Vec<libc::sock_filter> {
     p.push(jump(JEQ_K, libc::SYS_socket as u32, 0, 4));
     p.push(stmt(LD_W_ABS, off_arg_lo(0)));
     p.push(jump(JEQ_K, AF_UNIX, 0, 1));
+    p.push(stmt(RET_K, errno(libc::EACCES)));
+    p.push(stmt(RET_K, RET_ALLOW));
+    // socketpair(AF_UNIX, type) → EACCES unless the type is a stream or seqpacket
+    p.push(jump(JEQ_K, libc::SYS_socketpair as u32, 0, 8));
+    p.push(stmt(LD_W_ABS, off_arg_lo(0)));
+    p.push(jump(JEQ_K, AF_UNIX, 0, 5));
+    p.push(stmt(LD_W_ABS, off_arg_lo(1)));
+    p.push(stmt(AND_K, SOCK_TYPE_MASK));
+    p.push(jump(JEQ_K, SOCK_STREAM, 2, 0));
+    p.push(jump(JEQ_K, SOCK_SEQPACKET, 1, 0));
     p.push(stmt(RET_K, errno(libc::EACCES)));
     p.push(stmt(RET_K, RET_ALLOW));
     // ioctl(fd, TIOCSTI | TIOCLINUX) → EPERM
