@@ -53,6 +53,8 @@ pub struct ExecRequest {
     pub trust_project_config: bool,
     /// `--no-config`: read neither file.
     pub no_config: bool,
+    /// `--no-tty`: relayed pipes even when standard input is a terminal.
+    pub no_tty: bool,
     /// The command and its arguments.
     pub command: Vec<OsString>,
 }
@@ -237,7 +239,14 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         // standard streams are pipes we relay (FENCE-JAIL-15), never our own descriptors.
         let listen = allow.as_ref().map(|_| PROXY_PORT);
         let mut _proxy = None;
-        let status = match fence.spawn_checked(argv, env, listen, pipe_streams) {
+        // From a terminal, a fresh one of the jail's own, relayed (FENCE-TTY-1).
+        let terminal = !req.no_tty && std::io::IsTerminal::is_terminal(&std::io::stdin());
+        let streams = if terminal {
+            helper_streams
+        } else {
+            pipe_streams
+        };
+        let status = match fence.spawn_checked(argv, env, listen, terminal, streams) {
             Ok(mut checked) => {
                 if let (Some(allow), Some(listener)) = (allow.clone(), checked.take_listener()) {
                     _proxy = Some(serve_proxy(allow, listener)?);
@@ -249,11 +258,18 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
                 }
                 eprintln!("gatehouse exec: {}", posture.render());
                 let relay = Relay::start(&mut checked.child);
+                let tty = match checked.take_terminal() {
+                    Some(master) => Some(TerminalRelay::start(master)?),
+                    None => None,
+                };
                 let status = checked.start().map_err(|e| e.to_string()).and_then(|()| {
                     checked
                         .wait()
                         .map_err(|e| format!("cannot wait for the fence: {e}"))
                 });
+                if let Some(t) = tty {
+                    t.finish();
+                }
                 relay.finish();
                 status
             }
@@ -281,6 +297,61 @@ fn pipe_streams(command: &mut std::process::Command) {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+}
+
+/// With a terminal the command's streams are the jail's pseudo-terminal; the helper's own
+/// stay pipes (its stderr says what failed), and its stdin is closed so that only the
+/// terminal's relay reads ours.
+fn helper_streams(command: &mut std::process::Command) {
+    use std::process::Stdio;
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+}
+
+/// Our terminal relayed to the jail's (FENCE-TTY-3): ours in raw mode for the duration
+/// (restored when this ends, and on a terminating signal), its window size copied at
+/// start and on every change.
+struct TerminalRelay {
+    relay: crate::fence::tty::Relay,
+    raw: Option<crate::sys::pty::RawMode>,
+}
+
+impl TerminalRelay {
+    fn start(master: std::os::fd::OwnedFd) -> Result<TerminalRelay, String> {
+        use std::os::fd::AsFd;
+        let stdin = std::io::stdin();
+        let raw = match crate::sys::pty::RawMode::enter(stdin.as_fd()) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!("gatehouse exec: the terminal stays in its own mode: {e}");
+                None
+            }
+        };
+        if let Some(r) = &raw {
+            r.follow_window(&master);
+        }
+        let relay = crate::fence::tty::Relay::start(
+            master,
+            Box::new(stdin),
+            crate::fence::tty::AtEnd::Nothing,
+            Box::new(std::io::stdout()),
+        )
+        .map_err(|e| format!("the terminal relay: {e}"))?;
+        Ok(TerminalRelay { relay, raw })
+    }
+
+    /// After the command ended: what it showed last is copied, our terminal restored.
+    fn finish(self) {
+        if let Some(r) = &self.raw {
+            r.stop_following();
+        }
+        if let Err(e) = self.relay.finish() {
+            eprintln!("gatehouse exec: the terminal relay: {e}");
+        }
+        drop(self.raw);
+    }
 }
 
 /// The threads that copy a piped child's streams to and from ours.
