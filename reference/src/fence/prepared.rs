@@ -545,6 +545,16 @@ impl Fence {
         &self.host
     }
 
+    /// This fence with its commands started in `cwd` (`None`: the policy's own); checked
+    /// again when a command is spawned.
+    pub fn at(&self, cwd: Option<PathBuf>) -> Fence {
+        let mut f = self.clone();
+        if cwd.is_some() {
+            f.policy.cwd = cwd;
+        }
+        f
+    }
+
     /// The backend configuration.
     pub fn kind(&self) -> &Kind {
         &self.kind
@@ -721,7 +731,7 @@ fn unjailed_terminal(_cmd: &mut Command) -> std::io::Result<std::os::fd::OwnedFd
 }
 
 /// The lines the jail's helper wrote on its standard error before it ended (which step
-/// failed and why, FENCE-PROBE-7), when the caller piped it; read after the helper was
+/// failed and why, FENCE-PROBE-5), when the caller piped it; read after the helper was
 /// waited for, so whatever is left is all there will be (bounded, should a leftover
 /// process keep the pipe open).
 #[cfg(target_os = "linux")]

@@ -310,7 +310,7 @@ fn helper_streams(command: &mut std::process::Command) {
         .stderr(Stdio::piped());
 }
 
-/// Our terminal relayed to the jail's (FENCE-TTY-3): ours in raw mode for the duration
+/// Our terminal relayed to the jail's (FENCE-TTY-5): ours in raw mode for the duration
 /// (restored when this ends, and on a terminating signal), its window size copied at
 /// start and on every change.
 struct TerminalRelay {
