@@ -231,3 +231,14 @@ impl Drop for RawMode {
 pub fn settings(fd: impl AsFd) -> io::Result<Termios> {
     tcgetattr(fd).map_err(io::Error::from)
 }
+
+/// The line discipline of the terminal `fd` (`TIOCGETD`; 0 is `N_TTY`).
+pub fn line_discipline(fd: impl AsFd) -> io::Result<i32> {
+    let mut ldisc: libc::c_int = -1;
+    // SAFETY: TIOCGETD writes one int through the pointer, which points to a live local.
+    let r = unsafe { libc::ioctl(fd.as_fd().as_raw_fd(), libc::TIOCGETD, &mut ldisc) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(ldisc)
+}

@@ -114,7 +114,7 @@ pub enum Request {
         #[serde(default)]
         cwd: Option<String>,
         /// Run it on a fresh pseudo-terminal of the jail's own (protocol 1.5,
-        /// PROTO-FENCE-6); its stdout is then what the terminal showed.
+        /// PROTO-FENCE-5); its stdout is then what the terminal showed.
         #[serde(default)]
         tty: bool,
     },
