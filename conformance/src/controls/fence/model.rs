@@ -337,4 +337,11 @@ pub struct ExpectPosture {
     pub network: Option<String>,
     /// `choices.passed_secrets`, as a set: every secret-looking name passed on purpose.
     pub passed_secrets: Option<Vec<String>>,
+    /// `choices.ro`, as a set of paths (placeholders substituted): every extra read-only
+    /// path the posture names (FENCE-PATHS-1).
+    pub ro: Option<Vec<String>>,
+    /// `choices.rw`, likewise: every extra writable root.
+    pub rw: Option<Vec<String>>,
+    /// `choices.hide`, likewise: every hidden path.
+    pub hide: Option<Vec<String>>,
 }
