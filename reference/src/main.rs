@@ -359,8 +359,8 @@ fn adapter() -> Result<()> {
 
 fn info(args: InfoArgs) -> Result<()> {
     args.emulate.apply();
-    let posture = gatehouse::plane::cli::info(args.json).map_err(|e| Usage(e.to_string()));
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let posture = gatehouse::plane::cli::info(args.json, &cwd).map_err(Usage);
     let settings = gatehouse::plane::cli::settings_report(&cwd).map_err(|e| Usage(e.to_string()));
     match (posture, settings) {
         (Ok(p), Ok(lines)) if args.json => {

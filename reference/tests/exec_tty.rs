@@ -92,7 +92,11 @@ impl Person {
                 return;
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            assert!(!left.is_zero(), "hung; the terminal showed {:?}", self.seen());
+            assert!(
+                !left.is_zero(),
+                "hung; the terminal showed {:?}",
+                self.seen()
+            );
             let t = Timespec {
                 tv_sec: left.as_secs() as _,
                 tv_nsec: 0,
@@ -106,7 +110,11 @@ impl Person {
             }
             match rustix::io::read(&self.master, &mut buf) {
                 Ok(0) | Err(rustix::io::Errno::IO) => {
-                    assert!(needle.is_none(), "hung up before {needle:?}: {:?}", self.seen());
+                    assert!(
+                        needle.is_none(),
+                        "hung up before {needle:?}: {:?}",
+                        self.seen()
+                    );
                     return;
                 }
                 Ok(n) => self.seen.extend_from_slice(&buf[..n]),
@@ -196,7 +204,11 @@ fn a_window_change_reaches_the_jails_terminal() {
                 break;
             }
         }
-        assert!(p.seen().contains("size:40 120:end"), "{backend}: {}", p.seen());
+        assert!(
+            p.seen().contains("size:40 120:end"),
+            "{backend}: {}",
+            p.seen()
+        );
         rustix::process::kill_process(
             rustix::process::Pid::from_child(&p.child),
             rustix::process::Signal::TERM,
@@ -275,7 +287,11 @@ fn typing_into_the_terminal_from_inside_is_refused_and_reaches_nobody() {
         let seen = p.seen();
         assert_eq!(status.code(), Some(0), "{backend}: {seen}");
         assert!(!seen.contains("INJECTED"), "{backend}: {seen}");
-        assert_eq!(seen.matches("refused EPERM").count(), 4, "{backend}: {seen}");
+        assert_eq!(
+            seen.matches("refused EPERM").count(),
+            4,
+            "{backend}: {seen}"
+        );
     }
 }
 
@@ -283,7 +299,11 @@ fn typing_into_the_terminal_from_inside_is_refused_and_reaches_nobody() {
 fn a_jail_whose_setup_step_fails_is_refused_naming_that_step() {
     use gatehouse::fence::{Fence, FenceOptions, Policy};
     let d = tempfile::tempdir().unwrap();
-    let (ws, ro, scratch) = (d.path().join("ws"), d.path().join("sdk"), d.path().join("s"));
+    let (ws, ro, scratch) = (
+        d.path().join("ws"),
+        d.path().join("sdk"),
+        d.path().join("s"),
+    );
     for p in [&ws, &ro, &scratch] {
         std::fs::create_dir_all(p).unwrap();
     }

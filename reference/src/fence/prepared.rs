@@ -727,7 +727,9 @@ fn unjailed_terminal(cmd: &mut Command) -> std::io::Result<std::os::fd::OwnedFd>
 
 #[cfg(not(target_os = "linux"))]
 fn unjailed_terminal(_cmd: &mut Command) -> std::io::Result<std::os::fd::OwnedFd> {
-    Err(std::io::Error::other("a terminal for the command needs Linux"))
+    Err(std::io::Error::other(
+        "a terminal for the command needs Linux",
+    ))
 }
 
 /// The lines the jail's helper wrote on its standard error before it ended (which step
@@ -764,7 +766,14 @@ fn setup_failure(child: &mut std::process::Child) -> Option<String> {
 #[cfg(target_os = "linux")]
 fn with_setup_failure(e: FenceError, child: &mut std::process::Child) -> FenceError {
     match (e, setup_failure(child)) {
-        (FenceError::ProbeFailed { backend, leg, detail }, Some(why)) => FenceError::ProbeFailed {
+        (
+            FenceError::ProbeFailed {
+                backend,
+                leg,
+                detail,
+            },
+            Some(why),
+        ) => FenceError::ProbeFailed {
             backend,
             leg,
             detail: format!("{detail}: {why}"),

@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::choices::{Choices, Layer, NetworkMode};
 use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
 use crate::fence::{
-    current_posture, missing_protected, tidy_protected, Fence, FenceError, FenceOptions, Policy,
-    PostureChoices,
+    current_posture, missing_protected, tidy_protected, Fence, FenceOptions, Policy, PostureChoices,
 };
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
@@ -27,12 +26,35 @@ pub fn env_scrubbing_from_env() -> bool {
     )
 }
 
-/// The posture, as `gatehouse info` prints it (human, or pretty JSON). Options the
-/// environment spells wrongly (`GATEHOUSE_FENCE=bogus`) are an error, not a posture: the
-/// operator asked for something that does not exist.
-pub fn info(json: bool) -> Result<String, FenceError> {
-    let mut posture = current_posture(&FenceOptions::from_env()?);
+/// The posture, as `gatehouse info` prints it (human, or pretty JSON), with the choices
+/// the configuration files of a session rooted at `project` make (the network mode, the
+/// allowed domains, every secret-looking name passed, every extra path resolved:
+/// FENCE-PATHS-1). Options the environment spells wrongly (`GATEHOUSE_FENCE=bogus`), a
+/// file with an unknown key and a path that does not exist are an error, not a posture:
+/// the operator asked for something that cannot be.
+pub fn info(json: bool, project: &Path) -> Result<String, String> {
+    let mut posture = current_posture(&FenceOptions::from_env().map_err(|e| e.to_string())?);
     posture.env_scrubbing = env_scrubbing_from_env();
+    let settings = settings(project, &Layer::default(), false, false)?;
+    let extra = super::choices::resolve_paths(&settings, &[])?;
+    let mut secrets: Vec<String> = settings
+        .pass_secrets
+        .iter()
+        .map(|v| v.value.clone())
+        .collect();
+    secrets.sort();
+    posture.choices = PostureChoices {
+        network: settings.network.value.to_string(),
+        allowed_domains: settings
+            .allow_domains
+            .iter()
+            .map(|d| d.value.clone())
+            .collect(),
+        passed_secrets: secrets,
+        read_only: extra.read_only,
+        writable: extra.writable,
+        hidden: extra.hidden,
+    };
     Ok(if json {
         posture.to_json()
     } else {

@@ -51,11 +51,13 @@ pub fn run(
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
     })?;
-    let master = checked.take_terminal().ok_or_else(|| FenceError::ProbeFailed {
-        backend: fence.posture().backend.to_string(),
-        leg: "terminal".into(),
-        detail: "the jail handed out no terminal".into(),
-    })?;
+    let master = checked
+        .take_terminal()
+        .ok_or_else(|| FenceError::ProbeFailed {
+            backend: fence.posture().backend.to_string(),
+            leg: "terminal".into(),
+            detail: "the jail handed out no terminal".into(),
+        })?;
     let drain = |s: Option<Box<dyn std::io::Read + Send>>| {
         std::thread::spawn(move || {
             let mut v = Vec::new();

@@ -127,10 +127,7 @@ extern "C" fn on_winch(_: libc::c_int) {
 
 /// Install `handler` for `sig` and return the action it replaced; a signal the process
 /// ignores stays ignored (nothing would end it, so there is nothing to restore before).
-fn install(
-    sig: libc::c_int,
-    handler: extern "C" fn(libc::c_int),
-) -> io::Result<libc::sigaction> {
+fn install(sig: libc::c_int, handler: extern "C" fn(libc::c_int)) -> io::Result<libc::sigaction> {
     // SAFETY: a zeroed `sigaction` is a valid value (no flags, empty mask); the handler is a
     // plain `extern "C"` function that only makes async-signal-safe calls; `old` is written
     // by the kernel before it is read.
@@ -189,7 +186,9 @@ impl RawMode {
             replaced: Vec::new(),
         };
         for sig in ENDING {
-            guard.replaced.push((sig, SigAction(install(sig, on_ending)?)));
+            guard
+                .replaced
+                .push((sig, SigAction(install(sig, on_ending)?)));
         }
         let winch = install(libc::SIGWINCH, on_winch)?;
         guard.replaced.push((libc::SIGWINCH, SigAction(winch)));
