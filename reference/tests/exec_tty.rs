@@ -274,12 +274,16 @@ fn no_tty_gives_pipes_even_from_a_terminal() {
 fn typing_into_the_terminal_from_inside_is_refused_and_reaches_nobody() {
     for backend in backends() {
         // TIOCSTI on every descriptor the command has and on /dev/tty: refused, and the
-        // person's terminal receives nothing it did not type.
+        // person's terminal receives nothing it did not type; TIOCSETD on them changes
+        // the jail's terminal at most, never the person's.
         let code = "import fcntl, termios, os, errno\n\
                     fds = [0, 1, 2, os.open('/dev/tty', os.O_RDWR)]\n\
                     for fd in fds:\n    \
                     try:\n        fcntl.ioctl(fd, termios.TIOCSTI, b'Z')\n        print('INJECTED', fd)\n    \
                     except OSError as e:\n        print('refused', errno.errorcode[e.errno])\n\
+                    for fd in fds:\n    \
+                    try:\n        fcntl.ioctl(fd, termios.TIOCSETD, (1).to_bytes(4, 'little'))\n    \
+                    except OSError as e:\n        pass\n\
                     print('DONE')";
         let script = format!("python3 -c \"{code}\"");
         let mut p = Person::start(backend, &[], &script);
@@ -291,6 +295,13 @@ fn typing_into_the_terminal_from_inside_is_refused_and_reaches_nobody() {
             seen.matches("refused EPERM").count(),
             4,
             "{backend}: {seen}"
+        );
+        assert!(seen.contains("DONE"), "{backend}: {seen}");
+        // Whatever line discipline the command set, it set it on the jail's terminal.
+        assert_eq!(
+            p.line_discipline(),
+            0,
+            "{backend}: the outer line discipline changed"
         );
     }
 }
