@@ -35,6 +35,8 @@ fn backends() -> Vec<&'static str> {
 /// The person's side: the outer terminal's master and `gatehouse exec` on its slave.
 struct Person {
     master: OwnedFd,
+    /// The outer terminal's settings before `gatehouse exec` started.
+    before: Termios,
     child: Child,
     seen: Vec<u8>,
     _ws: tempfile::TempDir,
@@ -53,6 +55,7 @@ impl Person {
     fn start(backend: &str, extra: &[&str], script: &str) -> Person {
         let pair = pty::open_pair().expect("an outer pseudo-terminal");
         tcsetwinsize(&pair.master, winsize(33, 101)).unwrap();
+        let before = tcgetattr(&pair.master).unwrap();
         let ws = tempfile::tempdir().unwrap();
         let mut cmd = Command::new(BIN);
         cmd.arg("exec")
@@ -68,6 +71,7 @@ impl Person {
         drop(cmd);
         Person {
             master: pair.master,
+            before,
             child,
             seen: Vec::new(),
             _ws: ws,
@@ -164,7 +168,7 @@ fn an_interactive_round_trip_on_a_terminal_of_the_jails_own() {
         let script = "[ -t 0 ] && [ -t 1 ] && echo INNER-TERMINAL; tty; stty size; \
                       echo READY; read line; echo \"echo:$line\"; exit 5";
         let mut p = Person::start(backend, &[], script);
-        let before = p.settings();
+        let before = p.before.clone();
         p.read_until(Some("READY"));
         // While the command runs, the person's terminal is raw: the inner one edits lines.
         assert!(
@@ -222,7 +226,7 @@ fn a_window_change_reaches_the_jails_terminal() {
 fn the_terminal_comes_back_after_a_signal_and_after_a_killed_command() {
     for backend in backends() {
         let mut p = Person::start(backend, &[], "echo READY; sleep 600");
-        let before = p.settings();
+        let before = p.before.clone();
         p.read_until(Some("READY"));
         assert!(!p.settings().local_modes.contains(LocalModes::ICANON));
         rustix::process::kill_process(
@@ -239,7 +243,7 @@ fn the_terminal_comes_back_after_a_signal_and_after_a_killed_command() {
         );
 
         let mut p = Person::start(backend, &[], "echo READY; kill -KILL $$");
-        let before = p.settings();
+        let before = p.before.clone();
         let status = p.wait();
         assert_eq!(status.code(), Some(128 + 9), "{backend}: {}", p.seen());
         assert!(
@@ -254,7 +258,7 @@ fn no_tty_gives_pipes_even_from_a_terminal() {
     for backend in backends() {
         let script = "[ -t 0 ] || [ -t 1 ] || [ -t 2 ] || echo PIPES; tty; echo READY; read x";
         let mut p = Person::start(backend, &["--no-tty"], script);
-        let before = p.settings();
+        let before = p.before.clone();
         p.read_until(Some("READY"));
         assert!(
             p.settings().local_modes.contains(LocalModes::ICANON),

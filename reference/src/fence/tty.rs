@@ -179,7 +179,10 @@ impl Relay {
         output: Box<dyn Write + Send>,
     ) -> io::Result<Relay> {
         let typing = master.try_clone()?;
-        let (stop_r, stop_w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+        let (stop_r, stop_w) = rustix::pipe::pipe()?;
+        for end in [&stop_r, &stop_w] {
+            rustix::io::fcntl_setfd(end, rustix::io::FdFlags::CLOEXEC)?;
+        }
         std::thread::spawn(move || pump_input(typing, input, at_end));
         let output = std::thread::spawn(move || pump_output(master, stop_r, output));
         Ok(Relay {

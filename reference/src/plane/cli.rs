@@ -261,8 +261,11 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         // standard streams are pipes we relay (FENCE-JAIL-15), never our own descriptors.
         let listen = allow.as_ref().map(|_| PROXY_PORT);
         let mut _proxy = None;
-        // From a terminal, a fresh one of the jail's own, relayed (FENCE-TTY-1).
-        let terminal = !req.no_tty && std::io::IsTerminal::is_terminal(&std::io::stdin());
+        // From a terminal, a fresh one of the jail's own, relayed (FENCE-TTY-1); where no
+        // jail can open one (macOS), pipes as with --no-tty.
+        let terminal = cfg!(target_os = "linux")
+            && !req.no_tty
+            && std::io::IsTerminal::is_terminal(&std::io::stdin());
         let streams = if terminal {
             helper_streams
         } else {
@@ -337,23 +340,35 @@ fn helper_streams(command: &mut std::process::Command) {
 /// start and on every change.
 struct TerminalRelay {
     relay: crate::fence::tty::Relay,
-    raw: Option<crate::sys::pty::RawMode>,
+    raw: Option<RawGuard>,
 }
+
+#[cfg(target_os = "linux")]
+type RawGuard = crate::sys::pty::RawMode;
+/// Elsewhere no terminal is relayed (`exec` asks for none).
+#[cfg(not(target_os = "linux"))]
+struct RawGuard;
 
 impl TerminalRelay {
     fn start(master: std::os::fd::OwnedFd) -> Result<TerminalRelay, String> {
-        use std::os::fd::AsFd;
         let stdin = std::io::stdin();
-        let raw = match crate::sys::pty::RawMode::enter(stdin.as_fd()) {
-            Ok(r) => Some(r),
-            Err(e) => {
-                eprintln!("gatehouse exec: the terminal stays in its own mode: {e}");
-                None
+        #[cfg(target_os = "linux")]
+        let raw = {
+            use std::os::fd::AsFd;
+            let raw = match crate::sys::pty::RawMode::enter(stdin.as_fd()) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    eprintln!("gatehouse exec: the terminal stays in its own mode: {e}");
+                    None
+                }
+            };
+            if let Some(r) = &raw {
+                r.follow_window(&master);
             }
+            raw
         };
-        if let Some(r) = &raw {
-            r.follow_window(&master);
-        }
+        #[cfg(not(target_os = "linux"))]
+        let raw: Option<RawGuard> = None;
         let relay = crate::fence::tty::Relay::start(
             master,
             Box::new(stdin),
@@ -366,13 +381,16 @@ impl TerminalRelay {
 
     /// After the command ended: what it showed last is copied, our terminal restored.
     fn finish(self) {
+        #[cfg(target_os = "linux")]
         if let Some(r) = &self.raw {
             r.stop_following();
         }
-        if let Err(e) = self.relay.finish() {
+        let TerminalRelay { relay, raw } = self;
+        if let Err(e) = relay.finish() {
             eprintln!("gatehouse exec: the terminal relay: {e}");
         }
-        drop(self.raw);
+        // Last: our terminal is put back once what the command showed is out.
+        let _restored = raw;
     }
 }
 
