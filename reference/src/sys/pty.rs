@@ -226,11 +226,6 @@ impl Drop for RawMode {
     }
 }
 
-/// The settings of the terminal `fd` (for checks that they come back unchanged).
-pub fn settings(fd: impl AsFd) -> io::Result<Termios> {
-    tcgetattr(fd).map_err(io::Error::from)
-}
-
 /// The line discipline of the terminal `fd` (`TIOCGETD`; 0 is `N_TTY`).
 pub fn line_discipline(fd: impl AsFd) -> io::Result<i32> {
     let mut ldisc: libc::c_int = -1;
