@@ -625,7 +625,10 @@ impl Fence {
             ))
         }
         #[cfg(not(target_os = "linux"))]
-        unreachable!("refused above off Linux")
+        {
+            let _ = port;
+            unreachable!("refused above off Linux")
+        }
     }
 }
 
@@ -633,6 +636,7 @@ impl Fence {
 /// mode): drop the jail's end once the command is spawned, then receive.
 #[derive(Debug)]
 pub struct PendingListener {
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))] // received on Linux only
     ours: std::os::fd::OwnedFd,
     theirs: Option<std::os::fd::OwnedFd>,
 }
