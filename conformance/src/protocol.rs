@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The protocol version this runner speaks.
-pub const PROTOCOL_VERSION: &str = "1.3";
+pub const PROTOCOL_VERSION: &str = "1.5";
 
 /// One request line: an id and the operation.
 #[derive(Debug, Clone, Serialize)]

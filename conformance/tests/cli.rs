@@ -62,7 +62,7 @@ fn another_protocol_major_is_refused() {
     assert_eq!(run.code, 2);
     assert!(
         run.stderr
-            .contains("speaks protocol 2.0, this runner speaks 1.3"),
+            .contains("speaks protocol 2.0, this runner speaks 1."),
         "{}",
         run.stderr
     );

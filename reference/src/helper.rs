@@ -24,7 +24,15 @@ pub fn main(args: &[OsString]) -> ! {
             argv,
             preflight,
             listener,
-        } => checked_exec(&plan, argv, preflight, listener.as_ref(), &enforcement),
+            terminal,
+        } => checked_exec(
+            &plan,
+            argv,
+            preflight,
+            listener.as_ref(),
+            *terminal,
+            &enforcement,
+        ),
         Action::Serve { listener } => match hand_out(listener.as_ref()) {
             Ok(()) => crate::plane::executor::serve(&plan, &enforcement),
             Err(code) => code,
@@ -60,25 +68,33 @@ fn hand_out(listener: Option<&crate::fence::plan::ListenerHandoff>) -> Result<()
     }
 }
 
-/// A checked command: hand out the proxy's listener (the `allow-list` mode), run the
-/// probe's legs in this fully fenced process, and run the command only on the launcher's
-/// go.
+/// A checked command: hand out the proxy's listener (the `allow-list` mode) and the
+/// master of the command's terminal (when asked), run the probe's legs in this fully
+/// fenced process, and run the command only on the launcher's go.
 #[cfg(target_os = "linux")]
 fn checked_exec(
     plan: &crate::fence::Plan,
     argv: &[String],
     preflight: &crate::fence::probe::Preflight,
     listener: Option<&crate::fence::plan::ListenerHandoff>,
+    terminal: Option<i32>,
     enforcement: &crate::fence::Enforcement,
 ) -> i32 {
     if let Err(code) = hand_out(listener) {
         return code;
     }
+    let slave = match terminal.map(crate::fence::tty::hand_out).transpose() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gatehouse jail: the command's terminal: {e}");
+            return crate::exit::SETUP_FAILED;
+        }
+    };
     if let Err(e) = crate::fence::probe::preflight_in_jail(preflight, enforcement) {
         eprintln!("gatehouse jail: {e}");
         return crate::exit::SETUP_FAILED;
     }
-    crate::fence::jail::exec(plan, argv, enforcement)
+    crate::fence::jail::exec_with(plan, argv, enforcement, slave)
 }
 
 /// Elsewhere no launcher builds a checked command; one arriving is refused.
@@ -88,6 +104,7 @@ fn checked_exec(
     _argv: &[String],
     _preflight: &crate::fence::probe::Preflight,
     _listener: Option<&crate::fence::plan::ListenerHandoff>,
+    _terminal: Option<i32>,
     _enforcement: &crate::fence::Enforcement,
 ) -> i32 {
     eprintln!("gatehouse jail: a checked command needs Linux");

@@ -100,6 +100,10 @@ Examples:
       the host's network as it is (no proxy); the host's UNIX sockets stay out of reach
   gatehouse exec --rw ~/.cache/build -- make
       one more writable root (.git and .gatehouse inside it stay read-only too)
+  gatehouse exec -- python3
+      from a terminal: an interactive prompt on a fresh pseudo-terminal of the jail's own
+  gatehouse exec --no-tty -- python3 -c 'import sys; print(sys.stdin.isatty())'
+      pipes instead (prints False); the default when stdin is not a terminal
 
 Settings can live in $XDG_CONFIG_HOME/gatehouse/config.toml (or ~/.config/gatehouse/config.toml)
 and, for a trusted project, in <workspace>/.gatehouse/config.toml; flags win; `gatehouse info`
@@ -157,6 +161,12 @@ struct ExecArgs {
     /// Read no configuration file. Example: --no-config
     #[arg(long)]
     no_config: bool,
+    /// Run with relayed pipes even from a terminal. By default a command started from a
+    /// terminal (standard input is one) gets a fresh pseudo-terminal of the jail's own,
+    /// relayed by gatehouse with yours in raw mode, never your terminal itself.
+    /// Example: --no-tty
+    #[arg(long)]
+    no_tty: bool,
     #[command(flatten)]
     emulate: EmulateArgs,
     /// The command and its arguments, after `--`.
@@ -349,8 +359,8 @@ fn adapter() -> Result<()> {
 
 fn info(args: InfoArgs) -> Result<()> {
     args.emulate.apply();
-    let posture = gatehouse::plane::cli::info(args.json).map_err(|e| Usage(e.to_string()));
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let posture = gatehouse::plane::cli::info(args.json, &cwd).map_err(Usage);
     let settings = gatehouse::plane::cli::settings_report(&cwd).map_err(|e| Usage(e.to_string()));
     match (posture, settings) {
         (Ok(p), Ok(lines)) if args.json => {
@@ -388,6 +398,7 @@ fn exec(args: ExecArgs) -> Result<ExitCode> {
         flags,
         trust_project_config: args.trust_project_config,
         no_config: args.no_config,
+        no_tty: args.no_tty,
         command: args.command,
     };
     let status = gatehouse::plane::cli::exec(&request);

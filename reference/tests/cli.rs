@@ -220,6 +220,41 @@ fn info_names_the_chapters_protections() {
 }
 
 #[test]
+fn info_json_names_every_extra_path_the_config_makes() {
+    let d = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(d.path()).unwrap();
+    for p in ["cfg/gatehouse", "sdk", "cache", "ws/private"] {
+        std::fs::create_dir_all(root.join(p)).unwrap();
+    }
+    std::fs::write(
+        root.join("cfg/gatehouse/config.toml"),
+        format!(
+            "[paths]\nread-only = [\"{0}/sdk\"]\nwritable = [\"{0}/cache\"]\nhidden = [\"{0}/ws/private\"]\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["info", "--json"])
+        .current_dir(root.join("ws"))
+        .env("XDG_CONFIG_HOME", root.join("cfg"))
+        .env("GATEHOUSE_FENCE", "off")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let posture: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &posture["choices"];
+    let show = |p: &str| Value::from(vec![root.join(p).display().to_string()]);
+    assert_eq!(c["read_only"], show("sdk"), "{c}");
+    assert_eq!(c["writable"], show("cache"), "{c}");
+    assert_eq!(c["hidden"], show("ws/private"), "{c}");
+}
+
+#[test]
 fn help_promises_nothing_for_later() {
     let out = Command::new(BIN).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);

@@ -13,10 +13,16 @@ it runs the real adapter (`gatehouse adapter`, next to the runner) and changes o
                                proxy every client is told to go around)
   --flaw allow-list-as-host    `allow-list` runs with the host's network and no proxy (the
                                list is accepted and not enforced)
+  --flaw posture-omits-paths   the posture leaves out the extra paths (`ro`, `rw`, `hide`)
+  --flaw tty-ignored           a run asked for a terminal gets none (`tty` dropped)
+  --flaw caller-terminal       a run asked for a terminal gets the caller's own: this
+                               proxy's pseudo-terminal (the host's devpts) handed straight
+                               into a bubblewrap jail as the command's streams
 """
 
 import json
 import os
+import select
 import subprocess
 import sys
 
@@ -36,6 +42,9 @@ OWNED = ("HOME", "TMPDIR")
 
 def flawed(flaw, request):
     """The request as the flawed implementation would act on it."""
+    if flaw == "tty-ignored" and request.get("op") == "run":
+        request.pop("tty", None)
+        return request, {}
     if request.get("op") != "open":
         return request, {}
     choices = (request.get("setup") or {}).get("choices")
@@ -68,14 +77,71 @@ def flawed(flaw, request):
     return request, extra
 
 
+def omit_paths(answer):
+    """The answer with the posture's extra paths left out."""
+    for posture in (answer.get("posture"), (answer.get("opened") or {}).get("posture")):
+        if isinstance(posture, dict) and isinstance(posture.get("choices"), dict):
+            for key in ("ro", "rw", "hide"):
+                posture["choices"][key] = []
+    return answer
+
+
+def on_caller_terminal(request, workspace, posture):
+    """Run a `tty` request as an implementation that hands its own terminal in would:
+    a pseudo-terminal of this process (the host's devpts) as the command's streams, in a
+    bubblewrap jail that is otherwise reasonable."""
+    argv = ["sh", "-c", request["input"]] if request.get("tool", "shell") == "shell" \
+        else ["python3", "-c", request["input"]]
+    cwd = request.get("cwd") or workspace
+    master, slave = os.openpty()
+    jail = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
+            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--bind", workspace, workspace, "--chdir", cwd, "--"]
+    child = subprocess.Popen(jail + argv, stdin=slave, stdout=slave, stderr=slave,
+                             close_fds=True)
+    os.close(slave)
+    shown = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 120)
+        if not ready:
+            child.kill()
+            break
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        shown += data
+    code = child.wait()
+    os.close(master)
+    return {"id": request["id"], "ok": True, "exit": code if code >= 0 else None,
+            "signal": -code if code < 0 else None,
+            "stdout": shown.decode(errors="replace"), "stderr": "", "held_by": "bwrap",
+            "refused": None, "posture": posture}
+
+
 def main():
     flaw = sys.argv[sys.argv.index("--flaw") + 1] if "--flaw" in sys.argv else None
     impl = subprocess.Popen([reference(), "adapter"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, bufsize=1)
     overrides = {}
+    workspaces = {}
     for line in sys.stdin:
         request = json.loads(line) if line.strip() else {}
         extra = {}
+        if request.get("op") == "open":
+            workspaces[request.get("session")] = (request.get("setup") or {}).get("workspace")
+        if flaw == "caller-terminal" and request.get("op") == "run" and request.get("tty"):
+            session = request.get("session")
+            impl.stdin.write(json.dumps({"id": request["id"], "op": "posture",
+                                         "session": session}) + "\n")
+            impl.stdin.flush()
+            posture = json.loads(impl.stdout.readline()).get("posture")
+            answer = on_caller_terminal(request, workspaces.get(session), posture)
+            sys.stdout.write(json.dumps(answer) + "\n")
+            sys.stdout.flush()
+            continue
         if flaw and request:
             request, extra = flawed(flaw, request)
             if request.get("op") == "open":
@@ -95,6 +161,8 @@ def main():
         out = impl.stdout.readline()
         if not out:
             break
+        if flaw == "posture-omits-paths":
+            out = json.dumps(omit_paths(json.loads(out))) + "\n"
         sys.stdout.write(out)
         sys.stdout.flush()
         if request.get("op") == "bye":

@@ -214,6 +214,7 @@ impl Fences {
         tool: &str,
         input: &str,
         cwd: Option<&str>,
+        tty: bool,
     ) -> Result<WireRun, WireError> {
         let s = self.session(session)?;
         let tool = RunTool::from_name(tool).ok_or_else(|| {
@@ -221,7 +222,9 @@ impl Fences {
                 "the plane runs `shell` and `execute_code`, not {tool:?}"
             ))
         })?;
-        Ok(WireRun::of(s.run(tool, input, cwd).map_err(wire_error)?))
+        Ok(WireRun::of(
+            s.run_with(tool, input, cwd, tty).map_err(wire_error)?,
+        ))
     }
 
     /// `posture`.

@@ -20,7 +20,7 @@ pub mod wire;
 pub use server::serve;
 
 /// The protocol version this adapter speaks.
-pub const PROTOCOL_VERSION: &str = "1.4";
+pub const PROTOCOL_VERSION: &str = "1.5";
 
 /// The capabilities this adapter implements.
 pub const CAPABILITIES: &[&str] = &["gate", "permissions", "hooks", "paths", "trust", "fence"];

@@ -122,6 +122,7 @@ impl Server {
                 tool,
                 input,
                 cwd,
+                tty,
             } => {
                 self.session(&session)?;
                 Ok(Body::Run(self.fences.run(
@@ -129,6 +130,7 @@ impl Server {
                     &tool,
                     &input,
                     cwd.as_deref(),
+                    tty,
                 )?))
             }
             Request::Posture { session } => {

@@ -475,6 +475,17 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
 /// The `exec` action: runs `argv` with the plan's environment and returns the helper's
 /// exit code (as PID 1, after reaping every orphan until the command ends).
 pub fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
+    exec_with(plan, argv, enforcement, None)
+}
+
+/// [`exec`], the command given `terminal` (the slave of the jail's pseudo-terminal) as its
+/// standard streams and controlling terminal ([`super::tty::attach`]).
+pub fn exec_with(
+    plan: &Plan,
+    argv: &[String],
+    enforcement: &Enforcement,
+    terminal: Option<std::os::fd::OwnedFd>,
+) -> i32 {
     let mut cmd = std::process::Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .env_clear()
@@ -488,9 +499,21 @@ pub fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
         }
     };
     #[cfg(target_os = "linux")]
+    if let Some(slave) = terminal {
+        if let Err(e) = super::tty::attach(&mut cmd, slave) {
+            eprintln!("gatehouse jail: the command's terminal: {e}");
+            return EXIT_SETUP_FAILED;
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    drop(terminal);
+    #[cfg(target_os = "linux")]
     if enforcement.pid1 {
-        // As PID 1 we stay: init reaps every orphan until the command itself ends.
-        return match cmd.spawn() {
+        // As PID 1 we stay: init reaps every orphan until the command itself ends. The
+        // command's terminal goes with `cmd`: PID 1 keeps no copy of the slave.
+        let spawned = cmd.spawn();
+        drop(cmd);
+        return match spawned {
             Ok(child) => crate::sys::ns::reap_until(child.id() as i32).unwrap_or(EXIT_SETUP_FAILED),
             Err(e) => report(e),
         };

@@ -18,7 +18,8 @@
 //! claimed and what is missing), [`plan`] (the ordered steps), [`prepared`] (a backend
 //! chosen, probed and ready), [`probe`] (the two legs before any claim), [`jail`] (the
 //! helper applying the plan), [`launch`] (running with a deadline), [`bwrap`] and
-//! [`seatbelt`] (the external backends), [`error`] (the one error type). The kernel calls
+//! [`seatbelt`] (the external backends), [`tty`] (a terminal for the command, relayed
+//! from outside), [`error`] (the one error type). The kernel calls
 //! are [`crate::sys`]'s.
 
 pub mod bwrap;
@@ -34,6 +35,7 @@ pub mod prepared;
 pub mod probe;
 pub mod protect;
 pub mod seatbelt;
+pub mod tty;
 
 pub use coverage::{Coverage, REQUIRED};
 pub use error::FenceError;

@@ -243,6 +243,11 @@ pub enum Action {
         /// listening socket to the launcher, whose proxy serves it.
         #[serde(default)]
         listener: Option<ListenerHandoff>,
+        /// A terminal (FENCE-TTY-2): the inherited socket on which the helper hands out
+        /// the master of a pseudo-terminal it opened in the jail; the command gets the
+        /// slave as its controlling terminal.
+        #[serde(default)]
+        terminal: Option<i32>,
     },
     /// Serve the executor protocol on stdin/stdout (a pooled executor).
     Serve {

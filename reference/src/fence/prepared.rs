@@ -336,14 +336,19 @@ impl Fence {
     /// Start `argv` in this fence with exactly `env`, its jail proven first: the probe's
     /// legs run inside the command's own jail after its last setup step, the launcher
     /// judges the files from outside, and only on that verdict and [`Checked::start`] does
-    /// the command start (nothing runs otherwise). `configure` sets the standard streams. Backends without
-    /// a jail of their own (`off`) and platforms without the handoff run the command as
-    /// [`Fence::command`] does, after the probe [`Fence::prepare`] ran.
+    /// the command start (nothing runs otherwise). `configure` sets the standard streams
+    /// (the helper's own, and the command's without a terminal). With `terminal`, the
+    /// command gets a fresh pseudo-terminal as its standard streams and controlling
+    /// terminal, opened in its jail, whose master only the launcher holds
+    /// ([`Checked::take_terminal`], FENCE-TTY-2). Backends without a jail of their own
+    /// (`off`) and platforms without the handoff run the command as [`Fence::command`]
+    /// does, after the probe [`Fence::prepare`] ran (a terminal is then opened here).
     pub fn spawn_checked(
         &self,
         argv: Vec<String>,
         env: Vec<(String, String)>,
         listen: Option<u16>,
+        terminal: bool,
         configure: impl FnOnce(&mut Command),
     ) -> Result<Checked, FenceError> {
         if (!checked_backend(&self.kind) || matches!(self.kind, Kind::LandlockOnly { .. }))
@@ -358,22 +363,33 @@ impl Fence {
         if !checked_backend(&self.kind) {
             let mut cmd = self.command(Action::Exec { argv }, env)?;
             configure(&mut cmd);
+            let master = if terminal {
+                Some(unjailed_terminal(&mut cmd).map_err(|e| FenceError::Io {
+                    what: "cannot open a terminal for the command".into(),
+                    path: PathBuf::from("/dev/ptmx"),
+                    source: e,
+                })?)
+            } else {
+                None
+            };
             let child = cmd.spawn().map_err(|e| FenceError::Io {
                 what: "cannot start the fence".into(),
                 path: self.helper.clone(),
                 source: e,
             })?;
+            drop(cmd);
             return Ok(Checked {
                 child,
                 verdict: None,
                 dirs: None,
                 go: None,
                 listener: None,
+                terminal: master,
             });
         }
         #[cfg(target_os = "linux")]
         {
-            self.spawn_checked_linux(argv, env, listen, configure)
+            self.spawn_checked_linux(argv, env, listen, terminal, configure)
         }
         #[cfg(not(target_os = "linux"))]
         unreachable!("checked_backend is false off Linux")
@@ -385,6 +401,7 @@ impl Fence {
         argv: Vec<String>,
         env: Vec<(String, String)>,
         listen: Option<u16>,
+        terminal: bool,
         configure: impl FnOnce(&mut Command),
     ) -> Result<Checked, FenceError> {
         use crate::sys::handoff;
@@ -411,7 +428,16 @@ impl Fence {
                 Some((port, ours, theirs))
             }
         };
+        let tty_pair = if terminal {
+            let (ours, theirs) =
+                crate::sys::net::pair().map_err(|e| failed("setup", e.to_string()))?;
+            crate::sys::net::inheritable(&theirs).map_err(|e| failed("setup", e.to_string()))?;
+            Some((ours, theirs))
+        } else {
+            None
+        };
         let action = Action::CheckedExec {
+            terminal: tty_pair.as_ref().map(|(_, theirs)| handoff::raw(theirs)),
             argv,
             preflight: probe::Preflight {
                 outside: dirs.outside.clone(),
@@ -436,6 +462,10 @@ impl Fence {
             drop(theirs);
             ours
         });
+        let tty_ours = tty_pair.map(|(ours, theirs)| {
+            drop(theirs);
+            ours
+        });
         let mut child = spawned.map_err(|e| FenceError::Io {
             what: "cannot start the fence".into(),
             path: self.helper.clone(),
@@ -450,6 +480,18 @@ impl Fence {
                     let _ = child.kill();
                     let _ = child.wait();
                     return Err(failed("listener", e.to_string()));
+                }
+            },
+        };
+        let master = match &tty_ours {
+            None => None,
+            Some(sock) => match crate::sys::net::recv_fd(sock, deadline) {
+                Ok(fd) => Some(fd),
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    let why = setup_failure(&mut child).unwrap_or_else(|| e.to_string());
+                    return Err(failed("terminal", why));
                 }
             },
         };
@@ -471,13 +513,14 @@ impl Fence {
                 dirs: Some(dirs),
                 go: Some(go.parent_end),
                 listener,
+                terminal: master,
             }),
             Err(e) => {
                 // No go: the helper leaves without running anything; make sure of it.
                 drop(go.parent_end);
                 let _ = child.kill();
                 let _ = child.wait();
-                Err(e)
+                Err(with_setup_failure(e, &mut child))
             }
         }
     }
@@ -500,6 +543,16 @@ impl Fence {
     /// The host as probed.
     pub fn host(&self) -> &Host {
         &self.host
+    }
+
+    /// This fence with its commands started in `cwd` (`None`: the policy's own); checked
+    /// again when a command is spawned.
+    pub fn at(&self, cwd: Option<PathBuf>) -> Fence {
+        let mut f = self.clone();
+        if cwd.is_some() {
+            f.policy.cwd = cwd;
+        }
+        f
     }
 
     /// The backend configuration.
@@ -572,7 +625,10 @@ impl Fence {
             ))
         }
         #[cfg(not(target_os = "linux"))]
-        unreachable!("refused above off Linux")
+        {
+            let _ = port;
+            unreachable!("refused above off Linux")
+        }
     }
 }
 
@@ -580,6 +636,7 @@ impl Fence {
 /// mode): drop the jail's end once the command is spawned, then receive.
 #[derive(Debug)]
 pub struct PendingListener {
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))] // received on Linux only
     ours: std::os::fd::OwnedFd,
     theirs: Option<std::os::fd::OwnedFd>,
 }
@@ -615,9 +672,16 @@ pub struct Checked {
     #[cfg(not(target_os = "linux"))]
     go: Option<()>,
     listener: Option<std::net::TcpListener>,
+    terminal: Option<std::os::fd::OwnedFd>,
 }
 
 impl Checked {
+    /// The master of the command's terminal (asked with `terminal`): the caller relays it
+    /// ([`super::tty::Relay`]). Nothing in the jail holds a copy.
+    pub fn take_terminal(&mut self) -> Option<std::os::fd::OwnedFd> {
+        self.terminal.take()
+    }
+
     /// The listening socket on the jail's loopback (the `allow-list` mode), to serve with
     /// the proxy before [`Checked::start`].
     pub fn take_listener(&mut self) -> Option<std::net::TcpListener> {
@@ -653,6 +717,72 @@ impl Checked {
         let s = self.child.wait();
         drop(self.dirs.take());
         s
+    }
+}
+
+/// A terminal for a command that runs without a jail of its own (`off`): opened here, the
+/// slave given to `cmd`, the master returned (FENCE-TTY-2).
+#[cfg(target_os = "linux")]
+fn unjailed_terminal(cmd: &mut Command) -> std::io::Result<std::os::fd::OwnedFd> {
+    let pair = crate::sys::pty::open_pair()?;
+    super::tty::attach(cmd, pair.slave)?;
+    Ok(pair.master)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unjailed_terminal(_cmd: &mut Command) -> std::io::Result<std::os::fd::OwnedFd> {
+    Err(std::io::Error::other(
+        "a terminal for the command needs Linux",
+    ))
+}
+
+/// The lines the jail's helper wrote on its standard error before it ended (which step
+/// failed and why, FENCE-PROBE-5), when the caller piped it; read after the helper was
+/// waited for, so whatever is left is all there will be (bounded, should a leftover
+/// process keep the pipe open).
+#[cfg(target_os = "linux")]
+fn setup_failure(child: &mut std::process::Child) -> Option<String> {
+    let err = child.stderr.take()?;
+    let fd = std::os::fd::OwnedFd::from(err);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    while out.len() < 1 << 16 {
+        match crate::sys::handoff::readable_by(&fd, deadline) {
+            Ok(true) => {}
+            _ => break,
+        }
+        match rustix::io::read(&fd, &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&out);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("gatehouse jail") || l.starts_with("bwrap:"))
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("; "))
+}
+
+/// `e`, with the helper's own account of what failed when it left one.
+#[cfg(target_os = "linux")]
+fn with_setup_failure(e: FenceError, child: &mut std::process::Child) -> FenceError {
+    match (e, setup_failure(child)) {
+        (
+            FenceError::ProbeFailed {
+                backend,
+                leg,
+                detail,
+            },
+            Some(why),
+        ) => FenceError::ProbeFailed {
+            backend,
+            leg,
+            detail: format!("{detail}: {why}"),
+        },
+        (e, _) => e,
     }
 }
 

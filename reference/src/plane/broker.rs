@@ -85,6 +85,10 @@ pub struct RunRequest {
     pub stdin: Option<Vec<u8>>,
     /// Deadline (default: the plane's).
     pub timeout: Option<Duration>,
+    /// Run it on a terminal of its jail's own (FENCE-TTY-6): a one-shot checked jail
+    /// whose terminal the broker relays, not a pooled executor.
+    #[serde(default)]
+    pub terminal: bool,
 }
 
 impl RunRequest {
@@ -504,6 +508,9 @@ impl Broker {
             idle.retain(|e| e.generation == current);
             idle.pop()
         };
+        if request.terminal {
+            return self.run_on_terminal(request).await;
+        }
         let (mut ex, warm) = match popped {
             Some(e) => (e, true),
             None => (self.spawn_executor().await?, false),
@@ -559,6 +566,45 @@ impl Broker {
                 })
             }
         }
+    }
+
+    /// [`Broker::run`] on a terminal (FENCE-TTY-6).
+    async fn run_on_terminal(&self, request: RunRequest) -> Result<RunOutcome, PlaneError> {
+        let (fence, env) = {
+            let st = self.inner.state.lock().expect("state");
+            (st.fence.clone(), st.env.clone())
+        };
+        let timeout = request.timeout.unwrap_or(self.inner.config.default_timeout);
+        let req = request.clone();
+        let out = tokio::task::spawn_blocking(move || {
+            super::terminal::run(
+                &fence,
+                req.argv,
+                env,
+                req.cwd,
+                req.stdin.as_deref().unwrap_or_default(),
+                timeout,
+            )
+        })
+        .await
+        .map_err(|e| PlaneError::Spawn(e.to_string()))??;
+        let posture = self.posture();
+        self.log(
+            "run",
+            serde_json::json!({
+                "argv": request.argv, "exit": out.exit, "timed_out": out.timed_out,
+                "terminal": true, "fence": posture.backend,
+            }),
+        );
+        Ok(RunOutcome {
+            exit: out.exit,
+            stdout: out.shown,
+            stderr: out.helper_stderr,
+            timed_out: out.timed_out,
+            posture,
+            executor: 0,
+            warm: false,
+        })
     }
 
     /// Switch this session's fence off (commands then run unfenced) — only with the exact

@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::choices::{Choices, Layer, NetworkMode};
 use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
 use crate::fence::{
-    current_posture, missing_protected, tidy_protected, Fence, FenceError, FenceOptions, Policy,
-    PostureChoices,
+    current_posture, missing_protected, tidy_protected, Fence, FenceOptions, Policy, PostureChoices,
 };
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
@@ -27,12 +26,35 @@ pub fn env_scrubbing_from_env() -> bool {
     )
 }
 
-/// The posture, as `gatehouse info` prints it (human, or pretty JSON). Options the
-/// environment spells wrongly (`GATEHOUSE_FENCE=bogus`) are an error, not a posture: the
-/// operator asked for something that does not exist.
-pub fn info(json: bool) -> Result<String, FenceError> {
-    let mut posture = current_posture(&FenceOptions::from_env()?);
+/// The posture, as `gatehouse info` prints it (human, or pretty JSON), with the choices
+/// the configuration files of a session rooted at `project` make (the network mode, the
+/// allowed domains, every secret-looking name passed, every extra path resolved:
+/// FENCE-PATHS-1). Options the environment spells wrongly (`GATEHOUSE_FENCE=bogus`), a
+/// file with an unknown key and a path that does not exist are an error, not a posture:
+/// the operator asked for something that cannot be.
+pub fn info(json: bool, project: &Path) -> Result<String, String> {
+    let mut posture = current_posture(&FenceOptions::from_env().map_err(|e| e.to_string())?);
     posture.env_scrubbing = env_scrubbing_from_env();
+    let settings = settings(project, &Layer::default(), false, false)?;
+    let extra = super::choices::resolve_paths(&settings, &[])?;
+    let mut secrets: Vec<String> = settings
+        .pass_secrets
+        .iter()
+        .map(|v| v.value.clone())
+        .collect();
+    secrets.sort();
+    posture.choices = PostureChoices {
+        network: settings.network.value.to_string(),
+        allowed_domains: settings
+            .allow_domains
+            .iter()
+            .map(|d| d.value.clone())
+            .collect(),
+        passed_secrets: secrets,
+        read_only: extra.read_only,
+        writable: extra.writable,
+        hidden: extra.hidden,
+    };
     Ok(if json {
         posture.to_json()
     } else {
@@ -53,6 +75,8 @@ pub struct ExecRequest {
     pub trust_project_config: bool,
     /// `--no-config`: read neither file.
     pub no_config: bool,
+    /// `--no-tty`: relayed pipes even when standard input is a terminal.
+    pub no_tty: bool,
     /// The command and its arguments.
     pub command: Vec<OsString>,
 }
@@ -237,7 +261,17 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         // standard streams are pipes we relay (FENCE-JAIL-15), never our own descriptors.
         let listen = allow.as_ref().map(|_| PROXY_PORT);
         let mut _proxy = None;
-        let status = match fence.spawn_checked(argv, env, listen, pipe_streams) {
+        // From a terminal, a fresh one of the jail's own, relayed (FENCE-TTY-1); where no
+        // jail can open one (macOS), pipes as with --no-tty.
+        let terminal = cfg!(target_os = "linux")
+            && !req.no_tty
+            && std::io::IsTerminal::is_terminal(&std::io::stdin());
+        let streams = if terminal {
+            helper_streams
+        } else {
+            pipe_streams
+        };
+        let status = match fence.spawn_checked(argv, env, listen, terminal, streams) {
             Ok(mut checked) => {
                 if let (Some(allow), Some(listener)) = (allow.clone(), checked.take_listener()) {
                     _proxy = Some(serve_proxy(allow, listener)?);
@@ -249,11 +283,18 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
                 }
                 eprintln!("gatehouse exec: {}", posture.render());
                 let relay = Relay::start(&mut checked.child);
+                let tty = match checked.take_terminal() {
+                    Some(master) => Some(TerminalRelay::start(master)?),
+                    None => None,
+                };
                 let status = checked.start().map_err(|e| e.to_string()).and_then(|()| {
                     checked
                         .wait()
                         .map_err(|e| format!("cannot wait for the fence: {e}"))
                 });
+                if let Some(t) = tty {
+                    t.finish();
+                }
                 relay.finish();
                 status
             }
@@ -281,6 +322,76 @@ fn pipe_streams(command: &mut std::process::Command) {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+}
+
+/// With a terminal the command's streams are the jail's pseudo-terminal; the helper's own
+/// stay pipes (its stderr says what failed), and its stdin is closed so that only the
+/// terminal's relay reads ours.
+fn helper_streams(command: &mut std::process::Command) {
+    use std::process::Stdio;
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+}
+
+/// Our terminal relayed to the jail's (FENCE-TTY-5): ours in raw mode for the duration
+/// (restored when this ends, and on a terminating signal), its window size copied at
+/// start and on every change.
+struct TerminalRelay {
+    relay: crate::fence::tty::Relay,
+    raw: Option<RawGuard>,
+}
+
+#[cfg(target_os = "linux")]
+type RawGuard = crate::sys::pty::RawMode;
+/// Elsewhere no terminal is relayed (`exec` asks for none).
+#[cfg(not(target_os = "linux"))]
+struct RawGuard;
+
+impl TerminalRelay {
+    fn start(master: std::os::fd::OwnedFd) -> Result<TerminalRelay, String> {
+        let stdin = std::io::stdin();
+        #[cfg(target_os = "linux")]
+        let raw = {
+            use std::os::fd::AsFd;
+            let raw = match crate::sys::pty::RawMode::enter(stdin.as_fd()) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    eprintln!("gatehouse exec: the terminal stays in its own mode: {e}");
+                    None
+                }
+            };
+            if let Some(r) = &raw {
+                r.follow_window(&master);
+            }
+            raw
+        };
+        #[cfg(not(target_os = "linux"))]
+        let raw: Option<RawGuard> = None;
+        let relay = crate::fence::tty::Relay::start(
+            master,
+            Box::new(stdin),
+            crate::fence::tty::AtEnd::Nothing,
+            Box::new(std::io::stdout()),
+        )
+        .map_err(|e| format!("the terminal relay: {e}"))?;
+        Ok(TerminalRelay { relay, raw })
+    }
+
+    /// After the command ended: what it showed last is copied, our terminal restored.
+    fn finish(self) {
+        #[cfg(target_os = "linux")]
+        if let Some(r) = &self.raw {
+            r.stop_following();
+        }
+        let TerminalRelay { relay, raw } = self;
+        if let Err(e) = relay.finish() {
+            eprintln!("gatehouse exec: the terminal relay: {e}");
+        }
+        // Last: our terminal is put back once what the command showed is out.
+        let _restored = raw;
+    }
 }
 
 /// The threads that copy a piped child's streams to and from ours.

@@ -8,6 +8,7 @@
 //! - [`broker`]: the tokio broker and pool, where a crash is an event;
 //! - [`log`]: the session log;
 //! - [`session`]: a session's plane behind blocking calls, with its runtime toggle;
+//! - [`terminal`]: a run on a pseudo-terminal of its jail's own, relayed from here;
 //! - [`cli`]: `gatehouse info` and `gatehouse exec`, one command through the fence.
 
 pub mod broker;
@@ -18,6 +19,7 @@ pub mod executor;
 pub mod log;
 pub mod protocol;
 pub mod session;
+pub mod terminal;
 
 pub use broker::{
     Broker, PlaneConfig, PlaneError, PlaneEvent, RunOutcome, RunRequest, CONFIRM_OFF,

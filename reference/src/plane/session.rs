@@ -482,6 +482,18 @@ impl Session {
         input: &str,
         cwd: Option<&str>,
     ) -> Result<RunAnswer, SessionError> {
+        self.run_with(tool, input, cwd, false)
+    }
+
+    /// [`Session::run`], on a terminal of the jail's own when `terminal` (FENCE-TTY-6): its
+    /// standard output is then what the terminal showed.
+    pub fn run_with(
+        &mut self,
+        tool: RunTool,
+        input: &str,
+        cwd: Option<&str>,
+        terminal: bool,
+    ) -> Result<RunAnswer, SessionError> {
         let workspace = self.setup.workspaces.first().cloned().unwrap_or_default();
         let cwd = match cwd {
             None => workspace,
@@ -506,6 +518,7 @@ impl Session {
             cwd: Some(cwd),
             stdin: None,
             timeout: Some(self.operator.run_timeout.unwrap_or(RUN_TIMEOUT)),
+            terminal,
         };
         let rt = runtime()?;
         match rt.block_on(broker.run(request)) {

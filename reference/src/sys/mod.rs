@@ -11,6 +11,8 @@
 //! - [`net`]: the jail's loopback, its listening socket handed out (`SCM_RIGHTS`);
 //! - [`ns`]: namespaces, fork, reaping, process groups, descriptors;
 //! - [`openat2`]: `openat2(2)` with `RESOLVE_BENEATH`;
+//! - [`pty`]: pseudo-terminals, a controlling terminal for a command, the caller's
+//!   terminal in raw mode;
 //! - [`seccomp`]: the system-call filter.
 //!
 //! `unsafe` is allowed only in these modules (the crate root denies it everywhere else),
@@ -33,5 +35,7 @@ pub mod net;
 pub mod ns;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 pub mod openat2;
+#[cfg(target_os = "linux")]
+pub mod pty;
 #[cfg(target_os = "linux")]
 pub mod seccomp;

@@ -126,6 +126,27 @@ pub fn posture(j: &mut Judge<'_>, p: &ExpectPosture, got: Option<&Value>) {
             c("passed_secrets"),
         );
     }
+    for (key, want) in [("ro", &p.ro), ("rw", &p.rw), ("hide", &p.hide)] {
+        if let Some(want) = want {
+            // The posture names resolved paths; the runner's own directories are
+            // resolved too, so the expectation is the substituted path made real.
+            let want: BTreeSet<String> = want
+                .iter()
+                .map(|x| {
+                    let s = (j.sub)(x);
+                    std::fs::canonicalize(&s)
+                        .map(|p| p.display().to_string())
+                        .unwrap_or(s)
+                })
+                .collect();
+            j.set(
+                &format!("posture.choices.{key}"),
+                &want,
+                strings(c(key)),
+                c(key),
+            );
+        }
+    }
     if let Some(needle) = &p.reason_contains {
         if !f("reason")
             .and_then(Value::as_str)

@@ -158,6 +158,9 @@ pub struct RunFull {
     pub tool: Option<GrantTool>,
     /// The working directory (default: the workspace).
     pub cwd: Option<String>,
+    /// Run it on a fresh terminal of the jail's own (protocol 1.5).
+    #[serde(default)]
+    pub tty: bool,
 }
 
 /// `toggle = { to, confirmed }`.
@@ -195,6 +198,8 @@ pub enum Action {
         input: String,
         /// The working directory, if given.
         cwd: Option<String>,
+        /// On a terminal (`tty = true`).
+        tty: bool,
     },
     /// `posture = true`.
     Posture,
@@ -216,11 +221,16 @@ pub fn parse<'de, A: MapAccess<'de>>(
     let mut problems = Vec::new();
     let action = match key {
         "run" => {
-            let (tool, input, cwd) = match map.next_value()? {
-                RunSpec::Line(l) => (GrantTool::Shell, l, None),
-                RunSpec::Full(f) => (f.tool.unwrap_or(GrantTool::Shell), f.input, f.cwd),
+            let (tool, input, cwd, tty) = match map.next_value()? {
+                RunSpec::Line(l) => (GrantTool::Shell, l, None, false),
+                RunSpec::Full(f) => (f.tool.unwrap_or(GrantTool::Shell), f.input, f.cwd, f.tty),
             };
-            Action::Run { tool, input, cwd }
+            Action::Run {
+                tool,
+                input,
+                cwd,
+                tty,
+            }
         }
         "posture" => {
             if !map.next_value::<bool>()? {
@@ -327,4 +337,11 @@ pub struct ExpectPosture {
     pub network: Option<String>,
     /// `choices.passed_secrets`, as a set: every secret-looking name passed on purpose.
     pub passed_secrets: Option<Vec<String>>,
+    /// `choices.ro`, as a set of paths (placeholders substituted): every extra read-only
+    /// path the posture names (FENCE-PATHS-1).
+    pub ro: Option<Vec<String>>,
+    /// `choices.rw`, likewise: every extra writable root.
+    pub rw: Option<Vec<String>>,
+    /// `choices.hide`, likewise: every hidden path.
+    pub hide: Option<Vec<String>>,
 }

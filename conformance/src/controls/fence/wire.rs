@@ -38,6 +38,9 @@ pub enum Request {
         input: String,
         /// The working directory, or `null` for the workspace.
         cwd: Option<String>,
+        /// On a terminal of the jail's own (protocol 1.5); sent only when asked.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        tty: bool,
     },
     /// The session's posture.
     Posture {
@@ -85,11 +88,17 @@ pub fn setup(s: &Setup, dirs: &SessionDirs, sub: &dyn Fn(&str) -> String) -> Map
 /// The request of one step.
 pub fn request(action: &Action, session: String, sub: &dyn Fn(&str) -> String) -> Request {
     match action {
-        Action::Run { tool, input, cwd } => Request::Run {
+        Action::Run {
+            tool,
+            input,
+            cwd,
+            tty,
+        } => Request::Run {
             session,
             tool: *tool,
             input: sub(input),
             cwd: cwd.as_deref().map(sub),
+            tty: *tty,
         },
         Action::Posture => Request::Posture { session },
         Action::Toggle { to, confirmed } => Request::Toggle {

@@ -113,6 +113,10 @@ pub enum Request {
         /// Absolute, or relative to the workspace; `null` is the workspace.
         #[serde(default)]
         cwd: Option<String>,
+        /// Run it on a fresh pseudo-terminal of the jail's own (protocol 1.5,
+        /// PROTO-FENCE-5); its stdout is then what the terminal showed.
+        #[serde(default)]
+        tty: bool,
     },
     /// `fence`: the session's posture.
     Posture {
