@@ -60,26 +60,8 @@ fn hand_out(listener: Option<&crate::fence::plan::ListenerHandoff>) -> Result<()
     }
 }
 
-/// A checked command: hand out the proxy's listener (the `allow-list` mode), run the
-/// probe's legs in this fully fenced process, and run the command only on the launcher's
-/// go.
 #[cfg(target_os = "linux")]
-fn checked_exec(
-    plan: &crate::fence::Plan,
-    argv: &[String],
-    preflight: &crate::fence::probe::Preflight,
-    listener: Option<&crate::fence::plan::ListenerHandoff>,
-    enforcement: &crate::fence::Enforcement,
-) -> i32 {
-    if let Err(code) = hand_out(listener) {
-        return code;
-    }
-    if let Err(e) = crate::fence::probe::preflight_in_jail(preflight, enforcement) {
-        eprintln!("gatehouse jail: {e}");
-        return crate::exit::SETUP_FAILED;
-    }
-    crate::fence::jail::exec(plan, argv, enforcement)
-}
+use crate::fence::jail::checked_exec;
 
 /// Elsewhere no launcher builds a checked command; one arriving is refused.
 #[cfg(not(target_os = "linux"))]

@@ -66,6 +66,13 @@ pub fn enter(args: &[OsString]) -> Result<(Plan, Enforcement), i32> {
         eprintln!("gatehouse jail: {e}");
         return Err(EXIT_SETUP_FAILED);
     }
+    enter_plan(plan)
+}
+
+/// [`enter`] for a validated plan at hand: keep inherited descriptors from the command and
+/// apply every step. Also the forked helper's entry ([`run_forked`]), whose plan the
+/// launcher validated in this very memory before the fork.
+fn enter_plan(plan: Plan) -> Result<(Plan, Enforcement), i32> {
     // Whatever the helper inherited besides its standard streams stays behind (FENCE-JAIL-9).
     #[cfg(target_os = "linux")]
     if let Err(e) = crate::sys::ns::cloexec_from(3) {
@@ -80,6 +87,52 @@ pub fn enter(args: &[OsString]) -> Result<(Plan, Enforcement), i32> {
             Err(EXIT_SETUP_FAILED)
         }
     }
+}
+
+/// The helper forked from the launcher rather than executed (the native backend's
+/// checked command, see [`crate::sys::ns::fork_instead_of_exec`]): the same steps and the
+/// same action as `gatehouse __jail`, from the plan in memory; returns the exit code.
+#[cfg(target_os = "linux")]
+pub fn run_forked(plan: &Plan) -> i32 {
+    let (plan, enforcement) = match enter_plan(plan.clone()) {
+        Ok(entered) => entered,
+        Err(code) => return code,
+    };
+    match &plan.action {
+        super::plan::Action::CheckedExec {
+            argv,
+            preflight,
+            listener,
+        } => checked_exec(&plan, argv, preflight, listener.as_ref(), &enforcement),
+        _ => {
+            eprintln!("gatehouse jail: a forked helper runs checked commands only");
+            EXIT_SETUP_FAILED
+        }
+    }
+}
+
+/// A checked command: hand out the proxy's listener (the `allow-list` mode), run the
+/// probe's legs in this fully fenced process, and run the command only on the launcher's
+/// go.
+#[cfg(target_os = "linux")]
+pub fn checked_exec(
+    plan: &Plan,
+    argv: &[String],
+    preflight: &super::plan::Preflight,
+    listener: Option<&super::plan::ListenerHandoff>,
+    enforcement: &Enforcement,
+) -> i32 {
+    if let Some(l) = listener {
+        if let Err(e) = hand_out_listener(l) {
+            eprintln!("gatehouse jail: the proxy's listener: {e}");
+            return crate::exit::SETUP_FAILED;
+        }
+    }
+    if let Err(e) = super::probe::preflight_in_jail(preflight, enforcement) {
+        eprintln!("gatehouse jail: {e}");
+        return crate::exit::SETUP_FAILED;
+    }
+    exec(plan, argv, enforcement)
 }
 
 /// How `apply` ends when it does not hand back a fenced process.
@@ -225,6 +278,8 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
     let (uid, gid) = ns::ids();
     let mut enforcement = Enforcement::default();
     let ro = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
+    // Trees opened and not sealed yet: binds inside them are made read-only by the seal.
+    let mut open_trees: Vec<&Path> = Vec::new();
 
     for (index, step) in plan.steps.iter().enumerate() {
         let fail = |e: io::Error| {
@@ -298,7 +353,11 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 let (src, dst) = (under(old_root, path), under(new_root, path));
                 mount_point(&src, &dst).map_err(named(path)).map_err(fail)?;
                 let dir = std::fs::metadata(&src).map(|m| m.is_dir()).unwrap_or(false);
-                if plan.fault == Some(Fault::ReadOnlyHole) {
+                if open_trees.iter().any(|t| path.starts_with(t)) {
+                    // Read-only with the whole tree, by its seal below.
+                    let bind = if dir { mount::rbind } else { mount::bind };
+                    bind(&src, &dst).map_err(named(path)).map_err(fail)?;
+                } else if plan.fault == Some(Fault::ReadOnlyHole) {
                     // The injected fault of the probe's tests (plan::Fault): bound
                     // writable, silently; the command's own probe must refuse the jail.
                     let bind = if dir { mount::rbind } else { mount::bind };
@@ -314,6 +373,26 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                         .map_err(named(path))
                         .map_err(fail)?;
                 }
+            }
+            // A tree of binds (the allowed `/etc` entries) on a tmpfs of its own, so that one
+            // call makes all of them read-only once they are bound, not one remount each.
+            Step::Tree { path } => {
+                let dst = under(new_root, path);
+                std::fs::create_dir_all(&dst).map_err(fail)?;
+                mount::tmpfs(&dst, "0755", MountFlags::NOSUID | MountFlags::NODEV)
+                    .map_err(named(path))
+                    .map_err(fail)?;
+                open_trees.push(path);
+            }
+            // Every mount of the tree read-only, recursively (FENCE-JAIL-2): one
+            // `mount_setattr` where the kernel has it, a remount per mount before 5.12.
+            Step::SealTree { path } => {
+                let dst = under(new_root, path);
+                let mountinfo = old_root.join("proc/self/mountinfo");
+                mount::read_only_recursive(&dst, &mountinfo)
+                    .map_err(named(path))
+                    .map_err(fail)?;
+                open_trees.retain(|t| *t != path.as_path());
             }
             // Root-only objects below a bound /etc entry: jailed root is the host's uid 0,
             // so their modes are no barrier (FENCE-JAIL-17). Hidden paths too, last of the

@@ -68,7 +68,20 @@ pub enum Step {
     StageRoot,
     /// Mount the fresh tmpfs that becomes the new root, at `/newroot`.
     NewRoot,
-    /// Bind a host path read-only at the same path.
+    /// A tmpfs at `path` that holds the binds below it until [`Step::SealTree`] makes the
+    /// whole tree read-only at once (`/etc`, whose allowed entries are bound one by one).
+    Tree {
+        /// Where.
+        path: PathBuf,
+    },
+    /// Every mount at or beneath `path` (a [`Step::Tree`]) read-only, `nosuid`, `nodev`:
+    /// one recursive `mount_setattr` (Linux 5.12), one remount per mount before that.
+    SealTree {
+        /// The tree.
+        path: PathBuf,
+    },
+    /// Bind a host path read-only at the same path (inside a [`Step::Tree`], bound as is
+    /// and made read-only by its seal).
     BindReadOnly {
         /// The path (source outside, destination inside).
         path: PathBuf,
@@ -157,7 +170,9 @@ impl Step {
             Step::MakeMountsPrivate => 4,
             Step::StageRoot => 5,
             Step::NewRoot => 6,
-            Step::BindReadOnly { .. }
+            Step::Tree { .. }
+            | Step::SealTree { .. }
+            | Step::BindReadOnly { .. }
             | Step::Mask { .. }
             | Step::Symlink { .. }
             | Step::Proc
@@ -185,6 +200,8 @@ impl Step {
             Step::MakeMountsPrivate => "make-mounts-private",
             Step::StageRoot => "stage-root",
             Step::NewRoot => "new-root",
+            Step::Tree { .. } => "tree",
+            Step::SealTree { .. } => "seal-tree",
             Step::BindReadOnly { .. } => "bind-read-only",
             Step::Mask { .. } => "mask",
             Step::Symlink { .. } => "symlink",
@@ -209,6 +226,7 @@ impl Step {
     fn dest(&self) -> Option<PathBuf> {
         match self {
             Step::BindReadOnly { path }
+            | Step::Tree { path }
             | Step::Mask { path, .. }
             | Step::Symlink { path, .. }
             | Step::Tmpfs { path }
@@ -431,7 +449,16 @@ impl Layout {
             .iter()
             .map(|e| Path::new("/etc").join(e))
             .collect();
+        let mut tree = false;
         for p in dirs.iter().chain(etc.iter()) {
+            if p.starts_with("/etc") && p != Path::new("/etc") && !tree {
+                // One tmpfs for the allowed entries, sealed read-only with all of them in
+                // one call once they are bound.
+                system.push(Step::Tree {
+                    path: PathBuf::from("/etc"),
+                });
+                tree = true;
+            }
             match std::fs::symlink_metadata(p) {
                 Ok(m) if m.file_type().is_symlink() => {
                     if let Ok(target) = std::fs::read_link(p) {
@@ -455,6 +482,11 @@ impl Layout {
                 }
                 _ => {}
             }
+        }
+        if tree {
+            system.push(Step::SealTree {
+                path: PathBuf::from("/etc"),
+            });
         }
         read.extend(policy.read_only.iter().cloned());
         read.push(PathBuf::from("/proc"));
@@ -661,6 +693,7 @@ impl Plan {
         let mut phase = 0u8;
         let mut mounts: Vec<(PathBuf, bool)> = Vec::new();
         let mut proc_mounted = false;
+        let mut open_trees: Vec<&Path> = Vec::new();
         let mut no_new_privs = false;
         for (i, step) in self.steps.iter().enumerate() {
             if step.phase() < phase {
@@ -675,6 +708,8 @@ impl Plan {
                     vec![root.as_path()]
                 }
                 Step::BindReadOnly { path }
+                | Step::Tree { path }
+                | Step::SealTree { path }
                 | Step::Mask { path, .. }
                 | Step::BindReadWrite { path }
                 | Step::Tmpfs { path }
@@ -715,6 +750,13 @@ impl Plan {
                     return Err(err(i, step, "a new PID namespace needs fork-init"))
                 }
                 Step::Proc => proc_mounted = true,
+                Step::Tree { path } => open_trees.push(path),
+                Step::SealTree { path } => {
+                    if !open_trees.contains(&path.as_path()) {
+                        return Err(err(i, step, "seals no tree opened before"));
+                    }
+                    open_trees.retain(|t| *t != path.as_path());
+                }
                 Step::Protect { root, .. } => {
                     if !proc_mounted {
                         return Err(err(i, step, "protect reaches paths through /proc"));
@@ -759,6 +801,13 @@ impl Plan {
                 }
                 mounts.push((dest, matches!(step, Step::BindReadWrite { .. })));
             }
+        }
+        if let Some(t) = open_trees.first() {
+            return Err(FenceError::Plan {
+                index: self.steps.len(),
+                step: "seal-tree".into(),
+                reason: format!("the tree at {} is never sealed read-only", t.display()),
+            });
         }
         let builds = self.steps.iter().any(|s| s.phase() == 7 || s.phase() == 8);
         if builds {
@@ -870,6 +919,20 @@ mod tests {
         );
         let e = plan.validate().unwrap_err().to_string();
         assert!(e.contains("jailed code controls"), "{e}");
+    }
+
+    #[test]
+    fn a_tree_never_sealed_is_refused() {
+        let mut plan = Plan::native(&policy(), Some(Abi::V7), exec(), vec![]).unwrap();
+        if !plan.steps.iter().any(|s| matches!(s, Step::Tree { .. })) {
+            // A host without /etc entries has no tree; add one to test the check.
+            let at = plan.steps.iter().position(|s| *s == Step::Proc).unwrap();
+            plan.steps.insert(at, Step::Tree { path: "/etc".into() });
+        } else {
+            plan.steps.retain(|s| !matches!(s, Step::SealTree { .. }));
+        }
+        let e = plan.validate().unwrap_err().to_string();
+        assert!(e.contains("never sealed"), "{e}");
     }
 
     #[test]

@@ -426,7 +426,19 @@ impl Fence {
                     fd: handoff::raw(theirs),
                 }),
         };
-        let mut cmd = build_command(&self.kind, &policy, &self.helper, action, env)?;
+        let keep = [
+            handoff::raw(&report.child_end),
+            handoff::raw(&go.child_end),
+            pair.as_ref().map(|(_, _, theirs)| handoff::raw(theirs)).unwrap_or(-1),
+        ];
+        let mut cmd = match &self.kind {
+            Kind::Native { landlock } => forked_helper(
+                &self.helper,
+                Plan::native(&policy, *landlock, action, env)?,
+                &keep,
+            )?,
+            _ => build_command(&self.kind, &policy, &self.helper, action, env)?,
+        };
         configure(&mut cmd);
         let spawned = cmd.spawn();
         // The helper holds its ends now; ours must go, or the pipes never report EOF.
@@ -821,6 +833,24 @@ fn helper_command(helper: &Path, plan: &Plan) -> Result<Command, FenceError> {
     let mut c = Command::new(helper);
     c.arg("__jail").env_clear().env(PLAN_ENV, json);
     Ok(c)
+}
+
+/// The native helper of a checked command, forked from this process instead of executed
+/// again (no second load of the binary, no plan in JSON): the child applies `plan` itself
+/// ([`super::jail::run_forked`]). Where this process has other threads already, the
+/// helper is executed as before ([`helper_command`]); `keep` are the descriptors the
+/// plan names.
+#[cfg(target_os = "linux")]
+fn forked_helper(helper: &Path, plan: Plan, keep: &[i32]) -> Result<Command, FenceError> {
+    let mut c = Command::new(helper);
+    c.arg("__jail").env_clear();
+    let shared = plan.clone();
+    match crate::sys::ns::fork_instead_of_exec(&mut c, keep, move || {
+        super::jail::run_forked(&shared)
+    }) {
+        Ok(()) => Ok(c),
+        Err(_) => helper_command(helper, &plan),
+    }
 }
 
 /// Create missing protected paths on the host, never through a symlink (the native helper
