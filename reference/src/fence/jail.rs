@@ -322,6 +322,14 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 }
                 ns::Forked::Child => {
                     ns::die_with_parent(None).map_err(fail)?;
+                    // A checked command's helper may be a fork of the launcher, holding a
+                    // copy of its memory: the jail's init, the one process of that helper
+                    // the jail can see, is readable by no jailed process (it drops
+                    // CAP_SYS_PTRACE). The helper outside stays as the launcher's child,
+                    // which looks into the jail through its root (probe::PreflightDirs).
+                    if matches!(plan.action, super::plan::Action::CheckedExec { .. }) {
+                        ns::not_dumpable().map_err(fail)?;
+                    }
                     enforcement.pid1 = ns::pid() == 1;
                 }
             },
@@ -477,6 +485,17 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 let dst = under(new_root, path);
                 std::fs::create_dir_all(&dst).map_err(fail)?;
                 mount::tmpfs(&dst, "1777", MountFlags::NOSUID | MountFlags::NODEV).map_err(fail)?;
+            }
+            // A one-shot command's scratch in the private /tmp just mounted: the jailed
+            // user's own directories on the jail's tmpfs, nothing on the host.
+            Step::Scratch { path } => {
+                use std::os::unix::fs::DirBuilderExt;
+                let dst = under(new_root, path);
+                let mut b = std::fs::DirBuilder::new();
+                b.mode(0o700);
+                for d in [dst.clone(), dst.join("home"), dst.join("tmp")] {
+                    b.create(&d).map_err(named(path)).map_err(fail)?;
+                }
             }
             // The session's workspace roots and scratch, read-write at their own paths;
             // after the private /tmp so a root under /tmp lands on top of it.

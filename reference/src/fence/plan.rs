@@ -116,6 +116,13 @@ pub enum Step {
         /// Where.
         path: PathBuf,
     },
+    /// The scratch directory of a one-shot command, with its `home` and `tmp`, made in the
+    /// jail's private `/tmp` ([`Step::Tmpfs`]): nothing of it exists on the host, so
+    /// nothing is created there or tidied afterwards.
+    Scratch {
+        /// The directory (below a private tmpfs).
+        path: PathBuf,
+    },
     /// Bind a host directory read-write at the same path.
     BindReadWrite {
         /// The path.
@@ -178,6 +185,7 @@ impl Step {
             | Step::Proc
             | Step::Dev { .. }
             | Step::Tmpfs { .. }
+            | Step::Scratch { .. }
             | Step::BindReadWrite { .. }
             | Step::Protect { .. } => 7,
             Step::SealRoot => 8,
@@ -208,6 +216,7 @@ impl Step {
             Step::Proc => "proc",
             Step::Dev { .. } => "dev",
             Step::Tmpfs { .. } => "tmpfs",
+            Step::Scratch { .. } => "scratch",
             Step::BindReadWrite { .. } => "bind-read-write",
             Step::Protect { .. } => "protect",
             Step::SealRoot => "seal-root",
@@ -230,6 +239,7 @@ impl Step {
             | Step::Mask { path, .. }
             | Step::Symlink { path, .. }
             | Step::Tmpfs { path }
+            | Step::Scratch { path }
             | Step::BindReadWrite { path } => Some(path.clone()),
             Step::Proc => Some(PathBuf::from("/proc")),
             Step::Dev { .. } => Some(PathBuf::from("/dev")),
@@ -557,10 +567,18 @@ impl Plan {
         steps.push(Step::Tmpfs {
             path: PathBuf::from("/tmp"),
         });
+        if policy.scratch_in_jail {
+            steps.push(Step::Scratch {
+                path: policy.scratch.clone(),
+            });
+        }
         for p in &policy.read_only {
             steps.push(Step::BindReadOnly { path: p.clone() });
         }
         let mut rw = policy.writable_roots();
+        if policy.scratch_in_jail {
+            rw.retain(|p| *p != policy.scratch);
+        }
         rw.sort();
         for p in rw {
             steps.push(Step::BindReadWrite { path: p });
@@ -713,6 +731,7 @@ impl Plan {
                 | Step::Mask { path, .. }
                 | Step::BindReadWrite { path }
                 | Step::Tmpfs { path }
+                | Step::Scratch { path }
                 | Step::Symlink { path, .. } => vec![path.as_path()],
                 Step::CoverProc { paths } => {
                     if let Some(p) = paths.iter().find(|p| !p.starts_with("/proc")) {
@@ -750,6 +769,14 @@ impl Plan {
                     return Err(err(i, step, "a new PID namespace needs fork-init"))
                 }
                 Step::Proc => proc_mounted = true,
+                Step::Scratch { path } => {
+                    let on_tmpfs = self.steps[..i].iter().any(
+                        |s| matches!(s, Step::Tmpfs { path: t } if path.starts_with(t) && path != t),
+                    );
+                    if !on_tmpfs {
+                        return Err(err(i, step, "the scratch lies on no private tmpfs before"));
+                    }
+                }
                 Step::Tree { path } => open_trees.push(path),
                 Step::SealTree { path } => {
                     if !open_trees.contains(&path.as_path()) {
@@ -799,7 +826,10 @@ impl Plan {
                         ));
                     }
                 }
-                mounts.push((dest, matches!(step, Step::BindReadWrite { .. })));
+                mounts.push((
+                    dest,
+                    matches!(step, Step::BindReadWrite { .. } | Step::Scratch { .. }),
+                ));
             }
         }
         if let Some(t) = open_trees.first() {

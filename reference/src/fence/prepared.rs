@@ -252,7 +252,30 @@ impl Fence {
         }))
     }
 
+    /// [`Fence::prepare_kind_with`]; only the native jail builds a scratch of its own, so
+    /// for every other backend (which binds or lets through host paths) a policy whose
+    /// scratch was to live in the jail gets a fresh host directory, removed again when
+    /// that backend is not the one prepared.
     fn prepare_kind(
+        kind: Kind,
+        policy: &Policy,
+        options: &FenceOptions,
+        host: &Host,
+        helper: &Path,
+        probe_now: bool,
+    ) -> Result<Fence, FenceError> {
+        if !policy.scratch_in_jail || matches!(kind, Kind::Native { .. }) {
+            return Fence::prepare_kind_with(kind, policy, options, host, helper, probe_now);
+        }
+        let on_host = policy.clone().scratch_on_host()?;
+        let r = Fence::prepare_kind_with(kind, &on_host, options, host, helper, probe_now);
+        if r.is_err() {
+            let _ = std::fs::remove_dir_all(&on_host.scratch);
+        }
+        r
+    }
+
+    fn prepare_kind_with(
         kind: Kind,
         policy: &Policy,
         options: &FenceOptions,
@@ -394,7 +417,8 @@ impl Fence {
             leg: leg.to_string(),
             detail,
         };
-        let dirs = probe::PreflightDirs::create(&self.policy.scratch)
+        let in_jail = self.policy.scratch_in_jail;
+        let mut dirs = probe::PreflightDirs::create(&self.policy.scratch, in_jail)
             .map_err(|e| failed("setup", e.to_string()))?;
         let mut policy = self.policy.clone();
         policy.read_only.push(dirs.outside.clone());
@@ -453,6 +477,9 @@ impl Fence {
             path: self.helper.clone(),
             source: e,
         })?;
+        if in_jail {
+            dirs.seen_through(child.id());
+        }
         let deadline = std::time::Instant::now() + probe::TIMEOUT;
         let listener = match &ours {
             None => None,

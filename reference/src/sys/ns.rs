@@ -354,11 +354,10 @@ pub fn threads() -> io::Result<usize> {
 /// Refused (`Err`, nothing changed) unless this process is single-threaded, so that the
 /// child inherits no lock another thread held and may run ordinary code (allocate, build
 /// the jail) before it execs the jailed command. `cmd`'s standard streams and empty
-/// environment apply as for an exec. In the child, first: it becomes non-dumpable (it
-/// holds a copy of the launcher's memory, environment included, which no process of the
-/// jail may read through `/proc/PID/mem` or `environ`, nor trace: that needs
-/// `CAP_SYS_PTRACE`, which the jail drops), `SIGPIPE` is ignored as in a fresh Rust
-/// process, and every descriptor from 3 up other than `keep` is closed, the spawn's own
+/// environment apply as for an exec. The child holds a copy of the launcher's memory,
+/// environment included: `body` must make whatever process the jail can reach
+/// non-dumpable ([`not_dumpable`]) before any jailed code runs. In the child, first:
+/// `SIGPIPE` is ignored as in a fresh Rust process, and every descriptor from 3 up other than `keep` is closed, the spawn's own
 /// error pipe among them, which is what tells the parent's `spawn` that the child is
 /// under way. The launcher's ends of the pipes it shares with the child are closed too,
 /// so the child sees them close when the launcher does. `close_range(2)` (Linux 5.9), or
@@ -385,8 +384,7 @@ pub fn fork_instead_of_exec(
     // exec that `std` would do next never happens.
     unsafe {
         cmd.pre_exec(move || {
-            // SAFETY: plain system calls on this process's own state.
-            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+            // SAFETY: a plain system call on this process's own state.
             libc::signal(libc::SIGPIPE, libc::SIG_IGN);
             close_all_but(&keep);
             let code = body();
@@ -394,6 +392,14 @@ pub fn fork_instead_of_exec(
         });
     }
     Ok(())
+}
+
+/// `PR_SET_DUMPABLE` 0 (Linux 2.3.20): no process without `CAP_SYS_PTRACE` may trace this
+/// one or read its memory (`/proc/PID/mem`, `environ`), and its `/proc` files belong to
+/// root; inherited by `fork`, reset by `exec`.
+pub fn not_dumpable() -> io::Result<()> {
+    rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+        .map_err(io::Error::from)
 }
 
 /// Close every descriptor from 3 up except `keep` (sorted, each above 2).
