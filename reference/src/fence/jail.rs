@@ -573,7 +573,22 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
 /// The `exec` action: runs `argv` with the plan's environment and returns the helper's
 /// exit code (as PID 1, after reaping every orphan until the command ends).
 pub fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
-    let mut cmd = std::process::Command::new(&argv[0]);
+    // The program found in the plan's PATH here, as `execvp` would, so that the spawn below
+    // is a `posix_spawn` (a `vfork`) rather than a `fork` copying this process: `std`
+    // forks for a PATH lookup in a changed environment. Not found, it is left to the
+    // spawn, which reports it as before.
+    let path = plan
+        .env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_str());
+    let program = find_program(&argv[0], path);
+    let mut cmd = std::process::Command::new(&program);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.arg0(&argv[0]);
+    }
     cmd.args(&argv[1..])
         .env_clear()
         .envs(plan.env.iter().map(|(k, v)| (k, v)));
@@ -588,7 +603,19 @@ pub fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
     #[cfg(target_os = "linux")]
     if enforcement.pid1 {
         // As PID 1 we stay: init reaps every orphan until the command itself ends.
-        return match cmd.spawn() {
+        let spawned = match cmd.spawn() {
+            // A file without `#!` runs under /bin/sh with `execvp`, not with `posix_spawn`:
+            // that one case goes back to the lookup `execvp` makes.
+            Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) && program != Path::new(&argv[0]) => {
+                std::process::Command::new(&argv[0])
+                    .args(&argv[1..])
+                    .env_clear()
+                    .envs(plan.env.iter().map(|(k, v)| (k, v)))
+                    .spawn()
+            }
+            other => other,
+        };
+        return match spawned {
             Ok(child) => crate::sys::ns::reap_until(child.id() as i32).unwrap_or(EXIT_SETUP_FAILED),
             Err(e) => report(e),
         };
@@ -596,6 +623,36 @@ pub fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
     let _ = enforcement;
     use std::os::unix::process::CommandExt;
     report(cmd.exec())
+}
+
+/// `name` as `execvp(3)` finds it: as given when it holds a `/`, else the first regular
+/// file of that name in `path` that this process may execute; `name` itself when there is
+/// none (the spawn then fails as `execvp` would).
+#[cfg(target_os = "linux")]
+fn find_program(name: &str, path: Option<&str>) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    if name.contains('/') || name.is_empty() {
+        return PathBuf::from(name);
+    }
+    for dir in path.unwrap_or("/usr/local/bin:/usr/bin:/bin").split(':') {
+        let dir = if dir.is_empty() { "." } else { dir };
+        let candidate = Path::new(dir).join(name);
+        let Ok(m) = std::fs::metadata(&candidate) else {
+            continue;
+        };
+        if m.is_file()
+            && m.permissions().mode() & 0o111 != 0
+            && rustix::fs::access(&candidate, rustix::fs::Access::EXEC_OK).is_ok()
+        {
+            return candidate;
+        }
+    }
+    PathBuf::from(name)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn find_program(name: &str, _path: Option<&str>) -> std::path::PathBuf {
+    std::path::PathBuf::from(name)
 }
 
 /// Listen on the jail's `127.0.0.1` and hand the listening socket to the launcher over the
