@@ -3,7 +3,11 @@
 //! action (a command run by [`exec`], the plane's executor, or the probe's legs).
 //!
 //! The helper is a fresh exec of the gatehouse binary, single-threaded, with an environment
-//! holding nothing but the plan: no secret of the agent's process is ever in it.
+//! holding nothing but the plan: no secret of the agent's process is ever in it. A native
+//! one-shot command's helper is instead a fork of a single-threaded launcher
+//! ([`run_forked`], [`crate::sys::ns::fork_instead_of_exec`]), which holds a copy of the
+//! launcher's memory: the jail's init is made non-dumpable before any jailed code runs, so
+//! no jailed process can read or trace it.
 
 use std::ffi::OsString;
 #[cfg(target_os = "linux")]

@@ -957,7 +957,12 @@ mod tests {
         if !plan.steps.iter().any(|s| matches!(s, Step::Tree { .. })) {
             // A host without /etc entries has no tree; add one to test the check.
             let at = plan.steps.iter().position(|s| *s == Step::Proc).unwrap();
-            plan.steps.insert(at, Step::Tree { path: "/etc".into() });
+            plan.steps.insert(
+                at,
+                Step::Tree {
+                    path: "/etc".into(),
+                },
+            );
         } else {
             plan.steps.retain(|s| !matches!(s, Step::SealTree { .. }));
         }

@@ -453,7 +453,9 @@ impl Fence {
         let keep = [
             handoff::raw(&report.child_end),
             handoff::raw(&go.child_end),
-            pair.as_ref().map(|(_, _, theirs)| handoff::raw(theirs)).unwrap_or(-1),
+            pair.as_ref()
+                .map(|(_, _, theirs)| handoff::raw(theirs))
+                .unwrap_or(-1),
         ];
         let mut cmd = match &self.kind {
             Kind::Native { landlock } => forked_helper(
@@ -864,11 +866,15 @@ fn helper_command(helper: &Path, plan: &Plan) -> Result<Command, FenceError> {
 
 /// The native helper of a checked command, forked from this process instead of executed
 /// again (no second load of the binary, no plan in JSON): the child applies `plan` itself
-/// ([`super::jail::run_forked`]). Where this process has other threads already, the
-/// helper is executed as before ([`helper_command`]); `keep` are the descriptors the
-/// plan names.
+/// ([`super::jail::run_forked`]). Where this process has other threads already, or the
+/// helper asked for is another binary, the helper is executed as before
+/// ([`helper_command`]); `keep` are the descriptors the plan names.
 #[cfg(target_os = "linux")]
 fn forked_helper(helper: &Path, plan: Plan, keep: &[i32]) -> Result<Command, FenceError> {
+    if std::env::current_exe().ok().as_deref() != Some(helper) {
+        // Another helper was asked for (`GATEHOUSE_JAIL_HELPER`): that one is executed.
+        return helper_command(helper, &plan);
+    }
     let mut c = Command::new(helper);
     c.arg("__jail").env_clear();
     let shared = plan.clone();

@@ -311,39 +311,6 @@ pub fn end_children(limit: std::time::Duration) -> bool {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_kernel_without_the_cloexec_flag_takes_the_listing() {
-        // 5.10 answers EINVAL to CLOSE_RANGE_CLOEXEC; before 5.9 there is no close_range.
-        assert!(lacks_cloexec_range(Some(libc::EINVAL)));
-        assert!(lacks_cloexec_range(Some(libc::ENOSYS)));
-        assert!(!lacks_cloexec_range(Some(libc::EBADF)));
-        assert!(!lacks_cloexec_range(None));
-    }
-
-    #[test]
-    fn the_listing_marks_inherited_descriptors_close_on_exec() {
-        let file = std::fs::File::open("/proc/self/status").unwrap();
-        use std::os::fd::AsRawFd as _;
-        // SAFETY: dup returns a new descriptor (without FD_CLOEXEC) that this test owns
-        // and closes below; the original stays owned by `file`.
-        let fd = unsafe { libc::dup(file.as_raw_fd()) };
-        assert!(fd > 2);
-        // SAFETY: F_GETFD only reads the flags of the descriptor this test owns.
-        let before = unsafe { libc::fcntl(fd, libc::F_GETFD) };
-        assert_eq!(before & libc::FD_CLOEXEC, 0);
-        cloexec_listed(fd as u32).unwrap();
-        // SAFETY: as above.
-        let after = unsafe { libc::fcntl(fd, libc::F_GETFD) };
-        // SAFETY: the test owns `fd` and closes it once.
-        unsafe { libc::close(fd) };
-        assert_ne!(after & libc::FD_CLOEXEC, 0);
-    }
-}
-
 /// The number of threads of this process (the entries of `/proc/self/task`).
 pub fn threads() -> io::Result<usize> {
     Ok(std::fs::read_dir("/proc/self/task")?.count())
@@ -431,5 +398,38 @@ fn close_all_but(keep: &[i32]) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_without_the_cloexec_flag_takes_the_listing() {
+        // 5.10 answers EINVAL to CLOSE_RANGE_CLOEXEC; before 5.9 there is no close_range.
+        assert!(lacks_cloexec_range(Some(libc::EINVAL)));
+        assert!(lacks_cloexec_range(Some(libc::ENOSYS)));
+        assert!(!lacks_cloexec_range(Some(libc::EBADF)));
+        assert!(!lacks_cloexec_range(None));
+    }
+
+    #[test]
+    fn the_listing_marks_inherited_descriptors_close_on_exec() {
+        let file = std::fs::File::open("/proc/self/status").unwrap();
+        use std::os::fd::AsRawFd as _;
+        // SAFETY: dup returns a new descriptor (without FD_CLOEXEC) that this test owns
+        // and closes below; the original stays owned by `file`.
+        let fd = unsafe { libc::dup(file.as_raw_fd()) };
+        assert!(fd > 2);
+        // SAFETY: F_GETFD only reads the flags of the descriptor this test owns.
+        let before = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+        assert_eq!(before & libc::FD_CLOEXEC, 0);
+        cloexec_listed(fd as u32).unwrap();
+        // SAFETY: as above.
+        let after = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+        // SAFETY: the test owns `fd` and closes it once.
+        unsafe { libc::close(fd) };
+        assert_ne!(after & libc::FD_CLOEXEC, 0);
     }
 }
