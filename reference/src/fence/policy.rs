@@ -151,16 +151,10 @@ impl Policy {
         ))
     }
 
-    /// Give a policy whose scratch was to live in the jail a fresh host directory instead
-    /// (for a backend that binds host paths); its home and temporary directory created.
-    pub fn scratch_on_host(mut self) -> Result<Policy, FenceError> {
-        if !self.scratch_in_jail {
-            return Ok(self);
-        }
-        let dir = super::probe::tempdir().map_err(|e| FenceError::Policy {
-            path: std::env::temp_dir(),
-            reason: format!("cannot create the scratch directory: {e}"),
-        })?;
+    /// Give a policy whose scratch was to live in the jail the fresh, empty host directory
+    /// `dir` instead (for a backend that binds host paths); its home and temporary
+    /// directory created.
+    pub fn scratch_on_host(mut self, dir: PathBuf) -> Result<Policy, FenceError> {
         self.scratch = dir;
         self.scratch_in_jail = false;
         self.create_scratch()?;

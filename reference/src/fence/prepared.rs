@@ -267,7 +267,17 @@ impl Fence {
         if !policy.scratch_in_jail || matches!(kind, Kind::Native { .. }) {
             return Fence::prepare_kind_with(kind, policy, options, host, helper, probe_now);
         }
-        let on_host = policy.clone().scratch_on_host()?;
+        let dir = probe::tempdir().map_err(|e| FenceError::Policy {
+            path: std::env::temp_dir(),
+            reason: format!("cannot create the scratch directory: {e}"),
+        })?;
+        let on_host = match policy.clone().scratch_on_host(dir.clone()) {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        };
         let r = Fence::prepare_kind_with(kind, &on_host, options, host, helper, probe_now);
         if r.is_err() {
             let _ = std::fs::remove_dir_all(&on_host.scratch);
