@@ -68,34 +68,8 @@ fn hand_out(listener: Option<&crate::fence::plan::ListenerHandoff>) -> Result<()
     }
 }
 
-/// A checked command: hand out the proxy's listener (the `allow-list` mode) and the
-/// master of the command's terminal (when asked), run the probe's legs in this fully
-/// fenced process, and run the command only on the launcher's go.
 #[cfg(target_os = "linux")]
-fn checked_exec(
-    plan: &crate::fence::Plan,
-    argv: &[String],
-    preflight: &crate::fence::probe::Preflight,
-    listener: Option<&crate::fence::plan::ListenerHandoff>,
-    terminal: Option<i32>,
-    enforcement: &crate::fence::Enforcement,
-) -> i32 {
-    if let Err(code) = hand_out(listener) {
-        return code;
-    }
-    let slave = match terminal.map(crate::fence::tty::hand_out).transpose() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("gatehouse jail: the command's terminal: {e}");
-            return crate::exit::SETUP_FAILED;
-        }
-    };
-    if let Err(e) = crate::fence::probe::preflight_in_jail(preflight, enforcement) {
-        eprintln!("gatehouse jail: {e}");
-        return crate::exit::SETUP_FAILED;
-    }
-    crate::fence::jail::exec_with(plan, argv, enforcement, slave)
-}
+use crate::fence::jail::checked_exec;
 
 /// Elsewhere no launcher builds a checked command; one arriving is refused.
 #[cfg(not(target_os = "linux"))]

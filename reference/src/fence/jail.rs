@@ -3,7 +3,11 @@
 //! action (a command run by [`exec`], the plane's executor, or the probe's legs).
 //!
 //! The helper is a fresh exec of the gatehouse binary, single-threaded, with an environment
-//! holding nothing but the plan: no secret of the agent's process is ever in it.
+//! holding nothing but the plan: no secret of the agent's process is ever in it. A native
+//! one-shot command's helper is instead a fork of a single-threaded launcher
+//! ([`run_forked`], [`crate::sys::ns::fork_instead_of_exec`]), which holds a copy of the
+//! launcher's memory: the jail's init is made non-dumpable before any jailed code runs, so
+//! no jailed process can read or trace it.
 
 use std::ffi::OsString;
 #[cfg(target_os = "linux")]
@@ -66,6 +70,13 @@ pub fn enter(args: &[OsString]) -> Result<(Plan, Enforcement), i32> {
         eprintln!("gatehouse jail: {e}");
         return Err(EXIT_SETUP_FAILED);
     }
+    enter_plan(plan)
+}
+
+/// [`enter`] for a validated plan at hand: keep inherited descriptors from the command and
+/// apply every step. Also the forked helper's entry ([`run_forked`]), whose plan the
+/// launcher validated in this very memory before the fork.
+fn enter_plan(plan: Plan) -> Result<(Plan, Enforcement), i32> {
     // Whatever the helper inherited besides its standard streams stays behind (FENCE-JAIL-9).
     #[cfg(target_os = "linux")]
     if let Err(e) = crate::sys::ns::cloexec_from(3) {
@@ -80,6 +91,68 @@ pub fn enter(args: &[OsString]) -> Result<(Plan, Enforcement), i32> {
             Err(EXIT_SETUP_FAILED)
         }
     }
+}
+
+/// The helper forked from the launcher rather than executed (the native backend's
+/// checked command, see [`crate::sys::ns::fork_instead_of_exec`]): the same steps and the
+/// same action as `gatehouse __jail`, from the plan in memory; returns the exit code.
+#[cfg(target_os = "linux")]
+pub fn run_forked(plan: &Plan) -> i32 {
+    let (plan, enforcement) = match enter_plan(plan.clone()) {
+        Ok(entered) => entered,
+        Err(code) => return code,
+    };
+    match &plan.action {
+        super::plan::Action::CheckedExec {
+            argv,
+            preflight,
+            listener,
+            terminal,
+        } => checked_exec(
+            &plan,
+            argv,
+            preflight,
+            listener.as_ref(),
+            *terminal,
+            &enforcement,
+        ),
+        _ => {
+            eprintln!("gatehouse jail: a forked helper runs checked commands only");
+            EXIT_SETUP_FAILED
+        }
+    }
+}
+
+/// A checked command: hand out the proxy's listener (the `allow-list` mode) and the
+/// master of the command's terminal (when asked), run the probe's legs in this fully
+/// fenced process, and run the command only on the launcher's go.
+#[cfg(target_os = "linux")]
+pub fn checked_exec(
+    plan: &Plan,
+    argv: &[String],
+    preflight: &super::plan::Preflight,
+    listener: Option<&super::plan::ListenerHandoff>,
+    terminal: Option<i32>,
+    enforcement: &Enforcement,
+) -> i32 {
+    if let Some(l) = listener {
+        if let Err(e) = hand_out_listener(l) {
+            eprintln!("gatehouse jail: the proxy's listener: {e}");
+            return crate::exit::SETUP_FAILED;
+        }
+    }
+    let slave = match terminal.map(super::tty::hand_out).transpose() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gatehouse jail: the command's terminal: {e}");
+            return crate::exit::SETUP_FAILED;
+        }
+    };
+    if let Err(e) = super::probe::preflight_in_jail(preflight, enforcement) {
+        eprintln!("gatehouse jail: {e}");
+        return crate::exit::SETUP_FAILED;
+    }
+    exec_with(plan, argv, enforcement, slave)
 }
 
 /// How `apply` ends when it does not hand back a fenced process.
@@ -225,6 +298,8 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
     let (uid, gid) = ns::ids();
     let mut enforcement = Enforcement::default();
     let ro = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
+    // Trees opened and not sealed yet: binds inside them are made read-only by the seal.
+    let mut open_trees: Vec<&Path> = Vec::new();
 
     for (index, step) in plan.steps.iter().enumerate() {
         let fail = |e: io::Error| {
@@ -267,6 +342,14 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 }
                 ns::Forked::Child => {
                     ns::die_with_parent(None).map_err(fail)?;
+                    // A checked command's helper may be a fork of the launcher, holding a
+                    // copy of its memory: the jail's init, the one process of that helper
+                    // the jail can see, is readable by no jailed process (it drops
+                    // CAP_SYS_PTRACE). The helper outside stays as the launcher's child,
+                    // which looks into the jail through its root (probe::PreflightDirs).
+                    if matches!(plan.action, super::plan::Action::CheckedExec { .. }) {
+                        ns::not_dumpable().map_err(fail)?;
+                    }
                     enforcement.pid1 = ns::pid() == 1;
                 }
             },
@@ -298,7 +381,11 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 let (src, dst) = (under(old_root, path), under(new_root, path));
                 mount_point(&src, &dst).map_err(named(path)).map_err(fail)?;
                 let dir = std::fs::metadata(&src).map(|m| m.is_dir()).unwrap_or(false);
-                if plan.fault == Some(Fault::ReadOnlyHole) {
+                if open_trees.iter().any(|t| path.starts_with(t)) {
+                    // Read-only with the whole tree, by its seal below.
+                    let bind = if dir { mount::rbind } else { mount::bind };
+                    bind(&src, &dst).map_err(named(path)).map_err(fail)?;
+                } else if plan.fault == Some(Fault::ReadOnlyHole) {
                     // The injected fault of the probe's tests (plan::Fault): bound
                     // writable, silently; the command's own probe must refuse the jail.
                     let bind = if dir { mount::rbind } else { mount::bind };
@@ -314,6 +401,26 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                         .map_err(named(path))
                         .map_err(fail)?;
                 }
+            }
+            // A tree of binds (the allowed `/etc` entries) on a tmpfs of its own, so that one
+            // call makes all of them read-only once they are bound, not one remount each.
+            Step::Tree { path } => {
+                let dst = under(new_root, path);
+                std::fs::create_dir_all(&dst).map_err(fail)?;
+                mount::tmpfs(&dst, "0755", MountFlags::NOSUID | MountFlags::NODEV)
+                    .map_err(named(path))
+                    .map_err(fail)?;
+                open_trees.push(path);
+            }
+            // Every mount of the tree read-only, recursively (FENCE-JAIL-2): one
+            // `mount_setattr` where the kernel has it, a remount per mount before 5.12.
+            Step::SealTree { path } => {
+                let dst = under(new_root, path);
+                let mountinfo = old_root.join("proc/self/mountinfo");
+                mount::read_only_recursive(&dst, &mountinfo)
+                    .map_err(named(path))
+                    .map_err(fail)?;
+                open_trees.retain(|t| *t != path.as_path());
             }
             // Root-only objects below a bound /etc entry: jailed root is the host's uid 0,
             // so their modes are no barrier (FENCE-JAIL-17). Hidden paths too, last of the
@@ -398,6 +505,17 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 let dst = under(new_root, path);
                 std::fs::create_dir_all(&dst).map_err(fail)?;
                 mount::tmpfs(&dst, "1777", MountFlags::NOSUID | MountFlags::NODEV).map_err(fail)?;
+            }
+            // A one-shot command's scratch in the private /tmp just mounted: the jailed
+            // user's own directories on the jail's tmpfs, nothing on the host.
+            Step::Scratch { path } => {
+                use std::os::unix::fs::DirBuilderExt;
+                let dst = under(new_root, path);
+                let mut b = std::fs::DirBuilder::new();
+                b.mode(0o700);
+                for d in [dst.clone(), dst.join("home"), dst.join("tmp")] {
+                    b.create(&d).map_err(named(path)).map_err(fail)?;
+                }
             }
             // The session's workspace roots and scratch, read-write at their own paths;
             // after the private /tmp so a root under /tmp lands on top of it.
@@ -486,10 +604,29 @@ pub fn exec_with(
     enforcement: &Enforcement,
     terminal: Option<std::os::fd::OwnedFd>,
 ) -> i32 {
-    let mut cmd = std::process::Command::new(&argv[0]);
-    cmd.args(&argv[1..])
-        .env_clear()
-        .envs(plan.env.iter().map(|(k, v)| (k, v)));
+    // The program found in the plan's PATH here, as `execvp` would, so that the spawn below
+    // is a `posix_spawn` (a `vfork`) rather than a `fork` copying this process: `std`
+    // forks for a PATH lookup in a changed environment. Not found, it is left to the
+    // spawn, which reports it as before.
+    let path = plan
+        .env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_str());
+    let program = find_program(&argv[0], path);
+    let build = |program: &Path| {
+        let mut cmd = std::process::Command::new(program);
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.arg0(&argv[0]);
+        }
+        cmd.args(&argv[1..])
+            .env_clear()
+            .envs(plan.env.iter().map(|(k, v)| (k, v)));
+        cmd
+    };
+    let mut cmd = build(&program);
     let report = |e: std::io::Error| {
         eprintln!("gatehouse jail: cannot run {}: {e}", argv[0]);
         if e.kind() == std::io::ErrorKind::NotFound {
@@ -498,9 +635,17 @@ pub fn exec_with(
             EXIT_CANNOT_EXECUTE
         }
     };
+    // A second handle on the slave, only for the one retry below; dropped with the spawn,
+    // so PID 1 keeps no copy of the command's terminal.
+    #[cfg(target_os = "linux")]
+    let mut spare = None;
     #[cfg(target_os = "linux")]
     if let Some(slave) = terminal {
-        if let Err(e) = super::tty::attach(&mut cmd, slave) {
+        let attached = slave.try_clone().and_then(|copy| {
+            spare = Some(copy);
+            super::tty::attach(&mut cmd, slave)
+        });
+        if let Err(e) = attached {
             eprintln!("gatehouse jail: the command's terminal: {e}");
             return EXIT_SETUP_FAILED;
         }
@@ -511,8 +656,23 @@ pub fn exec_with(
     if enforcement.pid1 {
         // As PID 1 we stay: init reaps every orphan until the command itself ends. The
         // command's terminal goes with `cmd`: PID 1 keeps no copy of the slave.
-        let spawned = cmd.spawn();
+        let spawned = match cmd.spawn() {
+            // A file without `#!` runs under /bin/sh with `execvp`, not with `posix_spawn`:
+            // that one case goes back to the lookup `execvp` makes.
+            Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) && program != Path::new(&argv[0]) => {
+                let mut retry = build(Path::new(&argv[0]));
+                match spare
+                    .take()
+                    .map(|slave| super::tty::attach(&mut retry, slave))
+                {
+                    Some(Err(e)) => Err(e),
+                    _ => retry.spawn(),
+                }
+            }
+            other => other,
+        };
         drop(cmd);
+        drop(spare);
         return match spawned {
             Ok(child) => crate::sys::ns::reap_until(child.id() as i32).unwrap_or(EXIT_SETUP_FAILED),
             Err(e) => report(e),
@@ -521,6 +681,36 @@ pub fn exec_with(
     let _ = enforcement;
     use std::os::unix::process::CommandExt;
     report(cmd.exec())
+}
+
+/// `name` as `execvp(3)` finds it: as given when it holds a `/`, else the first regular
+/// file of that name in `path` that this process may execute; `name` itself when there is
+/// none (the spawn then fails as `execvp` would).
+#[cfg(target_os = "linux")]
+fn find_program(name: &str, path: Option<&str>) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    if name.contains('/') || name.is_empty() {
+        return PathBuf::from(name);
+    }
+    for dir in path.unwrap_or("/usr/local/bin:/usr/bin:/bin").split(':') {
+        let dir = if dir.is_empty() { "." } else { dir };
+        let candidate = Path::new(dir).join(name);
+        let Ok(m) = std::fs::metadata(&candidate) else {
+            continue;
+        };
+        if m.is_file()
+            && m.permissions().mode() & 0o111 != 0
+            && rustix::fs::access(&candidate, rustix::fs::Access::EXEC_OK).is_ok()
+        {
+            return candidate;
+        }
+    }
+    PathBuf::from(name)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn find_program(name: &str, _path: Option<&str>) -> std::path::PathBuf {
+    std::path::PathBuf::from(name)
 }
 
 /// Listen on the jail's `127.0.0.1` and hand the listening socket to the launcher over the

@@ -68,7 +68,20 @@ pub enum Step {
     StageRoot,
     /// Mount the fresh tmpfs that becomes the new root, at `/newroot`.
     NewRoot,
-    /// Bind a host path read-only at the same path.
+    /// A tmpfs at `path` that holds the binds below it until [`Step::SealTree`] makes the
+    /// whole tree read-only at once (`/etc`, whose allowed entries are bound one by one).
+    Tree {
+        /// Where.
+        path: PathBuf,
+    },
+    /// Every mount at or beneath `path` (a [`Step::Tree`]) read-only, `nosuid`, `nodev`:
+    /// one recursive `mount_setattr` (Linux 5.12), one remount per mount before that.
+    SealTree {
+        /// The tree.
+        path: PathBuf,
+    },
+    /// Bind a host path read-only at the same path (inside a [`Step::Tree`], bound as is
+    /// and made read-only by its seal).
     BindReadOnly {
         /// The path (source outside, destination inside).
         path: PathBuf,
@@ -101,6 +114,13 @@ pub enum Step {
     /// A private tmpfs (`/tmp`).
     Tmpfs {
         /// Where.
+        path: PathBuf,
+    },
+    /// The scratch directory of a one-shot command, with its `home` and `tmp`, made in the
+    /// jail's private `/tmp` ([`Step::Tmpfs`]): nothing of it exists on the host, so
+    /// nothing is created there or tidied afterwards.
+    Scratch {
+        /// The directory (below a private tmpfs).
         path: PathBuf,
     },
     /// Bind a host directory read-write at the same path.
@@ -157,12 +177,15 @@ impl Step {
             Step::MakeMountsPrivate => 4,
             Step::StageRoot => 5,
             Step::NewRoot => 6,
-            Step::BindReadOnly { .. }
+            Step::Tree { .. }
+            | Step::SealTree { .. }
+            | Step::BindReadOnly { .. }
             | Step::Mask { .. }
             | Step::Symlink { .. }
             | Step::Proc
             | Step::Dev { .. }
             | Step::Tmpfs { .. }
+            | Step::Scratch { .. }
             | Step::BindReadWrite { .. }
             | Step::Protect { .. } => 7,
             Step::SealRoot => 8,
@@ -185,12 +208,15 @@ impl Step {
             Step::MakeMountsPrivate => "make-mounts-private",
             Step::StageRoot => "stage-root",
             Step::NewRoot => "new-root",
+            Step::Tree { .. } => "tree",
+            Step::SealTree { .. } => "seal-tree",
             Step::BindReadOnly { .. } => "bind-read-only",
             Step::Mask { .. } => "mask",
             Step::Symlink { .. } => "symlink",
             Step::Proc => "proc",
             Step::Dev { .. } => "dev",
             Step::Tmpfs { .. } => "tmpfs",
+            Step::Scratch { .. } => "scratch",
             Step::BindReadWrite { .. } => "bind-read-write",
             Step::Protect { .. } => "protect",
             Step::SealRoot => "seal-root",
@@ -209,9 +235,11 @@ impl Step {
     fn dest(&self) -> Option<PathBuf> {
         match self {
             Step::BindReadOnly { path }
+            | Step::Tree { path }
             | Step::Mask { path, .. }
             | Step::Symlink { path, .. }
             | Step::Tmpfs { path }
+            | Step::Scratch { path }
             | Step::BindReadWrite { path } => Some(path.clone()),
             Step::Proc => Some(PathBuf::from("/proc")),
             Step::Dev { .. } => Some(PathBuf::from("/dev")),
@@ -436,7 +464,16 @@ impl Layout {
             .iter()
             .map(|e| Path::new("/etc").join(e))
             .collect();
+        let mut tree = false;
         for p in dirs.iter().chain(etc.iter()) {
+            if p.starts_with("/etc") && p != Path::new("/etc") && !tree {
+                // One tmpfs for the allowed entries, sealed read-only with all of them in
+                // one call once they are bound.
+                system.push(Step::Tree {
+                    path: PathBuf::from("/etc"),
+                });
+                tree = true;
+            }
             match std::fs::symlink_metadata(p) {
                 Ok(m) if m.file_type().is_symlink() => {
                     if let Ok(target) = std::fs::read_link(p) {
@@ -460,6 +497,11 @@ impl Layout {
                 }
                 _ => {}
             }
+        }
+        if tree {
+            system.push(Step::SealTree {
+                path: PathBuf::from("/etc"),
+            });
         }
         read.extend(policy.read_only.iter().cloned());
         read.push(PathBuf::from("/proc"));
@@ -530,10 +572,18 @@ impl Plan {
         steps.push(Step::Tmpfs {
             path: PathBuf::from("/tmp"),
         });
+        if policy.scratch_in_jail {
+            steps.push(Step::Scratch {
+                path: policy.scratch.clone(),
+            });
+        }
         for p in &policy.read_only {
             steps.push(Step::BindReadOnly { path: p.clone() });
         }
         let mut rw = policy.writable_roots();
+        if policy.scratch_in_jail {
+            rw.retain(|p| *p != policy.scratch);
+        }
         rw.sort();
         for p in rw {
             steps.push(Step::BindReadWrite { path: p });
@@ -666,6 +716,7 @@ impl Plan {
         let mut phase = 0u8;
         let mut mounts: Vec<(PathBuf, bool)> = Vec::new();
         let mut proc_mounted = false;
+        let mut open_trees: Vec<&Path> = Vec::new();
         let mut no_new_privs = false;
         for (i, step) in self.steps.iter().enumerate() {
             if step.phase() < phase {
@@ -680,9 +731,12 @@ impl Plan {
                     vec![root.as_path()]
                 }
                 Step::BindReadOnly { path }
+                | Step::Tree { path }
+                | Step::SealTree { path }
                 | Step::Mask { path, .. }
                 | Step::BindReadWrite { path }
                 | Step::Tmpfs { path }
+                | Step::Scratch { path }
                 | Step::Symlink { path, .. } => vec![path.as_path()],
                 Step::CoverProc { paths } => {
                     if let Some(p) = paths.iter().find(|p| !p.starts_with("/proc")) {
@@ -720,6 +774,21 @@ impl Plan {
                     return Err(err(i, step, "a new PID namespace needs fork-init"))
                 }
                 Step::Proc => proc_mounted = true,
+                Step::Scratch { path } => {
+                    let on_tmpfs = self.steps[..i].iter().any(
+                        |s| matches!(s, Step::Tmpfs { path: t } if path.starts_with(t) && path != t),
+                    );
+                    if !on_tmpfs {
+                        return Err(err(i, step, "the scratch lies on no private tmpfs before"));
+                    }
+                }
+                Step::Tree { path } => open_trees.push(path),
+                Step::SealTree { path } => {
+                    if !open_trees.contains(&path.as_path()) {
+                        return Err(err(i, step, "seals no tree opened before"));
+                    }
+                    open_trees.retain(|t| *t != path.as_path());
+                }
                 Step::Protect { root, .. } => {
                     if !proc_mounted {
                         return Err(err(i, step, "protect reaches paths through /proc"));
@@ -762,8 +831,18 @@ impl Plan {
                         ));
                     }
                 }
-                mounts.push((dest, matches!(step, Step::BindReadWrite { .. })));
+                mounts.push((
+                    dest,
+                    matches!(step, Step::BindReadWrite { .. } | Step::Scratch { .. }),
+                ));
             }
+        }
+        if let Some(t) = open_trees.first() {
+            return Err(FenceError::Plan {
+                index: self.steps.len(),
+                step: "seal-tree".into(),
+                reason: format!("the tree at {} is never sealed read-only", t.display()),
+            });
         }
         let builds = self.steps.iter().any(|s| s.phase() == 7 || s.phase() == 8);
         if builds {
@@ -875,6 +954,25 @@ mod tests {
         );
         let e = plan.validate().unwrap_err().to_string();
         assert!(e.contains("jailed code controls"), "{e}");
+    }
+
+    #[test]
+    fn a_tree_never_sealed_is_refused() {
+        let mut plan = Plan::native(&policy(), Some(Abi::V7), exec(), vec![]).unwrap();
+        if !plan.steps.iter().any(|s| matches!(s, Step::Tree { .. })) {
+            // A host without /etc entries has no tree; add one to test the check.
+            let at = plan.steps.iter().position(|s| *s == Step::Proc).unwrap();
+            plan.steps.insert(
+                at,
+                Step::Tree {
+                    path: "/etc".into(),
+                },
+            );
+        } else {
+            plan.steps.retain(|s| !matches!(s, Step::SealTree { .. }));
+        }
+        let e = plan.validate().unwrap_err().to_string();
+        assert!(e.contains("never sealed"), "{e}");
     }
 
     #[test]

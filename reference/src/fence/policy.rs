@@ -98,6 +98,13 @@ pub struct Policy {
     /// scoping where the kernel has it), FENCE-NET-8.
     #[serde(default)]
     pub host_network: bool,
+    /// The scratch directory lives inside the jail only (a one-shot command): created by
+    /// the native jail in its private `/tmp`, nothing of it on the host. A backend that
+    /// binds host paths (bubblewrap, Landlock alone, `off`) gets a fresh host directory
+    /// instead ([`Policy::scratch_on_host`]). `scratch` is then a name below `/tmp` that
+    /// exists nowhere yet ([`Policy::in_jail_scratch_name`]).
+    #[serde(default)]
+    pub scratch_in_jail: bool,
 }
 
 fn default_system_dirs() -> Vec<PathBuf> {
@@ -128,7 +135,46 @@ impl Policy {
             home: None,
             git_protected: Vec::new(),
             host_network: false,
+            scratch_in_jail: false,
         }
+    }
+
+    /// A fresh name for a scratch directory inside the jail's private `/tmp` (never
+    /// created on the host).
+    pub fn in_jail_scratch_name() -> PathBuf {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        PathBuf::from(format!(
+            "/tmp/gatehouse-scratch-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ))
+    }
+
+    /// Give a policy whose scratch was to live in the jail the fresh, empty host directory
+    /// `dir` instead (for a backend that binds host paths); its home and temporary
+    /// directory created.
+    pub fn scratch_on_host(mut self, dir: PathBuf) -> Result<Policy, FenceError> {
+        self.scratch = dir;
+        self.scratch_in_jail = false;
+        self.create_scratch()?;
+        self.scratch = std::fs::canonicalize(&self.scratch).map_err(|e| FenceError::Policy {
+            path: self.scratch.clone(),
+            reason: format!("cannot resolve: {e}"),
+        })?;
+        self.validate()?;
+        Ok(self)
+    }
+
+    fn create_scratch(&self) -> Result<(), FenceError> {
+        std::fs::create_dir_all(self.scratch.join("home")).map_err(|e| FenceError::Policy {
+            path: self.scratch.clone(),
+            reason: format!("cannot create the scratch home: {e}"),
+        })?;
+        std::fs::create_dir_all(self.tmpdir()).map_err(|e| FenceError::Policy {
+            path: self.scratch.clone(),
+            reason: format!("cannot create the scratch tmp: {e}"),
+        })
     }
 
     /// Every protected path: the policy's names at each workspace root, then what git
@@ -196,15 +242,10 @@ impl Policy {
                 reason: format!("cannot resolve: {e}"),
             })
         };
-        std::fs::create_dir_all(self.scratch.join("home")).map_err(|e| FenceError::Policy {
-            path: self.scratch.clone(),
-            reason: format!("cannot create the scratch home: {e}"),
-        })?;
-        std::fs::create_dir_all(self.tmpdir()).map_err(|e| FenceError::Policy {
-            path: self.scratch.clone(),
-            reason: format!("cannot create the scratch tmp: {e}"),
-        })?;
-        self.scratch = canon(&self.scratch)?;
+        if !self.scratch_in_jail {
+            self.create_scratch()?;
+            self.scratch = canon(&self.scratch)?;
+        }
         self.workspaces = self
             .workspaces
             .iter()

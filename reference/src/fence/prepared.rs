@@ -252,7 +252,40 @@ impl Fence {
         }))
     }
 
+    /// [`Fence::prepare_kind_with`]; only the native jail builds a scratch of its own, so
+    /// for every other backend (which binds or lets through host paths) a policy whose
+    /// scratch was to live in the jail gets a fresh host directory, removed again when
+    /// that backend is not the one prepared.
     fn prepare_kind(
+        kind: Kind,
+        policy: &Policy,
+        options: &FenceOptions,
+        host: &Host,
+        helper: &Path,
+        probe_now: bool,
+    ) -> Result<Fence, FenceError> {
+        if !policy.scratch_in_jail || matches!(kind, Kind::Native { .. }) {
+            return Fence::prepare_kind_with(kind, policy, options, host, helper, probe_now);
+        }
+        let dir = probe::tempdir().map_err(|e| FenceError::Policy {
+            path: std::env::temp_dir(),
+            reason: format!("cannot create the scratch directory: {e}"),
+        })?;
+        let on_host = match policy.clone().scratch_on_host(dir.clone()) {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        };
+        let r = Fence::prepare_kind_with(kind, &on_host, options, host, helper, probe_now);
+        if r.is_err() {
+            let _ = std::fs::remove_dir_all(&on_host.scratch);
+        }
+        r
+    }
+
+    fn prepare_kind_with(
         kind: Kind,
         policy: &Policy,
         options: &FenceOptions,
@@ -411,7 +444,8 @@ impl Fence {
             leg: leg.to_string(),
             detail,
         };
-        let dirs = probe::PreflightDirs::create(&self.policy.scratch)
+        let in_jail = self.policy.scratch_in_jail;
+        let mut dirs = probe::PreflightDirs::create(&self.policy.scratch, in_jail)
             .map_err(|e| failed("setup", e.to_string()))?;
         let mut policy = self.policy.clone();
         policy.read_only.push(dirs.outside.clone());
@@ -452,7 +486,26 @@ impl Fence {
                     fd: handoff::raw(theirs),
                 }),
         };
-        let mut cmd = build_command(&self.kind, &policy, &self.helper, action, env)?;
+        // Every descriptor the action names, and no other, survives into a forked helper.
+        let keep = [
+            handoff::raw(&report.child_end),
+            handoff::raw(&go.child_end),
+            pair.as_ref()
+                .map(|(_, _, theirs)| handoff::raw(theirs))
+                .unwrap_or(-1),
+            tty_pair
+                .as_ref()
+                .map(|(_, theirs)| handoff::raw(theirs))
+                .unwrap_or(-1),
+        ];
+        let mut cmd = match &self.kind {
+            Kind::Native { landlock } => forked_helper(
+                &self.helper,
+                Plan::native(&policy, *landlock, action, env)?,
+                &keep,
+            )?,
+            _ => build_command(&self.kind, &policy, &self.helper, action, env)?,
+        };
         configure(&mut cmd);
         let spawned = cmd.spawn();
         // The helper holds its ends now; ours must go, or the pipes never report EOF.
@@ -471,6 +524,9 @@ impl Fence {
             path: self.helper.clone(),
             source: e,
         })?;
+        if in_jail {
+            dirs.seen_through(child.id());
+        }
         let deadline = std::time::Instant::now() + probe::TIMEOUT;
         let listener = match &ours {
             None => None,
@@ -951,6 +1007,28 @@ fn helper_command(helper: &Path, plan: &Plan) -> Result<Command, FenceError> {
     let mut c = Command::new(helper);
     c.arg("__jail").env_clear().env(PLAN_ENV, json);
     Ok(c)
+}
+
+/// The native helper of a checked command, forked from this process instead of executed
+/// again (no second load of the binary, no plan in JSON): the child applies `plan` itself
+/// ([`super::jail::run_forked`]). Where this process has other threads already, or the
+/// helper asked for is another binary, the helper is executed as before
+/// ([`helper_command`]); `keep` are the descriptors the plan names.
+#[cfg(target_os = "linux")]
+fn forked_helper(helper: &Path, plan: Plan, keep: &[i32]) -> Result<Command, FenceError> {
+    if std::env::current_exe().ok().as_deref() != Some(helper) {
+        // Another helper was asked for (`GATEHOUSE_JAIL_HELPER`): that one is executed.
+        return helper_command(helper, &plan);
+    }
+    let mut c = Command::new(helper);
+    c.arg("__jail").env_clear();
+    let shared = plan.clone();
+    match crate::sys::ns::fork_instead_of_exec(&mut c, keep, move || {
+        super::jail::run_forked(&shared)
+    }) {
+        Ok(()) => Ok(c),
+        Err(_) => helper_command(helper, &plan),
+    }
 }
 
 /// Create missing protected paths on the host, never through a symlink (the native helper

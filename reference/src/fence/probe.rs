@@ -304,28 +304,47 @@ pub struct PreflightDirs {
     /// The writable directory: the scratch directory itself, fresh for this command (no
     /// directory of its own, which would cost a `mkdir` and a `rmdir` per command).
     pub inside: PathBuf,
+    /// Where the launcher sees `inside`: the host path, or for a scratch that exists only
+    /// in the jail the same path through `/proc/PID/root` of the jail's helper
+    /// ([`PreflightDirs::seen_through`]).
+    inside_seen: PathBuf,
     mode_before: u32,
 }
 
 impl PreflightDirs {
     /// A fresh outside directory with its victim, and `inside` the fresh `scratch`.
-    pub fn create(scratch: &Path) -> std::io::Result<PreflightDirs> {
+    /// A scratch that exists only in the jail (`in_jail`) is created fresh there and seen
+    /// once the jail's helper runs ([`PreflightDirs::seen_through`]).
+    pub fn create(scratch: &Path, in_jail: bool) -> std::io::Result<PreflightDirs> {
         let dir = tempdir()?;
         let outside = std::fs::canonicalize(&dir)?;
         let victim = outside.join(VICTIM);
         std::fs::write(&victim, VICTIM_TEXT)?;
-        let inside = scratch.to_path_buf();
-        if inside.join("probe-inside").exists() {
-            return Err(std::io::Error::other(
-                "the scratch directory is not fresh (probe-inside exists)",
-            ));
-        }
+        let inside = if in_jail {
+            scratch.to_path_buf()
+        } else {
+            if scratch.join("probe-inside").exists() {
+                return Err(std::io::Error::other(
+                    "the scratch directory is not fresh (probe-inside exists)",
+                ));
+            }
+            std::fs::canonicalize(scratch)?
+        };
         Ok(PreflightDirs {
             dir,
             mode_before: mode(&victim),
-            inside: std::fs::canonicalize(&inside)?,
+            inside_seen: inside.clone(),
+            inside,
             outside,
         })
+    }
+
+    /// Look at the writable directory through the root of process `pid` (the jail's
+    /// helper, which the jail's `pivot_root` moved into the jail's tree): the file system
+    /// of the jail, seen from outside it, judges the allowed write.
+    pub fn seen_through(&mut self, pid: u32) {
+        let rel = self.inside.strip_prefix("/").unwrap_or(&self.inside);
+        self.inside_seen = Path::new(&format!("/proc/{pid}/root")).join(rel);
     }
 
     /// Judge the helper's report (see [`judge`]).
@@ -333,11 +352,11 @@ impl PreflightDirs {
         let verdict = judge(
             claimed,
             report,
-            &self.inside,
+            &self.inside_seen,
             &self.outside,
             self.mode_before,
         );
-        let _ = std::fs::remove_file(self.inside.join("probe-inside"));
+        let _ = std::fs::remove_file(self.inside_seen.join("probe-inside"));
         verdict
     }
 }
@@ -345,7 +364,9 @@ impl PreflightDirs {
 impl Drop for PreflightDirs {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
-        let _ = std::fs::remove_file(self.inside.join("probe-inside"));
+        if self.inside_seen == self.inside {
+            let _ = std::fs::remove_file(self.inside.join("probe-inside"));
+        }
     }
 }
 

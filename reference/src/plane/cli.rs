@@ -209,11 +209,14 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
     }
     guarded.extend(super::log::default_dir());
     let extra = super::choices::resolve_paths(&settings, &guarded)?;
-    let scratch = crate::fence::probe::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
+    // The scratch lives in the native jail's private /tmp; a backend that needs it on the
+    // host gets a fresh host directory from the fence, removed below.
+    let mut host_scratch: Option<PathBuf> = None;
     let result = (|| {
         let mut all = workspaces.clone();
         all.extend(extra.writable.iter().cloned());
-        let mut policy = Policy::new(all, scratch.clone());
+        let mut policy = Policy::new(all, Policy::in_jail_scratch_name());
+        policy.scratch_in_jail = true;
         policy.read_only = extra.read_only.clone();
         policy.hidden = extra.hidden.clone();
         policy.host_network = settings.network.value == NetworkMode::Host;
@@ -227,6 +230,9 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             policy.cwd = Some(real_cwd);
         }
         let fence = Fence::prepare_for_checked(policy, &options).map_err(|e| e.to_string())?;
+        if !fence.policy().scratch_in_jail {
+            host_scratch = Some(fence.policy().scratch.clone());
+        }
         let scrubbing = env_scrubbing_from_env();
         let mut posture = fence.posture().clone();
         posture.env_scrubbing = scrubbing;
@@ -308,7 +314,9 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             .or(status.signal().map(|s| 128 + s))
             .unwrap_or(EXIT_SETUP_FAILED))
     })();
-    let _ = std::fs::remove_dir_all(&scratch);
+    if let Some(scratch) = host_scratch {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
     result
 }
 

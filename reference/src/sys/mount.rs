@@ -107,6 +107,14 @@ pub fn mounts_beneath(mountinfo: &Path, target: &Path) -> io::Result<Vec<std::pa
 /// back to a weaker path.
 pub fn rbind_read_only(source: &Path, target: &Path, mountinfo: &Path) -> io::Result<()> {
     rbind(source, target)?;
+    read_only_recursive(target, mountinfo)
+}
+
+/// Every mount at or beneath `target` made read-only, `nosuid` and `nodev` (keeping
+/// locked flags): one `mount_setattr(AT_RECURSIVE)` (Linux 5.12), all or nothing; before
+/// 5.12 (`ENOSYS`) each mount listed in `mountinfo` is remounted on its own. Any other
+/// error of `mount_setattr` is an error: nothing falls back to a weaker path.
+pub fn read_only_recursive(target: &Path, mountinfo: &Path) -> io::Result<()> {
     match set_attr_recursive(
         target,
         MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,

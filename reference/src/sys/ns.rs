@@ -311,6 +311,96 @@ pub fn end_children(limit: std::time::Duration) -> bool {
     }
 }
 
+/// The number of threads of this process (the entries of `/proc/self/task`).
+pub fn threads() -> io::Result<usize> {
+    Ok(std::fs::read_dir("/proc/self/task")?.count())
+}
+
+/// Make `cmd`'s spawn a plain `fork(2)` whose child runs `body` and leaves with its code,
+/// never executing `cmd`'s program: the jail helper without a second load of this binary.
+/// Refused (`Err`, nothing changed) unless this process is single-threaded, so that the
+/// child inherits no lock another thread held and may run ordinary code (allocate, build
+/// the jail) before it execs the jailed command. `cmd`'s standard streams and empty
+/// environment apply as for an exec. The child holds a copy of the launcher's memory,
+/// environment included: `body` must make whatever process the jail can reach
+/// non-dumpable ([`not_dumpable`]) before any jailed code runs. In the child, first:
+/// `SIGPIPE` is ignored as in a fresh Rust process, and every descriptor from 3 up other than `keep` is closed, the spawn's own
+/// error pipe among them, which is what tells the parent's `spawn` that the child is
+/// under way. The launcher's ends of the pipes it shares with the child are closed too,
+/// so the child sees them close when the launcher does. `close_range(2)` (Linux 5.9), or
+/// the listing of `/proc/self/fd`.
+pub fn fork_instead_of_exec(
+    cmd: &mut std::process::Command,
+    keep: &[i32],
+    body: impl Fn() -> i32 + Send + Sync + 'static,
+) -> io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    if threads()? != 1 {
+        return Err(io::Error::other(
+            "the launcher has more than one thread; the helper is executed instead",
+        ));
+    }
+    let mut keep: Vec<i32> = keep.iter().copied().filter(|fd| *fd > 2).collect();
+    keep.sort_unstable();
+    keep.dedup();
+    // SAFETY: `pre_exec` runs the closure in the child of `fork(2)`. The process was
+    // single-threaded when checked just above and the caller spawns right away (its own
+    // code starts no thread in between), so the child is a copy of one thread holding no
+    // lock of another: ordinary code, allocation included, is as safe there as in any
+    // single-threaded process. The closure never returns into `std` (it `_exit`s), so the
+    // exec that `std` would do next never happens.
+    unsafe {
+        cmd.pre_exec(move || {
+            // SAFETY: a plain system call on this process's own state.
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+            close_all_but(&keep);
+            let code = body();
+            libc::_exit(code)
+        });
+    }
+    Ok(())
+}
+
+/// `PR_SET_DUMPABLE` 0 (Linux 2.3.20): no process without `CAP_SYS_PTRACE` may trace this
+/// one or read its memory (`/proc/PID/mem`, `environ`), and its `/proc` files belong to
+/// root; inherited by `fork`, reset by `exec`.
+pub fn not_dumpable() -> io::Result<()> {
+    rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+        .map_err(io::Error::from)
+}
+
+/// Close every descriptor from 3 up except `keep` (sorted, each above 2).
+fn close_all_but(keep: &[i32]) {
+    let mut from: u32 = 3;
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    for &k in keep {
+        if (k as u32) > from {
+            ranges.push((from, k as u32 - 1));
+        }
+        from = k as u32 + 1;
+    }
+    ranges.push((from, u32::MAX));
+    for (lo, hi) in ranges {
+        // SAFETY: in the forked child of `fork_instead_of_exec`, whose descriptors other
+        // than `keep` belong to no one there any more.
+        let r = unsafe { libc::syscall(libc::SYS_close_range, lo, hi, 0) };
+        if r != 0 {
+            let listed: Vec<i32> = std::fs::read_dir("/proc/self/fd")
+                .map(|d| {
+                    d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                        .collect()
+                })
+                .unwrap_or_default();
+            for fd in listed {
+                if fd >= lo as i32 && (fd as i64) <= hi as i64 {
+                    // SAFETY: as above; the listing's own descriptor gives EBADF.
+                    unsafe { libc::close(fd) };
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

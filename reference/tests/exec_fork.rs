@@ -1,0 +1,79 @@
+//! `gatehouse exec` on the native backend, whose jail helper is a fork of the launcher and
+//! whose scratch directory exists only inside the jail: the launcher's memory stays out of
+//! the jail's reach, and nothing of the scratch is left on (or made on) the host. Each
+//! check beside its allowed twin, the files looked at from outside afterwards.
+#![cfg(target_os = "linux")]
+
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_gatehouse");
+
+/// A value only the launcher's environment holds (the jail's environment is scrubbed).
+const BAIT: &str = "gatehouse-fork-bait-5f3a";
+
+fn exec(ws: &std::path::Path, tmp: &std::path::Path, script: &str) -> Output {
+    Command::new(BIN)
+        .arg("exec")
+        .arg("--workspace")
+        .arg(ws)
+        .args(["--", "sh", "-c", script])
+        .env("GATEHOUSE_FENCE", "native")
+        .env("XDG_CONFIG_HOME", ws.join("no-config"))
+        .env("TMPDIR", tmp)
+        .env("GATEHOUSE_BAIT_TOKEN", BAIT)
+        .env_remove(gatehouse::fence::plan::FAULT_ENV)
+        .output()
+        .unwrap()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn no_jailed_process_reads_the_launchers_memory() {
+    let ws = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    // Every process the command can see: its environment and memory maps. The init is a
+    // fork of the launcher, whose environment holds the bait.
+    let script = format!(
+        "for p in /proc/[0-9]*; do cat $p/environ 2>/dev/null | tr '\\0' '\\n'; \
+         dd if=$p/mem bs=1 count=1 2>/dev/null; done | grep -c {BAIT}; \
+         cat /proc/self/environ | tr '\\0' '\\n' | grep -c '^PATH='"
+    );
+    let o = exec(ws.path(), tmp.path(), &script);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let counts: Vec<&str> = out.lines().collect();
+    assert_eq!(counts.first(), Some(&"0"), "the bait was read: {}", err(&o));
+    // The allowed twin: the command reads its own environment.
+    assert_eq!(counts.get(1), Some(&"1"), "{out} {}", err(&o));
+}
+
+#[test]
+fn a_one_shot_scratch_is_made_in_the_jail_and_nothing_is_left_on_the_host() {
+    let ws = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let o = exec(
+        ws.path(),
+        tmp.path(),
+        "echo kept > \"$HOME/note\" && echo kept > \"$TMPDIR/t\" && echo \"$HOME\"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    // The allowed twin: the command wrote its home and its temporary directory.
+    let home = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    assert!(home.ends_with("/home"), "{home}");
+    // Seen from outside: no such home on the host, and nothing left in the temporary
+    // directory the launcher was given (the probe's directory is gone too).
+    assert!(
+        !std::path::Path::new(&home).exists(),
+        "{home} exists on the host"
+    );
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(left.is_empty(), "left on the host: {left:?}");
+    // The missing protected paths' mount points are gone from the workspace.
+    let in_ws: Vec<_> = std::fs::read_dir(ws.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(in_ws.is_empty(), "left in the workspace: {in_ws:?}");
+}
