@@ -614,7 +614,7 @@ pub fn exec_with(
         .find(|(k, _)| k == "PATH")
         .map(|(_, v)| v.as_str());
     let program = find_program(&argv[0], path);
-    let build = |program: &Path| {
+    let build = |program: &std::path::Path| {
         let mut cmd = std::process::Command::new(program);
         #[cfg(unix)]
         {

@@ -18,7 +18,8 @@
 //! offers), [`coverage`] (the protections, by the chapter's codes), [`posture`] (what is
 //! claimed and what is missing), [`plan`] (the ordered steps), [`prepared`] (a backend
 //! chosen, probed and ready), [`probe`] (the two legs before any claim), [`jail`] (the
-//! helper applying the plan), [`launch`] (running with a deadline), [`bwrap`] and
+//! helper applying the plan), [`launch`] (running with a deadline), [`mount_points`] (the mount points of missing
+//! protected paths, shared by the jails of one root and removed by the last one out), [`bwrap`] and
 //! [`seatbelt`] (the external backends), [`tty`] (a terminal for the command, relayed
 //! from outside), [`error`] (the one error type). The kernel calls
 //! are [`crate::sys`]'s.
@@ -29,6 +30,7 @@ pub mod error;
 pub mod host;
 pub mod jail;
 pub mod launch;
+pub mod mount_points;
 pub mod plan;
 pub mod policy;
 pub mod posture;
@@ -42,6 +44,7 @@ pub use coverage::{Coverage, REQUIRED};
 pub use error::FenceError;
 pub use host::Host;
 pub use jail::{EXIT_SETUP_FAILED, PLAN_ENV};
+pub use mount_points::MountPoints;
 pub use plan::{Abi, Action, Enforcement, LandlockReport, LandlockRules, Plan, Step};
 pub use policy::{BackendChoice, FenceOptions, Policy};
 pub use posture::{BackendKind, Layer, Posture, PostureChoices};

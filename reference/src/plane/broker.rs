@@ -208,7 +208,8 @@ struct Inner {
     next_request: AtomicU64,
     log: Option<SessionLog>,
     log_dir: Option<PathBuf>,
-    created: Vec<(PathBuf, PathBuf)>,
+    /// The mount points of missing protected paths, held while any executor may use them.
+    mount_points: Mutex<Option<crate::fence::MountPoints>>,
 }
 
 /// The session's broker. Cheap to clone.
@@ -281,7 +282,9 @@ impl Broker {
         let log = log_dir
             .as_ref()
             .and_then(|d| SessionLog::open(d, &config.session).ok());
-        let created = crate::fence::missing_protected(state.fence.policy());
+        let mount_points = crate::fence::MountPoints::claim(state.fence.policy()).map_err(|e| {
+            PlaneError::Spawn(format!("the mount points of the protected paths: {e}"))
+        })?;
         let (events, _) = broadcast::channel(256);
         let pool = config.pool_size.max(1);
         let broker = Broker {
@@ -296,7 +299,7 @@ impl Broker {
                 next_request: AtomicU64::new(1),
                 log,
                 log_dir,
-                created,
+                mount_points: Mutex::new(Some(mount_points)),
             }),
         };
         let posture = broker.posture();
@@ -698,7 +701,7 @@ impl Broker {
             let _ = ex.child.wait().await;
         }
         // No executor of this broker holds a mount point any more.
-        crate::fence::tidy_protected(&self.inner.created);
+        drop(self.inner.mount_points.lock().expect("mount points").take());
         self.log("session-end", serde_json::json!({}));
     }
 }

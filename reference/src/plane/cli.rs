@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::choices::{Choices, Layer, NetworkMode};
 use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
-use crate::fence::{
-    current_posture, missing_protected, tidy_protected, Fence, FenceOptions, Policy, PostureChoices,
-};
+use crate::fence::{current_posture, Fence, FenceOptions, MountPoints, Policy, PostureChoices};
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
 pub const ENV_SCRUBBING: &str = "GATEHOUSE_ENV_SCRUBBING";
@@ -262,7 +260,10 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             writable: extra.writable.clone(),
             hidden: extra.hidden.clone(),
         };
-        let created = missing_protected(fence.policy());
+        // Held until the command's jail is gone: a mount point of a missing protected path
+        // is removed only by the last jail of this root out (FENCE-PROTECT-10).
+        let mount_points = MountPoints::claim(fence.policy())
+            .map_err(|e| format!("the mount points of the protected paths: {e}"))?;
         // The command's own jail proves the probe's legs before the command starts; its
         // standard streams are pipes we relay (FENCE-JAIL-15), never our own descriptors.
         let listen = allow.as_ref().map(|_| PROXY_PORT);
@@ -306,7 +307,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             }
             Err(e) => Err(e.to_string()),
         };
-        tidy_protected(&created);
+        drop(mount_points);
         let status = status?;
         use std::os::unix::process::ExitStatusExt;
         Ok(status

@@ -1,0 +1,89 @@
+//! Two `gatehouse exec` overlapping in one workspace that has no `.git`: the mount points
+//! the fence creates for the missing protected paths are shared, and the first jail to end
+//! must not remove them while the second still runs (the kernel would detach the second
+//! jail's read-only mounts with them). Ordered by files, not by time: the long command
+//! signals that it runs, the short one runs to its end, then the long one is let go.
+#![cfg(target_os = "linux")]
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_gatehouse");
+
+fn exec(ws: &Path, script: &str) -> Command {
+    let mut c = Command::new(BIN);
+    c.arg("exec")
+        .arg("--workspace")
+        .arg(ws)
+        .args(["--", "sh", "-c", script])
+        .env("XDG_CONFIG_HOME", ws.join("no-config"))
+        .env_remove(gatehouse::fence::plan::FAULT_ENV)
+        .stdin(Stdio::null());
+    c
+}
+
+/// Wait (bounded by the child's own end) until `path` exists.
+fn wait_for(path: &Path, child: &mut std::process::Child) {
+    while !path.exists() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the long command ended early: {status}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_jail_that_ends_first_leaves_the_other_jails_mount_points_in_place() {
+    let ws = tempfile::tempdir().unwrap();
+    let w = ws.path();
+    // The first jail creates the mount points (.git, HEAD, .gatehouse are missing) ...
+    let mut first = exec(
+        w,
+        "echo up > up-1; while [ ! -e go-1 ]; do sleep 0.02; done",
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    wait_for(&w.join("up-1"), &mut first);
+    // ... the second finds them there and mounts over them too ...
+    let mut second = exec(
+        w,
+        "echo up > up-2; while [ ! -e go-2 ]; do sleep 0.02; done; \
+         mkdir -p .git/hooks && echo pwned > .git/hooks/pre-commit; \
+         echo allowed > allowed.txt",
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    wait_for(&w.join("up-2"), &mut second);
+    // ... and the first ends while the second still runs.
+    std::fs::write(w.join("go-1"), "").unwrap();
+    let out = first.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        w.join(".git").exists(),
+        "the first jail removed a mount point the second still uses"
+    );
+    std::fs::write(w.join("go-2"), "").unwrap();
+    let out = second.wait_with_output().unwrap();
+    assert!(
+        !w.join(".git/hooks").exists(),
+        "the second jail wrote .git/hooks on the host: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The allowed twin: the second jail still writes its workspace.
+    assert_eq!(
+        std::fs::read_to_string(w.join("allowed.txt")).unwrap(),
+        "allowed\n"
+    );
+    // The last one out removed the mount points.
+    for p in [".git", "HEAD", ".gatehouse"] {
+        assert!(!w.join(p).exists(), "the mount point {p} was left behind");
+    }
+}
