@@ -256,7 +256,11 @@ fn the_terminal_comes_back_after_a_signal_and_after_a_killed_command() {
 #[test]
 fn no_tty_gives_pipes_even_from_a_terminal() {
     for backend in backends() {
-        let script = "[ -t 0 ] || [ -t 1 ] || [ -t 2 ] || echo PIPES; tty; echo READY; read x";
+        // /dev/tty must open nothing: a command left in the launcher's session would reach
+        // the person's terminal through it (write to it, read from it, change it).
+        let script = "[ -t 0 ] || [ -t 1 ] || [ -t 2 ] || echo PIPES; tty; \
+                      (echo through-dev-tty > /dev/tty) 2>/dev/null && echo REACHED-TTY; \
+                      echo READY; read x";
         let mut p = Person::start(backend, &["--no-tty"], script);
         let before = p.before.clone();
         p.read_until(Some("READY"));
@@ -269,6 +273,8 @@ fn no_tty_gives_pipes_even_from_a_terminal() {
         let seen = p.seen();
         assert!(seen.contains("PIPES"), "{backend}: {seen}");
         assert!(seen.contains("not a tty"), "{backend}: {seen}");
+        assert!(!seen.contains("REACHED-TTY"), "{backend}: {seen}");
+        assert!(!seen.contains("through-dev-tty"), "{backend}: {seen}");
         assert_eq!(status.code(), Some(0), "{backend}: {seen}");
         assert!(same_settings(&before, &p.settings()));
     }
@@ -343,4 +349,27 @@ fn a_jail_whose_setup_step_fails_is_refused_naming_that_step() {
     assert!(err.contains("bind-read-only"), "{err}");
     assert!(err.contains(&ro.display().to_string()), "{err}");
     assert!(!err.contains('\n'), "{err}");
+}
+
+#[test]
+fn without_a_mount_namespace_the_persons_terminals_stay_out_of_reach() {
+    // Landlock alone (the degraded opt-in) has no devpts of the jail's own: the host's
+    // /dev/pts holds the person's terminals, and a path rule under it would let the
+    // command open them by number. Every number is tried; none may show on the
+    // person's terminal, whose output is read here.
+    let script = "for n in $(seq 0 63); do (echo INJECTED-$n > /dev/pts/$n) 2>/dev/null; done; \
+                  echo DONE";
+    let mut p = Person::start(
+        "native",
+        &["--emulate-no-userns", "--allow-degraded"],
+        script,
+    );
+    let status = p.wait();
+    let seen = p.seen();
+    assert_eq!(status.code(), Some(0), "{seen}");
+    assert!(seen.contains("DONE"), "{seen}");
+    assert!(
+        !seen.contains("INJECTED"),
+        "a terminal of the host was opened: {seen}"
+    );
 }

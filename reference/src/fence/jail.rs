@@ -650,6 +650,19 @@ pub fn exec_with(
             return EXIT_SETUP_FAILED;
         }
     }
+    // Without a terminal of its own the command still leads a session of its own, which
+    // has no controlling terminal: kept in the launcher's session it could open the
+    // person's terminal as /dev/tty (FENCE-TTY-1). This process (the jail's init, or the
+    // helper about to become the command) leaves it first, so that the spawn below stays
+    // a `posix_spawn`. Where it cannot: leading a session already (one it made, which has
+    // no terminal) is as good; leading a group, the command leaves on its own.
+    #[cfg(target_os = "linux")]
+    if spare.is_none() && rustix::process::setsid().is_err() {
+        let leads = rustix::process::getsid(None).ok() == Some(rustix::process::getpid());
+        if !leads {
+            crate::sys::ns::in_new_session(&mut cmd);
+        }
+    }
     #[cfg(not(target_os = "linux"))]
     drop(terminal);
     #[cfg(target_os = "linux")]

@@ -12,10 +12,14 @@
 //! exclusively (the last one out) removes everything recorded. A launcher that arrives
 //! while the last one removes waits for its shared lock and creates the paths anew.
 //!
-//! The lock files live in a directory of the user's own below `/tmp` (mode 0700, checked
-//! to be owned by the effective user and not a link), which no jail sees: every backend
-//! gives the jail a `/tmp` of its own. A lock file a jail could reach could be replaced,
-//! which would split the lock. May touch: that directory, and the mount points through
+//! The lock files live in a directory of the root's owner (whoever runs the launcher, so
+//! that `sudo gatehouse exec` and the owner's own share one lock): the owner's runtime
+//! directory `/run/user/<uid>/gatehouse`, or `/tmp/gatehouse-<uid>` without one, mode
+//! 0700, checked to be the owner's and not a link. No jail sees it (the jail has a `/tmp`
+//! of its own and no `/run`), and a policy whose paths would show it is refused: a lock
+//! file a jail could replace would split the lock. Lock files are never removed (one
+//! empty file per root ever fenced): removing one while another launcher opens it would
+//! split the lock too. May touch: that directory, and the mount points through
 //! [`super::tidy_protected`].
 
 use std::io;
@@ -60,14 +64,13 @@ impl MountPoints {
         #[cfg(target_os = "linux")]
         let mut locks = Vec::new();
         #[cfg(target_os = "linux")]
-        if !roots.is_empty() {
-            let dir = lock_dir()?;
-            for root in roots {
-                let file = lock_file(&dir, &root)?;
-                rustix::fs::flock(&file, rustix::fs::FlockOperation::LockShared)
-                    .map_err(|e| io::Error::other(format!("lock for {}: {e}", root.display())))?;
-                locks.push(RootLock { root, file });
-            }
+        for root in roots {
+            let dir = lock_dir(&root)?;
+            refuse_if_visible(policy, &dir)?;
+            let file = lock_file(&dir, &root)?;
+            rustix::fs::flock(&file, rustix::fs::FlockOperation::LockShared)
+                .map_err(|e| io::Error::other(format!("lock for {}: {e}", root.display())))?;
+            locks.push(RootLock { root, file });
         }
         #[cfg(not(target_os = "linux"))]
         let _ = roots;
@@ -146,44 +149,106 @@ fn os_string(bytes: &[u8]) -> std::ffi::OsString {
     std::ffi::OsStr::from_bytes(bytes).to_os_string()
 }
 
-/// The user's private lock directory below `/tmp`, created if missing; refused when it is
-/// a link, another user's, or writable by others.
+/// The lock directory of `root`: its owner's, whoever runs (root's `sudo gatehouse exec`
+/// and the owner's own must share one lock, or the two would split it). The owner's
+/// runtime directory (`/run/user/<uid>/gatehouse`, made by the login manager, 0700) where
+/// there is one, `/tmp/gatehouse-<uid>` otherwise; refused when it is a link, someone
+/// else's, or open to others (another user making `/tmp/gatehouse-<uid>` first denies
+/// this fallback, never weakens it).
 #[cfg(target_os = "linux")]
-fn lock_dir() -> io::Result<PathBuf> {
+fn lock_dir(root: &Path) -> io::Result<PathBuf> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    let uid = rustix::process::geteuid().as_raw();
-    let dir = PathBuf::from(format!("/tmp/gatehouse-{uid}"));
+    let owner = std::fs::metadata(root)
+        .map_err(|e| io::Error::other(format!("{}: {e}", root.display())))?
+        .uid();
+    let me = rustix::process::geteuid().as_raw();
+    if me != owner && me != 0 {
+        return Err(io::Error::other(format!(
+            "the workspace {} belongs to uid {owner}: the fence keeps its mount-point locks in that user's directory, which uid {me} cannot use",
+            root.display()
+        )));
+    }
+    let private = |p: &Path| {
+        std::fs::symlink_metadata(p)
+            .map(|m| m.is_dir() && m.uid() == owner && m.mode() & 0o077 == 0)
+            .unwrap_or(false)
+    };
+    let runtime = PathBuf::from(format!("/run/user/{owner}"));
+    let dir = if private(&runtime) {
+        runtime.join("gatehouse")
+    } else {
+        PathBuf::from(format!("/tmp/gatehouse-{owner}"))
+    };
     match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) if me != owner => {
+            // Made by root for the owner: the owner's own launchers must open it too.
+            if let Err(e) = rustix::fs::chown(&dir, Some(rustix::fs::Uid::from_raw(owner)), None) {
+                let _ = std::fs::remove_dir(&dir);
+                return Err(io::Error::other(format!("{}: {e}", dir.display())));
+            }
+        }
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(io::Error::other(format!("{}: {e}", dir.display()))),
+        Err(e) => {
+            return Err(io::Error::other(format!(
+                "{}: {e} (the lock directory of the workspace {}, which uid {owner} owns)",
+                dir.display(),
+                root.display()
+            )))
+        }
     }
-    let meta = std::fs::symlink_metadata(&dir)?;
-    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
+    if !private(&dir) {
         return Err(io::Error::other(format!(
-            "{}: not a private directory of uid {uid} (a link, another owner, or open to others): the fence will not keep its locks there",
-            dir.display()
+            "{}: not a private directory of uid {owner}, the owner of {} (a link, another owner, or open to others): the fence will not keep its locks there",
+            dir.display(),
+            root.display()
         )));
     }
     Ok(dir)
 }
 
+/// A lock directory a jail could see is one whose files it could replace, which would
+/// split the lock: refused where a workspace or an extra path of `policy` holds it or
+/// lies inside it.
+#[cfg(target_os = "linux")]
+fn refuse_if_visible(policy: &Policy, dir: &Path) -> io::Result<()> {
+    let visible = policy
+        .writable_roots()
+        .into_iter()
+        .chain(policy.read_only.iter().cloned());
+    for p in visible {
+        if dir.starts_with(&p) || p.starts_with(dir) {
+            return Err(io::Error::other(format!(
+                "{} would show the fence's lock directory {} inside the jail: choose a narrower path",
+                p.display(),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The lock file of `root`, named by its device and inode (a rename of the root keeps its
-/// lock; another directory at the same path gets another).
+/// lock; another directory at the same path gets another), owned by the directory's owner.
 #[cfg(target_os = "linux")]
 fn lock_file(dir: &Path, root: &Path) -> io::Result<File> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let meta = std::fs::metadata(root)
         .map_err(|e| io::Error::other(format!("{}: {e}", root.display())))?;
     let path = dir.join(format!("{:x}-{:x}.lock", meta.dev(), meta.ino()));
-    std::fs::OpenOptions::new()
+    let file = std::fs::OpenOptions::new()
         .read(true)
         .append(true)
         .create(true)
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
         .open(&path)
-        .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))
+        .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
+    if rustix::process::geteuid().as_raw() != meta.uid() {
+        rustix::fs::fchown(&file, Some(rustix::fs::Uid::from_raw(meta.uid())), None)
+            .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
+    }
+    Ok(file)
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -219,6 +284,19 @@ mod tests {
             !ws.path().join(".git").exists(),
             "the last one out removed it"
         );
+    }
+
+    #[test]
+    fn a_policy_that_would_show_the_lock_directory_is_refused() {
+        let ws = tempfile::tempdir().unwrap();
+        let mut policy = policy_for(ws.path());
+        let dir = lock_dir(ws.path()).unwrap();
+        policy.read_only = vec![dir.parent().unwrap().to_path_buf()];
+        let e = MountPoints::claim(&policy).unwrap_err().to_string();
+        assert!(e.contains("lock directory"), "{e}");
+        // The allowed twin: an unrelated extra path.
+        policy.read_only = vec![ws.path().join("sdk")];
+        assert!(MountPoints::claim(&policy).is_ok());
     }
 
     #[test]

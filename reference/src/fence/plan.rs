@@ -633,6 +633,9 @@ impl Plan {
         // No mount tree of ours: the host's /, /tmp and /dev/shm stay out of reach.
         rules.list_root = false;
         rules.write = policy.writable_roots();
+        // No devpts of the jail's own either: the host's /dev/pts holds the person's
+        // terminals, which a path rule would open to the command by number.
+        rules.devices.retain(|d| d != Path::new("/dev/pts"));
         let steps = vec![
             Step::DieWithParent,
             Step::NoNewPrivs,

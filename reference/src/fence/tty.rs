@@ -200,16 +200,19 @@ impl Relay {
     }
 }
 
-/// A writer into a shared buffer (the plane's captured output).
-#[derive(Debug, Clone, Default)]
-pub struct Captured(pub std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+/// A writer into a shared buffer (the plane's captured output), which keeps at most its
+/// limit and drops the rest (a command printing without end must not grow the plane).
+#[derive(Debug, Clone)]
+pub struct Captured {
+    buf: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    limit: usize,
+}
 
 impl Write for Captured {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| io::Error::other("poisoned"))?
-            .extend_from_slice(buf);
+        let mut kept = self.buf.lock().map_err(|_| io::Error::other("poisoned"))?;
+        let room = self.limit.saturating_sub(kept.len());
+        kept.extend_from_slice(&buf[..buf.len().min(room)]);
         Ok(buf.len())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -218,8 +221,16 @@ impl Write for Captured {
 }
 
 impl Captured {
+    /// A buffer keeping at most `limit` bytes.
+    pub fn with_limit(limit: usize) -> Captured {
+        Captured {
+            buf: Default::default(),
+            limit,
+        }
+    }
+
     /// What was written so far.
     pub fn bytes(&self) -> Vec<u8> {
-        self.0.lock().map(|v| v.clone()).unwrap_or_default()
+        self.buf.lock().map(|v| v.clone()).unwrap_or_default()
     }
 }

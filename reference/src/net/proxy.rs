@@ -10,7 +10,7 @@
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,6 +23,10 @@ use super::request::{read_head, Refusal, Target};
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long one upstream connection attempt may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections served at once, each on a thread of the reference's process: more are
+/// refused (503), so that jailed code cannot spend the person's threads and processes
+/// (`RLIMIT_NPROC`) by opening connections and holding them.
+pub const MAX_CONNECTIONS: usize = 128;
 
 /// One decision of the proxy, as the session log records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -136,15 +140,36 @@ impl Proxy {
         std::thread::Builder::new()
             .name("gatehouse-proxy".into())
             .spawn(move || {
+                let live = Arc::new(AtomicUsize::new(0));
                 for conn in listener.incoming() {
                     if flag.load(Ordering::SeqCst) {
                         break;
                     }
-                    let Ok(conn) = conn else { break };
+                    let Ok(mut conn) = conn else { break };
+                    if live.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+                        live.fetch_sub(1, Ordering::SeqCst);
+                        self.refuse(
+                            &mut conn,
+                            Refusal::new(
+                                503,
+                                "too-many-connections",
+                                format!("more than {MAX_CONNECTIONS} connections at once"),
+                                None,
+                            ),
+                        );
+                        continue;
+                    }
                     let me = self.clone();
-                    let _ = std::thread::Builder::new()
+                    let held = live.clone();
+                    let spawned = std::thread::Builder::new()
                         .name("gatehouse-proxy-conn".into())
-                        .spawn(move || me.serve(conn));
+                        .spawn(move || {
+                            me.serve(conn);
+                            held.fetch_sub(1, Ordering::SeqCst);
+                        });
+                    if spawned.is_err() {
+                        live.fetch_sub(1, Ordering::SeqCst);
+                    }
                 }
             })?;
         Ok(Running {
@@ -420,6 +445,34 @@ mod tests {
         assert!(ev
             .iter()
             .all(|e| matches!(e, NetEvent::Refused { status: 403, .. })));
+    }
+
+    #[test]
+    fn connections_beyond_the_cap_are_refused_until_one_ends() {
+        let (port, _) = server("d");
+        let (p, events) = proxy(&["localhost"]);
+        // Connections that send nothing hold a thread each, waiting for their head.
+        let held: Vec<TcpStream> = (0..MAX_CONNECTIONS)
+            .map(|_| TcpStream::connect(p.local_addr()).unwrap())
+            .collect();
+        let out = ask(&p, "CONNECT localhost:1 HTTP/1.1\r\n\r\n");
+        assert!(out.starts_with("HTTP/1.1 503 Service Unavailable"), "{out}");
+        assert!(out.contains("too-many-connections"), "{out}");
+        assert!(matches!(
+            events.lock().unwrap().last(),
+            Some(NetEvent::Refused { status: 503, .. })
+        ));
+        // The allowed twin: once they end, a request is served again.
+        drop(held);
+        let req =
+            format!("GET http://localhost:{port}/ HTTP/1.1\r\nHost: localhost:{port}\r\n\r\n");
+        let mut out = ask(&p, &req);
+        while out.starts_with("HTTP/1.1 503") {
+            // The held connections' threads end as they read EOF; no timing is asserted.
+            std::thread::yield_now();
+            out = ask(&p, &req);
+        }
+        assert!(out.ends_with("hello from d"), "{out}");
     }
 
     #[test]

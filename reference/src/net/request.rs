@@ -60,6 +60,7 @@ impl Refusal {
             403 => "Forbidden",
             431 => "Request Header Fields Too Large",
             502 => "Bad Gateway",
+            503 => "Service Unavailable",
             _ => "Error",
         };
         let body = format!("gatehouse proxy: {}\n", self.detail);

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use crate::choices::{Choices, Layer, NetworkMode};
 use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
-use crate::fence::{current_posture, Fence, FenceOptions, MountPoints, Policy, PostureChoices};
+use crate::fence::{
+    current_posture, Fence, FenceOptions, Kind, MountPoints, Policy, PostureChoices,
+};
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
 pub const ENV_SCRUBBING: &str = "GATEHOUSE_ENV_SCRUBBING";
@@ -269,8 +271,10 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         let listen = allow.as_ref().map(|_| PROXY_PORT);
         let mut _proxy = None;
         // From a terminal, a fresh one of the jail's own, relayed (FENCE-TTY-1); where no
-        // jail can open one (macOS), pipes as with --no-tty.
+        // jail can open one (macOS; Landlock alone, which has no devpts of its own), pipes
+        // as with --no-tty.
         let terminal = cfg!(target_os = "linux")
+            && !matches!(fence.kind(), Kind::LandlockOnly { .. })
             && !req.no_tty
             && std::io::IsTerminal::is_terminal(&std::io::stdin());
         let streams = if terminal {

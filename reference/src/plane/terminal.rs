@@ -69,7 +69,7 @@ pub fn run(
     };
     let out = drain(checked.child.stdout.take().map(|s| Box::new(s) as _));
     let err = drain(checked.child.stderr.take().map(|s| Box::new(s) as _));
-    let shown = Captured::default();
+    let shown = Captured::with_limit(super::executor::DEFAULT_MAX_OUTPUT);
     let relay = Relay::start(
         master,
         Box::new(std::io::Cursor::new(input.to_vec())),

@@ -324,7 +324,8 @@ pub fn threads() -> io::Result<usize> {
 /// environment apply as for an exec. The child holds a copy of the launcher's memory,
 /// environment included: `body` must make whatever process the jail can reach
 /// non-dumpable ([`not_dumpable`]) before any jailed code runs. In the child, first:
-/// `SIGPIPE` is ignored as in a fresh Rust process, and every descriptor from 3 up other than `keep` is closed, the spawn's own
+/// `SIGPIPE` is ignored as in a fresh Rust process, core files are off (`RLIMIT_CORE` 0),
+/// and every descriptor from 3 up other than `keep` is closed, the spawn's own
 /// error pipe among them, which is what tells the parent's `spawn` that the child is
 /// under way. The launcher's ends of the pipes it shares with the child are closed too,
 /// so the child sees them close when the launcher does. `close_range(2)` (Linux 5.9), or
@@ -353,6 +354,16 @@ pub fn fork_instead_of_exec(
         cmd.pre_exec(move || {
             // SAFETY: a plain system call on this process's own state.
             libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+            // No core file: this child holds the launcher's whole memory, and a core
+            // would be written in its working directory, which may be the workspace. The
+            // hard limit too, so nothing it starts raises it again.
+            let _ = rustix::process::setrlimit(
+                rustix::process::Resource::Core,
+                rustix::process::Rlimit {
+                    current: Some(0),
+                    maximum: Some(0),
+                },
+            );
             close_all_but(&keep);
             let code = body();
             libc::_exit(code)

@@ -11,6 +11,8 @@
 //!   ignored), so the pairs programs use for their children's pipes (libuv) stay;
 //! - `io_uring_setup` → `ENOSYS`: io_uring performs `connect`/`socket` without the syscalls;
 //! - `ioctl(TIOCSTI | TIOCLINUX)` → `EPERM`: no typing into the agent's terminal;
+//!   `ioctl(TIOCSETD)` → `EPERM`: no line discipline set (with `dev.tty.ldisc_autoload` a
+//!   new discipline loads a kernel module, the n_hdlc class of CVE-2017-2636);
 //! - `unshare`, and `clone` with any namespace flag → `EPERM`; `clone3` → `ENOSYS` (libc
 //!   falls back to `clone`): no nested namespaces to hide from the layers above;
 //! - any foreign architecture (32-bit entry points, x32 numbers) → kill.
@@ -49,6 +51,7 @@ const SOCK_SEQPACKET: u32 = 5;
 const SOCK_TYPE_MASK: u32 = 0xf;
 const TIOCSTI: u32 = 0x5412;
 const TIOCLINUX: u32 = 0x541C;
+const TIOCSETD: u32 = 0x5423;
 /// CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME.
 const CLONE_NS_MASK: u32 = 0x0002_0000
     | 0x0200_0000
@@ -108,10 +111,11 @@ pub fn program() -> Vec<libc::sock_filter> {
     p.push(jump(JEQ_K, SOCK_SEQPACKET, 1, 0));
     p.push(stmt(RET_K, errno(libc::EACCES)));
     p.push(stmt(RET_K, RET_ALLOW));
-    // ioctl(fd, TIOCSTI | TIOCLINUX) → EPERM
-    p.push(jump(JEQ_K, libc::SYS_ioctl as u32, 0, 5));
+    // ioctl(fd, TIOCSTI | TIOCSETD | TIOCLINUX) → EPERM
+    p.push(jump(JEQ_K, libc::SYS_ioctl as u32, 0, 6));
     p.push(stmt(LD_W_ABS, off_arg_lo(1)));
-    p.push(jump(JEQ_K, TIOCSTI, 1, 0));
+    p.push(jump(JEQ_K, TIOCSTI, 2, 0));
+    p.push(jump(JEQ_K, TIOCSETD, 1, 0));
     p.push(jump(JEQ_K, TIOCLINUX, 0, 1));
     p.push(stmt(RET_K, errno(libc::EPERM)));
     p.push(stmt(RET_K, RET_ALLOW));
