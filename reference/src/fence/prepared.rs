@@ -462,6 +462,13 @@ impl Fence {
                 Some((port, ours, theirs))
             }
         };
+        if terminal && !self.gives_terminal() {
+            return Err(failed(
+                "setup",
+                "this backend gives no terminal of the jail's own (Landlock alone has no devpts)"
+                    .into(),
+            ));
+        }
         let tty_pair = if terminal {
             let (ours, theirs) =
                 crate::sys::net::pair().map_err(|e| failed("setup", e.to_string()))?;
@@ -614,6 +621,13 @@ impl Fence {
     /// The backend configuration.
     pub fn kind(&self) -> &Kind {
         &self.kind
+    }
+
+    /// Whether a command here can get a terminal of its own (FENCE-TTY-2): a jail with a
+    /// devpts of its own. Landlock alone has none (the host's `/dev/pts` holds the
+    /// person's terminals), nor has macOS.
+    pub fn gives_terminal(&self) -> bool {
+        cfg!(target_os = "linux") && !matches!(self.kind, Kind::LandlockOnly { .. })
     }
 
     /// The command that performs `action` inside this fence with exactly `env`.

@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::choices::{Choices, Layer, NetworkMode};
 use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
-use crate::fence::{
-    current_posture, Fence, FenceOptions, Kind, MountPoints, Policy, PostureChoices,
-};
+use crate::fence::{current_posture, Fence, FenceOptions, MountPoints, Policy, PostureChoices};
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
 pub const ENV_SCRUBBING: &str = "GATEHOUSE_ENV_SCRUBBING";
@@ -273,8 +271,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         // From a terminal, a fresh one of the jail's own, relayed (FENCE-TTY-1); where no
         // jail can open one (macOS; Landlock alone, which has no devpts of its own), pipes
         // as with --no-tty.
-        let terminal = cfg!(target_os = "linux")
-            && !matches!(fence.kind(), Kind::LandlockOnly { .. })
+        let terminal = fence.gives_terminal()
             && !req.no_tty
             && std::io::IsTerminal::is_terminal(&std::io::stdin());
         let streams = if terminal {
