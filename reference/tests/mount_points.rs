@@ -87,3 +87,32 @@ fn a_jail_that_ends_first_leaves_the_other_jails_mount_points_in_place() {
         assert!(!w.join(p).exists(), "the mount point {p} was left behind");
     }
 }
+
+/// The kind of each placeholder (FENCE-PROTECT-11): outside any repository `.git`, `HEAD`
+/// and `.gatehouse` are empty files; in a root inside a repository `.git` is an empty
+/// directory, so that the person's git at that root still finds the repository above
+/// while the jail runs. Each is read-only inside and gone afterwards.
+#[test]
+fn placeholders_are_files_unless_a_repository_lies_above_the_root() {
+    let probe = "for p in .git HEAD .gatehouse; do \
+                 if [ -d $p ]; then echo $p=dir; elif [ -f $p ]; then echo $p=file; fi; \
+                 ( echo x > $p ) 2>/dev/null && echo $p=written; done; true";
+    let outside = tempfile::tempdir().unwrap();
+    let out = exec(outside.path(), probe).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(text, ".git=file\nHEAD=file\n.gatehouse=file\n");
+    let above = tempfile::tempdir().unwrap();
+    std::fs::create_dir(above.path().join(".git")).unwrap();
+    let root = above.path().join("sub");
+    std::fs::create_dir(&root).unwrap();
+    let out = exec(&root, probe).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(text, ".git=dir\nHEAD=file\n.gatehouse=file\n");
+    for w in [outside.path(), root.as_path()] {
+        for p in [".git", "HEAD", ".gatehouse"] {
+            assert!(!w.join(p).exists(), "{p} left behind in {}", w.display());
+        }
+    }
+}

@@ -4,7 +4,7 @@
 //! The plan travels from the launcher to the re-executed helper as JSON, so everything the
 //! helper does is visible, testable and checked before a single system call is made.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -550,10 +550,11 @@ impl Plan {
         let layout = Layout::of(policy, landlock_abi);
         let mut steps = vec![Step::DieWithParent];
         for p in policy.protected_paths() {
+            let file = super::protect::placeholder_is_file(&p);
             steps.push(Step::PrepareProtected {
                 root: p.root,
                 rel: p.rel,
-                file: p.file,
+                file,
             });
         }
         steps.extend([
@@ -717,7 +718,10 @@ impl Plan {
         };
         let has = |s: &Step| self.steps.contains(s);
         let mut phase = 0u8;
-        let mut mounts: Vec<(PathBuf, bool)> = Vec::new();
+        // Each earlier mount's destination as its components joined by `/`, so that the
+        // checks below compare bytes (a plan has some 80 mounts; `Path::starts_with`
+        // walks components on every one of the n² comparisons).
+        let mut mounts: Vec<(Vec<u8>, bool)> = Vec::new();
         let mut proc_mounted = false;
         let mut open_trees: Vec<&Path> = Vec::new();
         let mut no_new_privs = false;
@@ -796,7 +800,8 @@ impl Plan {
                     if !proc_mounted {
                         return Err(err(i, step, "protect reaches paths through /proc"));
                     }
-                    if !mounts.iter().any(|(m, rw)| *rw && m == root) {
+                    let root = component_key(root);
+                    if !mounts.iter().any(|(m, rw)| *rw && *m == root) {
                         return Err(err(i, step, "the root is not bound read-write before"));
                     }
                 }
@@ -807,21 +812,22 @@ impl Plan {
                 _ => {}
             }
             if let Some(dest) = step.dest() {
+                let key = component_key(&dest);
+                // A protection or a hidden path narrows what lies below a writable
+                // root; everything else there is jailed code's to redirect.
+                let is_protect = matches!(step, Step::Protect { .. } | Step::Mask { .. });
                 for (earlier, rw) in &mounts {
-                    if earlier.starts_with(&dest) {
+                    if key_within(earlier, &key) {
                         return Err(err(
                             i,
                             step,
-                            &format!("{} would hide {}", dest.display(), earlier.display()),
+                            &format!("{} would hide {}", dest.display(), shown(earlier)),
                         ));
                     }
-                    let under_rw = *rw && dest.starts_with(earlier);
-                    let under_special = (earlier == Path::new("/proc")
-                        || earlier == Path::new("/dev"))
-                        && dest.starts_with(earlier);
-                    // A protection or a hidden path narrows what lies below a writable
-                    // root; everything else there is jailed code's to redirect.
-                    let is_protect = matches!(step, Step::Protect { .. } | Step::Mask { .. });
+                    let below = key_within(&key, earlier);
+                    let under_rw = *rw && below;
+                    let under_special =
+                        below && (earlier.as_slice() == b"/proc" || earlier.as_slice() == b"/dev");
                     if (under_rw && !is_protect) || under_special {
                         return Err(err(
                             i,
@@ -829,13 +835,13 @@ impl Plan {
                             &format!(
                                 "{} lies below {}, which jailed code controls",
                                 dest.display(),
-                                earlier.display()
+                                shown(earlier)
                             ),
                         ));
                     }
                 }
                 mounts.push((
-                    dest,
+                    key,
                     matches!(step, Step::BindReadWrite { .. } | Step::Scratch { .. }),
                 ));
             }
@@ -890,6 +896,38 @@ impl Plan {
         }
         Ok(())
     }
+}
+
+/// `p` as its components joined by `/` (`Path::components` already drops repeated
+/// slashes and inner `.`), the key [`key_within`] compares.
+fn component_key(p: &Path) -> Vec<u8> {
+    let mut key = Vec::with_capacity(p.as_os_str().len());
+    for c in p.components() {
+        match c {
+            Component::RootDir => key.push(b'/'),
+            other => {
+                if !key.is_empty() && key.last() != Some(&b'/') {
+                    key.push(b'/');
+                }
+                key.extend_from_slice(other.as_os_str().as_encoded_bytes());
+            }
+        }
+    }
+    key
+}
+
+/// Whether the path keyed `inner` is `outer` or lies below it: `Path::starts_with` on
+/// [`component_key`]s, as a byte comparison.
+fn key_within(inner: &[u8], outer: &[u8]) -> bool {
+    inner.starts_with(outer)
+        && (inner.len() == outer.len()
+            || outer.last() == Some(&b'/')
+            || inner.get(outer.len()) == Some(&b'/'))
+}
+
+/// A key shown in an error.
+fn shown(key: &[u8]) -> String {
+    String::from_utf8_lossy(key).into_owned()
 }
 
 #[cfg(test)]
@@ -983,6 +1021,25 @@ mod tests {
         let mut plan = Plan::landlock_only(&policy(), Abi::V2, exec(), vec![]).unwrap();
         plan.steps.retain(|s| *s != Step::NoNewPrivs);
         assert!(plan.validate().is_err());
+    }
+
+    proptest::proptest! {
+        /// The byte comparison of the overlap checks is `Path::starts_with`, for every
+        /// spelling (repeated slashes, inner `.`, `..`, a trailing slash).
+        #[test]
+        fn component_keys_compare_as_paths_do(
+            a in proptest::collection::vec("(x|y|\\.|\\.\\.|xy|)", 0..5),
+            b in proptest::collection::vec("(x|y|\\.|\\.\\.|xy|)", 0..5),
+            trailing in proptest::bool::ANY,
+        ) {
+            let a = PathBuf::from(format!("/{}", a.join("/")));
+            let b = PathBuf::from(format!("/{}{}", b.join("/"), if trailing { "/" } else { "" }));
+            proptest::prop_assert_eq!(
+                key_within(&component_key(&a), &component_key(&b)),
+                a.starts_with(&b),
+                "{:?} within {:?}", a, b
+            );
+        }
     }
 
     #[test]

@@ -1050,7 +1050,8 @@ fn forked_helper(helper: &Path, plan: Plan, keep: &[i32]) -> Result<Command, Fen
 #[cfg(target_os = "linux")]
 fn prepare_protected(policy: &Policy) -> Result<(), FenceError> {
     for p in policy.protected_paths() {
-        crate::sys::fs::prepare_nofollow(&p.root, &p.rel, p.file).map_err(|e| FenceError::Io {
+        let file = super::protect::placeholder_is_file(&p);
+        crate::sys::fs::prepare_nofollow(&p.root, &p.rel, file).map_err(|e| FenceError::Io {
             what: "cannot prepare the protected path".into(),
             path: p.root.join(&p.rel),
             source: e,

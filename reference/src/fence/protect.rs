@@ -71,6 +71,26 @@ pub fn discover(
     out
 }
 
+/// Whether the placeholder for the missing protected path `p` is an empty file rather than
+/// an empty directory (FENCE-PROTECT-11): a file git reads, `HEAD` and `.gatehouse` are
+/// files, and so is `.git` unless a directory above the root holds a repository (a
+/// `.git` or a `HEAD`), where git's discovery, the person's and the jail's, must go on
+/// upward past an empty `.git` directory as it does without one. A file costs an inode
+/// and no data block; nothing can be created beneath it either. Reads the file system.
+pub fn placeholder_is_file(p: &Protected) -> bool {
+    if p.file {
+        return true;
+    }
+    match p.rel.to_str() {
+        Some("HEAD") | Some(".gatehouse") => true,
+        Some(".git") => !p.root.ancestors().skip(1).any(|a| {
+            std::fs::symlink_metadata(a.join(".git")).is_ok()
+                || std::fs::symlink_metadata(a.join("HEAD")).is_ok()
+        }),
+        _ => false,
+    }
+}
+
 /// Whether the physical path `path` lies at or beneath a protected path of `list`.
 pub fn covers(list: &[Protected], path: &Path) -> bool {
     let path = normalize(path);
