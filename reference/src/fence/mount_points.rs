@@ -157,7 +157,7 @@ fn os_string(bytes: &[u8]) -> std::ffi::OsString {
 /// this fallback, never weakens it).
 #[cfg(target_os = "linux")]
 fn lock_dir(root: &Path) -> io::Result<PathBuf> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    use std::os::unix::fs::MetadataExt;
     let owner = std::fs::metadata(root)
         .map_err(|e| io::Error::other(format!("{}: {e}", root.display())))?
         .uid();
@@ -168,6 +168,24 @@ fn lock_dir(root: &Path) -> io::Result<PathBuf> {
             root.display()
         )));
     }
+    owners_dir(owner, me, &format!("the lock directory of the workspace {}", root.display()))
+}
+
+/// This user's own directory of the fence (the probe's shared outside directory lives
+/// there, [`super::probe`]): as for a lock directory, with this process's uid as owner.
+#[cfg(target_os = "linux")]
+pub(crate) fn own_dir() -> io::Result<PathBuf> {
+    let me = rustix::process::geteuid().as_raw();
+    owners_dir(me, me, "the fence's directory of this user")
+}
+
+/// The fence's private directory of uid `owner` (made by `me`, the owner or root):
+/// `/run/user/<owner>/gatehouse` where the login manager made a runtime directory,
+/// `/tmp/gatehouse-<owner>` otherwise; mode 0700, and refused when it is a link, someone
+/// else's, or open to others.
+#[cfg(target_os = "linux")]
+fn owners_dir(owner: u32, me: u32, what: &str) -> io::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     let private = |p: &Path| {
         std::fs::symlink_metadata(p)
             .map(|m| m.is_dir() && m.uid() == owner && m.mode() & 0o077 == 0)
@@ -191,17 +209,15 @@ fn lock_dir(root: &Path) -> io::Result<PathBuf> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => {
             return Err(io::Error::other(format!(
-                "{}: {e} (the lock directory of the workspace {}, which uid {owner} owns)",
+                "{}: {e} ({what}, which uid {owner} owns)",
                 dir.display(),
-                root.display()
             )))
         }
     }
     if !private(&dir) {
         return Err(io::Error::other(format!(
-            "{}: not a private directory of uid {owner}, the owner of {} (a link, another owner, or open to others): the fence will not keep its locks there",
+            "{}: not a private directory of uid {owner} (a link, another owner, or open to others): the fence will not keep {what} there",
             dir.display(),
-            root.display()
         )));
     }
     Ok(dir)

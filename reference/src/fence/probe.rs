@@ -294,11 +294,20 @@ pub use super::plan::Preflight;
 /// the jail was refused and nothing runs.
 pub const GO: u8 = b'1';
 
-/// The directories of one preflight, on the launcher's side: created fresh, removed on
-/// drop.
+/// The directories of one preflight, on the launcher's side.
+///
+/// The outside directory is this user's shared one where it can be had
+/// ([`shared_outside`]): kept between commands, so that no command pays for creating and
+/// removing a directory and its victim on the host (about 0.15 ms on ext4); otherwise a
+/// fresh one, removed on drop. Either way it holds nothing but the intact victim when the
+/// jail starts, which is all the judge relies on.
 #[derive(Debug)]
 pub struct PreflightDirs {
-    dir: PathBuf,
+    /// A fresh outside directory of this preflight's own, removed on drop.
+    fresh: Option<PathBuf>,
+    /// The shared lock held on the shared outside directory while this preflight may be
+    /// judged: no launcher repairs the directory meanwhile.
+    _shared: Option<std::fs::File>,
     /// The read-only directory holding the victim (bound into the jail read-only).
     pub outside: PathBuf,
     /// The writable directory: the scratch directory itself, fresh for this command (no
@@ -312,14 +321,20 @@ pub struct PreflightDirs {
 }
 
 impl PreflightDirs {
-    /// A fresh outside directory with its victim, and `inside` the fresh `scratch`.
+    /// The outside directory with its intact victim, and `inside` the fresh `scratch`.
     /// A scratch that exists only in the jail (`in_jail`) is created fresh there and seen
     /// once the jail's helper runs ([`PreflightDirs::seen_through`]).
     pub fn create(scratch: &Path, in_jail: bool) -> std::io::Result<PreflightDirs> {
-        let dir = tempdir()?;
-        let outside = std::fs::canonicalize(&dir)?;
+        let (fresh, shared, outside) = match shared_outside() {
+            Ok((dir, lock)) => (None, Some(lock), dir),
+            Err(_) => {
+                let dir = tempdir()?;
+                let outside = std::fs::canonicalize(&dir)?;
+                std::fs::write(outside.join(VICTIM), VICTIM_TEXT)?;
+                (Some(dir), None, outside)
+            }
+        };
         let victim = outside.join(VICTIM);
-        std::fs::write(&victim, VICTIM_TEXT)?;
         let inside = if in_jail {
             scratch.to_path_buf()
         } else {
@@ -331,7 +346,8 @@ impl PreflightDirs {
             std::fs::canonicalize(scratch)?
         };
         Ok(PreflightDirs {
-            dir,
+            fresh,
+            _shared: shared,
             mode_before: mode(&victim),
             inside_seen: inside.clone(),
             inside,
@@ -363,11 +379,130 @@ impl PreflightDirs {
 
 impl Drop for PreflightDirs {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if let Some(dir) = &self.fresh {
+            let _ = std::fs::remove_dir_all(dir);
+        }
         if self.inside_seen == self.inside {
             let _ = std::fs::remove_file(self.inside.join("probe-inside"));
         }
     }
+}
+
+/// Name of the shared outside directory in this user's fence directory, and of its lock.
+const SHARED_OUTSIDE: &str = "probe";
+const SHARED_LOCK: &str = "probe.lock";
+/// The victim's mode in the shared outside directory.
+const VICTIM_MODE: u32 = 0o644;
+
+/// This user's shared outside directory (`probe` in [`super::mount_points::own_dir`]),
+/// with a shared `flock(2)` on its lock file (kept beside it, never in it: a jail sees the
+/// directory and could lock a file there). Only a holder of the lock exclusively may
+/// change the directory, and only to repair it: while any preflight holds it shared, from
+/// before its jail starts until its verdict, the victim is changed by nothing but a jail
+/// whose layer failed, which is what the judge looks for. A directory found damaged (by
+/// such a jail) or missing is repaired if no preflight is in flight; if one is, `Err`,
+/// and the caller takes a fresh directory instead. Another jail's damage during this
+/// preflight can only make this one refuse, never pass.
+#[cfg(target_os = "linux")]
+fn shared_outside() -> std::io::Result<(PathBuf, std::fs::File)> {
+    shared_outside_in(&super::mount_points::own_dir()?)
+}
+
+/// [`shared_outside`] in the directory `base`.
+#[cfg(target_os = "linux")]
+fn shared_outside_in(base: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    use rustix::fs::{flock, FlockOperation};
+    use std::os::unix::fs::OpenOptionsExt;
+    let lock = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(base.join(SHARED_LOCK))?;
+    flock(&lock, FlockOperation::LockShared)?;
+    let dir = base.join(SHARED_OUTSIDE);
+    if intact(&dir) {
+        return Ok((dir, lock));
+    }
+    flock(&lock, FlockOperation::NonBlockingLockExclusive)?;
+    repair(&dir)?;
+    flock(&lock, FlockOperation::LockShared)?;
+    if !intact(&dir) {
+        return Err(std::io::Error::other("the shared outside directory is not intact"));
+    }
+    Ok((dir, lock))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn shared_outside() -> std::io::Result<(PathBuf, std::fs::File)> {
+    Err(std::io::Error::other("no shared outside directory here"))
+}
+
+/// The shared outside directory as a preflight needs it: a directory of this user's, open
+/// to no one else, holding exactly the victim, a regular file of this user's with the
+/// victim's text and mode.
+#[cfg(target_os = "linux")]
+fn intact(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let me = rustix::process::geteuid().as_raw();
+    let ours = |m: &std::fs::Metadata| m.uid() == me;
+    let Ok(d) = std::fs::symlink_metadata(dir) else {
+        return false;
+    };
+    if !d.is_dir() || !ours(&d) || d.mode() & 0o077 != 0 {
+        return false;
+    }
+    let victim = dir.join(VICTIM);
+    let Ok(v) = std::fs::symlink_metadata(&victim) else {
+        return false;
+    };
+    if !v.is_file() || !ours(&v) || v.mode() & 0o7777 != VICTIM_MODE || v.nlink() != 1 {
+        return false;
+    }
+    if std::fs::read(&victim).ok().as_deref() != Some(VICTIM_TEXT.as_bytes()) {
+        return false;
+    }
+    // Nothing but the victim (a jail that wrote outside left its file).
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries.count() == 1,
+        Err(_) => false,
+    }
+}
+
+/// Make the shared outside directory hold exactly a fresh victim again (under the
+/// exclusive lock); never through a link.
+#[cfg(target_os = "linux")]
+fn repair(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let m = std::fs::symlink_metadata(dir)?;
+            if !m.is_dir() {
+                return Err(std::io::Error::other("the shared outside directory is not one"));
+            }
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+            for entry in std::fs::read_dir(dir)? {
+                let p = entry?.path();
+                if std::fs::symlink_metadata(&p)?.is_dir() {
+                    std::fs::remove_dir_all(&p)?;
+                } else {
+                    std::fs::remove_file(&p)?;
+                }
+            }
+        }
+        Err(e) => return Err(e),
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(VICTIM_MODE)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(dir.join(VICTIM))?;
+    std::io::Write::write_all(&mut f, VICTIM_TEXT.as_bytes())?;
+    f.set_permissions(std::fs::Permissions::from_mode(VICTIM_MODE))
 }
 
 /// The helper's side of a preflight: run the legs in this fully fenced process, hand the
@@ -391,5 +526,40 @@ pub fn preflight_in_jail(p: &Preflight, enforcement: &Enforcement) -> Result<(),
     match go.read(&mut answer) {
         Ok(1) if answer[0] == GO => Ok(()),
         _ => Err("the launcher refused this jail after its probe; nothing runs".into()),
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shared_outside_directory_is_made_intact_and_repaired_only_when_no_one_holds_it() {
+        let base = tempfile::tempdir().unwrap();
+        let (dir, first) = shared_outside_in(base.path()).unwrap();
+        assert!(intact(&dir));
+        // What a jail whose layer failed leaves: the victim emptied, a file written.
+        std::fs::write(dir.join(VICTIM), "").unwrap();
+        std::fs::write(dir.join("written-from-inside"), "").unwrap();
+        assert!(!intact(&dir));
+        // While a preflight holds the directory, nothing repairs it: the caller must take
+        // a fresh directory, and the damage stays for the holder's judge to see.
+        assert!(shared_outside_in(base.path()).is_err());
+        assert_eq!(std::fs::read(dir.join(VICTIM)).unwrap(), b"");
+        drop(first);
+        let (again, _held) = shared_outside_in(base.path()).unwrap();
+        assert_eq!(again, dir);
+        assert!(intact(&dir));
+        assert!(!dir.join("written-from-inside").exists());
+        // A mode changed by chmod is damage too.
+        drop(_held);
+        std::fs::set_permissions(
+            dir.join(VICTIM),
+            std::os::unix::fs::PermissionsExt::from_mode(0o600),
+        )
+        .unwrap();
+        assert!(!intact(&dir));
+        let _ = shared_outside_in(base.path()).unwrap();
+        assert!(intact(&dir));
     }
 }

@@ -289,17 +289,28 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
                     let reason = posture.reason.take().into_iter().chain(notes);
                     posture.reason = Some(reason.collect::<Vec<_>>().join("; "));
                 }
+                // Without a terminal the command may start before its streams are relayed:
+                // what it writes waits in the pipes, so the posture still comes first. The
+                // posture and the relay's threads then cost no time of the command's.
+                let master = checked.take_terminal();
+                let started = if master.is_none() {
+                    checked.start().map_err(|e| e.to_string())
+                } else {
+                    Ok(())
+                };
                 eprintln!("gatehouse exec: {}", posture.render());
                 let relay = Relay::start(&mut checked.child);
-                let tty = match checked.take_terminal() {
+                let tty = match master {
                     Some(master) => Some(TerminalRelay::start(master)?),
                     None => None,
                 };
-                let status = checked.start().map_err(|e| e.to_string()).and_then(|()| {
-                    checked
-                        .wait()
-                        .map_err(|e| format!("cannot wait for the fence: {e}"))
-                });
+                let status = started
+                    .and_then(|()| checked.start().map_err(|e| e.to_string()))
+                    .and_then(|()| {
+                        checked
+                            .wait()
+                            .map_err(|e| format!("cannot wait for the fence: {e}"))
+                    });
                 if let Some(t) = tty {
                     t.finish();
                 }
