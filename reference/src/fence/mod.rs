@@ -30,6 +30,7 @@ pub mod error;
 pub mod host;
 pub mod jail;
 pub mod launch;
+pub mod listing;
 pub mod mount_points;
 pub mod plan;
 pub mod policy;

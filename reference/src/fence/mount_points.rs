@@ -168,7 +168,11 @@ fn lock_dir(root: &Path) -> io::Result<PathBuf> {
             root.display()
         )));
     }
-    owners_dir(owner, me, &format!("the lock directory of the workspace {}", root.display()))
+    owners_dir(
+        owner,
+        me,
+        &format!("the lock directory of the workspace {}", root.display()),
+    )
 }
 
 /// This user's own directory of the fence (the probe's shared outside directory lives

@@ -430,7 +430,9 @@ fn shared_outside_in(base: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
     repair(&dir)?;
     flock(&lock, FlockOperation::LockShared)?;
     if !intact(&dir) {
-        return Err(std::io::Error::other("the shared outside directory is not intact"));
+        return Err(std::io::Error::other(
+            "the shared outside directory is not intact",
+        ));
     }
     Ok((dir, lock))
 }
@@ -481,7 +483,9 @@ fn repair(dir: &Path) -> std::io::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             let m = std::fs::symlink_metadata(dir)?;
             if !m.is_dir() {
-                return Err(std::io::Error::other("the shared outside directory is not one"));
+                return Err(std::io::Error::other(
+                    "the shared outside directory is not one",
+                ));
             }
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
             for entry in std::fs::read_dir(dir)? {
