@@ -460,7 +460,12 @@ fn intact(dir: &Path) -> bool {
     let Ok(v) = std::fs::symlink_metadata(&victim) else {
         return false;
     };
-    if !v.is_file() || !ours(&v) || v.mode() & 0o7777 != VICTIM_MODE || v.nlink() != 1 {
+    if !v.is_file()
+        || !ours(&v)
+        || v.mode() & 0o7777 != VICTIM_MODE
+        || v.nlink() != 1
+        || v.len() != VICTIM_TEXT.len() as u64
+    {
         return false;
     }
     if std::fs::read(&victim).ok().as_deref() != Some(VICTIM_TEXT.as_bytes()) {
