@@ -11,15 +11,15 @@
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use super::allow::{AllowList, DomainPattern, Host};
 use super::request::{read_head, Refusal, Target};
 
-/// How long the proxy waits for a client's request head, and for an upstream connect.
+/// How long the proxy waits for a client's whole request head, however slowly it comes.
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long one upstream connection attempt may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -27,6 +27,12 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// refused (503), so that jailed code cannot spend the person's threads and processes
 /// (`RLIMIT_NPROC`) by opening connections and holding them.
 pub const MAX_CONNECTIONS: usize = 128;
+/// Refusals journalled per [`REFUSAL_WINDOW`]; beyond them each refusal is still answered
+/// but only counted, and the count is journalled once when the next window opens, so
+/// that jailed code refused in a loop cannot fill the person's disk with the session log.
+pub const REFUSALS_PER_WINDOW: u32 = 64;
+/// The window of [`REFUSALS_PER_WINDOW`].
+pub const REFUSAL_WINDOW: Duration = Duration::from_secs(10);
 
 /// One decision of the proxy, as the session log records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -54,6 +60,69 @@ pub enum NetEvent {
         /// One line for the person.
         detail: String,
     },
+    /// Refusals answered but not journalled one by one (more than
+    /// [`REFUSALS_PER_WINDOW`] in a window), counted.
+    Suppressed {
+        /// How many.
+        refusals: u64,
+    },
+}
+
+/// The journal's budget of refusals: [`REFUSALS_PER_WINDOW`] per [`REFUSAL_WINDOW`].
+#[derive(Debug)]
+struct RefusalBudget {
+    opened: Instant,
+    spent: u32,
+    suppressed: u64,
+}
+
+impl RefusalBudget {
+    fn new(now: Instant) -> RefusalBudget {
+        RefusalBudget {
+            opened: now,
+            spent: 0,
+            suppressed: 0,
+        }
+    }
+
+    /// Whether a refusal at `now` is journalled; with it, the count of those suppressed
+    /// since, to be journalled first (when a new window opened).
+    fn admit(&mut self, now: Instant) -> (bool, u64) {
+        let mut carried = 0;
+        if now.duration_since(self.opened) >= REFUSAL_WINDOW {
+            carried = std::mem::take(&mut self.suppressed);
+            self.opened = now;
+            self.spent = 0;
+        }
+        if self.spent < REFUSALS_PER_WINDOW {
+            self.spent += 1;
+            (true, carried)
+        } else {
+            self.suppressed += 1;
+            (false, carried)
+        }
+    }
+}
+
+/// A reader that gives up once `until` has passed, however the bytes trickle in: each
+/// read waits at most for what is left.
+struct ByDeadline<'a> {
+    stream: &'a TcpStream,
+    until: Instant,
+}
+
+impl Read for ByDeadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the request head took too long",
+            ));
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        (&*self.stream).read(buf)
+    }
 }
 
 /// How admitted names become addresses.
@@ -68,6 +137,8 @@ pub struct Proxy {
     allow: Arc<AllowList>,
     journal: Journal,
     resolve: Resolver,
+    budget: Arc<Mutex<RefusalBudget>>,
+    head_timeout: Duration,
 }
 
 impl std::fmt::Debug for Proxy {
@@ -127,6 +198,8 @@ impl Proxy {
             allow: Arc::new(allow),
             journal,
             resolve: Arc::new(system_resolve),
+            budget: Arc::new(Mutex::new(RefusalBudget::new(Instant::now()))),
+            head_timeout: HEAD_TIMEOUT,
         }
     }
 
@@ -179,23 +252,37 @@ impl Proxy {
         })
     }
 
-    /// Record the refusal first (the log never lags what the client saw), then answer.
+    /// Record the refusal first (the log never lags what the client saw), then answer;
+    /// beyond the journal's budget it is counted instead ([`REFUSALS_PER_WINDOW`]).
     fn refuse(&self, client: &mut TcpStream, r: Refusal) {
         let response = r.response();
-        (self.journal)(&NetEvent::Refused {
-            status: r.status,
-            code: r.code.to_string(),
-            target: r.target,
-            detail: r.detail,
-        });
+        let (journalled, carried) = self
+            .budget
+            .lock()
+            .map(|mut b| b.admit(Instant::now()))
+            .unwrap_or((true, 0));
+        if carried > 0 {
+            (self.journal)(&NetEvent::Suppressed { refusals: carried });
+        }
+        if journalled {
+            (self.journal)(&NetEvent::Refused {
+                status: r.status,
+                code: r.code.to_string(),
+                target: r.target,
+                detail: r.detail,
+            });
+        }
         let _ = client.write_all(&response);
         let _ = client.shutdown(Shutdown::Both);
     }
 
     /// Serve one client connection: one request, then (when admitted) a byte pipe.
     pub fn serve(&self, mut client: TcpStream) {
-        let _ = client.set_read_timeout(Some(HEAD_TIMEOUT));
-        let (target, leftover) = match read_head(&mut client) {
+        let mut head = ByDeadline {
+            stream: &client,
+            until: Instant::now() + self.head_timeout,
+        };
+        let (target, leftover) = match read_head(&mut head) {
             Ok(x) => x,
             Err(_) => return,
         };
@@ -520,6 +607,80 @@ mod tests {
         assert!(is_internal("fe80::1".parse().unwrap()));
         assert!(is_internal("169.254.169.254".parse().unwrap()));
         assert!(!is_internal("10.0.0.1".parse().unwrap()));
+    }
+
+    #[test]
+    fn the_journal_keeps_a_budget_of_refusals_and_counts_the_rest() {
+        let t0 = Instant::now();
+        let mut b = RefusalBudget::new(t0);
+        for _ in 0..REFUSALS_PER_WINDOW {
+            assert_eq!(b.admit(t0), (true, 0));
+        }
+        for _ in 0..5 {
+            assert_eq!(b.admit(t0 + Duration::from_secs(1)), (false, 0));
+        }
+        // The next window journals again, the five counted first.
+        assert_eq!(b.admit(t0 + REFUSAL_WINDOW), (true, 5));
+        assert_eq!(b.admit(t0 + REFUSAL_WINDOW), (true, 0));
+    }
+
+    #[test]
+    fn refusals_beyond_the_budget_are_answered_but_only_counted() {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let seen = events.clone();
+        let proxy = Proxy::new(
+            AllowList::parse(["example.org"]).unwrap(),
+            Arc::new(move |e: &NetEvent| seen.lock().unwrap().push(e.clone())),
+        );
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let _running = proxy.spawn(l).unwrap();
+        let n = REFUSALS_PER_WINDOW as usize + 20;
+        for _ in 0..n {
+            let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            c.write_all(b"CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n")
+                .unwrap();
+            let mut answer = String::new();
+            let _ = c.read_to_string(&mut answer);
+            assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        }
+        let events = events.lock().unwrap();
+        let refused = events
+            .iter()
+            .filter(|e| matches!(e, NetEvent::Refused { .. }))
+            .count();
+        assert_eq!(refused, REFUSALS_PER_WINDOW as usize);
+    }
+
+    #[test]
+    fn a_head_trickled_in_is_cut_off_at_its_deadline() {
+        let mut proxy = Proxy::new(
+            AllowList::parse(["example.org"]).unwrap(),
+            Arc::new(|_: &NetEvent| {}),
+        );
+        proxy.head_timeout = Duration::from_millis(300);
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let _running = proxy.spawn(l).unwrap();
+        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        // One byte every 50 ms: each read of the proxy's would wait far less than a
+        // per-read timeout, but the whole head never arrives within the deadline.
+        let head = b"CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n";
+        let mut cut = false;
+        for byte in head.iter() {
+            if c.write_all(&[*byte]).is_err() {
+                cut = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // Cut off: the proxy closed while the head was still coming, and answered nothing
+        // (with a per-read timeout alone the head would complete and be answered).
+        let mut rest = Vec::new();
+        let _ = c.read_to_end(&mut rest);
+        assert!(cut, "the whole head was accepted");
+        assert!(rest.is_empty(), "{:?}", String::from_utf8_lossy(&rest));
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub struct PlaneConfig {
     pub choices: crate::fence::PostureChoices,
     /// The `allow-list` network mode (FENCE-NET-2): each executor's jail hands out a
     /// listener on its own loopback, served by the proxy with this list; every decision
-    /// goes to the session log (FENCE-NET-6).
+    /// goes to the session log (FENCE-NET-10).
     pub allow: Option<crate::net::AllowList>,
 }
 

@@ -131,8 +131,14 @@ fn serve_proxy(
     }
     let log = std::sync::Arc::new(log);
     let journal: crate::net::Journal = std::sync::Arc::new(move |ev: &crate::net::NetEvent| {
-        if let crate::net::NetEvent::Refused { status, detail, .. } = ev {
-            eprintln!("gatehouse proxy: refused ({status}): {detail}");
+        match ev {
+            crate::net::NetEvent::Refused { status, detail, .. } => {
+                eprintln!("gatehouse proxy: refused ({status}): {detail}")
+            }
+            crate::net::NetEvent::Suppressed { refusals } => {
+                eprintln!("gatehouse proxy: {refusals} more refusals, counted, not shown")
+            }
+            crate::net::NetEvent::Allowed { .. } => {}
         }
         if let Some(l) = log.as_ref() {
             l.record("net", serde_json::to_value(ev).unwrap_or_default());
