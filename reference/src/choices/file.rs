@@ -148,16 +148,7 @@ pub fn parse(file: &Path, text: String) -> Result<Parsed, FileError> {
 pub fn load(file: &Path) -> Result<Option<Parsed>, FileError> {
     match std::fs::read_to_string(file) {
         Ok(text) => parse(file, text).map(Some),
-        // `.gatehouse` may be an empty file: the placeholder a running jail of this root
-        // mounts over (FENCE-PROTECT-11), which holds no configuration.
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            Ok(None)
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(FileError::Read {
             file: file.to_path_buf(),
             source,

@@ -85,7 +85,15 @@ pub fn load(inputs: &Inputs<'_>, flags: &Layer) -> Result<Choices, String> {
             }
         }
         let pf = inputs.project.join(PROJECT_FILE);
-        if trusted {
+        // An empty file `.gatehouse` is the placeholder a running jail of this root mounts
+        // over (FENCE-PROTECT-11): no configuration, not an error. Any other `.gatehouse`
+        // that is not a directory still fails to load, with its reason.
+        let placeholder = std::fs::symlink_metadata(inputs.project.join(".gatehouse"))
+            .map(|m| m.is_file() && m.len() == 0)
+            .unwrap_or(false);
+        if placeholder {
+            // Nothing to read and nothing to say.
+        } else if trusted {
             if let Some(p) = file::load(&pf).map_err(|e| e.to_string())? {
                 let layer = Layer::from_file(&p, FileKind::Project, inputs.home, inputs.project)
                     .map_err(|e| e.to_string())?;

@@ -299,10 +299,14 @@ pub enum Action {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Preflight {
-    /// A read-only directory outside every writable root, holding [`super::probe::VICTIM`].
+    /// A read-only directory outside every writable root, holding the victim.
     pub outside: PathBuf,
     /// A writable directory (inside the session's scratch).
     pub inside: PathBuf,
+    /// The tag of this preflight's victim and forbidden file in `outside`
+    /// ([`super::probe::victim_name`]).
+    #[serde(default)]
+    pub tag: String,
     /// The descriptor the helper writes its [`super::probe::LegReport`] to, then closes.
     pub report_fd: i32,
     /// The descriptor the helper reads the launcher's [`super::probe::GO`] from.

@@ -418,6 +418,7 @@ impl Fence {
                 go: None,
                 listener: None,
                 terminal: master,
+                reaped: false,
             });
         }
         #[cfg(target_os = "linux")]
@@ -445,7 +446,9 @@ impl Fence {
             detail,
         };
         let in_jail = self.policy.scratch_in_jail;
-        let mut dirs = probe::PreflightDirs::create(&self.policy.scratch, in_jail)
+        // A shared outside directory only where jailed code cannot change its mode.
+        let shared = !self.posture.not_covered.contains(&Coverage::Metadata);
+        let mut dirs = probe::PreflightDirs::create(&self.policy.scratch, in_jail, shared)
             .map_err(|e| failed("setup", e.to_string()))?;
         let mut policy = self.policy.clone();
         policy.read_only.push(dirs.outside.clone());
@@ -483,6 +486,7 @@ impl Fence {
             preflight: probe::Preflight {
                 outside: dirs.outside.clone(),
                 inside: dirs.inside.clone(),
+                tag: dirs.tag.clone(),
                 report_fd: handoff::raw(&report.child_end),
                 go_fd: handoff::raw(&go.child_end),
             },
@@ -577,6 +581,7 @@ impl Fence {
                 go: Some(go.parent_end),
                 listener,
                 terminal: master,
+                reaped: false,
             }),
             Err(e) => {
                 // No go: the helper leaves without running anything; make sure of it.
@@ -743,6 +748,23 @@ pub struct Checked {
     go: Option<()>,
     listener: Option<std::net::TcpListener>,
     terminal: Option<std::os::fd::OwnedFd>,
+    /// Whether [`Checked::wait`] has reaped the command.
+    reaped: bool,
+}
+
+/// A `Checked` let go without being waited for (an error path, or a panic unwinding the
+/// caller) ends its jail and reaps it first: whatever the caller holds for the jail's
+/// lifetime and drops after it (the mount points of missing protected paths, which must
+/// never be removed under a running jail, FENCE-PROTECT-10) is then let go only once
+/// nothing jailed runs.
+impl Drop for Checked {
+    fn drop(&mut self) {
+        if !self.reaped {
+            let _ = self.go.take();
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
 }
 
 impl Checked {
@@ -785,6 +807,7 @@ impl Checked {
     pub fn wait(mut self) -> std::io::Result<std::process::ExitStatus> {
         let _ = self.go.take();
         let s = self.child.wait();
+        self.reaped = s.is_ok();
         drop(self.dirs.take());
         s
     }

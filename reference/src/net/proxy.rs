@@ -148,12 +148,21 @@ impl std::fmt::Debug for Proxy {
 }
 
 /// A running proxy; dropping it stops accepting new connections.
-#[derive(Debug)]
 pub struct Running {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
+    /// The proxy's journal and budget: refusals still only counted are journalled when
+    /// the proxy stops, so that none goes unrecorded (FENCE-NET-10).
+    journal: Journal,
+    budget: Arc<Mutex<RefusalBudget>>,
     /// The listening socket, shut down on drop so that the accept loop ends at once.
     listener: Option<TcpListener>,
+}
+
+impl std::fmt::Debug for Running {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Running").field("addr", &self.addr).finish()
+    }
 }
 
 impl Running {
@@ -172,6 +181,14 @@ impl Drop for Running {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(l) = self.listener.take() {
             let _ = rustix::net::shutdown(&l, rustix::net::Shutdown::Read);
+        }
+        let pending = self
+            .budget
+            .lock()
+            .map(|mut b| std::mem::take(&mut b.suppressed))
+            .unwrap_or(0);
+        if pending > 0 {
+            (self.journal)(&NetEvent::Suppressed { refusals: pending });
         }
     }
 }
@@ -207,6 +224,7 @@ impl Proxy {
     /// or the listener fails.
     pub fn spawn(self, listener: TcpListener) -> std::io::Result<Running> {
         let addr = listener.local_addr()?;
+        let (journal, budget) = (self.journal.clone(), self.budget.clone());
         let shut = listener.try_clone().ok();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
@@ -248,6 +266,8 @@ impl Proxy {
         Ok(Running {
             addr,
             stop,
+            journal,
+            budget,
             listener: shut,
         })
     }
@@ -634,7 +654,8 @@ mod tests {
         );
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
-        let _running = proxy.spawn(l).unwrap();
+        let running = proxy.spawn(l).unwrap();
+        let _running = running;
         let n = REFUSALS_PER_WINDOW as usize + 20;
         for _ in 0..n {
             let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -644,12 +665,18 @@ mod tests {
             let _ = c.read_to_string(&mut answer);
             assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
         }
+        {
+            let events = events.lock().unwrap();
+            let refused = events
+                .iter()
+                .filter(|e| matches!(e, NetEvent::Refused { .. }))
+                .count();
+            assert_eq!(refused, REFUSALS_PER_WINDOW as usize);
+        }
+        // The rest is journalled, counted, when the proxy stops.
+        drop(_running);
         let events = events.lock().unwrap();
-        let refused = events
-            .iter()
-            .filter(|e| matches!(e, NetEvent::Refused { .. }))
-            .count();
-        assert_eq!(refused, REFUSALS_PER_WINDOW as usize);
+        assert_eq!(events.last(), Some(&NetEvent::Suppressed { refusals: 20 }));
     }
 
     #[test]

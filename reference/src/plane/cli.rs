@@ -304,7 +304,13 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
                 } else {
                     Ok(())
                 };
-                eprintln!("gatehouse exec: {}", posture.render());
+                // Never a panic once the command may run (a closed stderr would make
+                // `eprintln!` panic): `checked` would still end the jail before the mount
+                // points go, but nothing should depend on that.
+                let _ = std::io::Write::write_fmt(
+                    &mut std::io::stderr(),
+                    format_args!("gatehouse exec: {}\n", posture.render()),
+                );
                 let relay = Relay::start(&mut checked.child);
                 let tty = match master {
                     Some(master) => Some(TerminalRelay::start(master)?),

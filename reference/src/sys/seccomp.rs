@@ -13,6 +13,10 @@
 //! - `ioctl(TIOCSTI | TIOCLINUX)` → `EPERM`: no typing into the agent's terminal;
 //!   `ioctl(TIOCSETD)` → `EPERM`: no line discipline set (with `dev.tty.ldisc_autoload` a
 //!   new discipline loads a kernel module, the n_hdlc class of CVE-2017-2636);
+//! - `fcntl(F_SETLEASE)` → `EPERM`: a lease on a file the jail can open read-only (a host
+//!   `/etc` entry, another preflight's victim, both the user's or root's own) makes every
+//!   host process that opens it for writing, or truncates it, wait for the kernel's
+//!   `lease-break-time` (45 s by default) while the lease holder is signalled;
 //! - `unshare`, and `clone` with any namespace flag → `EPERM`; `clone3` → `ENOSYS` (libc
 //!   falls back to `clone`): no nested namespaces to hide from the layers above;
 //! - any foreign architecture (32-bit entry points, x32 numbers) → kill.
@@ -52,6 +56,8 @@ const SOCK_TYPE_MASK: u32 = 0xf;
 const TIOCSTI: u32 = 0x5412;
 const TIOCLINUX: u32 = 0x541C;
 const TIOCSETD: u32 = 0x5423;
+/// `fcntl`'s lease command (fcntl(2), Linux 2.4).
+const F_SETLEASE: u32 = libc::F_SETLEASE as u32;
 /// CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME.
 const CLONE_NS_MASK: u32 = 0x0002_0000
     | 0x0200_0000
@@ -117,6 +123,12 @@ pub fn program() -> Vec<libc::sock_filter> {
     p.push(jump(JEQ_K, TIOCSTI, 2, 0));
     p.push(jump(JEQ_K, TIOCSETD, 1, 0));
     p.push(jump(JEQ_K, TIOCLINUX, 0, 1));
+    p.push(stmt(RET_K, errno(libc::EPERM)));
+    p.push(stmt(RET_K, RET_ALLOW));
+    // fcntl(fd, F_SETLEASE) → EPERM
+    p.push(jump(JEQ_K, libc::SYS_fcntl as u32, 0, 4));
+    p.push(stmt(LD_W_ABS, off_arg_lo(1)));
+    p.push(jump(JEQ_K, F_SETLEASE, 0, 1));
     p.push(stmt(RET_K, errno(libc::EPERM)));
     p.push(stmt(RET_K, RET_ALLOW));
     // clone(flags with a namespace bit) → EPERM
