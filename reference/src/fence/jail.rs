@@ -192,21 +192,37 @@ fn under(root: &Path, p: &Path) -> PathBuf {
 
 /// Create what a bind needs as its mount point: a directory for a directory, an empty file
 /// for anything else (the new root's tmpfs is ours, so plain creation is safe here).
+/// Returns whether `src` is a directory. `made` holds the directories of the new root
+/// known to exist, so that the thirty-odd binds into one directory (`/etc`) do not each
+/// ask for it again.
 #[cfg(target_os = "linux")]
-fn mount_point(src: &Path, dst: &Path) -> std::io::Result<()> {
-    if std::fs::metadata(src)?.is_dir() {
-        std::fs::create_dir_all(dst)
+fn mount_point(
+    src: &Path,
+    dst: &Path,
+    made: &mut std::collections::HashSet<PathBuf>,
+) -> std::io::Result<bool> {
+    let dir = std::fs::metadata(src)?.is_dir();
+    let mut ensure = |d: &Path| -> std::io::Result<()> {
+        if !made.contains(d) {
+            std::fs::create_dir_all(d)?;
+            made.insert(d.to_path_buf());
+        }
+        Ok(())
+    };
+    if dir {
+        ensure(dst)?;
     } else {
         if let Some(parent) = dst.parent() {
-            std::fs::create_dir_all(parent)?;
+            ensure(parent)?;
         }
         std::fs::OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(false)
             .open(dst)
-            .map(drop)
+            .map(drop)?;
     }
+    Ok(dir)
 }
 
 /// Pin every parent of `rel` below `root` (a bind of the directory onto itself makes it a
@@ -300,6 +316,8 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
     let ro = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
     // Trees opened and not sealed yet: binds inside them are made read-only by the seal.
     let mut open_trees: Vec<&Path> = Vec::new();
+    // Directories of the new root known to exist (mount points made so far).
+    let mut made: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
 
     for (index, step) in plan.steps.iter().enumerate() {
         let fail = |e: io::Error| {
@@ -379,8 +397,9 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             // fenced, and a non-recursive bind of a tree with locked submounts is EINVAL.
             Step::BindReadOnly { path } => {
                 let (src, dst) = (under(old_root, path), under(new_root, path));
-                mount_point(&src, &dst).map_err(named(path)).map_err(fail)?;
-                let dir = std::fs::metadata(&src).map(|m| m.is_dir()).unwrap_or(false);
+                let dir = mount_point(&src, &dst, &mut made)
+                    .map_err(named(path))
+                    .map_err(fail)?;
                 if open_trees.iter().any(|t| path.starts_with(t)) {
                     // Read-only with the whole tree, by its seal below.
                     let bind = if dir { mount::rbind } else { mount::bind };
@@ -410,6 +429,8 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 mount::tmpfs(&dst, "0755", MountFlags::NOSUID | MountFlags::NODEV)
                     .map_err(named(path))
                     .map_err(fail)?;
+                // What was made below it is hidden now.
+                made.retain(|d| !d.starts_with(&dst));
                 open_trees.push(path);
             }
             // Every mount of the tree read-only, recursively (FENCE-JAIL-2): one
@@ -505,6 +526,7 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 let dst = under(new_root, path);
                 std::fs::create_dir_all(&dst).map_err(fail)?;
                 mount::tmpfs(&dst, "1777", MountFlags::NOSUID | MountFlags::NODEV).map_err(fail)?;
+                made.retain(|d| !d.starts_with(&dst));
             }
             // A one-shot command's scratch in the private /tmp just mounted: the jailed
             // user's own directories on the jail's tmpfs, nothing on the host.
@@ -521,7 +543,9 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             // after the private /tmp so a root under /tmp lands on top of it.
             Step::BindReadWrite { path } => {
                 let (src, dst) = (under(old_root, path), under(new_root, path));
-                mount_point(&src, &dst).map_err(named(path)).map_err(fail)?;
+                mount_point(&src, &dst, &mut made)
+                    .map_err(named(path))
+                    .map_err(fail)?;
                 mount::bind(&src, &dst).map_err(named(path)).map_err(fail)?;
                 mount::remount_bind(&dst, MountFlags::NOSUID | MountFlags::NODEV)
                     .map_err(named(path))
