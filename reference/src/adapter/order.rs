@@ -67,13 +67,15 @@ fn folder(session: &str) -> String {
         .collect()
 }
 
-/// Builds the guarded session an `open` request describes.
+/// Builds the guarded session an `open` request describes; with it, the private state
+/// directory made for it when the request named none (no one can name it again, so the
+/// caller removes it when the session closes).
 pub fn open_session(
     session: &str,
     setup: &Map<String, Value>,
     gate: GateConfig,
     grants: Vec<gatehouse::gate::Grant>,
-) -> Result<GuardedSession, WireError> {
+) -> Result<(GuardedSession, Option<PathBuf>), WireError> {
     let agent_file: Option<PathBuf> = field(setup, "agent_file")?;
     let settings_file: Option<PathBuf> = field(setup, "settings_file")?;
     let safety: Option<String> = field(setup, "safety")?;
@@ -95,19 +97,32 @@ pub fn open_session(
         .transpose()
         .map_err(|e| WireError::refused(e.to_string()))?;
     let workspace = gate.workspace.clone();
+    let private = state_dir
+        .is_none()
+        .then(|| private_state_dir(&folder(session)));
     let config = SessionConfig {
         id: folder(session),
         gate,
         agent,
         settings,
         flag,
-        state_dir: state_dir.unwrap_or_else(|| private_state_dir(&folder(session))),
+        state_dir: state_dir
+            .or_else(|| private.clone())
+            .expect("a state directory, named or private"),
         roots: vec![workspace],
         grants,
         trust: None,
         resume,
     };
-    GuardedSession::open(config).map_err(|e| WireError::refused(e.to_string()))
+    match GuardedSession::open(config) {
+        Ok(s) => Ok((s, private)),
+        Err(e) => {
+            if let Some(dir) = &private {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Err(WireError::refused(e.to_string()))
+        }
+    }
 }
 
 /// `load`: reads the files an `open` would read and checks the state directory, and says

@@ -22,6 +22,29 @@ pub struct Server {
     sessions: HashMap<String, GuardedSession>,
     /// Each session's plane (capability `fence`).
     fences: super::fence::Fences,
+    /// The private state directory made for a session that named none, removed when the
+    /// session closes or is replaced, and when the adapter ends: a suite run opens some
+    /// 1,500 sessions, whose directories were left in the system's temporary directory.
+    private_state: HashMap<String, std::path::PathBuf>,
+}
+
+impl Server {
+    /// Let go of the private state directory of `session`, if it has one.
+    fn drop_private_state(&mut self, session: &str) {
+        if let Some(dir) = self.private_state.remove(session) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // The sessions first: they may still write to their state directories.
+        self.sessions.clear();
+        for (_, dir) in self.private_state.drain() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 /// Refuses a setup field no capability takes (PROTO-SESSION-2).
@@ -37,6 +60,24 @@ fn check_fields(setup: &Map<String, Value>) -> Result<(), WireError> {
             "unknown setup field {unknown:?}"
         ))),
         None => Ok(()),
+    }
+}
+
+/// A private state directory not yet handed to the server: removed if the `open` that made
+/// it fails after all.
+struct PrivateDir(Option<std::path::PathBuf>);
+
+impl PrivateDir {
+    fn keep(mut self) -> Option<std::path::PathBuf> {
+        self.0.take()
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 
@@ -99,7 +140,10 @@ impl Server {
                 // Replacing a session of the same name starts it afresh (PROTO-SESSION-1).
                 check_fields(&setup)?;
                 let (gate, grants) = gate_config(&setup)?;
-                let mut fresh = super::order::open_session(&session, &setup, gate, grants)?;
+                let (mut fresh, private) =
+                    super::order::open_session(&session, &setup, gate, grants)?;
+                // Held until the session is in place (and the one it replaces gone).
+                let private = PrivateDir(private);
                 let (files, mut opened) = super::files::open(&setup)?;
                 if let Some(restored) = fresh
                     .attach_files(files)
@@ -112,7 +156,11 @@ impl Server {
                     opened.insert("notices".into(), json!(fresh.notices()));
                 }
                 let posture = self.fences.open(&session, &setup)?;
-                self.sessions.insert(session, fresh);
+                self.sessions.insert(session.clone(), fresh);
+                self.drop_private_state(&session);
+                if let Some(dir) = private.keep() {
+                    self.private_state.insert(session, dir);
+                }
                 Ok(posture
                     .map_or(Body::Done {}, |posture| Body::Posture { posture })
                     .with(opened))
@@ -283,6 +331,7 @@ impl Server {
                     .remove(&session)
                     .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
                 self.fences.close(&session);
+                self.drop_private_state(&session);
                 Ok(Body::Done {})
             }
             Request::Bye => Ok(Body::Done {}),

@@ -13,7 +13,7 @@
 //! stale. The modes of the entries are never cached: every entry that is not a link is
 //! looked up again on every walk, since a `chmod` changes no directory time.
 //!
-//! The listings live in this user's fence directory ([`super::mount_points::own_dir`],
+//! The listings live in this user's fence directory ([`super::user_dir::own_dir`],
 //! mode 0700, which no jail sees); a file that cannot be read or parsed is ignored and
 //! written anew. May touch: that one file.
 
@@ -26,6 +26,7 @@ use std::time::{Duration, SystemTime};
 pub const SETTLED: Duration = Duration::from_secs(2);
 
 /// The file holding the listings in the user's fence directory.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const FILE: &str = "etc-listings";
 /// The file's first line.
 const HEADER: &str = "gatehouse etc listings 1";
@@ -85,7 +86,7 @@ impl Listings {
     /// directory or no readable file).
     pub fn load() -> Listings {
         #[cfg(target_os = "linux")]
-        let file = super::mount_points::own_dir().ok().map(|d| d.join(FILE));
+        let file = super::user_dir::own_dir().ok().map(|d| d.join(FILE));
         #[cfg(not(target_os = "linux"))]
         let file: Option<PathBuf> = None;
         let known = file

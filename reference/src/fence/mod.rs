@@ -40,6 +40,7 @@ pub mod probe;
 pub mod protect;
 pub mod seatbelt;
 pub mod tty;
+pub mod user_dir;
 
 pub use coverage::{Coverage, REQUIRED};
 pub use error::FenceError;

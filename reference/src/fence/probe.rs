@@ -477,15 +477,16 @@ fn write_victim(victim: &Path) -> std::io::Result<()> {
 }
 
 /// Name of the shared outside directory in this user's fence directory.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const SHARED_OUTSIDE: &str = "probe";
 /// The victim's mode.
 const VICTIM_MODE: u32 = 0o644;
 
-/// This user's shared outside directory (`probe` in [`super::mount_points::own_dir`]),
+/// This user's shared outside directory (`probe` in [`super::user_dir::own_dir`]),
 /// made when missing; refused unless it is a directory of this user's with mode 0700.
 #[cfg(target_os = "linux")]
 fn shared_outside() -> std::io::Result<PathBuf> {
-    shared_outside_in(&super::mount_points::own_dir()?)
+    shared_outside_in(&super::user_dir::own_dir()?)
 }
 
 /// [`shared_outside`] in the directory `base`.
