@@ -157,11 +157,15 @@ fn start(plan: &Plan, req: &ExecRequest) -> std::io::Result<Started> {
     spawn_forked(plan, req)
 }
 
-/// The warm path's spawn: the program found in the plan's `PATH` here, and a
-/// `posix_spawn` with `POSIX_SPAWN_SETSID` (a `vfork`, not a `fork` copying this process).
-/// `None` for what only the forking spawn does as `execvp(3)` would: a program not found
-/// (the error it reports), a file without `#!` (glibc's `execvp` runs it with `/bin/sh`),
-/// a C library without the flag, a NUL byte (refused there with its own error).
+/// The warm path's spawn: the program looked for in the plan's `PATH` here, as
+/// `execvp(3)` looks, and each candidate spawned with `posix_spawn` and
+/// `POSIX_SPAWN_SETSID` (a `vfork`, not a `fork` copying this process). A candidate the
+/// kernel will not execute (`EACCES`: a directory of `PATH` that Landlock hides, on the
+/// Landlock-only fence, is still there to `stat`) passes the search on to the next, as
+/// `execvp` does. `None` for what only the forking spawn does as `execvp` would: nothing
+/// found or executable (the error it reports), a file without `#!` (glibc's `execvp` runs
+/// it with `/bin/sh`), a C library without the flag, a NUL byte (refused there with its
+/// own error).
 #[cfg(target_os = "linux")]
 fn spawn_direct(plan: &Plan, req: &ExecRequest) -> std::io::Result<Option<Started>> {
     use std::os::unix::ffi::OsStrExt;
@@ -170,12 +174,8 @@ fn spawn_direct(plan: &Plan, req: &ExecRequest) -> std::io::Result<Option<Starte
         .iter()
         .find(|(k, _)| k == "PATH")
         .map(|(_, v)| v.as_str());
-    let Some(program) = find_program(&req.argv[0], path) else {
-        return Ok(None);
-    };
-    let Ok(program) = CString::new(program.as_os_str().as_bytes()) else {
-        return Ok(None);
-    };
+    let name = &req.argv[0];
+    let searched = !name.contains('/');
     let Ok(argv) = req
         .argv
         .iter()
@@ -209,50 +209,67 @@ fn spawn_direct(plan: &Plan, req: &ExecRequest) -> std::io::Result<Option<Starte
     };
     let (stdout_r, stdout_w) = rustix::pipe::pipe_with(flags)?;
     let (stderr_r, stderr_w) = rustix::pipe::pipe_with(flags)?;
-    let spawned = crate::sys::ns::spawn_session_leader(
-        &program,
-        &argv,
-        &env,
-        [stdin_r.as_fd(), stdout_w.as_fd(), stderr_w.as_fd()],
-    );
-    match spawned {
-        Ok(pid) => Ok(Some(Started {
-            pid,
-            stdin: stdin_w,
-            stdout: stdout_r,
-            stderr: stderr_r,
-        })),
-        Err(e)
-            if e.kind() == std::io::ErrorKind::Unsupported
-                || e.raw_os_error() == Some(libc::ENOEXEC) =>
-        {
-            Ok(None)
+    for program in candidates(name, path) {
+        let Ok(program) = CString::new(program.as_os_str().as_bytes()) else {
+            return Ok(None);
+        };
+        let spawned = crate::sys::ns::spawn_session_leader(
+            &program,
+            &argv,
+            &env,
+            [stdin_r.as_fd(), stdout_w.as_fd(), stderr_w.as_fd()],
+        );
+        match spawned {
+            Ok(pid) => {
+                return Ok(Some(Started {
+                    pid,
+                    stdin: stdin_w,
+                    stdout: stdout_r,
+                    stderr: stderr_r,
+                }))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => return Ok(None),
+            Err(e) => match e.raw_os_error() {
+                Some(libc::ENOEXEC) => return Ok(None),
+                // `execvp`'s own list of errors that move the search on.
+                Some(
+                    libc::EACCES
+                    | libc::ENOENT
+                    | libc::ENOTDIR
+                    | libc::ESTALE
+                    | libc::ENODEV
+                    | libc::ETIMEDOUT,
+                ) if searched => continue,
+                _ => return Err(e),
+            },
         }
-        Err(e) => Err(e),
     }
+    Ok(None)
 }
 
-/// `name` as `execvp(3)` finds it in `path`: as given when it holds a `/`, else the first
-/// regular file of that name that this process may execute; `None` when there is none.
+/// Where `execvp(3)` would try to execute `name`: `name` itself when it holds a `/`, else
+/// each regular file of that name in `path` that this process may execute, in order.
 #[cfg(target_os = "linux")]
-fn find_program(name: &str, path: Option<&str>) -> Option<PathBuf> {
+fn candidates<'a>(name: &'a str, path: Option<&'a str>) -> Box<dyn Iterator<Item = PathBuf> + 'a> {
     use std::os::unix::fs::PermissionsExt;
     if name.contains('/') {
-        return Some(PathBuf::from(name));
+        return Box::new(std::iter::once(PathBuf::from(name)));
     }
     if name.is_empty() {
-        return None;
+        return Box::new(std::iter::empty());
     }
-    path.unwrap_or("/usr/local/bin:/usr/bin:/bin")
-        .split(':')
-        .map(|dir| Path::new(if dir.is_empty() { "." } else { dir }).join(name))
-        .find(|candidate| {
-            std::fs::metadata(candidate).is_ok_and(|m| {
-                m.is_file()
-                    && m.permissions().mode() & 0o111 != 0
-                    && rustix::fs::access(candidate, rustix::fs::Access::EXEC_OK).is_ok()
-            })
-        })
+    Box::new(
+        path.unwrap_or("/usr/local/bin:/usr/bin:/bin")
+            .split(':')
+            .map(move |dir| Path::new(if dir.is_empty() { "." } else { dir }).join(name))
+            .filter(|candidate| {
+                std::fs::metadata(candidate).is_ok_and(|m| {
+                    m.is_file()
+                        && m.permissions().mode() & 0o111 != 0
+                        && rustix::fs::access(candidate, rustix::fs::Access::EXEC_OK).is_ok()
+                })
+            }),
+    )
 }
 
 /// The spawn through `std` with a step between fork and exec (`setsid`; off Linux, a
