@@ -1,6 +1,8 @@
 //! The executor: a long-lived process already inside the fence (the helper's `serve`
 //! action) that runs one command per request and answers in the protocol. Because the
-//! fence is set up once per executor, a warm request costs a fork and an exec.
+//! fence is set up once per executor, a warm request costs a spawn and an exec: on Linux a
+//! `posix_spawn` (a `vfork`, not a `fork` copying the executor), its streams fed and read
+//! by one `poll` loop with the command's pidfd, no thread started.
 //!
 //! Every command runs as the leader of a session and process group of its own, and when it
 //! ends (or its deadline passes) the whole group is killed: nothing a call started outlives
@@ -9,10 +11,19 @@
 //! it and ended too; it reaps every orphan between requests (inside a PID namespace it is
 //! PID 1 and would inherit them anyway).
 
-use std::io::{BufRead, Read, Write};
+#[cfg(target_os = "linux")]
+use std::ffi::CString;
+use std::io::{BufRead, Write};
+#[cfg(target_os = "linux")]
+use std::os::fd::AsFd;
+use std::os::fd::OwnedFd;
+use std::path::Path;
+#[cfg(target_os = "linux")]
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
 
 use super::protocol::{ExecRequest, ExecutorMessage, ExitInfo};
 use crate::fence::{Enforcement, Plan};
@@ -35,13 +46,14 @@ pub fn serve(plan: &Plan, enforcement: &Enforcement) -> i32 {
     if write_message(&mut out, &ready).is_err() {
         return 1;
     }
+    let origin = std::env::current_dir().ok();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         if line.trim().is_empty() {
             continue;
         }
         let msg = match serde_json::from_str::<ExecRequest>(&line) {
-            Ok(req) => run_one(plan, &req),
+            Ok(req) => run_one(plan, &req, origin.as_deref()),
             Err(e) => ExecutorMessage::Done {
                 id: 0,
                 exit: ExitInfo {
@@ -70,26 +82,16 @@ fn write_message(out: &mut impl Write, msg: &ExecutorMessage) -> std::io::Result
     out.flush()
 }
 
-fn read_bounded(mut r: impl Read, max: usize) -> (Vec<u8>, bool) {
-    let mut kept = Vec::new();
-    let mut buf = [0u8; 8192];
-    let mut truncated = false;
-    loop {
-        match r.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                let room = max.saturating_sub(kept.len());
-                if n > room {
-                    truncated = true;
-                }
-                kept.extend_from_slice(&buf[..n.min(room)]);
-            }
-        }
-    }
-    (kept, truncated)
+/// A command under way: its pid (its session's and group's id) and our ends of its streams.
+struct Started {
+    pid: u32,
+    /// The write end of its stdin, when the request gave input.
+    stdin: Option<OwnedFd>,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
 }
 
-fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
+fn run_one(plan: &Plan, req: &ExecRequest, origin: Option<&Path>) -> ExecutorMessage {
     let failed = |code: i32, msg: String| ExecutorMessage::Done {
         id: req.id,
         exit: ExitInfo {
@@ -104,29 +106,13 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
     let Some(program) = req.argv.first() else {
         return failed(crate::exit::SETUP_FAILED, "empty command\n".into());
     };
-    let mut cmd = Command::new(program);
-    cmd.args(&req.argv[1..])
-        .env_clear()
-        .envs(plan.env.iter().map(|(k, v)| (k, v)))
-        .current_dir(req.cwd.as_ref().unwrap_or(&plan.cwd))
-        .stdin(if req.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // Its own session and process group (the group's id is the command's pid), so that
-    // its end, or its deadline, kills whatever it started.
-    #[cfg(target_os = "linux")]
-    crate::sys::ns::in_new_session(&mut cmd);
-    #[cfg(not(target_os = "linux"))]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
+    // The command starts in this process's working directory: a relative one is taken
+    // from where the executor started, as a spawn's own `chdir` would.
+    let cwd = req.cwd.as_ref().unwrap_or(&plan.cwd);
+    let cwd = origin.map(|o| o.join(cwd)).unwrap_or_else(|| cwd.clone());
+    let started = std::env::set_current_dir(&cwd).and_then(|()| start(plan, req));
+    let started = match started {
+        Ok(s) => s,
         Err(e) => {
             let code = if e.kind() == std::io::ErrorKind::NotFound {
                 crate::exit::NOT_FOUND
@@ -140,74 +126,423 @@ fn run_one(plan: &Plan, req: &ExecRequest) -> ExecutorMessage {
         }
     };
     let max = req.max_output.unwrap_or(DEFAULT_MAX_OUTPUT);
-    let stdout = child.stdout.take().expect("piped stdout");
-    let stderr = child.stderr.take().expect("piped stderr");
-    let t_out = std::thread::spawn(move || read_bounded(stdout, max));
-    let t_err = std::thread::spawn(move || read_bounded(stderr, max));
-    if let (Some(mut w), Some(bytes)) = (child.stdin.take(), req.stdin.clone()) {
-        std::thread::spawn(move || {
-            let _ = w.write_all(&bytes);
-        });
-    }
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    // Wait for the leader to exit without reaping it: while it is a zombie its pid, which
-    // is its group's id, cannot be reused, so killing the group below reaches only what the
-    // command started.
-    std::thread::spawn(move || {
-        let _ = tx.send(wait_exited(pid));
-    });
-    let mut timed_out = false;
-    let waited = match req.timeout_ms {
-        Some(ms) => rx.recv_timeout(Duration::from_millis(ms)),
-        None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-    };
-    if let Err(e) = waited {
-        // The deadline (or, should the waiting thread be lost, at once): the group goes,
-        // then the leader is waited for below.
-        timed_out = e == mpsc::RecvTimeoutError::Timeout;
-        kill_group(pid);
-        let _ = rx.recv();
-    }
-    // The command has ended: so has everything it left in its group (FENCE-PLANE-5).
-    kill_group(pid);
-    let status = child.wait();
-    // And whatever left the group, re-parented to us as the subreaper.
-    #[cfg(target_os = "linux")]
-    crate::sys::ns::end_children(Duration::from_secs(5));
-    let exit = match status {
-        Ok(s) => {
-            use std::os::unix::process::ExitStatusExt;
-            ExitInfo {
-                code: s.code(),
-                signal: s.signal(),
-            }
-        }
-        Err(_) => ExitInfo {
-            code: Some(crate::exit::SETUP_FAILED),
-            signal: None,
-        },
-    };
-    // Nothing of the command is left to hold the pipes open: the readers end.
-    let (stdout, t1) = t_out.join().unwrap_or_default();
-    let (stderr, t2) = t_err.join().unwrap_or_default();
+    let deadline = req
+        .timeout_ms
+        .map(|ms| Instant::now() + Duration::from_millis(ms));
+    let w = watch(
+        started,
+        req.stdin.as_deref().unwrap_or_default(),
+        max,
+        deadline,
+        end_leftovers,
+    );
     ExecutorMessage::Done {
         id: req.id,
-        exit,
-        stdout,
-        stderr,
-        timed_out,
-        truncated: t1 || t2,
+        exit: w.exit,
+        stdout: w.stdout.kept,
+        stderr: w.stderr.kept,
+        timed_out: w.timed_out,
+        truncated: w.stdout.truncated || w.stderr.truncated,
     }
 }
 
-/// Wait until the child `pid` has exited, leaving it to be reaped by `Child::wait`.
-fn wait_exited(pid: u32) -> std::io::Result<()> {
+/// Start the request's command in the current directory, as the leader of a session (or,
+/// off Linux, a process group) of its own, so that its end, or its deadline, kills
+/// whatever it started.
+fn start(plan: &Plan, req: &ExecRequest) -> std::io::Result<Started> {
+    #[cfg(target_os = "linux")]
+    if let Some(started) = spawn_direct(plan, req)? {
+        return Ok(started);
+    }
+    spawn_forked(plan, req)
+}
+
+/// The warm path's spawn: the program looked for in the plan's `PATH` here, as
+/// `execvp(3)` looks, and each candidate spawned with `posix_spawn` and
+/// `POSIX_SPAWN_SETSID` (a `vfork`, not a `fork` copying this process). A candidate the
+/// kernel will not execute (`EACCES`: a directory of `PATH` that Landlock hides, on the
+/// Landlock-only fence, is still there to `stat`) passes the search on to the next, as
+/// `execvp` does. `None` for what only the forking spawn does as `execvp` would: nothing
+/// found or executable (the error it reports), a file without `#!` (glibc's `execvp` runs
+/// it with `/bin/sh`), a C library without the flag, a NUL byte (refused there with its
+/// own error).
+#[cfg(target_os = "linux")]
+fn spawn_direct(plan: &Plan, req: &ExecRequest) -> std::io::Result<Option<Started>> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = plan
+        .env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_str());
+    let name = &req.argv[0];
+    let searched = !name.contains('/');
+    let Ok(argv) = req
+        .argv
+        .iter()
+        .map(|a| CString::new(a.as_bytes()))
+        .collect::<Result<Vec<_>, _>>()
+    else {
+        return Ok(None);
+    };
+    let Ok(env) = plan
+        .env
+        .iter()
+        .map(|(k, v)| CString::new(format!("{k}={v}")))
+        .collect::<Result<Vec<_>, _>>()
+    else {
+        return Ok(None);
+    };
+    let flags = rustix::pipe::PipeFlags::CLOEXEC;
+    let (stdin_r, stdin_w) = match req.stdin {
+        Some(_) => {
+            let (r, w) = rustix::pipe::pipe_with(flags)?;
+            (r, Some(w))
+        }
+        None => (
+            rustix::fs::open(
+                "/dev/null",
+                rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )?,
+            None,
+        ),
+    };
+    let (stdout_r, stdout_w) = rustix::pipe::pipe_with(flags)?;
+    let (stderr_r, stderr_w) = rustix::pipe::pipe_with(flags)?;
+    for program in candidates(name, path) {
+        let Ok(program) = CString::new(program.as_os_str().as_bytes()) else {
+            return Ok(None);
+        };
+        let spawned = crate::sys::ns::spawn_session_leader(
+            &program,
+            &argv,
+            &env,
+            [stdin_r.as_fd(), stdout_w.as_fd(), stderr_w.as_fd()],
+        );
+        match spawned {
+            Ok(pid) => {
+                return Ok(Some(Started {
+                    pid,
+                    stdin: stdin_w,
+                    stdout: stdout_r,
+                    stderr: stderr_r,
+                }))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => return Ok(None),
+            Err(e) => match e.raw_os_error() {
+                Some(libc::ENOEXEC) => return Ok(None),
+                // `execvp`'s own list of errors that move the search on.
+                Some(
+                    libc::EACCES
+                    | libc::ENOENT
+                    | libc::ENOTDIR
+                    | libc::ESTALE
+                    | libc::ENODEV
+                    | libc::ETIMEDOUT,
+                ) if searched => continue,
+                _ => return Err(e),
+            },
+        }
+    }
+    Ok(None)
+}
+
+/// Where `execvp(3)` would try to execute `name`: `name` itself when it holds a `/`, else
+/// each regular file of that name in `path` that this process may execute, in order.
+#[cfg(target_os = "linux")]
+fn candidates<'a>(name: &'a str, path: Option<&'a str>) -> Box<dyn Iterator<Item = PathBuf> + 'a> {
+    use std::os::unix::fs::PermissionsExt;
+    if name.contains('/') {
+        return Box::new(std::iter::once(PathBuf::from(name)));
+    }
+    if name.is_empty() {
+        return Box::new(std::iter::empty());
+    }
+    Box::new(
+        path.unwrap_or("/usr/local/bin:/usr/bin:/bin")
+            .split(':')
+            .map(move |dir| Path::new(if dir.is_empty() { "." } else { dir }).join(name))
+            .filter(|candidate| {
+                std::fs::metadata(candidate).is_ok_and(|m| {
+                    m.is_file()
+                        && m.permissions().mode() & 0o111 != 0
+                        && rustix::fs::access(candidate, rustix::fs::Access::EXEC_OK).is_ok()
+                })
+            }),
+    )
+}
+
+/// The spawn through `std` with a step between fork and exec (`setsid`; off Linux, a
+/// process group of its own): everything [`spawn_direct`] leaves to it.
+fn spawn_forked(plan: &Plan, req: &ExecRequest) -> std::io::Result<Started> {
+    let mut cmd = Command::new(&req.argv[0]);
+    cmd.args(&req.argv[1..])
+        .env_clear()
+        .envs(plan.env.iter().map(|(k, v)| (k, v)))
+        .stdin(if req.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(target_os = "linux")]
+    crate::sys::ns::in_new_session(&mut cmd);
+    #[cfg(not(target_os = "linux"))]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    // Dropping the `Child` neither waits nor kills: the pid is reaped in `watch`.
+    let mut child = cmd.spawn()?;
+    Ok(Started {
+        pid: child.id(),
+        stdin: child.stdin.take().map(OwnedFd::from),
+        stdout: OwnedFd::from(child.stdout.take().expect("piped stdout")),
+        stderr: OwnedFd::from(child.stderr.take().expect("piped stderr")),
+    })
+}
+
+/// One output stream, kept up to a cap.
+struct Capture {
+    kept: Vec<u8>,
+    max: usize,
+    truncated: bool,
+}
+
+impl Capture {
+    fn new(max: usize) -> Capture {
+        Capture {
+            kept: Vec::new(),
+            max,
+            truncated: false,
+        }
+    }
+
+    fn take(&mut self, bytes: &[u8]) {
+        let room = self.max.saturating_sub(self.kept.len());
+        if bytes.len() > room {
+            self.truncated = true;
+        }
+        self.kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+}
+
+/// What a command did.
+struct Watched {
+    exit: ExitInfo,
+    stdout: Capture,
+    stderr: Capture,
+    timed_out: bool,
+}
+
+/// The descriptors [`watch`] polls, by slot.
+const OUT: usize = 0;
+const ERR: usize = 1;
+const FEED: usize = 2;
+const EXITED: usize = 3;
+
+/// What one `poll` said.
+enum Polled {
+    /// These slots are ready.
+    Ready(Vec<usize>),
+    /// The deadline passed.
+    Expired,
+    /// Interrupted: look again.
+    Again,
+    /// Polling failed.
+    Broken,
+}
+
+/// Feed the command its input and collect its output in this one thread (`poll(2)`; no
+/// thread per stream), until its leader has exited or its deadline has passed, then kill
+/// it. Once the leader has exited: the group goes (the leader, a zombie until reaped,
+/// still holds the group's id, so the kill reaches only what the command started), the
+/// leader is reaped, `leftovers` ends whatever left the group (re-parented to us as the
+/// subreaper, FENCE-PLANE-5), and what they all wrote is read to the end.
+fn watch(
+    s: Started,
+    input: &[u8],
+    max: usize,
+    deadline: Option<Instant>,
+    leftovers: impl Fn(),
+) -> Watched {
+    let pid = s.pid;
+    let mut captured = [Capture::new(max), Capture::new(max)];
+    let mut streams = [Some(s.stdout), Some(s.stderr)];
+    // Our end of its stdin, non-blocking so that a command that does not read cannot stall
+    // the output; closed once all is written, so that it sees the end of its input.
+    let mut feed = s.stdin.filter(|_| !input.is_empty()).and_then(|fd| {
+        rustix::fs::fcntl_setfl(&fd, rustix::fs::OFlags::NONBLOCK)
+            .ok()
+            .map(|()| fd)
+    });
+    let mut fed = 0;
+    let mut exited = exit_notice(pid).ok();
+    if exited.is_none() {
+        // Nothing would say when it ends: it does not run unwatched.
+        kill_group(pid);
+    }
+    let mut timed_out = false;
+    let mut exit = None;
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        if exited.is_none() && exit.is_none() {
+            kill_group(pid);
+            exit = Some(reap(pid));
+            leftovers();
+            feed = None;
+        }
+        if exit.is_some() && streams.iter().all(Option::is_none) {
+            break;
+        }
+        let timeout = match (exit.is_none() && !timed_out, deadline) {
+            (true, Some(d)) => {
+                let left = d.saturating_duration_since(Instant::now());
+                Some(Timespec {
+                    tv_sec: left.as_secs() as _,
+                    tv_nsec: left.subsec_nanos() as _,
+                })
+            }
+            _ => None,
+        };
+        let polled = {
+            let watched = [
+                (OUT, streams[OUT].as_ref(), PollFlags::IN),
+                (ERR, streams[ERR].as_ref(), PollFlags::IN),
+                (FEED, feed.as_ref(), PollFlags::OUT),
+                (EXITED, exited.as_ref(), PollFlags::IN),
+            ];
+            let mut slots = Vec::with_capacity(4);
+            let mut fds = Vec::with_capacity(4);
+            for (slot, fd, flags) in watched {
+                if let Some(fd) = fd {
+                    slots.push(slot);
+                    fds.push(PollFd::new(fd, flags));
+                }
+            }
+            match poll(&mut fds, timeout.as_ref()) {
+                Ok(0) if timeout.is_some() => Polled::Expired,
+                Ok(_) => Polled::Ready(
+                    slots
+                        .into_iter()
+                        .zip(&fds)
+                        .filter(|(_, fd)| !fd.revents().is_empty())
+                        .map(|(slot, _)| slot)
+                        .collect(),
+                ),
+                Err(rustix::io::Errno::INTR) => Polled::Again,
+                Err(_) => Polled::Broken,
+            }
+        };
+        let ready = match polled {
+            Polled::Ready(ready) => ready,
+            Polled::Again => continue,
+            Polled::Expired => {
+                timed_out = true;
+                kill_group(pid);
+                continue;
+            }
+            Polled::Broken => {
+                // Cannot wait any more: end it, and keep nothing more of its output.
+                kill_group(pid);
+                exited = None;
+                streams = [None, None];
+                continue;
+            }
+        };
+        for slot in ready {
+            match slot {
+                OUT | ERR => {
+                    let Some(fd) = &streams[slot] else { continue };
+                    match rustix::io::read(fd, &mut buf) {
+                        Ok(0) => streams[slot] = None,
+                        Ok(n) => captured[slot].take(&buf[..n]),
+                        Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
+                        Err(_) => streams[slot] = None,
+                    }
+                }
+                FEED => {
+                    let Some(fd) = &feed else { continue };
+                    match rustix::io::write(fd, &input[fed..]) {
+                        Ok(n) => {
+                            fed += n;
+                            if fed >= input.len() {
+                                feed = None;
+                            }
+                        }
+                        Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
+                        Err(_) => feed = None,
+                    }
+                }
+                _ => exited = None,
+            }
+        }
+    }
+    let [stdout, stderr] = captured;
+    Watched {
+        exit: exit.unwrap_or(ExitInfo {
+            code: Some(crate::exit::SETUP_FAILED),
+            signal: None,
+        }),
+        stdout,
+        stderr,
+        timed_out,
+    }
+}
+
+/// End whatever the command left outside its group: its orphans, re-parented to the
+/// executor as the subreaper (or as the PID namespace's init).
+fn end_leftovers() {
+    #[cfg(target_os = "linux")]
+    crate::sys::ns::end_children(Duration::from_secs(5));
+}
+
+/// Reap `pid` and say how it ended.
+fn reap(pid: u32) -> ExitInfo {
+    let failed = ExitInfo {
+        code: Some(crate::exit::SETUP_FAILED),
+        signal: None,
+    };
+    let Some(p) = rustix::process::Pid::from_raw(pid as i32) else {
+        return failed;
+    };
+    loop {
+        match rustix::process::waitpid(Some(p), rustix::process::WaitOptions::empty()) {
+            Ok(Some((_, status))) => {
+                return ExitInfo {
+                    code: status.exit_status(),
+                    signal: status.terminating_signal(),
+                }
+            }
+            Err(rustix::io::Errno::INTR) => continue,
+            Ok(None) | Err(_) => return failed,
+        }
+    }
+}
+
+/// A descriptor that becomes readable once `pid` has exited (not reaped).
+fn exit_notice(pid: u32) -> std::io::Result<OwnedFd> {
     #[cfg(target_os = "linux")]
     {
-        crate::sys::ns::wait_exited(pid)
+        crate::sys::ns::exit_notice(pid)
     }
     #[cfg(not(target_os = "linux"))]
+    {
+        let (r, w) = rustix::pipe::pipe()?;
+        rustix::io::fcntl_setfd(&r, rustix::io::FdFlags::CLOEXEC)?;
+        rustix::io::fcntl_setfd(&w, rustix::io::FdFlags::CLOEXEC)?;
+        std::thread::spawn(move || {
+            let _ = wait_exited(pid);
+            drop(w);
+        });
+        Ok(r)
+    }
+}
+
+/// Wait until the child `pid` has exited, leaving it to be reaped.
+#[cfg(not(target_os = "linux"))]
+fn wait_exited(pid: u32) -> std::io::Result<()> {
     {
         use rustix::process::{WaitId, WaitIdOptions};
         let p = rustix::process::Pid::from_raw(pid as i32)
@@ -235,5 +570,135 @@ fn kill_group(pid: u32) {
             .arg("-KILL")
             .arg(format!("-{pid}"))
             .status();
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use crate::fence::{Action, BackendKind};
+
+    fn plan() -> Plan {
+        Plan {
+            backend: BackendKind::Off,
+            steps: Vec::new(),
+            action: Action::Serve { listener: None },
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            cwd: "/".into(),
+            parent_pid: None,
+            fault: None,
+            host_network: false,
+        }
+    }
+
+    /// Start and watch `argv` as the executor does, without chdir (the tests share this
+    /// process) and without ending leftovers (the other tests' children are ours too).
+    fn run(argv: &[&str], input: Option<Vec<u8>>, max: usize, timeout_ms: Option<u64>) -> Watched {
+        let req = ExecRequest {
+            id: 1,
+            argv: argv.iter().map(|a| a.to_string()).collect(),
+            cwd: None,
+            stdin: input,
+            timeout_ms,
+            max_output: Some(max),
+        };
+        let started = start(&plan(), &req).expect("started");
+        let deadline = timeout_ms.map(|ms| Instant::now() + Duration::from_millis(ms));
+        watch(
+            started,
+            req.stdin.as_deref().unwrap_or_default(),
+            max,
+            deadline,
+            || {},
+        )
+    }
+
+    fn text(c: &Capture) -> String {
+        String::from_utf8_lossy(&c.kept).into_owned()
+    }
+
+    #[test]
+    fn input_past_a_pipe_arrives_whole_and_output_past_the_cap_is_cut() {
+        let w = run(
+            &["/bin/sh", "-c", "wc -c; head -c 300000 /dev/zero >&2"],
+            Some(vec![b'x'; 1 << 20]),
+            100_000,
+            None,
+        );
+        assert_eq!(w.exit.code, Some(0));
+        assert_eq!(text(&w.stdout).trim(), (1 << 20).to_string());
+        assert!(!w.stdout.truncated);
+        assert_eq!(w.stderr.kept.len(), 100_000);
+        assert!(w.stderr.truncated);
+    }
+
+    #[test]
+    fn input_the_command_never_reads_does_not_hold_the_call() {
+        let w = run(&["true"], Some(vec![b'x'; 1 << 20]), 1 << 10, None);
+        assert_eq!(w.exit.code, Some(0));
+        assert!(!w.timed_out);
+    }
+
+    #[test]
+    fn the_command_leads_a_session_of_its_own() {
+        // `cut` is in the shell's session: its session id is the shell's pid only when the
+        // shell leads that session.
+        let w = run(
+            &["sh", "-c", "echo $$; cut -d' ' -f6 /proc/self/stat"],
+            None,
+            1 << 10,
+            None,
+        );
+        let out = text(&w.stdout);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert_eq!(lines[0], lines[1], "{out}");
+        assert_ne!(
+            lines[0],
+            rustix::process::getsid(None)
+                .unwrap()
+                .as_raw_nonzero()
+                .to_string()
+        );
+    }
+
+    #[test]
+    fn the_deadline_kills_the_whole_group() {
+        // The background sleep holds stdout: the call returns only because the group goes.
+        let w = run(
+            &["/bin/sh", "-c", "sleep 30 & echo started; sleep 30"],
+            None,
+            1 << 10,
+            Some(200),
+        );
+        assert!(w.timed_out);
+        assert_eq!(w.exit.signal, Some(libc::SIGKILL));
+        assert_eq!(text(&w.stdout), "started\n");
+    }
+
+    #[test]
+    fn a_file_without_a_shebang_runs_under_sh_as_execvp_runs_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("plain");
+        std::fs::write(&script, "echo ran-by-sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let w = run(&[script.to_str().unwrap()], None, 1 << 10, None);
+        assert_eq!(w.exit.code, Some(0), "{}", text(&w.stderr));
+        assert_eq!(text(&w.stdout), "ran-by-sh\n");
+    }
+
+    #[test]
+    fn a_program_not_in_path_is_not_found() {
+        let req = ExecRequest {
+            id: 1,
+            argv: vec!["gatehouse-no-such-program".into()],
+            cwd: None,
+            stdin: None,
+            timeout_ms: None,
+            max_output: None,
+        };
+        let err = start(&plan(), &req).err().expect("not started");
+        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
     }
 }

@@ -1,8 +1,10 @@
-//! Namespaces and process lifetime: `unshare(2)`, uid/gid maps, `fork(2)`, parent-death
-//! signal, reaping, sessions, process groups and the child subreaper.
+//! Namespaces and process lifetime: `unshare(2)`, uid/gid maps, `fork(2)`,
+//! `posix_spawn(3)` into a new session, parent-death signal, pidfds, reaping, sessions,
+//! process groups and the child subreaper.
 //!
 //! User namespaces need Linux 3.8 (unprivileged use depends on distribution settings);
 //! `PR_SET_PDEATHSIG` is Linux 2.1.57; `PR_SET_CHILD_SUBREAPER` is Linux 3.4;
+//! `pidfd_open(2)` is Linux 5.3 (a thread blocked in `waitid` stands in);
 //! `/proc/PID/task/TID/children` needs `CONFIG_PROC_CHILDREN` (a scan of `/proc` stands in).
 
 use std::io;
@@ -215,6 +217,125 @@ pub fn in_new_session(cmd: &mut std::process::Command) {
     }
 }
 
+/// `posix_spawn(3)` of `program` (a path: no `PATH` search) with exactly `argv` and `env`,
+/// as the leader of a session of its own (`POSIX_SPAWN_SETSID`, glibc 2.26, musl 1.2.2):
+/// a new process group whose id is the command's pid, and no controlling terminal, as
+/// [`in_new_session`] gives, without the `fork(2)` copy of the caller that a `pre_exec`
+/// costs (a `clone(CLONE_VM | CLONE_VFORK)` instead). The child's standard streams are
+/// `stdio` (each above 2), its signal mask empty and `SIGPIPE` back to its default, as
+/// `std` leaves them. Returns the child's pid; the caller reaps it. `Unsupported` when
+/// the C library refuses the flag (an older glibc), so that the caller can take the
+/// `fork` path instead; an exec failure (`ENOENT`, `ENOEXEC`, ...) is the error itself.
+pub fn spawn_session_leader(
+    program: &std::ffi::CStr,
+    argv: &[std::ffi::CString],
+    env: &[std::ffi::CString],
+    stdio: [std::os::fd::BorrowedFd<'_>; 3],
+) -> io::Result<u32> {
+    use std::os::fd::AsRawFd;
+    if stdio.iter().any(|fd| fd.as_raw_fd() <= 2) {
+        return Err(io::Error::other(
+            "a standard stream of the spawn is below 3",
+        ));
+    }
+    let ptrs = |v: &[std::ffi::CString]| -> Vec<*mut libc::c_char> {
+        v.iter()
+            .map(|s| s.as_ptr() as *mut libc::c_char)
+            .chain(std::iter::once(std::ptr::null_mut()))
+            .collect()
+    };
+    let argv = ptrs(argv);
+    let env = ptrs(env);
+    let errno = |r: libc::c_int| {
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::from_raw_os_error(r))
+        }
+    };
+    struct Attr(libc::posix_spawnattr_t);
+    impl Drop for Attr {
+        fn drop(&mut self) {
+            // SAFETY: initialised by `posix_spawnattr_init` below, destroyed once.
+            unsafe { libc::posix_spawnattr_destroy(&mut self.0) };
+        }
+    }
+    struct Actions(libc::posix_spawn_file_actions_t);
+    impl Drop for Actions {
+        fn drop(&mut self) {
+            // SAFETY: initialised by `posix_spawn_file_actions_init` below, destroyed once.
+            unsafe { libc::posix_spawn_file_actions_destroy(&mut self.0) };
+        }
+    }
+    // SAFETY: each object is initialised by its `_init` call before any other use and
+    // destroyed once by its guard; every pointer handed to `posix_spawn` (the program,
+    // the null-terminated `argv` and `env` arrays and the strings they point into) lives
+    // until the call returns, and the child execs or exits without returning into Rust
+    // (the C library's own child code runs between clone and exec, no closure of ours).
+    unsafe {
+        let mut attr = std::mem::MaybeUninit::<libc::posix_spawnattr_t>::uninit();
+        errno(libc::posix_spawnattr_init(attr.as_mut_ptr()))?;
+        let mut attr = Attr(attr.assume_init());
+        let flags = libc::POSIX_SPAWN_SETSID as libc::c_short
+            | libc::POSIX_SPAWN_SETSIGMASK as libc::c_short
+            | libc::POSIX_SPAWN_SETSIGDEF as libc::c_short;
+        match libc::posix_spawnattr_setflags(&mut attr.0, flags) {
+            0 => {}
+            libc::EINVAL => {
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "the C library has no POSIX_SPAWN_SETSID",
+                ))
+            }
+            r => return Err(io::Error::from_raw_os_error(r)),
+        }
+        let mut set = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+        libc::sigemptyset(set.as_mut_ptr());
+        errno(libc::posix_spawnattr_setsigmask(&mut attr.0, set.as_ptr()))?;
+        libc::sigaddset(set.as_mut_ptr(), libc::SIGPIPE);
+        errno(libc::posix_spawnattr_setsigdefault(
+            &mut attr.0,
+            set.as_ptr(),
+        ))?;
+        let mut actions = std::mem::MaybeUninit::<libc::posix_spawn_file_actions_t>::uninit();
+        errno(libc::posix_spawn_file_actions_init(actions.as_mut_ptr()))?;
+        let mut actions = Actions(actions.assume_init());
+        for (fd, target) in stdio.iter().zip(0..) {
+            errno(libc::posix_spawn_file_actions_adddup2(
+                &mut actions.0,
+                fd.as_raw_fd(),
+                target,
+            ))?;
+        }
+        let mut pid: libc::pid_t = 0;
+        errno(libc::posix_spawn(
+            &mut pid,
+            program.as_ptr(),
+            &actions.0,
+            &attr.0,
+            argv.as_ptr(),
+            env.as_ptr(),
+        ))?;
+        Ok(pid as u32)
+    }
+}
+
+/// A descriptor that becomes readable once `child` has exited (it is not reaped): its
+/// pidfd (`pidfd_open(2)`, Linux 5.3), or, where there is none, the read end of a pipe
+/// whose write end a thread blocked in [`wait_exited`] closes.
+pub fn exit_notice(child: u32) -> io::Result<std::os::fd::OwnedFd> {
+    let pid = Pid::from_raw(child as i32).ok_or_else(|| io::Error::other("invalid pid"))?;
+    if let Ok(fd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) {
+        return Ok(fd);
+    }
+    let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+    std::thread::spawn(move || {
+        let _ = wait_exited(child);
+        drop(w);
+    });
+    Ok(r)
+}
+
 /// Wait until `child` has exited, without reaping it (`waitid(P_PID, WEXITED | WNOWAIT)`):
 /// as a zombie it keeps its pid, and with it the id of the process group it led, from being
 /// reused, so the group can still be killed safely.
@@ -291,23 +412,61 @@ pub fn children() -> Vec<u32> {
 /// it), and every child those leave behind in turn: SIGKILL, reap, look again, until none
 /// is left or `limit` has passed. Only for a caller none of whose children is wanted: the
 /// executor between two commands. Returns whether none is left.
+/// The common case costs one `wait4`: once every ended child is reaped, `ECHILD` says
+/// there is no child at all (of any thread), so nothing is listed. What is left is killed,
+/// and the next look waits on the killed children's pidfds until one of them has ended,
+/// rather than sleeping (1 ms naps where pidfds are missing).
 pub fn end_children(limit: std::time::Duration) -> bool {
     let deadline = std::time::Instant::now() + limit;
     loop {
-        reap_orphans();
+        if !reap_ended() {
+            return true;
+        }
         let left = children();
         if left.is_empty() {
             return true;
         }
+        let mut ending = Vec::new();
         for child in left {
             if let Some(p) = Pid::from_raw(child as i32) {
+                if let Ok(fd) = rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty())
+                {
+                    ending.push(fd);
+                }
                 let _ = rustix::process::kill_process(p, Signal::KILL);
             }
         }
-        if std::time::Instant::now() >= deadline {
+        let now = std::time::Instant::now();
+        if now >= deadline {
             return false;
         }
-        std::thread::sleep(std::time::Duration::from_millis(1));
+        if ending.is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            continue;
+        }
+        let mut fds: Vec<rustix::event::PollFd<'_>> = ending
+            .iter()
+            .map(|fd| rustix::event::PollFd::new(fd, rustix::event::PollFlags::IN))
+            .collect();
+        let left = (deadline - now).min(std::time::Duration::from_millis(100));
+        let timeout = rustix::event::Timespec {
+            tv_sec: left.as_secs() as _,
+            tv_nsec: left.subsec_nanos() as _,
+        };
+        let _ = rustix::event::poll(&mut fds, Some(&timeout));
+    }
+}
+
+/// Reap every already-ended child without blocking; whether any child is still left
+/// (`false` only on `ECHILD`: none at all, live or zombie).
+fn reap_ended() -> bool {
+    loop {
+        match rustix::process::wait(WaitOptions::NOHANG) {
+            Ok(Some(_)) => continue,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(rustix::io::Errno::CHILD) => return false,
+            Ok(None) | Err(_) => return true,
+        }
     }
 }
 
