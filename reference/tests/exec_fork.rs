@@ -77,3 +77,41 @@ fn a_one_shot_scratch_is_made_in_the_jail_and_nothing_is_left_on_the_host() {
         .collect();
     assert!(in_ws.is_empty(), "left in the workspace: {in_ws:?}");
 }
+
+/// A `PATH` directory Landlock alone hides (outside every rule, so its files can be looked
+/// at but not run) must not stop the search, as it does not stop `execvp`: the program of
+/// the next directory runs. Its twin: a program only the hidden directory holds is refused.
+#[test]
+fn a_path_directory_landlock_hides_passes_the_search_on() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = tempfile::tempdir().unwrap();
+    let hidden = tempfile::tempdir().unwrap();
+    for name in ["true", "only-hidden"] {
+        let p = hidden.path().join(name);
+        std::fs::write(&p, "#!/bin/sh\necho from-hidden\n").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let run = |program: &str| {
+        Command::new(BIN)
+            .args([
+                "exec",
+                "--emulate-no-userns",
+                "--allow-degraded",
+                "--no-tty",
+            ])
+            .arg("--workspace")
+            .arg(ws.path())
+            .args(["--", program])
+            .env("PATH", format!("{}:/usr/bin:/bin", hidden.path().display()))
+            .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
+            .env_remove(gatehouse::fence::plan::FAULT_ENV)
+            .output()
+            .unwrap()
+    };
+    let o = run("true");
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("from-hidden"));
+    let o = run("only-hidden");
+    assert_eq!(o.status.code(), Some(126), "{}", err(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("from-hidden"));
+}

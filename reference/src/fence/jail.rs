@@ -681,12 +681,45 @@ pub fn exec_with(
     // a `posix_spawn`. Where it cannot: leading a session already (one it made, which has
     // no terminal) is as good; leading a group, the command leaves on its own.
     #[cfg(target_os = "linux")]
-    if spare.is_none() && rustix::process::setsid().is_err() {
-        let leads = rustix::process::getsid(None).ok() == Some(rustix::process::getpid());
-        if !leads {
-            crate::sys::ns::in_new_session(&mut cmd);
-        }
+    let needs_session = spare.is_none()
+        && rustix::process::setsid().is_err()
+        && rustix::process::getsid(None).ok() != Some(rustix::process::getpid());
+    #[cfg(target_os = "linux")]
+    if needs_session {
+        crate::sys::ns::in_new_session(&mut cmd);
     }
+    // Where the program found first cannot be run as `posix_spawn` runs it, the bare name
+    // goes to `std`, whose child searches `PATH` with `execvp` itself: a file without `#!`
+    // runs under /bin/sh, and a candidate the kernel will not execute passes the search on
+    // (`EACCES`: on the Landlock-only fence a `PATH` directory Landlock hides, such as
+    // pyenv's shims below the person's home, can still be looked at, not run).
+    #[cfg(target_os = "linux")]
+    let searched_again = |e: &std::io::Error| {
+        program != Path::new(&argv[0])
+            && matches!(
+                e.raw_os_error(),
+                Some(
+                    libc::ENOEXEC
+                        | libc::EACCES
+                        | libc::ENOENT
+                        | libc::ENOTDIR
+                        | libc::ESTALE
+                        | libc::ENODEV
+                        | libc::ETIMEDOUT
+                )
+            )
+    };
+    #[cfg(target_os = "linux")]
+    let rebuild = |spare: Option<std::os::fd::OwnedFd>| -> std::io::Result<std::process::Command> {
+        let mut retry = build(Path::new(&argv[0]));
+        if let Some(slave) = spare {
+            super::tty::attach(&mut retry, slave)?;
+        }
+        if needs_session {
+            crate::sys::ns::in_new_session(&mut retry);
+        }
+        Ok(retry)
+    };
     #[cfg(not(target_os = "linux"))]
     drop(terminal);
     #[cfg(target_os = "linux")]
@@ -694,18 +727,7 @@ pub fn exec_with(
         // As PID 1 we stay: init reaps every orphan until the command itself ends. The
         // command's terminal goes with `cmd`: PID 1 keeps no copy of the slave.
         let spawned = match cmd.spawn() {
-            // A file without `#!` runs under /bin/sh with `execvp`, not with `posix_spawn`:
-            // that one case goes back to the lookup `execvp` makes.
-            Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) && program != Path::new(&argv[0]) => {
-                let mut retry = build(Path::new(&argv[0]));
-                match spare
-                    .take()
-                    .map(|slave| super::tty::attach(&mut retry, slave))
-                {
-                    Some(Err(e)) => Err(e),
-                    _ => retry.spawn(),
-                }
-            }
+            Err(e) if searched_again(&e) => rebuild(spare.take()).and_then(|mut r| r.spawn()),
             other => other,
         };
         drop(cmd);
@@ -717,7 +739,15 @@ pub fn exec_with(
     }
     let _ = enforcement;
     use std::os::unix::process::CommandExt;
-    report(cmd.exec())
+    let e = cmd.exec();
+    #[cfg(target_os = "linux")]
+    if searched_again(&e) {
+        return report(match rebuild(spare.take()) {
+            Ok(mut retry) => retry.exec(),
+            Err(e) => e,
+        });
+    }
+    report(e)
 }
 
 /// `name` as `execvp(3)` finds it: as given when it holds a `/`, else the first regular
@@ -725,24 +755,39 @@ pub fn exec_with(
 /// none (the spawn then fails as `execvp` would).
 #[cfg(target_os = "linux")]
 fn find_program(name: &str, path: Option<&str>) -> PathBuf {
+    program_candidates(name, path)
+        .next()
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+/// Where `execvp(3)` would try to execute `name`: `name` itself when it holds a `/`, else
+/// each regular file of that name in `path` (default `/usr/local/bin:/usr/bin:/bin`) that
+/// this process may execute, in order. Shared by the one-shot command and the pool's warm
+/// path, which both spawn with `posix_spawn` rather than `execvp`.
+#[cfg(target_os = "linux")]
+pub fn program_candidates<'a>(
+    name: &'a str,
+    path: Option<&'a str>,
+) -> Box<dyn Iterator<Item = PathBuf> + 'a> {
     use std::os::unix::fs::PermissionsExt;
-    if name.contains('/') || name.is_empty() {
-        return PathBuf::from(name);
+    if name.contains('/') {
+        return Box::new(std::iter::once(PathBuf::from(name)));
     }
-    for dir in path.unwrap_or("/usr/local/bin:/usr/bin:/bin").split(':') {
-        let dir = if dir.is_empty() { "." } else { dir };
-        let candidate = Path::new(dir).join(name);
-        let Ok(m) = std::fs::metadata(&candidate) else {
-            continue;
-        };
-        if m.is_file()
-            && m.permissions().mode() & 0o111 != 0
-            && rustix::fs::access(&candidate, rustix::fs::Access::EXEC_OK).is_ok()
-        {
-            return candidate;
-        }
+    if name.is_empty() {
+        return Box::new(std::iter::empty());
     }
-    PathBuf::from(name)
+    Box::new(
+        path.unwrap_or("/usr/local/bin:/usr/bin:/bin")
+            .split(':')
+            .map(move |dir| Path::new(if dir.is_empty() { "." } else { dir }).join(name))
+            .filter(|candidate| {
+                std::fs::metadata(candidate).is_ok_and(|m| {
+                    m.is_file()
+                        && m.permissions().mode() & 0o111 != 0
+                        && rustix::fs::access(candidate, rustix::fs::Access::EXEC_OK).is_ok()
+                })
+            }),
+    )
 }
 
 #[cfg(not(target_os = "linux"))]

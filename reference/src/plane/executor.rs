@@ -18,8 +18,6 @@ use std::io::{BufRead, Write};
 use std::os::fd::AsFd;
 use std::os::fd::OwnedFd;
 use std::path::Path;
-#[cfg(target_os = "linux")]
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -209,7 +207,7 @@ fn spawn_direct(plan: &Plan, req: &ExecRequest) -> std::io::Result<Option<Starte
     };
     let (stdout_r, stdout_w) = rustix::pipe::pipe_with(flags)?;
     let (stderr_r, stderr_w) = rustix::pipe::pipe_with(flags)?;
-    for program in candidates(name, path) {
+    for program in crate::fence::jail::program_candidates(name, path) {
         let Ok(program) = CString::new(program.as_os_str().as_bytes()) else {
             return Ok(None);
         };
@@ -245,31 +243,6 @@ fn spawn_direct(plan: &Plan, req: &ExecRequest) -> std::io::Result<Option<Starte
         }
     }
     Ok(None)
-}
-
-/// Where `execvp(3)` would try to execute `name`: `name` itself when it holds a `/`, else
-/// each regular file of that name in `path` that this process may execute, in order.
-#[cfg(target_os = "linux")]
-fn candidates<'a>(name: &'a str, path: Option<&'a str>) -> Box<dyn Iterator<Item = PathBuf> + 'a> {
-    use std::os::unix::fs::PermissionsExt;
-    if name.contains('/') {
-        return Box::new(std::iter::once(PathBuf::from(name)));
-    }
-    if name.is_empty() {
-        return Box::new(std::iter::empty());
-    }
-    Box::new(
-        path.unwrap_or("/usr/local/bin:/usr/bin:/bin")
-            .split(':')
-            .map(move |dir| Path::new(if dir.is_empty() { "." } else { dir }).join(name))
-            .filter(|candidate| {
-                std::fs::metadata(candidate).is_ok_and(|m| {
-                    m.is_file()
-                        && m.permissions().mode() & 0o111 != 0
-                        && rustix::fs::access(candidate, rustix::fs::Access::EXEC_OK).is_ok()
-                })
-            }),
-    )
 }
 
 /// The spawn through `std` with a step between fork and exec (`setsid`; off Linux, a
