@@ -294,19 +294,9 @@ fn mode(p: &Path) -> u32 {
 
 /// A fresh private directory under the system temp dir.
 pub(crate) fn tempdir() -> std::io::Result<std::path::PathBuf> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
     let base = std::env::temp_dir();
     loop {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let p = base.join(format!(
-            "gatehouse-{}-{}-{nanos}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
+        let p = base.join(format!("gatehouse{}", fresh_tag()));
         match std::fs::create_dir(&p) {
             Ok(()) => {
                 use std::os::unix::fs::PermissionsExt;
@@ -359,10 +349,9 @@ impl PreflightDirs {
     /// scratch that exists only in the jail (`in_jail`) is created fresh there and seen
     /// once the jail's helper runs ([`PreflightDirs::seen_through`]).
     pub fn create(scratch: &Path, in_jail: bool, shared: bool) -> std::io::Result<PreflightDirs> {
-        let tag = fresh_tag();
         let place = if shared { shared_outside().ok() } else { None };
         let (fresh, outside, tag) = match place {
-            Some(dir) => (None, dir, tag),
+            Some(dir) => (None, dir, fresh_tag()),
             None => {
                 let dir = tempdir()?;
                 let outside = std::fs::canonicalize(&dir)?;
@@ -445,8 +434,8 @@ impl Drop for PreflightDirs {
     }
 }
 
-/// A tag no other preflight on this machine uses at the same time: the pid, a counter and
-/// the clock.
+/// A tag no other preflight (or [`tempdir`]) on this machine uses at the same time: the
+/// pid, a counter and the clock.
 fn fresh_tag() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);

@@ -316,6 +316,8 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
                     Some(master) => Some(TerminalRelay::start(master)?),
                     None => None,
                 };
+                // With a terminal the command starts now that its relay runs; without one it
+                // started above and `start` has nothing left to send.
                 let status = started
                     .and_then(|()| checked.start().map_err(|e| e.to_string()))
                     .and_then(|()| {

@@ -124,40 +124,17 @@ pub fn read_line_by(fd: &OwnedFd, deadline: Instant, limit: usize) -> io::Result
 }
 
 /// Wait for `child` until `deadline`; `Ok(None)` when it is still running then. Waits
-/// on a pidfd with `poll`, or, where `pidfd_open` is missing, on a thread blocked in
-/// `waitpid` for this one child.
+/// on its exit notice ([`super::ns::exit_notice`]: a pidfd, or where `pidfd_open` is
+/// missing a pipe a thread blocked in `waitid` closes), which leaves the status to reap.
 pub fn wait_by(child: &mut Child, deadline: Instant) -> io::Result<Option<ExitStatus>> {
     if let Some(s) = child.try_wait()? {
         return Ok(Some(s));
     }
-    let pid = rustix::process::Pid::from_raw(child.id() as i32)
-        .ok_or_else(|| io::Error::other("child without a pid"))?;
-    match rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) {
-        Ok(pidfd) => {
-            if readable_by(&pidfd, deadline)? {
-                child.wait().map(Some)
-            } else {
-                Ok(None)
-            }
-        }
-        Err(_) => {
-            let raw = child.id() as i32;
-            let (tx, rx) = std::sync::mpsc::channel();
-            std::thread::spawn(move || {
-                // Wait without reaping, so `Child::wait` below still owns the status.
-                let r = rustix::process::waitid(
-                    rustix::process::WaitId::Pid(
-                        rustix::process::Pid::from_raw(raw).expect("positive pid"),
-                    ),
-                    rustix::process::WaitIdOptions::EXITED | rustix::process::WaitIdOptions::NOWAIT,
-                );
-                let _ = tx.send(r.is_ok());
-            });
-            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(_) => child.wait().map(Some),
-                Err(_) => Ok(None),
-            }
-        }
+    let notice = super::ns::exit_notice(child.id())?;
+    if readable_by(&notice, deadline)? {
+        child.wait().map(Some)
+    } else {
+        Ok(None)
     }
 }
 

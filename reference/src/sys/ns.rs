@@ -129,7 +129,7 @@ pub fn reap_until(child: i32) -> io::Result<i32> {
 
 /// Reap every already-ended child without blocking (orphans adopted by an init).
 pub fn reap_orphans() {
-    while let Ok(Some(_)) = rustix::process::wait(WaitOptions::NOHANG) {}
+    reap_ended();
 }
 
 /// Wait for one specific child.
