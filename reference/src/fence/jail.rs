@@ -681,9 +681,8 @@ pub fn exec_with(
     // a `posix_spawn`. Where it cannot: leading a session already (one it made, which has
     // no terminal) is as good; leading a group, the command leaves on its own.
     #[cfg(target_os = "linux")]
-    let needs_session = spare.is_none()
-        && rustix::process::setsid().is_err()
-        && rustix::process::getsid(None).ok() != Some(rustix::process::getpid());
+    let needs_session =
+        spare.is_none() && rustix::process::setsid().is_err() && !crate::sys::ns::leads_session();
     #[cfg(target_os = "linux")]
     if needs_session {
         crate::sys::ns::in_new_session(&mut cmd);

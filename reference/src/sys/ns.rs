@@ -87,6 +87,24 @@ pub fn die_with_parent(expected: Option<u32>) -> io::Result<()> {
     Ok(())
 }
 
+/// Whether this process leads its session. Read with the raw `getsid(0)`: where the
+/// session's leader lies outside our PID namespace (a container started by a process that
+/// kept its own session, as CI harnesses do) the kernel answers 0, and `rustix` asserts on
+/// that instead of returning it. Async-signal-safe: callable between fork and exec.
+pub fn leads_session() -> bool {
+    // SAFETY: `getsid` takes a plain integer and touches no memory of ours.
+    let sid = unsafe { libc::getsid(0) };
+    sid > 0 && sid == rustix::process::getpid().as_raw_nonzero().get()
+}
+
+/// The id of this process's session as the kernel reports it here: `None` on an error,
+/// `Some(0)` where the session's leader lies outside our PID namespace.
+pub fn session_id() -> Option<u32> {
+    // SAFETY: as in `leads_session`.
+    let sid = unsafe { libc::getsid(0) };
+    u32::try_from(sid).ok()
+}
+
 /// Our pid (1 when we are the init of a new PID namespace).
 pub fn pid() -> u32 {
     rustix::process::getpid().as_raw_nonzero().get() as u32

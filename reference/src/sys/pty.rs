@@ -65,8 +65,7 @@ pub fn controlling(cmd: &mut Command, slave: OwnedFd) -> io::Result<()> {
     unsafe {
         cmd.pre_exec(|| {
             if let Err(e) = rustix::process::setsid() {
-                let leads = rustix::process::getsid(None).ok() == Some(rustix::process::getpid());
-                if !leads {
+                if !super::ns::leads_session() {
                     return Err(io::Error::from(e));
                 }
             }
