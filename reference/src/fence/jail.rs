@@ -511,15 +511,20 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 ] {
                     std::os::unix::fs::symlink(target, dev.join(name)).map_err(fail)?;
                 }
-                // A private pts instance, ptmx pointing into it (FENCE-JAIL-7).
                 let pts = dev.join("pts");
                 std::fs::create_dir(&pts).map_err(fail)?;
-                mount::devpts(&pts).map_err(named(&pts)).map_err(fail)?;
                 std::os::unix::fs::symlink("pts/ptmx", dev.join("ptmx")).map_err(fail)?;
                 let shm = dev.join("shm");
                 std::fs::create_dir(&shm).map_err(fail)?;
+                // The tmpfs and every node bound on it read-only, `nosuid`, `noexec` in one
+                // call: a bound node shares the host's inode, so `chmod` or `utimes` on it
+                // would reach the host's /dev (FENCE-JAIL-14); data still flows. Before
+                // the two mounts below, which stay writable.
+                let mountinfo = old_root.join("proc/self/mountinfo");
+                mount::seal_devices(&dev, &mountinfo).map_err(fail)?;
+                // A private pts instance, ptmx pointing into it (FENCE-JAIL-7).
+                mount::devpts(&pts).map_err(named(&pts)).map_err(fail)?;
                 mount::tmpfs(&shm, "1777", MountFlags::NOSUID | MountFlags::NODEV).map_err(fail)?;
-                mount::remount_readonly_fs(&dev).map_err(fail)?;
             }
             // A private /tmp: the host's /tmp is never writable from inside.
             Step::Tmpfs { path } => {
@@ -560,8 +565,9 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             Step::SealRoot => mount::remount_readonly_fs(new_root).map_err(fail)?,
             // Into the new root; the host's tree is detached, not merely hidden.
             Step::PivotRoot => mount::pivot_into(new_root, old_root).map_err(fail)?,
-            // In the final tree, on every backend: a bound device node shares the host's
-            // inode, so each is remounted read-only; data still flows (FENCE-JAIL-14).
+            // bubblewrap's /dev, in the final tree: a bound device node shares the host's
+            // inode, so each is remounted read-only; data still flows (FENCE-JAIL-14). The
+            // native fence seals its own /dev as it builds it (`Step::Dev`).
             Step::SealDevices { nodes } => {
                 for node in nodes {
                     let p = Path::new("/dev").join(node);

@@ -620,7 +620,6 @@ impl Plan {
         steps.extend([
             Step::SealRoot,
             Step::PivotRoot,
-            seal_devices(),
             cover_proc(),
             Step::Hostname {
                 name: HOSTNAME.to_string(),
