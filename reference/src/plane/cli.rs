@@ -311,24 +311,24 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
                     &mut std::io::stderr(),
                     format_args!("gatehouse exec: {}\n", posture.render()),
                 );
-                let relay = Relay::start(&mut checked.child);
                 let tty = match master {
                     Some(master) => Some(TerminalRelay::start(master)?),
                     None => None,
                 };
                 // With a terminal the command starts now that its relay runs; without one it
                 // started above and `start` has nothing left to send.
-                let status = started
-                    .and_then(|()| checked.start().map_err(|e| e.to_string()))
-                    .and_then(|()| {
-                        checked
-                            .wait()
-                            .map_err(|e| format!("cannot wait for the fence: {e}"))
-                    });
+                let started = started.and_then(|()| checked.start().map_err(|e| e.to_string()));
+                // The streams are copied in this thread until the jail's last process has
+                // closed them (a helper that refused says why on its stderr), then reaped.
+                super::relay::copy(&mut checked.child);
+                let status = started.and_then(|()| {
+                    checked
+                        .wait()
+                        .map_err(|e| format!("cannot wait for the fence: {e}"))
+                });
                 if let Some(t) = tty {
                     t.finish();
                 }
-                relay.finish();
                 status
             }
             Err(e) => Err(e.to_string()),
@@ -426,48 +426,5 @@ impl TerminalRelay {
         }
         // Last: our terminal is put back once what the command showed is out.
         let _restored = raw;
-    }
-}
-
-/// The threads that copy a piped child's streams to and from ours.
-struct Relay {
-    out: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Relay {
-    /// Start copying `child`'s stdout and stderr to ours and our stdin to its.
-    fn start(child: &mut std::process::Child) -> Relay {
-        use std::io::{Read, Write};
-        fn pump(mut from: impl Read, mut to: impl Write) {
-            let mut buf = [0u8; 8192];
-            loop {
-                match from.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        let (out, err) = (child.stdout.take(), child.stderr.take());
-        let t_out = out.map(|o| std::thread::spawn(move || pump(o, std::io::stdout())));
-        let t_err = err.map(|e| std::thread::spawn(move || pump(e, std::io::stderr())));
-        if let Some(input) = child.stdin.take() {
-            // Not joined: our stdin may be a terminal the command never reads; the thread
-            // ends with the process, or at the first write the closed pipe refuses.
-            std::thread::spawn(move || pump(std::io::stdin(), input));
-        }
-        Relay {
-            out: [t_out, t_err].into_iter().flatten().collect(),
-        }
-    }
-
-    /// Wait until the child's output has been copied whole (after the child ended).
-    fn finish(self) {
-        for t in self.out {
-            let _ = t.join();
-        }
     }
 }

@@ -9,6 +9,7 @@
 //! - [`log`]: the session log;
 //! - [`session`]: a session's plane behind blocking calls, with its runtime toggle;
 //! - [`terminal`]: a run on a pseudo-terminal of its jail's own, relayed from here;
+//! - [`relay`]: a piped command's streams copied to and from ours, in one `poll` loop;
 //! - [`cli`]: `gatehouse info` and `gatehouse exec`, one command through the fence.
 
 pub mod broker;
@@ -18,6 +19,7 @@ pub mod env;
 pub mod executor;
 pub mod log;
 pub mod protocol;
+pub mod relay;
 pub mod session;
 pub mod terminal;
 
