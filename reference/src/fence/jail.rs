@@ -271,9 +271,11 @@ fn protect(new_root: &Path, root: &Path, rel: &Path) -> std::io::Result<()> {
 
 /// Cover `p` read-only by mount (FENCE-JAIL-14, FENCE-JAIL-16). Where the kernel refuses
 /// the mount (bubblewrap run by an unprivileged user leaves its mount namespace to a user
-/// namespace the helper has no capability in) and the jailed user is neither root nor the
-/// object's owner, the kernel's ownership check already refuses every metadata change and
-/// every write to it, so that is no failure; otherwise it is.
+/// namespace the helper has no capability in), that is no failure only if the object is
+/// read-only by mount already, or the jailed user is neither root nor its owner and may
+/// not write it: then the kernel refuses every metadata change (`utimes` to the current
+/// time needs write permission only, so a node anyone may write, `/dev/null`, is not safe
+/// by ownership). Otherwise the jail is refused, naming the object.
 #[cfg(target_os = "linux")]
 fn cover_or_not_ours(p: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::MetadataExt;
@@ -283,11 +285,22 @@ fn cover_or_not_ours(p: &Path) -> std::io::Result<()> {
     match crate::sys::mount::cover_read_only(p) {
         Ok(()) => Ok(()),
         Err(e) if e.raw_os_error() == Some(rustix::io::Errno::PERM.raw_os_error()) => {
+            let read_only = rustix::fs::statvfs(p)
+                .map(|v| v.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY))
+                .unwrap_or(false);
             let uid = rustix::process::geteuid().as_raw();
-            if uid != 0 && meta.uid() != uid {
+            let writable = rustix::fs::access(p, rustix::fs::Access::WRITE_OK).is_ok();
+            if read_only || (uid != 0 && meta.uid() != uid && !writable) {
                 Ok(())
             } else {
-                Err(e)
+                Err(std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "cannot cover it read-only ({e}), and the jailed user may change \
+                         its times: bubblewrap run by an unprivileged user keeps its mount \
+                         namespace out of the helper's reach; use the native fence"
+                    ),
+                ))
             }
         }
         Err(e) => Err(e),
