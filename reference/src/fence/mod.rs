@@ -21,10 +21,11 @@
 //! helper applying the plan), [`launch`] (running with a deadline), [`mount_points`] (the mount points of missing
 //! protected paths, shared by the jails of one root and removed by the last one out), [`bwrap`] and
 //! [`seatbelt`] (the external backends), [`tty`] (a terminal for the command, relayed
-//! from outside), [`error`] (the one error type). The kernel calls
+//! from outside), [`control_strings`] (what of its output a terminal may act on), [`error`] (the one error type). The kernel calls
 //! are [`crate::sys`]'s.
 
 pub mod bwrap;
+pub mod control_strings;
 pub mod coverage;
 pub mod error;
 pub mod host;

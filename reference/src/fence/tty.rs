@@ -9,7 +9,8 @@
 //! `/dev/pts`, and the master (whoever holds it types into the terminal) exists only
 //! outside the jail. The launcher copies between the master and its caller ([`Relay`]):
 //! the CLI its own terminal in raw mode ([`crate::sys::pty::RawMode`]), the plane the
-//! run's input and captured output.
+//! run's input and captured output; what the terminal shows goes through
+//! [`super::control_strings`] on its way out.
 //!
 //! May touch: the descriptors it is given; the kernel calls are [`crate::sys::pty`]'s.
 
@@ -18,6 +19,8 @@ use std::os::fd::OwnedFd;
 use std::thread::JoinHandle;
 
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
+
+use super::control_strings::ControlStrings;
 
 /// The byte a terminal in canonical mode reads as end of input (`VEOF`, `^D`).
 pub const EOF_BYTE: u8 = 0x04;
@@ -64,11 +67,16 @@ fn is_hangup(e: &io::Error) -> bool {
     e.raw_os_error() == Some(rustix::io::Errno::IO.raw_os_error())
 }
 
-fn copy_once(master: &OwnedFd, out: &mut dyn Write, buf: &mut [u8]) -> io::Result<bool> {
+fn copy_once(
+    master: &OwnedFd,
+    out: &mut dyn Write,
+    filter: &mut ControlStrings,
+    buf: &mut [u8],
+) -> io::Result<bool> {
     match rustix::io::read(master, &mut *buf) {
         Ok(0) => Ok(false),
         Ok(n) => {
-            out.write_all(&buf[..n])?;
+            out.write_all(&filter.filtered(&buf[..n]))?;
             out.flush()?;
             Ok(true)
         }
@@ -95,12 +103,34 @@ fn readable(fd: &OwnedFd, wait: Option<&Timespec>) -> io::Result<bool> {
     }
 }
 
-fn pump_output(master: OwnedFd, stop: OwnedFd, mut out: Box<dyn Write + Send>) -> io::Result<()> {
+fn pump_output(
+    master: OwnedFd,
+    stop: OwnedFd,
+    mut out: Box<dyn Write + Send>,
+    mut filter: ControlStrings,
+) -> io::Result<()> {
     let mut buf = [0u8; 8192];
+    let copied = pump_filtered(&master, &stop, &mut out, &mut filter, &mut buf);
+    let mut rest = Vec::new();
+    filter.finish(&mut rest);
+    if !rest.is_empty() {
+        out.write_all(&rest)?;
+        out.flush()?;
+    }
+    copied
+}
+
+fn pump_filtered(
+    master: &OwnedFd,
+    stop: &OwnedFd,
+    out: &mut Box<dyn Write + Send>,
+    filter: &mut ControlStrings,
+    buf: &mut [u8],
+) -> io::Result<()> {
     loop {
         let mut fds = [
-            PollFd::new(&master, PollFlags::IN),
-            PollFd::new(&stop, PollFlags::IN),
+            PollFd::new(master, PollFlags::IN),
+            PollFd::new(stop, PollFlags::IN),
         ];
         match poll(&mut fds, None) {
             Err(rustix::io::Errno::INTR) => continue,
@@ -109,7 +139,7 @@ fn pump_output(master: OwnedFd, stop: OwnedFd, mut out: Box<dyn Write + Send>) -
         }
         let (m, s) = (fds[0].revents(), fds[1].revents());
         if !m.is_empty() {
-            if !copy_once(&master, &mut out, &mut buf)? {
+            if !copy_once(master, out, filter, buf)? {
                 return Ok(());
             }
             continue;
@@ -121,8 +151,8 @@ fn pump_output(master: OwnedFd, stop: OwnedFd, mut out: Box<dyn Write + Send>) -
                 tv_sec: 0,
                 tv_nsec: 0,
             };
-            while readable(&master, Some(&now))? {
-                if !copy_once(&master, &mut out, &mut buf)? {
+            while readable(master, Some(&now))? {
+                if !copy_once(master, out, filter, buf)? {
                     break;
                 }
             }
@@ -169,14 +199,16 @@ fn write_all(fd: &OwnedFd, mut data: &[u8]) -> io::Result<()> {
 }
 
 impl Relay {
-    /// Start copying `input` into the terminal and what it shows into `output`. The input
-    /// thread is not joined (a person's terminal may never be read again); the output
-    /// thread ends at [`Relay::finish`].
+    /// Start copying `input` into the terminal and what it shows into `output`, through
+    /// `filter` (FENCE-TTY-7: the terminal's control strings that reach past the jail
+    /// stay out). The input thread is not joined (a person's terminal may never be read
+    /// again); the output thread ends at [`Relay::finish`].
     pub fn start(
         master: OwnedFd,
         input: Box<dyn Read + Send>,
         at_end: AtEnd,
         output: Box<dyn Write + Send>,
+        filter: ControlStrings,
     ) -> io::Result<Relay> {
         let typing = master.try_clone()?;
         let (stop_r, stop_w) = rustix::pipe::pipe()?;
@@ -184,7 +216,7 @@ impl Relay {
             rustix::io::fcntl_setfd(end, rustix::io::FdFlags::CLOEXEC)?;
         }
         std::thread::spawn(move || pump_input(typing, input, at_end));
-        let output = std::thread::spawn(move || pump_output(master, stop_r, output));
+        let output = std::thread::spawn(move || pump_output(master, stop_r, output, filter));
         Ok(Relay {
             output,
             stop: stop_w,

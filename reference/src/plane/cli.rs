@@ -409,6 +409,7 @@ impl TerminalRelay {
             Box::new(stdin),
             crate::fence::tty::AtEnd::Nothing,
             Box::new(std::io::stdout()),
+            crate::fence::control_strings::ControlStrings::for_our_terminal(),
         )
         .map_err(|e| format!("the terminal relay: {e}"))?;
         Ok(TerminalRelay { relay, raw })

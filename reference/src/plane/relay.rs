@@ -1,7 +1,9 @@
 //! The streams of a command that `gatehouse exec` runs on pipes (FENCE-JAIL-15): its
 //! stdout and stderr copied to ours and our stdin to its, by one `poll(2)` loop in the
 //! calling thread, no thread per stream. The loop ends once the command's stdout and
-//! stderr are both closed, which for a jail is when its last process is gone.
+//! stderr are both closed, which for a jail is when its last process is gone. Where our
+//! stdout or stderr is a terminal, what goes there is filtered as the jail's own
+//! terminal's output is ([`crate::fence::control_strings`], FENCE-TTY-7).
 //!
 //! What it may touch: our descriptors 0, 1 and 2 (never made non-blocking: their file
 //! descriptions are shared with whoever started us) and the child's pipe ends, which are
@@ -14,15 +16,22 @@ use std::process::Child;
 
 use rustix::event::{poll, PollFd, PollFlags};
 
+use crate::fence::control_strings::ControlStrings;
+
 /// How much is read at once.
 const CHUNK: usize = 64 << 10;
 
+/// How much is written at once to one of ours that is not a regular file: at most what a
+/// pipe that `poll` calls writable takes without blocking (`PIPE_BUF`), so that a reader
+/// who is slow on one of our streams never holds up the other.
+const PIPE_BUF: usize = 4096;
+
 /// Copy `child`'s piped stdout and stderr to ours and our stdin to its stdin, until its
 /// stdout and stderr are both closed (each at the end of its data, or when ours refuses a
-/// write: the command then sees its pipe closed, as it would writing to ours). Where the
-/// command closed both but its stdin is still being fed, a thread goes on feeding it (not
-/// joined: our stdin may be a terminal the command never reads; it ends with the process,
-/// or at the first write the closed pipe refuses).
+/// write: the command then sees its pipe closed, as it would writing to ours) and, while
+/// it still reads, until it has ended. Each of ours is written only when `poll` says it
+/// takes more, so a reader who does not read our stdout holds up neither our stderr nor
+/// the command's input.
 pub fn copy(child: &mut Child) {
     use std::io::Write;
     let _ = std::io::stdout().flush();
@@ -32,21 +41,34 @@ pub fn copy(child: &mut Child) {
 
 /// [`copy`] with `input` in place of our stdin and `output` of our stdout and stderr.
 fn copy_between(child: &mut Child, input: BorrowedFd<'_>, output: [BorrowedFd<'_>; 2]) {
-    let out = child.stdout.take().map(OwnedFd::from);
-    let err = child.stderr.take().map(OwnedFd::from);
+    let from = [
+        child.stdout.take().map(OwnedFd::from),
+        child.stderr.take().map(OwnedFd::from),
+    ];
     let to_child = child.stdin.take().map(OwnedFd::from).and_then(|fd| {
         rustix::fs::fcntl_setfl(&fd, rustix::fs::OFlags::NONBLOCK)
             .ok()
             .map(|()| fd)
     });
+    // Readable once the child has ended: what keeps the command's input flowing after it
+    // closed its output, and stops it once it is gone.
+    #[cfg(target_os = "linux")]
+    let exited = crate::sys::ns::exit_notice(child.id()).ok();
+    #[cfg(not(target_os = "linux"))]
+    let exited: Option<OwnedFd> = None;
+    let [out, err] = from;
     let mut relay = Relay {
-        from: [out, err],
+        outs: [Out::new(out, output[0]), Out::new(err, output[1])],
         to_child,
         pending: Vec::new(),
         stdin_open: true,
+        exited,
     };
     relay.run(input, output);
     if let Some(feed) = relay.to_child.take() {
+        // Only where nothing says when the command ends: a thread goes on feeding it (not
+        // joined: our stdin may be a terminal it never reads; it ends with the process, or
+        // at the first write the closed pipe refuses).
         if let Ok(input) = input.try_clone_to_owned() {
             let pending = std::mem::take(&mut relay.pending);
             let more = relay.stdin_open;
@@ -55,37 +77,141 @@ fn copy_between(child: &mut Child, input: BorrowedFd<'_>, output: [BorrowedFd<'_
     }
 }
 
+/// One of the command's output streams on its way to one of ours.
+struct Out {
+    /// The command's end, `None` once closed.
+    from: Option<OwnedFd>,
+    /// Read from it, not yet written to ours.
+    pending: Vec<u8>,
+    /// How much of `pending` is written.
+    written: usize,
+    /// Where ours is a terminal, the filter of its control strings (FENCE-TTY-7).
+    filter: Option<ControlStrings>,
+    /// How much one write to ours may carry.
+    limit: usize,
+}
+
+impl Out {
+    fn new(from: Option<OwnedFd>, to: BorrowedFd<'_>) -> Out {
+        // Where ours is a terminal, what the command writes there is filtered as its own
+        // terminal's output would be.
+        let filter = rustix::termios::isatty(to).then(ControlStrings::for_our_terminal);
+        let regular = rustix::fs::fstat(to)
+            .map(|st| {
+                let kind = rustix::fs::FileType::from_raw_mode(st.st_mode);
+                matches!(
+                    kind,
+                    rustix::fs::FileType::RegularFile | rustix::fs::FileType::BlockDevice
+                )
+            })
+            .unwrap_or(false);
+        Out {
+            from,
+            pending: Vec::new(),
+            written: 0,
+            filter,
+            limit: if regular { CHUNK } else { PIPE_BUF },
+        }
+    }
+
+    /// Whether something of this stream is still to come or to go.
+    fn busy(&self) -> bool {
+        self.from.is_some() || self.written < self.pending.len()
+    }
+
+    /// The stream ends (its end of data, or ours refused it): what the filter held goes
+    /// out with the rest.
+    fn close(&mut self) {
+        self.from = None;
+        if let Some(f) = &mut self.filter {
+            f.finish(&mut self.pending);
+        }
+    }
+
+    /// One read of the command's stream into `pending` (which is empty).
+    fn read(&mut self, buf: &mut [u8]) {
+        let Some(fd) = &self.from else { return };
+        match rustix::io::read(fd, &mut *buf) {
+            Ok(0) => self.close(),
+            Ok(n) => {
+                self.pending.clear();
+                self.written = 0;
+                match &mut self.filter {
+                    Some(f) => f.filter(&buf[..n], &mut self.pending),
+                    None => self.pending.extend_from_slice(&buf[..n]),
+                }
+            }
+            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
+            Err(_) => self.close(),
+        }
+    }
+
+    /// One write of `pending` to ours, which `poll` said takes more.
+    fn write(&mut self, to: BorrowedFd<'_>) {
+        let end = self.pending.len().min(self.written + self.limit);
+        match rustix::io::write(to, &self.pending[self.written..end]) {
+            Ok(n) => self.written += n,
+            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
+            // Ours refuses: the command's pipe is closed, as writing to ours would be.
+            Err(_) => {
+                self.from = None;
+                self.pending.clear();
+                self.written = 0;
+            }
+        }
+        if self.written >= self.pending.len() {
+            self.pending.clear();
+            self.written = 0;
+        }
+    }
+}
+
 /// The loop's state.
 struct Relay {
-    /// The command's stdout and stderr, `None` once closed.
-    from: [Option<OwnedFd>; 2],
+    /// The command's stdout and stderr.
+    outs: [Out; 2],
     /// Our end of its stdin, `None` once closed.
     to_child: Option<OwnedFd>,
     /// Read from our stdin, not yet written to its.
     pending: Vec<u8>,
     /// Whether our stdin may still give data.
     stdin_open: bool,
+    /// Readable once the child has ended (`None` once it has, or where nothing says).
+    exited: Option<OwnedFd>,
 }
 
 /// What a slot of the poll set watches.
 #[derive(Clone, Copy)]
 enum Slot {
-    /// The command's stdout (0) or stderr (1).
+    /// The command's stdout (0) or stderr (1), to read.
     From(usize),
+    /// Our stdout (0) or stderr (1), to write.
+    To(usize),
     /// Our stdin, read only while nothing is pending.
     OurStdin,
     /// The command's stdin, written while something is pending.
     ToChild,
+    /// The child's end.
+    Exited,
 }
 
 impl Relay {
+    /// Whether the loop goes on: output still to come or to go, or input still to feed to
+    /// a command that has not ended.
+    fn going(&self) -> bool {
+        self.outs.iter().any(Out::busy) || (self.to_child.is_some() && self.exited.is_some())
+    }
+
     fn run(&mut self, our_stdin: BorrowedFd<'_>, output: [BorrowedFd<'_>; 2]) {
         let mut buf = vec![0u8; CHUNK];
-        while self.from.iter().any(Option::is_some) {
-            let mut slots = Vec::with_capacity(4);
-            let mut fds = Vec::with_capacity(4);
-            for (i, fd) in self.from.iter().enumerate() {
-                if let Some(fd) = fd {
+        while self.going() {
+            let mut slots = Vec::with_capacity(6);
+            let mut fds = Vec::with_capacity(6);
+            for (i, out) in self.outs.iter().enumerate() {
+                if out.written < out.pending.len() {
+                    slots.push(Slot::To(i));
+                    fds.push(PollFd::new(&output[i], PollFlags::OUT));
+                } else if let Some(fd) = &out.from {
                     slots.push(Slot::From(i));
                     fds.push(PollFd::new(fd, PollFlags::IN));
                 }
@@ -99,13 +225,20 @@ impl Relay {
                     fds.push(PollFd::new(&our_stdin, PollFlags::IN));
                 }
             }
+            if let (Some(fd), true) = (&self.exited, self.to_child.is_some()) {
+                slots.push(Slot::Exited);
+                fds.push(PollFd::new(fd, PollFlags::IN));
+            }
             match poll(&mut fds, None) {
                 Ok(_) => {}
                 Err(rustix::io::Errno::INTR) => continue,
                 // Cannot wait any more: what is left of the command's output is dropped,
                 // closing its pipes, so that it cannot block on them.
                 Err(_) => {
-                    self.from = [None, None];
+                    for out in &mut self.outs {
+                        out.from = None;
+                        out.pending.clear();
+                    }
                     self.to_child = None;
                     return;
                 }
@@ -119,26 +252,20 @@ impl Relay {
             drop(fds);
             for slot in ready {
                 match slot {
-                    Slot::From(i) => self.forward(i, output[i], &mut buf),
+                    Slot::From(i) => self.outs[i].read(&mut buf),
+                    Slot::To(i) => self.outs[i].write(output[i]),
                     Slot::OurStdin => self.read_stdin(our_stdin, &mut buf),
                     Slot::ToChild => self.write_child(),
+                    Slot::Exited => {
+                        self.exited = None;
+                        self.to_child = None;
+                    }
                 }
             }
         }
-    }
-
-    /// One read of the command's stdout (0) or stderr (1), written whole to `to`.
-    fn forward(&mut self, i: usize, to: BorrowedFd<'_>, buf: &mut [u8]) {
-        let Some(fd) = &self.from[i] else { return };
-        match rustix::io::read(fd, &mut *buf) {
-            Ok(0) => self.from[i] = None,
-            Ok(n) => {
-                if write_all(to, &buf[..n]).is_err() {
-                    self.from[i] = None;
-                }
-            }
-            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
-            Err(_) => self.from[i] = None,
+        // Outputs done and the command gone: nothing more goes to it.
+        if self.exited.is_some() {
+            self.to_child = None;
         }
     }
 
@@ -179,8 +306,7 @@ impl Relay {
     }
 }
 
-/// Write all of `data` to `fd`, which may be non-blocking (a description shared with
-/// whoever started us): on `EAGAIN` wait until it takes more.
+/// Write all of `data` to `fd` (blocking; the feeding thread's).
 fn write_all(fd: BorrowedFd<'_>, mut data: &[u8]) -> io::Result<()> {
     while !data.is_empty() {
         match rustix::io::write(fd, data) {
@@ -200,8 +326,8 @@ fn write_all(fd: BorrowedFd<'_>, mut data: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// After the command closed its output: `pending`, then the rest of `input` (while
-/// `more`), fed to it with blocking writes.
+/// After the command closed its output, where nothing says when it ends: `pending`, then
+/// the rest of `input` (while `more`), fed to it with blocking writes.
 fn feed_blocking(feed: OwnedFd, pending: Vec<u8>, input: OwnedFd, more: bool) {
     let _ = rustix::fs::fcntl_setfl(&feed, rustix::fs::OFlags::empty());
     if write_all(feed.as_fd(), &pending).is_err() || !more {
@@ -302,6 +428,43 @@ mod tests {
         let (mut child, _, _) = relayed(&script, b"late input\n");
         assert!(child.wait().unwrap().success());
         assert_eq!(std::fs::read(&sink).unwrap(), b"late input\n");
+    }
+
+    #[test]
+    fn a_reader_who_does_not_read_our_stdout_still_gets_our_stderr() {
+        // Our stdout a pipe nobody reads (it fills at 64 KiB), our stderr a file: the
+        // command's message on stderr after 100 KB of stdout must still come through,
+        // which the test sees before it drains stdout.
+        let (r, w) = rustix::pipe::pipe().unwrap();
+        let mut err = tempfile::tempfile().unwrap();
+        let devnull = std::fs::File::open("/dev/null").unwrap();
+        let mut child = piped("head -c 100000 /dev/zero; echo READY >&2; sleep 1");
+        let (out_fd, err_fd) = (
+            w.as_fd().try_clone_to_owned().unwrap(),
+            err.try_clone().unwrap(),
+        );
+        let relay = std::thread::spawn(move || {
+            copy_between(
+                &mut child,
+                devnull.as_fd(),
+                [out_fd.as_fd(), err_fd.as_fd()],
+            );
+            child.wait().unwrap()
+        });
+        drop(w);
+        let seen = (0..100).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            use std::io::Seek;
+            let mut text = String::new();
+            err.rewind().unwrap();
+            err.read_to_string(&mut text).unwrap();
+            text.contains("READY")
+        });
+        let mut drained = Vec::new();
+        std::fs::File::from(r).read_to_end(&mut drained).unwrap();
+        assert!(relay.join().unwrap().success());
+        assert!(seen, "stderr waited for stdout's reader");
+        assert_eq!(drained.len(), 100_000);
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub fn run(
         Box::new(std::io::Cursor::new(input.to_vec())),
         AtEnd::SendEof,
         Box::new(shown.clone()),
+        // What the terminal showed goes to the agent, which may show it on the person's
+        // terminal in turn; that is assumed to read UTF-8.
+        crate::fence::control_strings::ControlStrings::new(true),
     )
     .map_err(|e| io_failed("terminal", e))?;
     checked.start()?;
