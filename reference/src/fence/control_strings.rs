@@ -14,7 +14,11 @@
 //! a string it lets through, so a terminal that ends a string earlier or later than the
 //! filter does still never sees a refused one begin. Introducers are read in every
 //! spelling a terminal may take: `ESC ]`, the C1 code point `U+009D` (xterm reads it in
-//! UTF-8 mode), and where the terminal is not UTF-8 the raw byte `0x9D`.
+//! UTF-8 mode), and the raw byte `0x9D` where the terminal is not UTF-8 or the byte is no
+//! part of a well-formed character (overlong and surrogate encodings are none). A raw C1
+//! byte that begins a string or a CSI is dropped alone, and what it would have begun is
+//! shown as text: so a UTF-8 terminal told the wrong locale loses those bytes only, not
+//! the rest of the output.
 //!
 //! Pure logic on byte strings: no I/O. [`super::tty`] filters the jail's terminal with it,
 //! [`crate::plane::relay`] a piped command's output where ours is a terminal.
@@ -67,6 +71,10 @@ pub struct ControlStrings {
     utf8: bool,
     /// Continuation bytes still expected of the UTF-8 character under way.
     pending_continuations: u8,
+    /// The range the next of them must fall in (narrower after `E0`, `ED`, `F0`, `F4`,
+    /// so that an overlong or surrogate encoding is no character, and its bytes are read
+    /// as the stray bytes they are).
+    next_continuation: (u8, u8),
 }
 
 /// What a C1 control (8-bit, or its code point) begins.
@@ -93,6 +101,17 @@ fn c1(b: u8) -> C1 {
     }
 }
 
+/// A raw C1 byte: one that begins a string or a CSI sequence is dropped alone, so that
+/// what it would have begun is shown as text (an 8-bit terminal then starts nothing; the
+/// rest of the output is not swallowed as the string's content, which a UTF-8 terminal
+/// told the wrong locale would lose); any other is a control that begins nothing.
+fn raw_c1(b: u8, out: &mut Vec<u8>) {
+    match c1(b) {
+        C1::Osc | C1::OtherString | C1::Csi => {}
+        C1::St | C1::Other => out.push(b),
+    }
+}
+
 impl ControlStrings {
     /// A filter for a terminal that reads UTF-8 (`utf8`) or 8-bit characters.
     pub fn new(utf8: bool) -> ControlStrings {
@@ -101,6 +120,7 @@ impl ControlStrings {
             held: Vec::new(),
             utf8,
             pending_continuations: 0,
+            next_continuation: (0x80, 0xbf),
         }
     }
 
@@ -130,6 +150,7 @@ impl ControlStrings {
         self.held.clear();
         self.state = State::Ground;
         self.pending_continuations = 0;
+        self.next_continuation = (0x80, 0xbf);
     }
 
     /// Filter one chunk into a new buffer.
@@ -282,45 +303,65 @@ impl ControlStrings {
         }
     }
 
-    fn ground(&mut self, b: u8, out: &mut Vec<u8>) {
-        if self.pending_continuations > 0 {
-            if (0x80..=0xbf).contains(&b) {
-                self.pending_continuations -= 1;
-                out.push(b);
-                return;
-            }
+    /// Whether `b` continues the UTF-8 character under way (and so is text).
+    fn continues(&mut self, b: u8) -> bool {
+        if self.pending_continuations == 0 {
+            return false;
+        }
+        let (lo, hi) = self.next_continuation;
+        if (lo..=hi).contains(&b) {
+            self.pending_continuations -= 1;
+            self.next_continuation = (0x80, 0xbf);
+            true
+        } else {
             self.pending_continuations = 0;
+            self.next_continuation = (0x80, 0xbf);
+            false
+        }
+    }
+
+    /// Whether `b` begins a UTF-8 character of two to four bytes (other than `0xC2`'s,
+    /// which may be a C1 control and is read apart); if so, what must follow is noted.
+    fn leads(&mut self, b: u8) -> bool {
+        let (count, first) = match b {
+            0xc3..=0xdf => (1, (0x80, 0xbf)),
+            0xe0 => (2, (0xa0, 0xbf)),
+            0xe1..=0xec | 0xee..=0xef => (2, (0x80, 0xbf)),
+            0xed => (2, (0x80, 0x9f)),
+            0xf0 => (3, (0x90, 0xbf)),
+            0xf1..=0xf3 => (3, (0x80, 0xbf)),
+            0xf4 => (3, (0x80, 0x8f)),
+            _ => return false,
+        };
+        self.pending_continuations = count;
+        self.next_continuation = first;
+        true
+    }
+
+    fn ground(&mut self, b: u8, out: &mut Vec<u8>) {
+        if self.utf8 && self.continues(b) {
+            out.push(b);
+            return;
         }
         match b {
             ESC => {
                 self.held.push(ESC);
                 self.state = State::Esc;
             }
-            0x80..=0x9f if !self.utf8 => self.c1_control(b, &[b], out),
             0xc2 if self.utf8 => {
                 self.held.push(0xc2);
                 self.state = State::C2;
             }
-            0xc3..=0xdf if self.utf8 => {
-                self.pending_continuations = 1;
-                out.push(b);
-            }
-            0xe0..=0xef if self.utf8 => {
-                self.pending_continuations = 2;
-                out.push(b);
-            }
-            0xf0..=0xf4 if self.utf8 => {
-                self.pending_continuations = 3;
-                out.push(b);
-            }
-            // A stray continuation byte: a UTF-8 terminal shows a replacement for it, but
-            // one that also reads raw C1 controls would not, so those are read as such.
-            0x80..=0x9f => self.c1_control(b, &[b], out),
+            _ if self.utf8 && self.leads(b) => out.push(b),
+            // A raw C1 byte: a control on an 8-bit terminal; on a UTF-8 one a byte of no
+            // character (a terminal that also reads raw C1 controls would take it as one).
+            0x80..=0x9f => raw_c1(b, out),
             _ => out.push(b),
         }
     }
 
-    /// A C1 control, spelled `bytes` (the raw byte, or its UTF-8 encoding).
+    /// A C1 control spelled as its UTF-8 code point (`bytes` = `C2` and `b`): a string it
+    /// begins is read as a string, and dropped unless let through.
     fn c1_control(&mut self, b: u8, bytes: &[u8], out: &mut Vec<u8>) {
         match c1(b) {
             C1::Osc => self.begin_osc(bytes),
@@ -366,8 +407,13 @@ impl ControlStrings {
                 self.held.clear();
                 self.state = State::Str { pass, osc: true };
             }
-            // A number-only OSC (`OSC 104 BEL`), ended on the spot.
-            BEL | 0x9c => {
+            // A number-only OSC (`OSC 104 BEL`), ended on the spot (by a raw ST only
+            // where the terminal is 8-bit: a UTF-8 one reads no character there).
+            BEL => {
+                self.held.push(b);
+                self.end_number_only_osc(out);
+            }
+            0x9c if !self.utf8 => {
                 self.held.push(b);
                 self.end_number_only_osc(out);
             }
@@ -430,13 +476,9 @@ impl ControlStrings {
     }
 
     fn in_string(&mut self, b: u8, pass: bool, osc: bool, out: &mut Vec<u8>) {
-        if pass && self.pending_continuations > 0 {
-            if (0x80..=0xbf).contains(&b) {
-                self.pending_continuations -= 1;
-                out.push(b);
-                return;
-            }
-            self.pending_continuations = 0;
+        if pass && self.utf8 && self.continues(b) {
+            out.push(b);
+            return;
         }
         let end = |this: &mut ControlStrings, out: &mut Vec<u8>, keep: &[u8]| {
             if pass {
@@ -459,23 +501,12 @@ impl ControlStrings {
                 self.state = State::StrC2 { pass, osc };
             }
             0x80..=0x9f if pass => {
-                // A stray C1 byte in a string let through: it ends the string and is
-                // read anew (in a refused string it is content, dropped).
+                // A raw C1 byte in a string let through ends the string and is read anew
+                // (in a refused string it is content, dropped).
                 self.state = State::Ground;
-                self.c1_control(b, &[b], out);
+                raw_c1(b, out);
             }
-            0xc3..=0xdf if pass && self.utf8 => {
-                self.pending_continuations = 1;
-                out.push(b);
-            }
-            0xe0..=0xef if pass && self.utf8 => {
-                self.pending_continuations = 2;
-                out.push(b);
-            }
-            0xf0..=0xf4 if pass && self.utf8 => {
-                self.pending_continuations = 3;
-                out.push(b);
-            }
+            _ if pass && self.utf8 && self.leads(b) => out.push(b),
             _ => {
                 if pass {
                     out.push(b);
@@ -631,14 +662,54 @@ mod tests {
     }
 
     #[test]
-    fn raw_c1_bytes_are_controls_on_an_eight_bit_terminal_and_text_on_a_utf8_one() {
-        // 0x9D raw: OSC on an 8-bit terminal; inside a UTF-8 character, part of it.
-        assert_eq!(eight_bit(b"a\x9d52;c;SGVsbG8=\x07b"), b"ab");
-        assert_eq!(eight_bit(b"a\xe2\x9d52;c;x\x07b"), b"a\xe2b");
-        assert_eq!(utf8("❝".as_bytes()), "❝".as_bytes());
-        // A stray one on a UTF-8 terminal is read as a control too.
-        assert_eq!(utf8(b"a\x9d52;c;SGVsbG8=\x07b"), b"ab");
+    fn a_raw_c1_introducer_is_dropped_alone_and_what_it_began_shows_as_text() {
+        // 0x9D raw: an OSC on an 8-bit terminal. Dropped alone, what follows is text, so
+        // nothing starts there, and nothing of the rest is lost.
+        assert_eq!(
+            eight_bit(b"a\x9d52;c;SGVsbG8=\x07b"),
+            b"a52;c;SGVsbG8=\x07b"
+        );
+        assert_eq!(utf8(b"a\x9d52;c;x\x07b"), b"a52;c;x\x07b");
+        assert_eq!(eight_bit(b"a\x9fGf=1;x\x9cb\x9b21tc"), b"aGf=1;x\x9cb21tc");
+        // Inside a UTF-8 character it is part of it.
+        assert_eq!(utf8("\u{275d}".as_bytes()), "\u{275d}".as_bytes());
         same_when_split(b"a\x9d52;c;SGVsbG8=\x07b\xe2\x9d\x9d", false);
+    }
+
+    #[test]
+    fn utf8_text_on_a_terminal_told_it_is_8_bit_loses_no_more_than_its_c1_bytes() {
+        // LC_ALL=C on a UTF-8 terminal: the emoji's 0x9F and 0x98 go, the text after stays.
+        let out = eight_bit("ok \u{1f600} done\nnext line\n".as_bytes());
+        assert_eq!(out, b"ok \xf0\x80 done\nnext line\n");
+    }
+
+    #[test]
+    fn overlong_and_surrogate_encodings_are_no_characters() {
+        // E0 82 9D would be U+009D in an overlong spelling a lenient decoder takes; its
+        // bytes are strays, and the OSC introducer among them goes.
+        for input in [
+            &b"a\xe0\x82\x9d52;c;x\x07b"[..],
+            b"a\xf0\x80\x82\x9d52;c;x\x07b",
+            b"a\xe0\x82\x9eGf=1\x07b",
+            b"a\xed\xa0\x9d52;c;x\x07b",
+        ] {
+            let out = utf8(input);
+            assert!(
+                !out.contains(&0x9d) && !out.contains(&0x9e),
+                "{input:?} gave {out:?}"
+            );
+        }
+        // Valid characters at the edges of those ranges pass.
+        for c in ["\u{800}", "\u{d7ff}", "\u{e000}", "\u{10000}", "\u{10ffff}"] {
+            assert_eq!(utf8(c.as_bytes()), c.as_bytes());
+        }
+    }
+
+    #[test]
+    fn a_raw_st_ends_a_number_only_osc_only_on_an_8_bit_terminal() {
+        assert_eq!(eight_bit(b"\x1b]104\x9cz"), b"\x1b]104\x9cz");
+        // On a UTF-8 terminal the raw byte is no terminator: the OSC is not let through.
+        assert_eq!(utf8(b"\x1b]2\x9cz"), b"z");
     }
 
     #[test]

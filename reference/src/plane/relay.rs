@@ -57,8 +57,27 @@ fn copy_between(child: &mut Child, input: BorrowedFd<'_>, output: [BorrowedFd<'_
     #[cfg(not(target_os = "linux"))]
     let exited: Option<OwnedFd> = None;
     let [out, err] = from;
+    // Where ours is a terminal, what the command writes there is filtered as its own
+    // terminal's output would be. Where both are, one filter reads both streams in the
+    // order they are written, and neither is written while the other has a piece under
+    // way: two filters side by side could each pass half of a sequence (an `ESC` ending
+    // a piece of one, `]52;...` beginning a piece of the other) that the terminal, which
+    // sees both, joins. (Both may be one terminal under two names, `/dev/pts/N` and
+    // `/dev/tty`: any two terminals are taken as one.)
+    let terminal = output.map(rustix::termios::isatty);
+    let shared = terminal[0] && terminal[1];
+    let filters = [
+        terminal[0].then(ControlStrings::for_our_terminal),
+        (terminal[1] && !shared).then(ControlStrings::for_our_terminal),
+    ];
     let mut relay = Relay {
         outs: [Out::new(out, output[0]), Out::new(err, output[1])],
+        filters,
+        filter_of: [
+            terminal[0].then_some(0),
+            terminal[1].then_some(if shared { 0 } else { 1 }),
+        ],
+        shared,
         to_child,
         pending: Vec::new(),
         stdin_open: true,
@@ -81,21 +100,16 @@ fn copy_between(child: &mut Child, input: BorrowedFd<'_>, output: [BorrowedFd<'_
 struct Out {
     /// The command's end, `None` once closed.
     from: Option<OwnedFd>,
-    /// Read from it, not yet written to ours.
+    /// Read from it (filtered where ours is a terminal), not yet written to ours.
     pending: Vec<u8>,
     /// How much of `pending` is written.
     written: usize,
-    /// Where ours is a terminal, the filter of its control strings (FENCE-TTY-7).
-    filter: Option<ControlStrings>,
     /// How much one write to ours may carry.
     limit: usize,
 }
 
 impl Out {
     fn new(from: Option<OwnedFd>, to: BorrowedFd<'_>) -> Out {
-        // Where ours is a terminal, what the command writes there is filtered as its own
-        // terminal's output would be.
-        let filter = rustix::termios::isatty(to).then(ControlStrings::for_our_terminal);
         let regular = rustix::fs::fstat(to)
             .map(|st| {
                 let kind = rustix::fs::FileType::from_raw_mode(st.st_mode);
@@ -109,41 +123,18 @@ impl Out {
             from,
             pending: Vec::new(),
             written: 0,
-            filter,
             limit: if regular { CHUNK } else { PIPE_BUF },
         }
     }
 
     /// Whether something of this stream is still to come or to go.
     fn busy(&self) -> bool {
-        self.from.is_some() || self.written < self.pending.len()
+        self.from.is_some() || self.has_pending()
     }
 
-    /// The stream ends (its end of data, or ours refused it): what the filter held goes
-    /// out with the rest.
-    fn close(&mut self) {
-        self.from = None;
-        if let Some(f) = &mut self.filter {
-            f.finish(&mut self.pending);
-        }
-    }
-
-    /// One read of the command's stream into `pending` (which is empty).
-    fn read(&mut self, buf: &mut [u8]) {
-        let Some(fd) = &self.from else { return };
-        match rustix::io::read(fd, &mut *buf) {
-            Ok(0) => self.close(),
-            Ok(n) => {
-                self.pending.clear();
-                self.written = 0;
-                match &mut self.filter {
-                    Some(f) => f.filter(&buf[..n], &mut self.pending),
-                    None => self.pending.extend_from_slice(&buf[..n]),
-                }
-            }
-            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
-            Err(_) => self.close(),
-        }
+    /// Whether a piece of it is under way to ours.
+    fn has_pending(&self) -> bool {
+        self.written < self.pending.len()
     }
 
     /// One write of `pending` to ours, which `poll` said takes more.
@@ -170,6 +161,12 @@ impl Out {
 struct Relay {
     /// The command's stdout and stderr.
     outs: [Out; 2],
+    /// The filters of a terminal's control strings (FENCE-TTY-7), by slot.
+    filters: [Option<ControlStrings>; 2],
+    /// Which filter each stream goes through (where ours is a terminal).
+    filter_of: [Option<usize>; 2],
+    /// Whether both streams share filter 0 (both of ours are terminals).
+    shared: bool,
     /// Our end of its stdin, `None` once closed.
     to_child: Option<OwnedFd>,
     /// Read from our stdin, not yet written to its.
@@ -207,11 +204,13 @@ impl Relay {
         while self.going() {
             let mut slots = Vec::with_capacity(6);
             let mut fds = Vec::with_capacity(6);
+            // With a shared filter, nothing more is read while a piece is under way.
+            let held_up = self.shared && self.outs.iter().any(Out::has_pending);
             for (i, out) in self.outs.iter().enumerate() {
-                if out.written < out.pending.len() {
+                if out.has_pending() {
                     slots.push(Slot::To(i));
                     fds.push(PollFd::new(&output[i], PollFlags::OUT));
-                } else if let Some(fd) = &out.from {
+                } else if let (Some(fd), false) = (&out.from, held_up) {
                     slots.push(Slot::From(i));
                     fds.push(PollFd::new(fd, PollFlags::IN));
                 }
@@ -252,7 +251,14 @@ impl Relay {
             drop(fds);
             for slot in ready {
                 match slot {
-                    Slot::From(i) => self.outs[i].read(&mut buf),
+                    Slot::From(i) => {
+                        self.read_from(i, &mut buf);
+                        // A shared filter reads one stream at a time: the other waits
+                        // for this piece to go.
+                        if self.shared && self.outs[i].has_pending() {
+                            break;
+                        }
+                    }
                     Slot::To(i) => self.outs[i].write(output[i]),
                     Slot::OurStdin => self.read_stdin(our_stdin, &mut buf),
                     Slot::ToChild => self.write_child(),
@@ -266,6 +272,39 @@ impl Relay {
         // Outputs done and the command gone: nothing more goes to it.
         if self.exited.is_some() {
             self.to_child = None;
+        }
+    }
+
+    /// One read of the command's stream `i` into its `pending` (which is empty).
+    fn read_from(&mut self, i: usize, buf: &mut [u8]) {
+        let Some(fd) = &self.outs[i].from else { return };
+        match rustix::io::read(fd, &mut *buf) {
+            Ok(0) => self.close(i),
+            Ok(n) => {
+                let out = &mut self.outs[i];
+                out.pending.clear();
+                out.written = 0;
+                match self.filter_of[i].and_then(|f| self.filters[f].as_mut()) {
+                    Some(f) => f.filter(&buf[..n], &mut out.pending),
+                    None => out.pending.extend_from_slice(&buf[..n]),
+                }
+            }
+            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
+            Err(_) => self.close(i),
+        }
+    }
+
+    /// Stream `i` ends (its end of data, or ours refused it): what its filter held goes
+    /// out with the rest, once no other stream still goes through that filter.
+    fn close(&mut self, i: usize) {
+        self.outs[i].from = None;
+        let Some(f) = self.filter_of[i] else { return };
+        let others =
+            (0..2).any(|j| j != i && self.filter_of[j] == Some(f) && self.outs[j].from.is_some());
+        if !others {
+            if let Some(filter) = self.filters[f].as_mut() {
+                filter.finish(&mut self.outs[i].pending);
+            }
         }
     }
 
@@ -465,6 +504,55 @@ mod tests {
         assert!(relay.join().unwrap().success());
         assert!(seen, "stderr waited for stdout's reader");
         assert_eq!(drained.len(), 100_000);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn two_streams_to_one_terminal_cannot_join_halves_of_a_sequence() {
+        // stdout ends pieces with `ESC` (4095 bytes of `ESC [ m`), stderr begins its own
+        // with `]52;...`: written in turn to one slow terminal by two filters, the halves
+        // met there as an OSC 52 (the red team's reproduction). One filter and one piece
+        // at a time keep them apart.
+        let pair = crate::sys::pty::open_pair().unwrap();
+        let script = r#"
+e=$(printf '\033[m'); b=$(printf ']52;c;aGVsbG8K\007Z')
+A=""; i=0; while [ $i -lt 1365 ]; do A="$A$e"; i=$((i+1)); done
+B=""; i=0; while [ $i -lt 256 ]; do B="$B$b"; i=$((i+1)); done
+( j=0; while [ $j -lt 20 ]; do printf '%s' "$A"; j=$((j+1)); done ) &
+( j=0; while [ $j -lt 20 ]; do printf '%s' "$B" >&2; j=$((j+1)); done ) &
+wait
+"#;
+        let mut child = piped(script);
+        let devnull = std::fs::File::open("/dev/null").unwrap();
+        let slave = pair.slave;
+        let relay = std::thread::spawn(move || {
+            copy_between(&mut child, devnull.as_fd(), [slave.as_fd(), slave.as_fd()]);
+            child.wait().unwrap()
+        });
+        // Let the terminal fill so that both streams wait on it, then drain it.
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let mut shown = Vec::new();
+        let mut buf = vec![0u8; 65536];
+        loop {
+            let mut fds = [PollFd::new(&pair.master, PollFlags::IN)];
+            let timeout = rustix::event::Timespec {
+                tv_sec: 2,
+                tv_nsec: 0,
+            };
+            if poll(&mut fds, Some(&timeout)).unwrap_or(0) == 0 {
+                break;
+            }
+            match rustix::io::read(&pair.master, &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => shown.extend_from_slice(&buf[..n]),
+            }
+        }
+        assert!(relay.join().unwrap().success());
+        assert!(shown.len() > 100_000, "{}", shown.len());
+        assert!(
+            !shown.windows(3).any(|w| w == b"\x1b]5"),
+            "an OSC 52 reached the terminal"
+        );
     }
 
     #[test]
