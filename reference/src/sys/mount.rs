@@ -115,20 +115,12 @@ pub fn rbind_read_only(source: &Path, target: &Path, mountinfo: &Path) -> io::Re
 /// 5.12 (`ENOSYS`) each mount listed in `mountinfo` is remounted on its own. Any other
 /// error of `mount_setattr` is an error: nothing falls back to a weaker path.
 pub fn read_only_recursive(target: &Path, mountinfo: &Path) -> io::Result<()> {
-    match set_attr_recursive(
+    add_flags_recursive(
         target,
+        mountinfo,
         MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-    ) {
-        Ok(()) => return Ok(()),
-        Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {}
-        Err(e) => return Err(e),
-    }
-    let ro = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
-    for m in mounts_beneath(mountinfo, target)? {
-        remount_bind(&m, ro)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", m.display())))?;
-    }
-    Ok(())
+        MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
+    )
 }
 
 /// The device tree at `target` (a tmpfs with host nodes bound on it) and every mount on it
@@ -136,17 +128,30 @@ pub fn read_only_recursive(target: &Path, mountinfo: &Path) -> io::Result<()> {
 /// nodes still open): one `mount_setattr(AT_RECURSIVE)` (Linux 5.12), all or nothing;
 /// before 5.12 (`ENOSYS`) each mount listed in `mountinfo` is remounted on its own.
 pub fn seal_devices(target: &Path, mountinfo: &Path) -> io::Result<()> {
-    match set_attr_recursive(
+    add_flags_recursive(
         target,
+        mountinfo,
         MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-    ) {
+        MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NOEXEC,
+    )
+}
+
+/// `attrs` added to every mount at or beneath `target` by one `mount_setattr`; before
+/// 5.12 (`ENOSYS`, and only then) the same `flags` by a remount of each mount `mountinfo`
+/// lists there.
+fn add_flags_recursive(
+    target: &Path,
+    mountinfo: &Path,
+    attrs: u64,
+    flags: MountFlags,
+) -> io::Result<()> {
+    match set_attr_recursive(target, attrs) {
         Ok(()) => return Ok(()),
         Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {}
         Err(e) => return Err(e),
     }
-    let sealed = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NOEXEC;
     for m in mounts_beneath(mountinfo, target)? {
-        remount_bind(&m, sealed)
+        remount_bind(&m, flags)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", m.display())))?;
     }
     Ok(())
