@@ -19,8 +19,8 @@ conform-example *ARGS:
 
 # The enforcement scenarios against the reference's bubblewrap backend.
 conform-bwrap:
-    cargo build --release -p gatehouse
-    cargo run --release -p gatehouse-conformance -- run --filter fence/ --impl "env GATEHOUSE_FENCE=bwrap ${CARGO_TARGET_DIR:-target}/release/gatehouse adapter"
+    cargo build-static
+    cargo run --release -p gatehouse-conformance -- run --filter fence/ --impl "env GATEHOUSE_FENCE=bwrap ${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release/gatehouse adapter"
 
 # Every MUST and SHOULD in spec/ has a scenario or a written reason.
 trace:

@@ -5,8 +5,10 @@
 //!
 //! A bench binary rather than criterion: criterion measures one function at a time, and
 //! on a shared machine the load moves between them; interleaving keeps the ratio honest.
-//! Needs the release `gatehouse` beside this executable (`cargo build --release -p
-//! gatehouse`) or `GATEHOUSE`, and `/usr/bin/bwrap`. Rounds: `GATEHOUSE_BENCH_ROUNDS`
+//! Needs the release `gatehouse`: the static build where the platform has one (`cargo
+//! build-static`, `target/x86_64-unknown-linux-gnu/release/gatehouse`, which is what the
+//! conformance runner certifies there), else the one beside this executable (`cargo build
+//! --release -p gatehouse`), or `GATEHOUSE`; and `/usr/bin/bwrap`. Rounds: `GATEHOUSE_BENCH_ROUNDS`
 //! (default 30). Extra `gatehouse exec` arguments (`--network allow-list ...`) can be
 //! measured with `GATEHOUSE_BENCH_EXEC_ARGS`, and an older build of `gatehouse` in the same
 //! rounds with `GATEHOUSE_BENCH_BEFORE=path`.
@@ -20,14 +22,25 @@ fn gatehouse() -> Option<PathBuf> {
         return Some(PathBuf::from(p));
     }
     let exe = std::env::current_exe().ok()?;
-    // target/<profile>/deps/exec-<hash> → target/<profile>/gatehouse, else release.
+    // target/<profile>/deps/exec-<hash> → target/<triple>/release/gatehouse (static),
+    // else target/<profile>/gatehouse, else release.
     let target = exe.parent()?.parent()?.parent()?;
-    [
-        exe.parent()?.parent()?.join("gatehouse"),
-        target.join("release/gatehouse"),
-    ]
-    .into_iter()
-    .find(|p| p.exists())
+    let static_build = if cfg!(all(
+        target_os = "linux",
+        target_env = "gnu",
+        target_arch = "x86_64"
+    )) {
+        Some(target.join("x86_64-unknown-linux-gnu/release/gatehouse"))
+    } else {
+        None
+    };
+    static_build
+        .into_iter()
+        .chain([
+            exe.parent()?.parent()?.join("gatehouse"),
+            target.join("release/gatehouse"),
+        ])
+        .find(|p| p.exists())
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -66,7 +79,7 @@ fn main() {
         return;
     }
     let Some(gh) = gatehouse() else {
-        eprintln!("exec bench: skipped: build the reference first (cargo build --release -p gatehouse) or set GATEHOUSE");
+        eprintln!("exec bench: skipped: build the reference first (cargo build-static, or cargo build --release -p gatehouse) or set GATEHOUSE");
         return;
     };
     let rounds: usize = std::env::var("GATEHOUSE_BENCH_ROUNDS")
@@ -138,6 +151,7 @@ fn main() {
     let medians: Vec<(&str, f64)> = cases.iter_mut().map(|(n, _, t)| (*n, median(t))).collect();
     let bwrap = medians[1].1;
     println!("exec bench: {rounds} rounds, interleaved, whole-process medians");
+    println!("  gatehouse: {}", gh.display());
     for (name, m) in &medians {
         println!(
             "  {name:<26} {m:8.2} ms   {:5.2}x the bwrap line",

@@ -35,15 +35,39 @@ pub fn dir(given: Option<&Path>, name: &'static str, flag: &'static str) -> Resu
     Err(Error::DirNotFound { name, flag })
 }
 
-/// The reference implementation's adapter: `gatehouse adapter`, the binary next to this
-/// runner's own executable, else on `PATH`.
+/// The target triple of the reference's release build where it is linked statically:
+/// the Linux x86_64 and aarch64 builds with glibc (on x86_64 the same build as `cargo
+/// build-static`, see `.cargo/config.toml`). A static `gatehouse` starts without the dynamic loader and its
+/// three libraries: measured 0.35 ms less per `gatehouse exec`, a tenth of its cost
+/// (benches/README.md). Elsewhere the reference is built as `cargo build` builds it.
+pub const STATIC_TRIPLE: Option<&str> = if cfg!(all(
+    target_os = "linux",
+    target_env = "gnu",
+    target_arch = "x86_64"
+)) {
+    Some("x86_64-unknown-linux-gnu")
+} else if cfg!(all(
+    target_os = "linux",
+    target_env = "gnu",
+    target_arch = "aarch64"
+)) {
+    Some("aarch64-unknown-linux-gnu")
+} else {
+    None
+};
+
+/// The reference implementation's adapter: `gatehouse adapter`, the binary this runner's
+/// workspace builds beside it (statically linked where [`STATIC_TRIPLE`] says, in
+/// `target/<triple>/<profile>/`), else the one next to this runner's own executable, else
+/// the one on `PATH`.
 pub fn reference() -> Result<ImplCommand, Error> {
     let exe = format!("gatehouse{}", std::env::consts::EXE_SUFFIX);
     let own = std::env::current_exe().ok();
-    if let Some(own) = &own {
-        build_reference_beside(own)?;
-    }
-    let beside = own.and_then(|p| p.parent().map(|d| d.join(&exe)));
+    let built = match &own {
+        Some(own) => build_reference_beside(own)?,
+        None => None,
+    };
+    let beside = built.or_else(|| own.and_then(|p| p.parent().map(|d| d.join(&exe))));
     let on_path = || {
         std::env::var_os("PATH").and_then(|paths| {
             std::env::split_paths(&paths)
@@ -66,34 +90,51 @@ pub fn reference() -> Result<ImplCommand, Error> {
 /// directory and profile first, so that `cargo run -p gatehouse-conformance -- run` never
 /// tests a stale or missing `gatehouse`. Cargo's own progress goes to stderr, so that a
 /// first build is not a silent wait. Installed runners skip this and look it up.
-fn build_reference_beside(own_exe: &Path) -> Result<(), Error> {
+/// Returns the binary built, `None` when nothing was built.
+fn build_reference_beside(own_exe: &Path) -> Result<Option<PathBuf>, Error> {
     let root = match workspace_root().canonicalize() {
         Ok(root) => root,
-        Err(_) => return Ok(()),
+        Err(_) => return Ok(None),
     };
     let Some(profile_dir) = own_exe.parent() else {
-        return Ok(());
+        return Ok(None);
     };
     let Some(target_dir) = profile_dir.parent() else {
-        return Ok(());
+        return Ok(None);
     };
     let started_by_cargo = std::env::var_os("CARGO").is_some();
     let in_workspace_target = target_dir == root.join("target");
     if !(started_by_cargo || in_workspace_target)
         || !root.join("reference").join("Cargo.toml").is_file()
     {
-        return Ok(());
+        return Ok(None);
     }
-    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") => "dev".to_string(),
-        Some(other) => other.to_string(),
-        None => return Ok(()),
+    let Some(dir_name) = profile_dir.file_name().and_then(|n| n.to_str()) else {
+        return Ok(None);
+    };
+    let profile = match dir_name {
+        "debug" => "dev",
+        other => other,
     };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = std::process::Command::new(cargo)
-        .args(["build", "-p", "gatehouse", "--profile", &profile])
+    let mut build = std::process::Command::new(cargo);
+    build
+        .args(["build", "-p", "gatehouse", "--profile", profile])
         .arg("--target-dir")
-        .arg(target_dir)
+        .arg(target_dir);
+    // Static where it can be: with `--target` named, the flag reaches the reference and
+    // its dependencies but not the build scripts and proc-macros, which cannot be static.
+    let binary = match STATIC_TRIPLE {
+        Some(triple) => {
+            build.args(["--target", triple, "--config"]).arg(format!(
+                "target.{triple}.rustflags = ['-C', 'target-feature=+crt-static']"
+            ));
+            target_dir.join(triple).join(dir_name)
+        }
+        None => profile_dir.to_path_buf(),
+    }
+    .join(format!("gatehouse{}", std::env::consts::EXE_SUFFIX));
+    let status = build
         .current_dir(&root)
         .stdout(std::process::Stdio::null())
         .status()
@@ -102,7 +143,7 @@ fn build_reference_beside(own_exe: &Path) -> Result<(), Error> {
             source,
         })?;
     if status.success() {
-        Ok(())
+        Ok(Some(binary))
     } else {
         Err(Error::Build(status))
     }
