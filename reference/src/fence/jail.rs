@@ -331,6 +331,8 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
     let mut open_trees: Vec<&Path> = Vec::new();
     // Directories of the new root known to exist (mount points made so far).
     let mut made: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    // The init's end of the socket its network namespace comes on (net::NetworkHandoff).
+    let mut network: Option<std::os::fd::OwnedFd> = None;
 
     for (index, step) in plan.steps.iter().enumerate() {
         let fail = |e: io::Error| {
@@ -352,38 +354,47 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             }
             // Namespaces before anything that needs privilege, in one call so the new user
             // namespace owns the others; the id maps right away, because once Landlock is
-            // on a process can no longer write `uid_map`.
+            // on a process can no longer write `uid_map`. The network namespace comes
+            // after the fork (below), made while the init builds the mount tree.
             Step::Unshare => {
-                ns::unshare_all(!plan.host_network).map_err(fail)?;
+                ns::unshare_all(false).map_err(fail)?;
                 ns::write_id_maps(uid, gid).map_err(fail)?;
-                // The new network namespace's loopback, up as bubblewrap leaves it: the
-                // `allow-list` mode's proxy listens there; nothing else is reachable.
-                // (`host` mode keeps the host's namespace and touches none of it.)
-                if !plan.host_network {
-                    crate::sys::net::loopback_up().map_err(fail)?;
-                }
                 enforcement.namespaces = true;
             }
             // A new PID namespace takes effect for children only: fork, the child becomes
             // PID 1 and builds the fence; this process stays outside and relays the code.
-            Step::ForkInit => match ns::fork().map_err(fail)? {
-                ns::Forked::Parent(child) => {
-                    let code = ns::wait_for(child).map_err(fail)?;
-                    return Err(Outcome::Relay(code));
-                }
-                ns::Forked::Child => {
-                    ns::die_with_parent(None).map_err(fail)?;
-                    // A checked command's helper may be a fork of the launcher, holding a
-                    // copy of its memory: the jail's init, the one process of that helper
-                    // the jail can see, is readable by no jailed process (it drops
-                    // CAP_SYS_PTRACE). The helper outside stays as the launcher's child,
-                    // which looks into the jail through its root (probe::PreflightDirs).
-                    if matches!(plan.action, super::plan::Action::CheckedExec { .. }) {
-                        ns::not_dumpable().map_err(fail)?;
+            // Unless the network is the host's, this process first makes the jail's
+            // network namespace, its loopback up as bubblewrap leaves it (the
+            // `allow-list` mode's proxy listens there; nothing else is reachable), and
+            // hands it to the init, which joins it at Step::JoinNetwork.
+            Step::ForkInit => {
+                let handoff = match plan.host_network {
+                    true => None,
+                    false => Some(crate::sys::net::NetworkHandoff::new().map_err(fail)?),
+                };
+                match ns::fork().map_err(fail)? {
+                    ns::Forked::Parent(child) => {
+                        if let Some(handoff) = handoff {
+                            handoff.make_and_send();
+                        }
+                        let code = ns::wait_for(child).map_err(fail)?;
+                        return Err(Outcome::Relay(code));
                     }
-                    enforcement.pid1 = ns::pid() == 1;
+                    ns::Forked::Child => {
+                        network = handoff.map(crate::sys::net::NetworkHandoff::into_init_end);
+                        ns::die_with_parent(None).map_err(fail)?;
+                        // A checked command's helper may be a fork of the launcher, holding a
+                        // copy of its memory: the jail's init, the one process of that helper
+                        // the jail can see, is readable by no jailed process (it drops
+                        // CAP_SYS_PTRACE). The helper outside stays as the launcher's child,
+                        // which looks into the jail through its root (probe::PreflightDirs).
+                        if matches!(plan.action, super::plan::Action::CheckedExec { .. }) {
+                            ns::not_dumpable().map_err(fail)?;
+                        }
+                        enforcement.pid1 = ns::pid() == 1;
+                    }
                 }
-            },
+            }
             // Before the first mount: nothing we mount may propagate to the host.
             Step::MakeMountsPrivate => {
                 mount::make_private_recursive(Path::new("/")).map_err(fail)?
@@ -586,6 +597,16 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                     let p = Path::new("/dev").join(node);
                     cover_or_not_ours(&p).map_err(named(&p)).map_err(fail)?;
                 }
+            }
+            // After the last mount and before anything that depends on the network (the
+            // probe's legs, the listener, Landlock's scopes): the helper's namespace, or
+            // the reason it could not make one, which fails the jail.
+            Step::JoinNetwork => {
+                let from = network
+                    .take()
+                    .ok_or_else(|| fail(io::Error::other("no network namespace is on its way")))?;
+                let deadline = std::time::Instant::now() + super::probe::TIMEOUT;
+                crate::sys::net::join_network(&from, deadline).map_err(fail)?;
             }
             // Read-only by mount, not by Landlock alone: jailed root is the host's root
             // and `/proc/sys/kernel/core_pattern` is a host escape (FENCE-JAIL-16).

@@ -58,9 +58,11 @@ pub enum Step {
         #[serde(default)]
         file: bool,
     },
-    /// New user, mount, PID, IPC, UTS and network namespaces; uid/gid mapped to ourselves.
+    /// New user, mount, PID, IPC and UTS namespaces; uid/gid mapped to ourselves.
     Unshare,
     /// Fork so the child is PID 1 of the new PID namespace; the parent waits and relays.
+    /// Unless the network is the host's, the parent first makes the jail's network
+    /// namespace and hands it to the child ([`Step::JoinNetwork`]).
     ForkInit,
     /// Make every mount private.
     MakeMountsPrivate,
@@ -140,6 +142,9 @@ pub enum Step {
     SealRoot,
     /// Pivot into the new root and detach every host mount.
     PivotRoot,
+    /// Join the network namespace the helper made after [`Step::ForkInit`] (its loopback
+    /// only): made there, in parallel with the mount tree, rather than by `unshare`.
+    JoinNetwork,
     /// Remount every device node of `/dev` read-only (FENCE-JAIL-14): data flows, no
     /// change of mode, owner, times or attributes reaches the host's inode.
     SealDevices {
@@ -190,7 +195,10 @@ impl Step {
             | Step::Protect { .. } => 7,
             Step::SealRoot => 8,
             Step::PivotRoot => 9,
-            Step::SealDevices { .. } | Step::CoverProc { .. } | Step::Hostname { .. } => 10,
+            Step::JoinNetwork
+            | Step::SealDevices { .. }
+            | Step::CoverProc { .. }
+            | Step::Hostname { .. } => 10,
             Step::NoNewPrivs => 11,
             Step::DropCapabilities => 12,
             Step::Landlock(_) => 13,
@@ -221,6 +229,7 @@ impl Step {
             Step::Protect { .. } => "protect",
             Step::SealRoot => "seal-root",
             Step::PivotRoot => "pivot-root",
+            Step::JoinNetwork => "join-network",
             Step::SealDevices { .. } => "seal-devices",
             Step::CoverProc { .. } => "cover-proc",
             Step::Hostname { .. } => "hostname",
@@ -617,9 +626,11 @@ impl Plan {
             });
         }
         steps.extend(hidden);
+        steps.extend([Step::SealRoot, Step::PivotRoot]);
+        if !policy.host_network {
+            steps.push(Step::JoinNetwork);
+        }
         steps.extend([
-            Step::SealRoot,
-            Step::PivotRoot,
             cover_proc(),
             Step::Hostname {
                 name: HOSTNAME.to_string(),
@@ -802,6 +813,14 @@ impl Plan {
                 Step::Unshare if !has(&Step::ForkInit) => {
                     return Err(err(i, step, "a new PID namespace needs fork-init"))
                 }
+                // The namespace is made by the helper of fork-init, for the network mode
+                // that asks for one, and only there.
+                Step::JoinNetwork if self.host_network => {
+                    return Err(err(i, step, "the host network mode joins no namespace"))
+                }
+                Step::JoinNetwork if !self.steps[..i].contains(&Step::ForkInit) => {
+                    return Err(err(i, step, "nothing before it makes a network namespace"))
+                }
                 Step::Proc => proc_mounted = true,
                 Step::Scratch { path } => {
                     let on_tmpfs = self.steps[..i].iter().any(
@@ -892,6 +911,13 @@ impl Plan {
                     });
                 }
             }
+        }
+        if has(&Step::Unshare) && !self.host_network && !has(&Step::JoinNetwork) {
+            return Err(FenceError::Plan {
+                index: self.steps.len(),
+                step: Step::JoinNetwork.name().to_string(),
+                reason: "the network mode asks for a namespace of the jail's own".into(),
+            });
         }
         if !self.steps.is_empty() && !has(&Step::DropCapabilities) {
             return Err(FenceError::Plan {
@@ -1062,6 +1088,41 @@ mod tests {
                 "{:?} within {:?}", a, b
             );
         }
+    }
+
+    #[test]
+    fn the_network_namespace_is_joined_after_the_mounts_unless_the_network_is_the_hosts() {
+        let plan = Plan::native(&policy(), Some(Abi::V7), exec(), vec![]).unwrap();
+        let pos = |s: &Step| plan.steps.iter().position(|x| x == s);
+        assert!(pos(&Step::JoinNetwork) > pos(&Step::PivotRoot));
+        assert!(pos(&Step::JoinNetwork) < pos(&Step::DropCapabilities));
+        let mut host = policy();
+        host.host_network = true;
+        let plan = Plan::native(&host, Some(Abi::V7), exec(), vec![]).unwrap();
+        assert!(plan.steps.iter().all(|s| *s != Step::JoinNetwork));
+    }
+
+    #[test]
+    fn a_plan_that_never_joins_its_network_namespace_is_refused() {
+        let mut plan = Plan::native(&policy(), Some(Abi::V7), exec(), vec![]).unwrap();
+        plan.steps.retain(|s| *s != Step::JoinNetwork);
+        let e = plan.validate().unwrap_err().to_string();
+        assert!(e.contains("join-network"), "{e}");
+        // Joined in the host mode, or with nothing before it to make the namespace.
+        let mut host = policy();
+        host.host_network = true;
+        let mut plan = Plan::native(&host, Some(Abi::V7), exec(), vec![]).unwrap();
+        let at = plan
+            .steps
+            .iter()
+            .position(|s| *s == Step::PivotRoot)
+            .unwrap();
+        plan.steps.insert(at + 1, Step::JoinNetwork);
+        let e = plan.validate().unwrap_err().to_string();
+        assert!(e.contains("host network mode"), "{e}");
+        let mut plan = Plan::native(&policy(), Some(Abi::V7), exec(), vec![]).unwrap();
+        plan.steps.retain(|s| *s != Step::ForkInit);
+        assert!(plan.validate().is_err());
     }
 
     #[test]

@@ -30,6 +30,14 @@ pub fn unshare_all(network: bool) -> io::Result<()> {
     unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(io::Error::from)
 }
 
+/// `unshare(CLONE_NEWNET)`: a network namespace of its own for this process, owned by its
+/// user namespace (the jail's helper, after [`unshare_all`] without it, while the jail's
+/// init builds the mount tree: see [`super::net::NetworkHandoff`]).
+pub fn unshare_network() -> io::Result<()> {
+    // SAFETY: as in `unshare_all`: no CLONE_FILES, and the caller is single-threaded.
+    unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNET) }.map_err(io::Error::from)
+}
+
 /// Map `uid` and `gid` inside the new user namespace to the same ids outside (root stays
 /// 0 → 0; its capabilities are dropped later). `setgroups` is denied first, as the kernel
 /// requires before an unprivileged `gid_map` write.
