@@ -93,6 +93,46 @@ fn a_jail_whose_layer_fails_silently_is_refused_and_nothing_runs() {
 }
 
 #[test]
+fn a_native_jail_left_on_the_hosts_network_is_refused_and_nothing_runs() {
+    // The native jail's network namespace is the init's own join after the fork; the
+    // launcher sees the init's namespace from outside before the verdict.
+    let c = Case::new();
+    let marker = c.p("ws/ran");
+    let script = format!("touch {}", marker.display());
+    let faulty = |mode: &str| {
+        Command::new(BIN)
+            .arg("exec")
+            .arg("--workspace")
+            .arg(c.p("ws"))
+            .args(["--network", mode, "--", "sh", "-c", &script])
+            .env("GATEHOUSE_FENCE", "native")
+            .env("XDG_CONFIG_HOME", c.p("config"))
+            .env(gatehouse::fence::plan::FAULT_ENV, "shared-network")
+            .output()
+            .unwrap()
+    };
+    let o = faulty("off");
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(125), "{err}");
+    assert!(
+        err.contains("network: the jail's init is in the launcher's network namespace"),
+        "{err}"
+    );
+    assert!(
+        !marker.exists(),
+        "the command ran in a jail its probe refused"
+    );
+    // The `host` mode joins nothing, so the fault changes nothing there; and without the
+    // fault the command runs.
+    let o = faulty("host");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    std::fs::remove_file(&marker).unwrap();
+    let o = c.exec("native", &[], &script);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    assert!(marker.exists());
+}
+
+#[test]
 fn pass_env_and_set_env_reach_the_command_and_nothing_else_does() {
     for b in backends() {
         let c = Case::new();

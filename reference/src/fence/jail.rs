@@ -152,6 +152,17 @@ pub fn checked_exec(
         eprintln!("gatehouse jail: {e}");
         return crate::exit::SETUP_FAILED;
     }
+    // The launcher's go is in. A checked command's helper may be a fork of the launcher,
+    // holding a copy of its memory: the jail's init, the one process of that helper the
+    // jail can see, becomes readable by no jailed process (they drop CAP_SYS_PTRACE)
+    // before the first of them exists. The helper outside stays as the launcher's child,
+    // which looks into the jail through its root (probe::PreflightDirs).
+    if enforcement.pid1 {
+        if let Err(e) = crate::sys::ns::not_dumpable() {
+            eprintln!("gatehouse jail: not-dumpable: {e}");
+            return crate::exit::SETUP_FAILED;
+        }
+    }
     exec_with(plan, argv, enforcement, slave)
 }
 
@@ -383,14 +394,9 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                     ns::Forked::Child => {
                         network = handoff.map(crate::sys::net::NetworkHandoff::into_init_end);
                         ns::die_with_parent(None).map_err(fail)?;
-                        // A checked command's helper may be a fork of the launcher, holding a
-                        // copy of its memory: the jail's init, the one process of that helper
-                        // the jail can see, is readable by no jailed process (it drops
-                        // CAP_SYS_PTRACE). The helper outside stays as the launcher's child,
-                        // which looks into the jail through its root (probe::PreflightDirs).
-                        if matches!(plan.action, super::plan::Action::CheckedExec { .. }) {
-                            ns::not_dumpable().map_err(fail)?;
-                        }
+                        // A checked command's init is made non-dumpable before the command
+                        // starts (checked_exec): not here, so that the launcher can still see
+                        // its network namespace from outside (probe::judge_network).
                         enforcement.pid1 = ns::pid() == 1;
                     }
                 }
@@ -605,6 +611,10 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
                 let from = network
                     .take()
                     .ok_or_else(|| fail(io::Error::other("no network namespace is on its way")))?;
+                if plan.fault == Some(Fault::SharedNetwork) {
+                    // The injected fault (plan::Fault): claim a join that never happened.
+                    continue;
+                }
                 let deadline = std::time::Instant::now() + super::probe::TIMEOUT;
                 crate::sys::net::join_network(&from, deadline).map_err(fail)?;
             }

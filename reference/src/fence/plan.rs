@@ -369,6 +369,10 @@ pub enum Fault {
     /// Read-only binds stay writable and Landlock is skipped, while the helper reports
     /// both as done: the forbidden write of the probe goes through.
     ReadOnlyHole,
+    /// The native jail's init skips [`Step::JoinNetwork`] and goes on as if it had
+    /// joined: it stays in the host's network namespace, which the launcher sees from
+    /// outside before the verdict ([`super::probe::judge_network`]).
+    SharedNetwork,
 }
 
 impl Fault {
@@ -376,6 +380,7 @@ impl Fault {
     pub fn from_env() -> Option<Fault> {
         match std::env::var(FAULT_ENV).as_deref() {
             Ok("read-only-hole") => Some(Fault::ReadOnlyHole),
+            Ok("shared-network") => Some(Fault::SharedNetwork),
             _ => None,
         }
     }

@@ -572,7 +572,16 @@ impl Fence {
                     )
                 })
             })
-            .and_then(|report| dirs.judge(&self.posture, report));
+            .and_then(|report| dirs.judge(&self.posture, report))
+            .and_then(|verdict| match self.kind {
+                // The native jail's network namespace is the init's own join (the
+                // others are made by the tool that builds the jail, with its other
+                // namespaces): seen from outside too.
+                Kind::Native { .. } => {
+                    probe::judge_network(&self.posture, child.id()).map(|()| verdict)
+                }
+                _ => Ok(verdict),
+            });
         match judged {
             Ok(verdict) => Ok(Checked {
                 child,

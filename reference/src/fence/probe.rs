@@ -265,6 +265,43 @@ pub fn judge(
     })
 }
 
+/// The network leg of the native jail, judged from outside like the others: where the
+/// posture claims `network` (a namespace of the jail's own), the jail's init, the child
+/// of the helper `helper_pid` that runs the legs and then the command, must not be in the
+/// launcher's network namespace. Its join is the init's own step after the fork
+/// (`join-network`); a join that failed silently would leave it on the host's network.
+/// An init that cannot be seen fails the leg.
+#[cfg(target_os = "linux")]
+pub fn judge_network(claimed: &Posture, helper_pid: u32) -> Result<(), FenceError> {
+    use crate::sys::ns;
+    if claimed.not_covered.contains(&Coverage::Network) {
+        return Ok(());
+    }
+    let failed = |detail: String| FenceError::ProbeFailed {
+        backend: claimed.backend.to_string(),
+        leg: "network".into(),
+        detail,
+    };
+    let init = match ns::children_of(helper_pid).as_slice() {
+        [init] => *init,
+        other => {
+            return Err(failed(format!(
+                "the jail's helper has {} children, not its init alone",
+                other.len()
+            )))
+        }
+    };
+    match ns::shares_network_namespace(init) {
+        Ok(false) => Ok(()),
+        Ok(true) => Err(failed(
+            "the jail's init is in the launcher's network namespace".into(),
+        )),
+        Err(e) => Err(failed(format!(
+            "the jail's network namespace cannot be seen: {e}"
+        ))),
+    }
+}
+
 /// The victim's text, read without waiting: opened non-blocking, so that a lease jailed
 /// code took on it answers at once instead of stalling the launcher for the kernel's
 /// `lease-break-time`; a victim that is no regular file, or longer than its text, is

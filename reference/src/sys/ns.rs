@@ -391,9 +391,14 @@ pub fn kill_group(pgid: u32) {
 /// (every thread's own list: an orphan is adopted by any live thread of a subreaper), or,
 /// where the kernel lacks those files, from the parent field of every `/proc/*/stat`.
 pub fn children() -> Vec<u32> {
+    children_of(pid())
+}
+
+/// The children of process `parent`, as [`children`] finds the caller's.
+pub fn children_of(parent: u32) -> Vec<u32> {
     let mut found = Vec::new();
     let mut listed = false;
-    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{parent}/task")) {
         for task in tasks.flatten() {
             if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
                 listed = true;
@@ -405,7 +410,7 @@ pub fn children() -> Vec<u32> {
         }
     }
     if !listed {
-        let me = pid();
+        let me = parent;
         if let Ok(procs) = std::fs::read_dir("/proc") {
             for entry in procs.flatten() {
                 let Some(child) = entry
@@ -432,6 +437,15 @@ pub fn children() -> Vec<u32> {
     found.sort_unstable();
     found.dedup();
     found
+}
+
+/// Whether process `pid` is in the caller's own network namespace, as the kernel names
+/// both (`/proc/PID/ns/net`, Linux 3.8; the device and inode of a namespace identify it).
+pub fn shares_network_namespace(pid: u32) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let theirs = std::fs::metadata(format!("/proc/{pid}/ns/net"))?;
+    let ours = std::fs::metadata("/proc/thread-self/ns/net")?;
+    Ok(theirs.dev() == ours.dev() && theirs.ino() == ours.ino())
 }
 
 /// End every child the calling process still has (as a subreaper, every orphan left below
