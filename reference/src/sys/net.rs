@@ -85,7 +85,7 @@ pub fn send_fd(over: BorrowedFd<'_>, fd: BorrowedFd<'_>) -> io::Result<()> {
         over,
         &[io::IoSlice::new(b"L")],
         &mut control,
-        SendFlags::empty(),
+        SendFlags::NOSIGNAL,
     )?;
     Ok(())
 }
@@ -214,8 +214,12 @@ impl NetworkHandoff {
         use std::os::fd::AsFd;
         drop(self.init);
         // A namespace link is read when opened: after the unshare it names the new one.
+        let stage = |what: &'static str| {
+            move |e: io::Error| io::Error::new(e.kind(), format!("the helper's {what}: {e}"))
+        };
         let made = super::ns::unshare_network()
-            .and_then(|()| loopback_up())
+            .map_err(stage("unshare(CLONE_NEWNET)"))
+            .and_then(|()| loopback_up().map_err(stage("loopback")))
             .and_then(|()| {
                 rustix::fs::openat(
                     &self.ns_dir,
@@ -224,6 +228,7 @@ impl NetworkHandoff {
                     Mode::empty(),
                 )
                 .map_err(io::Error::from)
+                .map_err(stage("open of its network namespace"))
             });
         let sent = match made {
             Ok(ns) => send_fd(self.helper.as_fd(), ns.as_fd()),
