@@ -36,22 +36,16 @@ pub fn dir(given: Option<&Path>, name: &'static str, flag: &'static str) -> Resu
 }
 
 /// The target triple of the reference's release build where it is linked statically:
-/// the Linux x86_64 and aarch64 builds with glibc (on x86_64 the same build as `cargo
-/// build-static`, see `.cargo/config.toml`). A static `gatehouse` starts without the dynamic loader and its
-/// three libraries: measured 0.35 ms less per `gatehouse exec`, a tenth of its cost
-/// (benches/README.md). Elsewhere the reference is built as `cargo build` builds it.
+/// Linux x86_64 with glibc, the same build as `cargo build-static` (`.cargo/config.toml`)
+/// and the one `.ci/run` names. A static `gatehouse` starts without the dynamic loader
+/// and its three libraries: measured 0.55 ms less per `gatehouse exec`, a seventh of its
+/// cost (benches/README.md). Elsewhere the reference is built as `cargo build` builds it.
 pub const STATIC_TRIPLE: Option<&str> = if cfg!(all(
     target_os = "linux",
     target_env = "gnu",
     target_arch = "x86_64"
 )) {
     Some("x86_64-unknown-linux-gnu")
-} else if cfg!(all(
-    target_os = "linux",
-    target_env = "gnu",
-    target_arch = "aarch64"
-)) {
-    Some("aarch64-unknown-linux-gnu")
 } else {
     None
 };
@@ -126,6 +120,15 @@ fn build_reference_beside(own_exe: &Path) -> Result<Option<PathBuf>, Error> {
     // its dependencies but not the build scripts and proc-macros, which cannot be static.
     let binary = match STATIC_TRIPLE {
         Some(triple) => {
+            // Cargo lets RUSTFLAGS replace the configured flags, crt-static included.
+            if ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS"]
+                .iter()
+                .any(|v| std::env::var_os(v).is_some())
+            {
+                eprintln!(
+                    "gatehouse-conform: RUSTFLAGS is set, so the reference is linked as it says, not statically"
+                );
+            }
             build.args(["--target", triple, "--config"]).arg(format!(
                 "target.{triple}.rustflags = ['-C', 'target-feature=+crt-static']"
             ));
