@@ -18,6 +18,17 @@ pub fn main(args: &[OsString]) -> ! {
         Ok(entered) => entered,
         Err(code) => std::process::exit(code),
     };
+    // Before any jailed code runs, this process (the jail's init on the native backend,
+    // a child of bubblewrap's init on the other) becomes readable by no jailed process:
+    // the executor of `Serve` keeps serving call after call, and code of one call that
+    // could read or trace it would see the next calls' inputs and answer for them. A
+    // checked command's init does this itself on the launcher's go, after the launcher
+    // has looked at it from outside (fence::jail::checked_exec).
+    if !matches!(plan.action, Action::CheckedExec { .. }) {
+        if let Err(code) = not_dumpable() {
+            std::process::exit(code);
+        }
+    }
     let code = match &plan.action {
         Action::Exec { argv } => crate::fence::jail::exec(&plan, argv, &enforcement),
         Action::CheckedExec {
@@ -42,6 +53,22 @@ pub fn main(args: &[OsString]) -> ! {
         }
     };
     std::process::exit(code)
+}
+
+/// `PR_SET_DUMPABLE` 0: no process without `CAP_SYS_PTRACE` over this one may trace it
+/// or read its memory, environment or descriptors through `/proc`.
+#[cfg(target_os = "linux")]
+fn not_dumpable() -> Result<(), i32> {
+    crate::sys::ns::not_dumpable().map_err(|e| {
+        eprintln!("gatehouse jail: not-dumpable: {e}");
+        crate::exit::SETUP_FAILED
+    })
+}
+
+/// Elsewhere the launcher's own sandbox (Seatbelt) holds the command; nothing to do.
+#[cfg(not(target_os = "linux"))]
+fn not_dumpable() -> Result<(), i32> {
+    Ok(())
 }
 
 /// Hand out the proxy's listener (the `allow-list` mode) before anything jailed runs.

@@ -152,16 +152,16 @@ pub fn checked_exec(
         eprintln!("gatehouse jail: {e}");
         return crate::exit::SETUP_FAILED;
     }
-    // The launcher's go is in. A checked command's helper may be a fork of the launcher,
-    // holding a copy of its memory: the jail's init, the one process of that helper the
-    // jail can see, becomes readable by no jailed process (they drop CAP_SYS_PTRACE)
-    // before the first of them exists. The helper outside stays as the launcher's child,
-    // which looks into the jail through its root (probe::PreflightDirs).
-    if enforcement.pid1 {
-        if let Err(e) = crate::sys::ns::not_dumpable() {
-            eprintln!("gatehouse jail: not-dumpable: {e}");
-            return crate::exit::SETUP_FAILED;
-        }
+    // The launcher's go is in. This process becomes readable and traceable by no jailed
+    // process (they drop CAP_SYS_PTRACE) before the first of them exists (FENCE-PLANE-8):
+    // it waits for the command and answers for it, and a native helper may be a fork of
+    // the launcher holding a copy of its memory. Not earlier, so that the launcher could
+    // look at it from outside (probe::judge_network). The helper outside the native jail
+    // stays as the launcher's child, which looks into the jail through its root
+    // (probe::PreflightDirs).
+    if let Err(e) = crate::sys::ns::not_dumpable() {
+        eprintln!("gatehouse jail: not-dumpable: {e}");
+        return crate::exit::SETUP_FAILED;
     }
     exec_with(plan, argv, enforcement, slave)
 }
