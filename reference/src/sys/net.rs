@@ -107,21 +107,21 @@ pub fn send_text(over: BorrowedFd<'_>, why: &str) -> io::Result<()> {
 /// The longest reason [`send_text`] sends.
 const TEXT_MAX: usize = 512;
 
-/// Receive the descriptor of [`send_fd`], or the reason of [`send_text`] as the error, on
-/// `from`; fail at `deadline` or when the sender closed without a word.
-pub fn recv_fd_or_text(from: &OwnedFd, deadline: Instant) -> io::Result<OwnedFd> {
+/// One message on `from`, waited for until `deadline` (`None`: nothing came): the first
+/// descriptor it carries, if any, and how many of its bytes landed in `text`.
+fn recv_message(
+    from: &OwnedFd,
+    deadline: Instant,
+    text: &mut [u8],
+) -> io::Result<Option<(Option<OwnedFd>, usize)>> {
     if !super::handoff::readable_by(from, deadline)? {
-        return Err(io::Error::new(
-            io::ErrorKind::TimedOut,
-            "nothing was handed over by the deadline",
-        ));
+        return Ok(None);
     }
     let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(1))];
     let mut control = RecvAncillaryBuffer::new(&mut space);
-    let mut text = [0u8; TEXT_MAX];
     let msg = recvmsg(
         from.as_fd(),
-        &mut [io::IoSliceMut::new(&mut text)],
+        &mut [io::IoSliceMut::new(text)],
         &mut control,
         RecvFlags::CMSG_CLOEXEC,
     )?;
@@ -133,45 +133,40 @@ pub fn recv_fd_or_text(from: &OwnedFd, deadline: Instant) -> io::Result<OwnedFd>
             }
         }
     }
-    match received {
-        Some(fd) => Ok(fd),
-        None if msg.bytes == 0 => Err(io::Error::other("the sender closed without a word")),
-        None => Err(io::Error::other(
-            String::from_utf8_lossy(&text[..msg.bytes]).into_owned(),
+    Ok(Some((received, msg.bytes)))
+}
+
+/// Receive the descriptor of [`send_fd`], or the reason of [`send_text`] as the error, on
+/// `from`; fail at `deadline` or when the sender closed without a word.
+pub fn recv_fd_or_text(from: &OwnedFd, deadline: Instant) -> io::Result<OwnedFd> {
+    let mut text = [0u8; TEXT_MAX];
+    match recv_message(from, deadline, &mut text)? {
+        None => Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "nothing was handed over by the deadline",
+        )),
+        Some((Some(fd), _)) => Ok(fd),
+        Some((None, 0)) => Err(io::Error::other("the sender closed without a word")),
+        Some((None, n)) => Err(io::Error::other(
+            String::from_utf8_lossy(&text[..n]).into_owned(),
         )),
     }
 }
 
 /// Receive one descriptor sent by [`send_fd`] on `from`, or fail at `deadline`.
 pub fn recv_fd(from: &OwnedFd, deadline: Instant) -> io::Result<OwnedFd> {
-    if !super::handoff::readable_by(from, deadline)? {
-        return Err(io::Error::new(
+    let mut byte = [0u8; 1];
+    match recv_message(from, deadline, &mut byte)? {
+        None => Err(io::Error::new(
             io::ErrorKind::TimedOut,
             "the jail handed no listening socket by the deadline",
-        ));
-    }
-    let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(1))];
-    let mut control = RecvAncillaryBuffer::new(&mut space);
-    let mut byte = [0u8; 1];
-    let msg = recvmsg(
-        from.as_fd(),
-        &mut [io::IoSliceMut::new(&mut byte)],
-        &mut control,
-        RecvFlags::CMSG_CLOEXEC,
-    )?;
-    if msg.bytes == 0 {
-        return Err(io::Error::other(
+        )),
+        Some((_, 0)) => Err(io::Error::other(
             "the jail closed before handing its listening socket",
-        ));
+        )),
+        Some((Some(fd), _)) => Ok(fd),
+        Some((None, _)) => Err(io::Error::other("no descriptor in the jail's message")),
     }
-    for m in control.drain() {
-        if let RecvAncillaryMessage::ScmRights(mut fds) = m {
-            if let Some(fd) = fds.next() {
-                return Ok(fd);
-            }
-        }
-    }
-    Err(io::Error::other("no descriptor in the jail's message"))
 }
 
 /// The network namespace a jail's helper makes for its init (Linux 3.0 for `setns(2)` of
@@ -182,12 +177,12 @@ pub fn recv_fd(from: &OwnedFd, deadline: Instant) -> io::Result<OwnedFd> {
 /// scopes). A helper that fails says why on the same socket; the init then fails its step
 /// with that reason, and a jail without its network namespace never runs a command.
 pub struct NetworkHandoff {
-    helper: std::os::fd::OwnedFd,
-    init: std::os::fd::OwnedFd,
+    helper: OwnedFd,
+    init: OwnedFd,
     /// The helper's `/proc/thread-self/ns`, opened before the fork: once the init has
     /// pivoted into the new root, the helper (which shares its mount namespace) sees the
     /// jail's `/proc`, where it has no PID.
-    ns_dir: std::os::fd::OwnedFd,
+    ns_dir: OwnedFd,
 }
 
 impl NetworkHandoff {
@@ -211,7 +206,6 @@ impl NetworkHandoff {
     /// sent to the init; or the reason it could not be made.
     pub fn make_and_send(self) {
         use rustix::fs::{Mode, OFlags};
-        use std::os::fd::AsFd;
         drop(self.init);
         // A namespace link is read when opened: after the unshare it names the new one.
         let stage = |what: &'static str| {
@@ -239,19 +233,18 @@ impl NetworkHandoff {
     }
 
     /// The init's side, after the fork: its end, held until [`join_network`].
-    pub fn into_init_end(self) -> std::os::fd::OwnedFd {
+    pub fn into_init_end(self) -> OwnedFd {
         self.init
     }
 }
 
 /// Join the network namespace the helper sent on `from` ([`NetworkHandoff`]), refusing
 /// one that is this process's own (it would be the host's).
-pub fn join_network(from: &std::os::fd::OwnedFd, deadline: std::time::Instant) -> io::Result<()> {
-    use std::os::fd::AsFd;
+pub fn join_network(from: &OwnedFd, deadline: Instant) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
     let ns = recv_fd_or_text(from, deadline)?;
     let own = std::fs::metadata("/proc/thread-self/ns/net")?;
     let given = rustix::fs::fstat(&ns)?;
-    use std::os::unix::fs::MetadataExt;
     if given.st_dev as u64 == own.dev() && given.st_ino as u64 == own.ino() {
         return Err(io::Error::other(
             "the helper handed over this process's own network namespace",

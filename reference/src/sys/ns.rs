@@ -410,7 +410,6 @@ pub fn children_of(parent: u32) -> Vec<u32> {
         }
     }
     if !listed {
-        let me = parent;
         if let Ok(procs) = std::fs::read_dir("/proc") {
             for entry in procs.flatten() {
                 let Some(child) = entry
@@ -428,7 +427,7 @@ pub fn children_of(parent: u32) -> Vec<u32> {
                     .rfind(')')
                     .and_then(|i| stat[i + 1..].split_whitespace().nth(1))
                     .and_then(|p| p.parse::<u32>().ok());
-                if ppid == Some(me) {
+                if ppid == Some(parent) {
                     found.push(child);
                 }
             }
