@@ -98,10 +98,155 @@ fn enter_plan(plan: Plan) -> Result<(Plan, Enforcement), i32> {
 /// same action as `gatehouse __jail`, from the plan in memory; returns the exit code.
 #[cfg(target_os = "linux")]
 pub fn run_forked(plan: &Plan) -> i32 {
-    let (plan, enforcement) = match enter_plan(plan.clone()) {
-        Ok(entered) => entered,
-        Err(code) => return code,
+    match enter_plan(plan.clone()) {
+        Ok((plan, enforcement)) => run_checked(&plan, &enforcement),
+        Err(code) => code,
+    }
+}
+
+/// The native helper of a checked command, forked before its plan is made: what every
+/// native plan starts with is known then (the launcher's pid, whether the network is the
+/// host's), so the helper makes the namespaces and the init while the launcher plans,
+/// instead of after. The init then reads the whole plan from the launcher on `plan_fd`
+/// (one line of JSON), validates it and checks that it starts with exactly the steps
+/// already taken, and applies the rest ([`run_early`]).
+#[cfg(target_os = "linux")]
+#[derive(Debug, Clone, Copy)]
+pub struct Early {
+    /// The launcher's pid, which the plan's [`super::plan::Plan::parent_pid`] must name.
+    pub parent_pid: u32,
+    /// The `host` network mode: no network namespace is made or joined.
+    pub host_network: bool,
+    /// The read end of the pipe the plan comes on.
+    pub plan_fd: i32,
+}
+
+/// How long the init waits for its plan; the launcher plans in well under a second.
+#[cfg(target_os = "linux")]
+const PLAN_TIMEOUT: std::time::Duration = super::probe::TIMEOUT;
+
+/// The largest plan accepted on the pipe.
+#[cfg(target_os = "linux")]
+const PLAN_LIMIT: usize = 16 << 20;
+
+/// The body of a helper forked early ([`Early`]): die with the launcher, unshare, fork the
+/// init (this process stays outside and relays its code, making the network namespace as
+/// at [`super::plan::Step::ForkInit`]); in the init, the plan, then every step after the
+/// fork and the checked command's action. The steps of the plan before [`Step::Unshare`]
+/// that are not [`Step::DieWithParent`] (missing protected paths made on the host) are the
+/// launcher's, done before it sends the plan.
+///
+/// [`Step::Unshare`]: super::plan::Step::Unshare
+/// [`Step::DieWithParent`]: super::plan::Step::DieWithParent
+#[cfg(target_os = "linux")]
+pub fn run_early(early: &Early) -> i32 {
+    let failed = |index: usize, step: &'static str, e: std::io::Error| {
+        eprintln!(
+            "gatehouse jail (native): {}",
+            StepError {
+                index,
+                step,
+                detail: e.to_string()
+            }
+        );
+        EXIT_SETUP_FAILED
     };
+    if let Err(e) = crate::sys::ns::cloexec_from(3) {
+        eprintln!("gatehouse jail: cannot mark inherited descriptors close-on-exec: {e}");
+        return EXIT_SETUP_FAILED;
+    }
+    let plan_fd = match crate::sys::handoff::adopt(early.plan_fd) {
+        Ok(fd) => fd,
+        Err(e) => return failed(0, "plan", e),
+    };
+    let mut entered = Entered::default();
+    if let Err(e) = crate::sys::ns::die_with_parent(Some(early.parent_pid)) {
+        return failed(0, "die-with-parent", e);
+    }
+    if let Err(e) = unshare(&mut entered.enforcement) {
+        return failed(1, "unshare", e);
+    }
+    match fork_init(early.host_network, &mut entered) {
+        Ok(Some(relayed)) => return relayed,
+        Ok(None) => {}
+        Err(e) => return failed(2, "fork-init", e),
+    }
+    let deadline = std::time::Instant::now() + PLAN_TIMEOUT;
+    let bytes = match crate::sys::handoff::read_line_by(&plan_fd, deadline, PLAN_LIMIT) {
+        // The launcher gave up before it had a plan (and reports why itself).
+        Ok(bytes) if bytes.is_empty() => return EXIT_SETUP_FAILED,
+        Ok(bytes) => bytes,
+        Err(e) => return failed(3, "plan", e),
+    };
+    drop(plan_fd);
+    let plan: Plan = match serde_json::from_slice(&bytes) {
+        Ok(plan) => plan,
+        Err(e) => return failed(3, "plan", std::io::Error::other(e)),
+    };
+    drop(bytes);
+    let start = match plan
+        .validate()
+        .map_err(|e| e.to_string())
+        .and_then(|()| resume_after_fork(&plan, early))
+    {
+        Ok(start) => start,
+        Err(e) => return failed(3, "plan", std::io::Error::other(e)),
+    };
+    match apply_from(&plan, start, entered) {
+        Ok(enforcement) => run_checked(&plan, &enforcement),
+        Err(Outcome::Relay(code)) => code,
+        Err(Outcome::Failed(e)) => {
+            eprintln!("gatehouse jail ({}): {e}", plan.backend);
+            EXIT_SETUP_FAILED
+        }
+    }
+}
+
+/// Where the init of an early helper resumes `plan`: right after its [`Step::ForkInit`],
+/// once the plan is shown to be a native checked command's for this launcher and network
+/// mode, starting with exactly the steps taken already (the launcher's missing protected
+/// paths aside).
+///
+/// [`Step::ForkInit`]: super::plan::Step::ForkInit
+#[cfg(target_os = "linux")]
+fn resume_after_fork(plan: &Plan, early: &Early) -> Result<usize, String> {
+    use super::plan::{Action, Step};
+    use super::posture::BackendKind;
+    if plan.backend != BackendKind::Native {
+        return Err(format!("a {} plan for a native jail", plan.backend));
+    }
+    if plan.parent_pid != Some(early.parent_pid) {
+        return Err("the plan names another launcher".into());
+    }
+    if plan.host_network != early.host_network {
+        return Err("the plan's network mode is not the one the jail was made for".into());
+    }
+    if !matches!(plan.action, Action::CheckedExec { .. }) {
+        return Err("an early helper runs checked commands only".into());
+    }
+    if plan.steps.first() != Some(&Step::DieWithParent) {
+        return Err("the plan does not start with die-with-parent".into());
+    }
+    let unshare = plan
+        .steps
+        .iter()
+        .position(|s| *s == Step::Unshare)
+        .ok_or("the plan makes no namespaces")?;
+    if let Some(other) = plan.steps[1..unshare]
+        .iter()
+        .find(|s| !matches!(s, Step::PrepareProtected { .. }))
+    {
+        return Err(format!("{} before unshare", other.name()));
+    }
+    if plan.steps.get(unshare + 1) != Some(&Step::ForkInit) {
+        return Err("the plan does not fork its init right after unshare".into());
+    }
+    Ok(unshare + 2)
+}
+
+/// A checked command's action, once its plan is applied.
+#[cfg(target_os = "linux")]
+fn run_checked(plan: &Plan, enforcement: &Enforcement) -> i32 {
     match &plan.action {
         super::plan::Action::CheckedExec {
             argv,
@@ -109,12 +254,12 @@ pub fn run_forked(plan: &Plan) -> i32 {
             listener,
             terminal,
         } => checked_exec(
-            &plan,
+            plan,
             argv,
             preflight,
             listener.as_ref(),
             *terminal,
-            &enforcement,
+            enforcement,
         ),
         _ => {
             eprintln!("gatehouse jail: a forked helper runs checked commands only");
@@ -328,6 +473,72 @@ fn named(what: &Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
 /// step sits where it does; [`Plan::validate`] has already enforced that order.
 #[cfg(target_os = "linux")]
 fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
+    apply_from(plan, 0, Entered::default())
+}
+
+/// What the steps up to the init's fork leave to the rest of the plan.
+#[cfg(target_os = "linux")]
+#[derive(Default)]
+struct Entered {
+    /// What was enforced so far (namespaces, PID 1).
+    enforcement: Enforcement,
+    /// The init's end of the socket its network namespace comes on (net::NetworkHandoff).
+    network: Option<std::os::fd::OwnedFd>,
+}
+
+/// [`Step::Unshare`]: new user, mount, PID, IPC and UTS namespaces in one call, so that the
+/// new user namespace owns the others; the id maps right away, because once Landlock is on
+/// a process can no longer write `uid_map`. The network namespace comes after the fork
+/// ([`fork_init`]), made while the init builds the mount tree.
+///
+/// [`Step::Unshare`]: super::plan::Step::Unshare
+#[cfg(target_os = "linux")]
+fn unshare(enforcement: &mut Enforcement) -> std::io::Result<()> {
+    let (uid, gid) = crate::sys::ns::ids();
+    crate::sys::ns::unshare_all(false)?;
+    crate::sys::ns::write_id_maps(uid, gid)?;
+    enforcement.namespaces = true;
+    Ok(())
+}
+
+/// [`Step::ForkInit`]: a new PID namespace takes effect for children only, so fork; the
+/// child becomes PID 1 and builds the fence (`Ok(None)`), this process stays outside and
+/// returns the child's code to relay (`Ok(Some(code))`). Unless the network is the
+/// host's, this process first makes the jail's network namespace, its loopback up as
+/// bubblewrap leaves it (the `allow-list` mode's proxy listens there; nothing else is
+/// reachable), and hands it to the init, which joins it at [`Step::JoinNetwork`].
+///
+/// [`Step::ForkInit`]: super::plan::Step::ForkInit
+/// [`Step::JoinNetwork`]: super::plan::Step::JoinNetwork
+#[cfg(target_os = "linux")]
+fn fork_init(host_network: bool, entered: &mut Entered) -> std::io::Result<Option<i32>> {
+    use crate::sys::ns;
+    let handoff = match host_network {
+        true => None,
+        false => Some(crate::sys::net::NetworkHandoff::new()?),
+    };
+    match ns::fork()? {
+        ns::Forked::Parent(child) => {
+            if let Some(handoff) = handoff {
+                handoff.make_and_send();
+            }
+            ns::wait_for(child).map(Some)
+        }
+        ns::Forked::Child => {
+            entered.network = handoff.map(crate::sys::net::NetworkHandoff::into_init_end);
+            ns::die_with_parent(None)?;
+            // A checked command's init is made non-dumpable before the command starts
+            // (checked_exec): not here, so that the launcher can still see its network
+            // namespace from outside (probe::judge_network).
+            entered.enforcement.pid1 = ns::pid() == 1;
+            Ok(None)
+        }
+    }
+}
+
+/// Every step of `plan` from `start` on, after what `entered` holds.
+#[cfg(target_os = "linux")]
+fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement, Outcome> {
     use super::plan::Step;
     use crate::sys::{caps, fs, landlock, mount, ns, seccomp};
     use rustix::mount::MountFlags;
@@ -335,17 +546,17 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
 
     let old_root = Path::new("/oldroot");
     let new_root = Path::new("/newroot");
-    let (uid, gid) = ns::ids();
-    let mut enforcement = Enforcement::default();
+    let Entered {
+        mut enforcement,
+        mut network,
+    } = entered;
     let ro = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
     // Trees opened and not sealed yet: binds inside them are made read-only by the seal.
     let mut open_trees: Vec<&Path> = Vec::new();
     // Directories of the new root known to exist (mount points made so far).
     let mut made: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
-    // The init's end of the socket its network namespace comes on (net::NetworkHandoff).
-    let mut network: Option<std::os::fd::OwnedFd> = None;
 
-    for (index, step) in plan.steps.iter().enumerate() {
+    for (index, step) in plan.steps.iter().enumerate().skip(start) {
         let fail = |e: io::Error| {
             Outcome::Failed(StepError {
                 index,
@@ -363,43 +574,20 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             Step::PrepareProtected { root, rel, file } => {
                 fs::prepare_nofollow(root, rel, *file).map_err(fail)?;
             }
-            // Namespaces before anything that needs privilege, in one call so the new user
-            // namespace owns the others; the id maps right away, because once Landlock is
-            // on a process can no longer write `uid_map`. The network namespace comes
-            // after the fork (below), made while the init builds the mount tree.
-            Step::Unshare => {
-                ns::unshare_all(false).map_err(fail)?;
-                ns::write_id_maps(uid, gid).map_err(fail)?;
-                enforcement.namespaces = true;
-            }
-            // A new PID namespace takes effect for children only: fork, the child becomes
-            // PID 1 and builds the fence; this process stays outside and relays the code.
-            // Unless the network is the host's, this process first makes the jail's
-            // network namespace, its loopback up as bubblewrap leaves it (the
-            // `allow-list` mode's proxy listens there; nothing else is reachable), and
-            // hands it to the init, which joins it at Step::JoinNetwork.
+            // Namespaces before anything that needs privilege ([`unshare`]).
+            Step::Unshare => unshare(&mut enforcement).map_err(fail)?,
+            // The init, PID 1 of the new PID namespace ([`fork_init`]); this process stays
+            // outside and relays its code.
             Step::ForkInit => {
-                let handoff = match plan.host_network {
-                    true => None,
-                    false => Some(crate::sys::net::NetworkHandoff::new().map_err(fail)?),
+                let mut forked = Entered {
+                    enforcement,
+                    network: None,
                 };
-                match ns::fork().map_err(fail)? {
-                    ns::Forked::Parent(child) => {
-                        if let Some(handoff) = handoff {
-                            handoff.make_and_send();
-                        }
-                        let code = ns::wait_for(child).map_err(fail)?;
-                        return Err(Outcome::Relay(code));
-                    }
-                    ns::Forked::Child => {
-                        network = handoff.map(crate::sys::net::NetworkHandoff::into_init_end);
-                        ns::die_with_parent(None).map_err(fail)?;
-                        // A checked command's init is made non-dumpable before the command
-                        // starts (checked_exec): not here, so that the launcher can still see
-                        // its network namespace from outside (probe::judge_network).
-                        enforcement.pid1 = ns::pid() == 1;
-                    }
+                if let Some(code) = fork_init(plan.host_network, &mut forked).map_err(fail)? {
+                    return Err(Outcome::Relay(code));
                 }
+                enforcement = forked.enforcement;
+                network = forked.network;
             }
             // Before the first mount: nothing we mount may propagate to the host.
             Step::MakeMountsPrivate => {
@@ -852,4 +1040,83 @@ pub fn hand_out_listener(l: &super::plan::ListenerHandoff) -> std::io::Result<()
     let over = crate::sys::handoff::adopt(l.fd)?;
     let listener = crate::sys::net::listen_loopback(l.port)?;
     crate::sys::net::send_fd(over.as_fd(), listener.as_fd())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use crate::fence::plan::{Action, Preflight, Step};
+    use crate::fence::policy::Policy;
+    use crate::fence::posture::BackendKind;
+
+    fn checked_plan() -> Plan {
+        let mut policy = Policy::new(vec!["/w/ws".into()], "/w/scratch".into());
+        policy.read_only = vec!["/w/outside".into()];
+        let action = Action::CheckedExec {
+            argv: vec!["true".into()],
+            preflight: Preflight {
+                outside: "/w/outside".into(),
+                inside: "/w/scratch/probe".into(),
+                tag: "t".into(),
+                report_fd: 3,
+                go_fd: 4,
+            },
+            listener: None,
+            terminal: None,
+        };
+        Plan::native(&policy, None, action, vec![]).unwrap()
+    }
+
+    fn early(plan: &Plan) -> Early {
+        Early {
+            parent_pid: plan.parent_pid.unwrap(),
+            host_network: plan.host_network,
+            plan_fd: 5,
+        }
+    }
+
+    #[test]
+    fn an_early_init_resumes_right_after_its_fork() {
+        let plan = checked_plan();
+        let at = resume_after_fork(&plan, &early(&plan)).unwrap();
+        assert_eq!(plan.steps[at - 1], Step::ForkInit);
+        assert_eq!(plan.steps[at - 2], Step::Unshare);
+        assert!(plan.steps[1..at - 2]
+            .iter()
+            .all(|s| matches!(s, Step::PrepareProtected { .. })));
+    }
+
+    #[test]
+    fn an_early_init_refuses_a_plan_not_made_for_it() {
+        let plan = checked_plan();
+        let e = early(&plan);
+        let other_launcher = Early {
+            parent_pid: e.parent_pid + 1,
+            ..e
+        };
+        assert!(resume_after_fork(&plan, &other_launcher).is_err());
+        let other_network = Early {
+            host_network: !e.host_network,
+            ..e
+        };
+        assert!(resume_after_fork(&plan, &other_network).is_err());
+        let mut bwrap = plan.clone();
+        bwrap.backend = BackendKind::Bwrap;
+        assert!(resume_after_fork(&bwrap, &e).is_err());
+        let mut exec = plan.clone();
+        exec.action = Action::Exec {
+            argv: vec!["true".into()],
+        };
+        assert!(resume_after_fork(&exec, &e).is_err());
+        // A step the helper never took, before the namespaces it already made.
+        let mut extra = plan.clone();
+        extra.steps.insert(1, Step::MakeMountsPrivate);
+        assert!(resume_after_fork(&extra, &e).is_err());
+        let mut late = plan.clone();
+        late.steps.retain(|s| *s != Step::DieWithParent);
+        assert!(resume_after_fork(&late, &e).is_err());
+        let mut no_fork = plan;
+        no_fork.steps.retain(|s| *s != Step::ForkInit);
+        assert!(resume_after_fork(&no_fork, &e).is_err());
+    }
 }

@@ -445,26 +445,10 @@ impl Fence {
             leg: leg.to_string(),
             detail,
         };
+        let setup = |e: std::io::Error| failed("setup", e.to_string());
         let in_jail = self.policy.scratch_in_jail;
         // A shared outside directory only where jailed code cannot change its mode.
         let shared = !self.posture.not_covered.contains(&Coverage::Metadata);
-        let mut dirs = probe::PreflightDirs::create(&self.policy.scratch, in_jail, shared)
-            .map_err(|e| failed("setup", e.to_string()))?;
-        let mut policy = self.policy.clone();
-        policy.read_only.push(dirs.outside.clone());
-        policy.validate()?;
-        let report = handoff::pipe_from_child().map_err(|e| failed("setup", e.to_string()))?;
-        let go = handoff::pipe_to_child().map_err(|e| failed("setup", e.to_string()))?;
-        let pair = match listen {
-            None => None,
-            Some(port) => {
-                let (ours, theirs) =
-                    crate::sys::net::pair().map_err(|e| failed("setup", e.to_string()))?;
-                crate::sys::net::inheritable(&theirs)
-                    .map_err(|e| failed("setup", e.to_string()))?;
-                Some((port, ours, theirs))
-            }
-        };
         if terminal && !self.gives_terminal() {
             return Err(failed(
                 "setup",
@@ -472,17 +456,52 @@ impl Fence {
                     .into(),
             ));
         }
+        let report = handoff::pipe_from_child().map_err(setup)?;
+        let go = handoff::pipe_to_child().map_err(setup)?;
+        let pair = match listen {
+            None => None,
+            Some(port) => {
+                let (ours, theirs) = crate::sys::net::pair().map_err(setup)?;
+                crate::sys::net::inheritable(&theirs).map_err(setup)?;
+                Some((port, ours, theirs))
+            }
+        };
         let tty_pair = if terminal {
-            let (ours, theirs) =
-                crate::sys::net::pair().map_err(|e| failed("setup", e.to_string()))?;
-            crate::sys::net::inheritable(&theirs).map_err(|e| failed("setup", e.to_string()))?;
+            let (ours, theirs) = crate::sys::net::pair().map_err(setup)?;
+            crate::sys::net::inheritable(&theirs).map_err(setup)?;
             Some((ours, theirs))
         } else {
             None
         };
-        let action = Action::CheckedExec {
+        // The native helper of this very binary is forked before the plan is made
+        // (jail::Early): it makes the namespaces and the init while this process plans,
+        // and the init reads the plan once it is sent. Any other helper starts with its
+        // plan, as before.
+        let plan_pipe = match self.kind {
+            Kind::Native { .. } if can_fork_helper(&self.helper) => {
+                Some(handoff::pipe_to_child().map_err(setup)?)
+            }
+            _ => None,
+        };
+        // Every descriptor the action names, and no other, survives into a forked helper.
+        let keep = [
+            handoff::raw(&report.child_end),
+            handoff::raw(&go.child_end),
+            pair.as_ref()
+                .map(|(_, _, theirs)| handoff::raw(theirs))
+                .unwrap_or(-1),
+            tty_pair
+                .as_ref()
+                .map(|(_, theirs)| handoff::raw(theirs))
+                .unwrap_or(-1),
+            plan_pipe
+                .as_ref()
+                .map(|p| handoff::raw(&p.child_end))
+                .unwrap_or(-1),
+        ];
+        let action = |dirs: &probe::PreflightDirs| Action::CheckedExec {
             terminal: tty_pair.as_ref().map(|(_, theirs)| handoff::raw(theirs)),
-            argv,
+            argv: argv.clone(),
             preflight: probe::Preflight {
                 outside: dirs.outside.clone(),
                 inside: dirs.inside.clone(),
@@ -497,28 +516,72 @@ impl Fence {
                     fd: handoff::raw(theirs),
                 }),
         };
-        // Every descriptor the action names, and no other, survives into a forked helper.
-        let keep = [
-            handoff::raw(&report.child_end),
-            handoff::raw(&go.child_end),
-            pair.as_ref()
-                .map(|(_, _, theirs)| handoff::raw(theirs))
-                .unwrap_or(-1),
-            tty_pair
-                .as_ref()
-                .map(|(_, theirs)| handoff::raw(theirs))
-                .unwrap_or(-1),
-        ];
-        let mut cmd = match &self.kind {
-            Kind::Native { landlock } => forked_helper(
-                &self.helper,
-                Plan::native(&policy, *landlock, action, env)?,
-                &keep,
-            )?,
-            _ => build_command(&self.kind, &policy, &self.helper, action, env)?,
+        let spawn = |cmd: &mut Command| {
+            cmd.spawn().map_err(|e| FenceError::Io {
+                what: "cannot start the fence".into(),
+                path: self.helper.clone(),
+                source: e,
+            })
         };
-        configure(&mut cmd);
-        let spawned = cmd.spawn();
+        let (mut child, mut dirs) = match plan_pipe {
+            Some(plan_pipe) => {
+                let early = super::jail::Early {
+                    parent_pid: std::process::id(),
+                    host_network: self.policy.host_network,
+                    plan_fd: handoff::raw(&plan_pipe.child_end),
+                };
+                let mut cmd = Command::new(&self.helper);
+                cmd.arg("__jail").env_clear();
+                crate::sys::ns::fork_instead_of_exec(&mut cmd, &keep, move || {
+                    super::jail::run_early(&early)
+                })
+                .map_err(setup)?;
+                configure(&mut cmd);
+                let spawned = spawn(&mut cmd);
+                drop(plan_pipe.child_end);
+                let mut child = spawned?;
+                // From here on the helper runs: a failure ends it and reaps it, and says
+                // what it reported.
+                let sent = probe::PreflightDirs::create(&self.policy.scratch, in_jail, shared)
+                    .map_err(|e| failed("setup", e.to_string()))
+                    .and_then(|dirs| {
+                        let mut policy = self.policy.clone();
+                        policy.read_only.push(dirs.outside.clone());
+                        policy.validate()?;
+                        let Kind::Native { landlock } = self.kind else {
+                            unreachable!("an early helper is native")
+                        };
+                        let plan = Plan::native(&policy, landlock, action(&dirs), env)?;
+                        send_plan(&plan, plan_pipe.parent_end)?;
+                        Ok(dirs)
+                    });
+                match sent {
+                    Ok(dirs) => (child, dirs),
+                    Err(e) => {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        return Err(with_setup_failure(e, &mut child));
+                    }
+                }
+            }
+            None => {
+                let dirs = probe::PreflightDirs::create(&self.policy.scratch, in_jail, shared)
+                    .map_err(|e| failed("setup", e.to_string()))?;
+                let mut policy = self.policy.clone();
+                policy.read_only.push(dirs.outside.clone());
+                policy.validate()?;
+                let mut cmd = match &self.kind {
+                    Kind::Native { landlock } => forked_helper(
+                        &self.helper,
+                        Plan::native(&policy, *landlock, action(&dirs), env)?,
+                        &keep,
+                    )?,
+                    _ => build_command(&self.kind, &policy, &self.helper, action(&dirs), env)?,
+                };
+                configure(&mut cmd);
+                (spawn(&mut cmd)?, dirs)
+            }
+        };
         // The helper holds its ends now; ours must go, or the pipes never report EOF.
         drop(report.child_end);
         drop(go.child_end);
@@ -530,11 +593,6 @@ impl Fence {
             drop(theirs);
             ours
         });
-        let mut child = spawned.map_err(|e| FenceError::Io {
-            what: "cannot start the fence".into(),
-            path: self.helper.clone(),
-            source: e,
-        })?;
         if in_jail {
             dirs.seen_through(child.id());
         }
@@ -1075,6 +1133,46 @@ fn forked_helper(helper: &Path, plan: Plan, keep: &[i32]) -> Result<Command, Fen
         Ok(()) => Ok(c),
         Err(_) => helper_command(helper, &plan),
     }
+}
+
+/// Whether the native helper of a checked command can be forked from this process rather
+/// than executed: it is this very binary, and this process has one thread (see
+/// [`crate::sys::ns::fork_instead_of_exec`]).
+#[cfg(target_os = "linux")]
+fn can_fork_helper(helper: &Path) -> bool {
+    std::env::current_exe().ok().as_deref() == Some(helper)
+        && crate::sys::ns::threads().ok() == Some(1)
+}
+
+/// Hand `plan` to the init of an early helper ([`super::jail::Early`]), which waits for it:
+/// the plan's missing protected paths made on the host first (the steps before
+/// `unshare` the helper has not taken: it unshared before the plan existed), then the plan
+/// as one line of JSON, and the pipe closed.
+#[cfg(target_os = "linux")]
+fn send_plan(plan: &Plan, pipe: std::os::fd::OwnedFd) -> Result<(), FenceError> {
+    use std::io::Write;
+    for step in &plan.steps {
+        if let super::plan::Step::PrepareProtected { root, rel, file } = step {
+            crate::sys::fs::prepare_nofollow(root, rel, *file).map_err(|e| FenceError::Io {
+                what: "cannot prepare the protected path".into(),
+                path: root.join(rel),
+                source: e,
+            })?;
+        }
+    }
+    let mut line = serde_json::to_vec(plan).map_err(|e| FenceError::Plan {
+        index: 0,
+        step: "serialize".into(),
+        reason: e.to_string(),
+    })?;
+    line.push(b'\n');
+    std::fs::File::from(pipe)
+        .write_all(&line)
+        .map_err(|e| FenceError::ProbeFailed {
+            backend: plan.backend.to_string(),
+            leg: "setup".into(),
+            detail: format!("the jail's init did not take its plan: {e}"),
+        })
 }
 
 /// Create missing protected paths on the host, never through a symlink (the native helper
