@@ -848,7 +848,9 @@ impl Checked {
     }
 
     /// Let the command start (its jail passed the probe and waits for this word). A
-    /// `Checked` dropped or waited for without `start` runs nothing.
+    /// `Checked` dropped or waited for without `start` runs nothing. The probe's files
+    /// (its victim, what its legs left) are removed right after the word, while the jail
+    /// starts the command, not after the command ends.
     pub fn start(&mut self) -> Result<(), FenceError> {
         #[cfg(target_os = "linux")]
         if let Some(go) = self.go.take() {
@@ -857,6 +859,7 @@ impl Checked {
                 leg: "go".into(),
                 detail: e.to_string(),
             })?;
+            drop(self.dirs.take());
         }
         Ok(())
     }
