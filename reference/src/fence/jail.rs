@@ -108,8 +108,9 @@ pub fn run_forked(plan: &Plan) -> i32 {
 /// native plan starts with is known then (the launcher's pid, whether the network is the
 /// host's), so the helper makes the namespaces and the init while the launcher plans,
 /// instead of after. The init then reads the whole plan from the launcher on `plan_fd`
-/// (one line of JSON), validates it and checks that it starts with exactly the steps
-/// already taken, and applies the rest ([`run_early`]).
+/// (one line of JSON, on a socket only the launcher holds the other end of: see
+/// [`crate::sys::handoff::Handoff`]), validates it and checks that it starts with exactly
+/// the steps already taken, and applies the rest ([`run_early`]).
 #[cfg(target_os = "linux")]
 #[derive(Debug, Clone, Copy)]
 pub struct Early {
@@ -117,7 +118,7 @@ pub struct Early {
     pub parent_pid: u32,
     /// The `host` network mode: no network namespace is made or joined.
     pub host_network: bool,
-    /// The read end of the pipe the plan comes on.
+    /// The helper's end of the channel the plan comes on.
     pub plan_fd: i32,
 }
 
@@ -140,15 +141,9 @@ const PLAN_LIMIT: usize = 16 << 20;
 /// [`Step::DieWithParent`]: super::plan::Step::DieWithParent
 #[cfg(target_os = "linux")]
 pub fn run_early(early: &Early) -> i32 {
-    let failed = |index: usize, step: &'static str, e: std::io::Error| {
-        eprintln!(
-            "gatehouse jail (native): {}",
-            StepError {
-                index,
-                step,
-                detail: e.to_string()
-            }
-        );
+    // Before the plan its steps have no index of the plan's: named by what they are.
+    let failed = |step: &str, e: std::io::Error| {
+        eprintln!("gatehouse jail (native): {step}, before the plan: {e}");
         EXIT_SETUP_FAILED
     };
     if let Err(e) = crate::sys::ns::cloexec_from(3) {
@@ -157,31 +152,38 @@ pub fn run_early(early: &Early) -> i32 {
     }
     let plan_fd = match crate::sys::handoff::adopt(early.plan_fd) {
         Ok(fd) => fd,
-        Err(e) => return failed(0, "plan", e),
+        Err(e) => return failed("plan", e),
     };
     let mut entered = Entered::default();
     if let Err(e) = crate::sys::ns::die_with_parent(Some(early.parent_pid)) {
-        return failed(0, "die-with-parent", e);
+        return failed("die-with-parent", e);
     }
     if let Err(e) = unshare(&mut entered.enforcement) {
-        return failed(1, "unshare", e);
+        return failed("unshare", e);
     }
     match fork_init(early.host_network, &mut entered) {
-        Ok(Some(relayed)) => return relayed,
-        Ok(None) => {}
-        Err(e) => return failed(2, "fork-init", e),
+        Ok(Init::Outside(child)) => {
+            // The plan is the init's alone.
+            drop(plan_fd);
+            return match crate::sys::ns::wait_for(child) {
+                Ok(code) => code,
+                Err(e) => failed("fork-init", e),
+            };
+        }
+        Ok(Init::Inside) => {}
+        Err(e) => return failed("fork-init", e),
     }
     let deadline = std::time::Instant::now() + PLAN_TIMEOUT;
     let bytes = match crate::sys::handoff::read_line_by(&plan_fd, deadline, PLAN_LIMIT) {
         // The launcher gave up before it had a plan (and reports why itself).
         Ok(bytes) if bytes.is_empty() => return EXIT_SETUP_FAILED,
         Ok(bytes) => bytes,
-        Err(e) => return failed(3, "plan", e),
+        Err(e) => return failed("plan", e),
     };
     drop(plan_fd);
     let plan: Plan = match serde_json::from_slice(&bytes) {
         Ok(plan) => plan,
-        Err(e) => return failed(3, "plan", std::io::Error::other(e)),
+        Err(e) => return failed("plan", std::io::Error::other(e)),
     };
     drop(bytes);
     let start = match plan
@@ -190,7 +192,7 @@ pub fn run_early(early: &Early) -> i32 {
         .and_then(|()| resume_after_fork(&plan, early))
     {
         Ok(start) => start,
-        Err(e) => return failed(3, "plan", std::io::Error::other(e)),
+        Err(e) => return failed("plan", std::io::Error::other(e)),
     };
     match apply_from(&plan, start, entered) {
         Ok(enforcement) => run_checked(&plan, &enforcement),
@@ -502,8 +504,8 @@ fn unshare(enforcement: &mut Enforcement) -> std::io::Result<()> {
 }
 
 /// [`Step::ForkInit`]: a new PID namespace takes effect for children only, so fork; the
-/// child becomes PID 1 and builds the fence (`Ok(None)`), this process stays outside and
-/// returns the child's code to relay (`Ok(Some(code))`). Unless the network is the
+/// child becomes PID 1 and builds the fence ([`Init::Inside`]), this process stays outside
+/// as its parent ([`Init::Outside`]). Unless the network is the
 /// host's, this process first makes the jail's network namespace, its loopback up as
 /// bubblewrap leaves it (the `allow-list` mode's proxy listens there; nothing else is
 /// reachable), and hands it to the init, which joins it at [`Step::JoinNetwork`].
@@ -511,7 +513,7 @@ fn unshare(enforcement: &mut Enforcement) -> std::io::Result<()> {
 /// [`Step::ForkInit`]: super::plan::Step::ForkInit
 /// [`Step::JoinNetwork`]: super::plan::Step::JoinNetwork
 #[cfg(target_os = "linux")]
-fn fork_init(host_network: bool, entered: &mut Entered) -> std::io::Result<Option<i32>> {
+fn fork_init(host_network: bool, entered: &mut Entered) -> std::io::Result<Init> {
     use crate::sys::ns;
     let handoff = match host_network {
         true => None,
@@ -522,7 +524,7 @@ fn fork_init(host_network: bool, entered: &mut Entered) -> std::io::Result<Optio
             if let Some(handoff) = handoff {
                 handoff.make_and_send();
             }
-            ns::wait_for(child).map(Some)
+            Ok(Init::Outside(child))
         }
         ns::Forked::Child => {
             entered.network = handoff.map(crate::sys::net::NetworkHandoff::into_init_end);
@@ -531,9 +533,19 @@ fn fork_init(host_network: bool, entered: &mut Entered) -> std::io::Result<Optio
             // (checked_exec): not here, so that the launcher can still see its network
             // namespace from outside (probe::judge_network).
             entered.enforcement.pid1 = ns::pid() == 1;
-            Ok(None)
+            Ok(Init::Inside)
         }
     }
+}
+
+/// Which side of [`fork_init`] this process is on.
+#[cfg(target_os = "linux")]
+enum Init {
+    /// Outside, the init's parent: wait for it ([`crate::sys::ns::wait_for`]) and relay
+    /// its code.
+    Outside(i32),
+    /// The init itself.
+    Inside,
 }
 
 /// Every step of `plan` from `start` on, after what `entered` holds.
@@ -583,7 +595,10 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                     enforcement,
                     network: None,
                 };
-                if let Some(code) = fork_init(plan.host_network, &mut forked).map_err(fail)? {
+                if let Init::Outside(child) =
+                    fork_init(plan.host_network, &mut forked).map_err(fail)?
+                {
+                    let code = ns::wait_for(child).map_err(fail)?;
                     return Err(Outcome::Relay(code));
                 }
                 enforcement = forked.enforcement;

@@ -456,8 +456,8 @@ impl Fence {
                     .into(),
             ));
         }
-        let report = handoff::pipe_from_child().map_err(setup)?;
-        let go = handoff::pipe_to_child().map_err(setup)?;
+        let report = handoff::channel_from_child().map_err(setup)?;
+        let go = handoff::channel_to_child().map_err(setup)?;
         let pair = match listen {
             None => None,
             Some(port) => {
@@ -477,9 +477,9 @@ impl Fence {
         // (jail::Early): it makes the namespaces and the init while this process plans,
         // and the init reads the plan once it is sent. Any other helper starts with its
         // plan, as before.
-        let plan_pipe = match self.kind {
+        let plan_channel = match self.kind {
             Kind::Native { .. } if can_fork_helper(&self.helper) => {
-                Some(handoff::pipe_to_child().map_err(setup)?)
+                Some(handoff::channel_to_child().map_err(setup)?)
             }
             _ => None,
         };
@@ -494,7 +494,7 @@ impl Fence {
                 .as_ref()
                 .map(|(_, theirs)| handoff::raw(theirs))
                 .unwrap_or(-1),
-            plan_pipe
+            plan_channel
                 .as_ref()
                 .map(|p| handoff::raw(&p.child_end))
                 .unwrap_or(-1),
@@ -523,12 +523,12 @@ impl Fence {
                 source: e,
             })
         };
-        let (mut child, mut dirs) = match plan_pipe {
-            Some(plan_pipe) => {
+        let (mut child, mut dirs) = match plan_channel {
+            Some(plan_channel) => {
                 let early = super::jail::Early {
                     parent_pid: std::process::id(),
                     host_network: self.policy.host_network,
-                    plan_fd: handoff::raw(&plan_pipe.child_end),
+                    plan_fd: handoff::raw(&plan_channel.child_end),
                 };
                 let mut cmd = Command::new(&self.helper);
                 cmd.arg("__jail").env_clear();
@@ -538,7 +538,7 @@ impl Fence {
                 .map_err(setup)?;
                 configure(&mut cmd);
                 let spawned = spawn(&mut cmd);
-                drop(plan_pipe.child_end);
+                drop(plan_channel.child_end);
                 let mut child = spawned?;
                 // From here on the helper runs: a failure ends it and reaps it, and says
                 // what it reported.
@@ -552,7 +552,7 @@ impl Fence {
                             unreachable!("an early helper is native")
                         };
                         let plan = Plan::native(&policy, landlock, action(&dirs), env)?;
-                        send_plan(&plan, plan_pipe.parent_end)?;
+                        send_plan(&plan, plan_channel.parent_end)?;
                         Ok(dirs)
                     });
                 match sent {
@@ -1150,9 +1150,9 @@ fn can_fork_helper(helper: &Path) -> bool {
 /// Hand `plan` to the init of an early helper ([`super::jail::Early`]), which waits for it:
 /// the plan's missing protected paths made on the host first (the steps before
 /// `unshare` the helper has not taken: it unshared before the plan existed), then the plan
-/// as one line of JSON, and the pipe closed.
+/// as one line of JSON, and the channel closed.
 #[cfg(target_os = "linux")]
-fn send_plan(plan: &Plan, pipe: std::os::fd::OwnedFd) -> Result<(), FenceError> {
+fn send_plan(plan: &Plan, channel: std::os::fd::OwnedFd) -> Result<(), FenceError> {
     use std::io::Write;
     for step in &plan.steps {
         if let super::plan::Step::PrepareProtected { root, rel, file } = step {
@@ -1169,12 +1169,12 @@ fn send_plan(plan: &Plan, pipe: std::os::fd::OwnedFd) -> Result<(), FenceError> 
         reason: e.to_string(),
     })?;
     line.push(b'\n');
-    std::fs::File::from(pipe)
+    std::fs::File::from(channel)
         .write_all(&line)
         .map_err(|e| FenceError::ProbeFailed {
             backend: plan.backend.to_string(),
             leg: "setup".into(),
-            detail: format!("the jail's init did not take its plan: {e}"),
+            detail: format!("the jail ended before it took its plan ({e})"),
         })
 }
 

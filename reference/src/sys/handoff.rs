@@ -1,7 +1,7 @@
-//! Descriptors handed from the launcher to the jail helper across `exec`, and waiting on
-//! a child or a pipe with a deadline, never by sleeping: `pipe2(2)`, `fcntl(2)`,
-//! `poll(2)` and `pidfd_open(2)` (Linux 5.3; without it a thread blocked in `waitpid`
-//! stands in).
+//! Descriptors handed from the launcher to the jail helper across `exec` (or a fork), and
+//! waiting on a child or a channel with a deadline, never by sleeping: `socketpair(2)`,
+//! `fcntl(2)`, `poll(2)` and `pidfd_open(2)` (Linux 5.3; without it a thread blocked in
+//! `waitpid` stands in).
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -10,10 +10,15 @@ use std::time::{Duration, Instant};
 
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::io::{fcntl_setfd, FdFlags};
-use rustix::pipe::{pipe_with, PipeFlags};
+use rustix::net::{shutdown, socketpair, AddressFamily, Shutdown, SocketFlags, SocketType};
 
-/// A pipe whose `child_end` survives `exec` (for exactly one spawn: the caller drops it
-/// right after) and whose `parent_end` does not.
+/// A one-way channel whose `child_end` survives `exec` (for exactly one spawn: the caller
+/// drops it right after) and whose `parent_end` does not: a connected pair of UNIX stream
+/// sockets with the other direction shut, not a pipe. Any process of the same user that
+/// may read a process's `/proc/PID/fd` (a weaker right than tracing it, which Yama's
+/// default leaves to every such process) can open a pipe's end there again, for writing
+/// too, and write a report, a go or a plan of its own into it; a socket cannot be opened
+/// so (`ENXIO`).
 pub struct Handoff {
     /// The end the launcher keeps (close-on-exec).
     pub parent_end: OwnedFd,
@@ -25,9 +30,21 @@ fn inheritable(fd: &OwnedFd) -> io::Result<()> {
     fcntl_setfd(fd, FdFlags::empty()).map_err(io::Error::from)
 }
 
-/// A pipe the helper writes to (`child_end` is the write end).
-pub fn pipe_from_child() -> io::Result<Handoff> {
-    let (r, w) = pipe_with(PipeFlags::CLOEXEC)?;
+fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    socketpair(
+        AddressFamily::UNIX,
+        SocketType::STREAM,
+        SocketFlags::CLOEXEC,
+        None,
+    )
+    .map_err(io::Error::from)
+}
+
+/// A channel the helper writes to and the launcher reads (`child_end` writes).
+pub fn channel_from_child() -> io::Result<Handoff> {
+    let (r, w) = stream_pair()?;
+    shutdown(&r, Shutdown::Write)?;
+    shutdown(&w, Shutdown::Read)?;
     inheritable(&w)?;
     Ok(Handoff {
         parent_end: r,
@@ -35,9 +52,11 @@ pub fn pipe_from_child() -> io::Result<Handoff> {
     })
 }
 
-/// A pipe the helper reads from (`child_end` is the read end).
-pub fn pipe_to_child() -> io::Result<Handoff> {
-    let (r, w) = pipe_with(PipeFlags::CLOEXEC)?;
+/// A channel the launcher writes to and the helper reads (`child_end` reads).
+pub fn channel_to_child() -> io::Result<Handoff> {
+    let (r, w) = stream_pair()?;
+    shutdown(&r, Shutdown::Write)?;
+    shutdown(&w, Shutdown::Read)?;
     inheritable(&r)?;
     Ok(Handoff {
         parent_end: w,
@@ -141,4 +160,47 @@ pub fn wait_by(child: &mut Child, deadline: Instant) -> io::Result<Option<ExitSt
 /// The raw number of a descriptor, for the plan.
 pub fn raw(fd: &OwnedFd) -> RawFd {
     fd.as_raw_fd()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No end of a handoff can be opened again through `/proc/self/fd` (as any process of
+    /// the same user that may read that directory could do with a pipe's end, and write a
+    /// plan, a report or a go of its own into it): the kernel refuses to open a socket so.
+    #[test]
+    fn no_end_of_a_handoff_can_be_opened_again() {
+        for h in [channel_from_child().unwrap(), channel_to_child().unwrap()] {
+            for end in [&h.parent_end, &h.child_end] {
+                let path = format!("/proc/self/fd/{}", raw(end));
+                for write in [false, true] {
+                    let opened = std::fs::OpenOptions::new()
+                        .read(!write)
+                        .write(write)
+                        .open(&path);
+                    assert!(opened.is_err(), "{path} opened again (write: {write})");
+                }
+            }
+        }
+    }
+
+    /// What the child end writes reaches the parent end and no other way round, and a
+    /// closed writer reads as the end.
+    #[test]
+    fn a_handoff_carries_one_way() {
+        let from = channel_from_child().unwrap();
+        rustix::io::write(&from.child_end, b"report\n").unwrap();
+        assert!(rustix::io::write(&from.parent_end, b"x").is_err());
+        drop(from.child_end);
+        let got = read_line_by(&from.parent_end, Instant::now() + Duration::from_secs(5), 64);
+        assert_eq!(got.unwrap(), b"report");
+        let to = channel_to_child().unwrap();
+        assert!(rustix::io::write(&to.child_end, b"x").is_err());
+        rustix::io::write(&to.parent_end, b"g").unwrap();
+        drop(to.parent_end);
+        let mut buf = [0u8; 4];
+        assert_eq!(rustix::io::read(&to.child_end, &mut buf).unwrap(), 1);
+        assert_eq!(rustix::io::read(&to.child_end, &mut buf).unwrap(), 0);
+    }
 }
