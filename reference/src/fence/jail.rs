@@ -163,8 +163,11 @@ pub fn run_early(early: &Early) -> i32 {
     }
     match fork_init(early.host_network, &mut entered) {
         Ok(Init::Outside(child)) => {
-            // The plan is the init's alone.
+            // The plan is the init's alone, and so are the command's streams and the
+            // probe's report: the launcher sees them end with the init, and need not
+            // wait for this process, which takes the jail's mount tree down after it.
             drop(plan_fd);
+            crate::sys::ns::keep_no_descriptors();
             return match crate::sys::ns::wait_for(child) {
                 Ok(code) => code,
                 Err(e) => failed("fork-init", e),
@@ -295,10 +298,13 @@ pub fn checked_exec(
             return crate::exit::SETUP_FAILED;
         }
     };
-    if let Err(e) = super::probe::preflight_in_jail(preflight, enforcement) {
-        eprintln!("gatehouse jail: {e}");
-        return crate::exit::SETUP_FAILED;
-    }
+    let report = match super::probe::preflight_in_jail(preflight, enforcement) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("gatehouse jail: {e}");
+            return crate::exit::SETUP_FAILED;
+        }
+    };
     // The launcher's go is in. This process becomes readable and traceable by no jailed
     // process (they drop CAP_SYS_PTRACE) before the first of them exists (FENCE-PLANE-8):
     // it waits for the command and answers for it, and a native helper may be a fork of
@@ -310,7 +316,9 @@ pub fn checked_exec(
         eprintln!("gatehouse jail: not-dumpable: {e}");
         return crate::exit::SETUP_FAILED;
     }
-    exec_with(plan, argv, enforcement, slave)
+    let code = exec_with(plan, argv, enforcement, slave);
+    super::probe::tell_exit(report, code);
+    code
 }
 
 /// How `apply` ends when it does not hand back a fenced process.

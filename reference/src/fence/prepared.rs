@@ -418,6 +418,10 @@ impl Fence {
                 go: None,
                 listener: None,
                 terminal: master,
+                #[cfg(target_os = "linux")]
+                jail_end: None,
+                #[cfg(target_os = "linux")]
+                watched: None,
                 reaped: false,
             });
         }
@@ -523,6 +527,7 @@ impl Fence {
                 source: e,
             })
         };
+        let early = plan_channel.is_some();
         let (mut child, mut dirs) = match plan_channel {
             Some(plan_channel) => {
                 let early = super::jail::Early {
@@ -636,12 +641,17 @@ impl Fence {
                 // others are made by the tool that builds the jail, with its other
                 // namespaces): seen from outside too.
                 Kind::Native { .. } => {
-                    probe::judge_network(&self.posture, child.id()).map(|()| verdict)
+                    probe::judge_network(&self.posture, child.id()).map(|init| (verdict, init))
                 }
-                _ => Ok(verdict),
+                _ => Ok((verdict, None)),
             });
         match judged {
-            Ok(verdict) => Ok(Checked {
+            Ok((verdict, init)) => Ok(Checked {
+                jail_end: early.then_some(PendingEnd {
+                    init,
+                    report: report.parent_end,
+                }),
+                watched: None,
                 child,
                 verdict: Some(verdict),
                 dirs: Some(dirs),
@@ -815,8 +825,73 @@ pub struct Checked {
     go: Option<()>,
     listener: Option<std::net::TcpListener>,
     terminal: Option<std::os::fd::OwnedFd>,
-    /// Whether [`Checked::wait`] has reaped the command.
+    /// How the jail is seen to end before its helper has (an early helper's jail): what
+    /// it takes before the go, and once it is sent.
+    #[cfg(target_os = "linux")]
+    jail_end: Option<PendingEnd>,
+    #[cfg(target_os = "linux")]
+    watched: Option<JailEnd>,
+    /// Whether the command's helper has been reaped.
     reaped: bool,
+}
+
+/// How a checked command's jail is seen to end without waiting for its helper (an early
+/// helper, [`super::jail::Early`], which holds the jail's mount tree and takes it down
+/// after the init is gone, 0.2-0.4 ms here): the init's pidfd, readable once the init,
+/// and with it every jailed process, is gone (the processes of a PID namespace die with
+/// its init, which reaps them before it is gone), and the probe's report channel, on
+/// which the init's last word is its code ([`probe::tell_exit`]).
+#[cfg(target_os = "linux")]
+#[derive(Debug)]
+struct JailEnd {
+    init: std::os::fd::OwnedFd,
+    report: std::os::fd::OwnedFd,
+}
+
+/// What [`JailEnd`] is made of once the go is sent: the init's pid where the network leg
+/// found it, and the report's channel.
+#[cfg(target_os = "linux")]
+#[derive(Debug)]
+struct PendingEnd {
+    init: Option<u32>,
+    report: std::os::fd::OwnedFd,
+}
+
+#[cfg(target_os = "linux")]
+impl JailEnd {
+    /// The jail of `helper`, whose one child is its init. `None` where the kernel has no
+    /// `pidfd_open`, or the init is not (or no longer) found: then the helper is waited
+    /// for. Made after the go, off the way to the command's start.
+    fn of(helper: u32, pending: PendingEnd) -> Option<JailEnd> {
+        let init = match pending.init {
+            Some(init) => init,
+            None => match crate::sys::ns::children_of(helper)[..] {
+                [init] => init,
+                _ => return None,
+            },
+        };
+        let report = pending.report;
+        let pidfd = crate::sys::ns::pidfd_of(init)?;
+        // The pid still names the helper's one child, not a process that took it after.
+        (crate::sys::ns::children_of(helper) == [init]).then_some(JailEnd {
+            init: pidfd,
+            report,
+        })
+    }
+
+    /// Wait until the init is gone; then its code, where it said one.
+    fn wait(self) -> Option<i32> {
+        use rustix::event::{poll, PollFd, PollFlags};
+        loop {
+            let mut fds = [PollFd::new(&self.init, PollFlags::IN)];
+            match poll(&mut fds, None) {
+                Ok(_) => break,
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => return None,
+            }
+        }
+        probe::read_exit(&self.report)
+    }
 }
 
 /// A `Checked` let go without being waited for (an error path, or a panic unwinding the
@@ -860,6 +935,10 @@ impl Checked {
                 detail: e.to_string(),
             })?;
             drop(self.dirs.take());
+            self.watched = self
+                .jail_end
+                .take()
+                .and_then(|pending| JailEnd::of(self.child.id(), pending));
         }
         Ok(())
     }
@@ -873,9 +952,17 @@ impl Checked {
     }
 
     /// Wait for the command (never started unless [`Checked::start`] was called); the
-    /// probe's directories go with it.
-    pub fn wait(mut self) -> std::io::Result<std::process::ExitStatus> {
+    /// probe's directories go with it. Returns once the jail is gone: where the init's
+    /// end can be seen ([`JailEnd`]), with the code it said, and the helper outside, which
+    /// runs nothing jailed, is reaped when this is dropped; else with the helper's code.
+    pub fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
         let _ = self.go.take();
+        #[cfg(target_os = "linux")]
+        if let Some(code) = self.watched.take().and_then(JailEnd::wait) {
+            use std::os::unix::process::ExitStatusExt;
+            drop(self.dirs.take());
+            return Ok(std::process::ExitStatus::from_raw(code << 8));
+        }
         let s = self.child.wait();
         self.reaped = s.is_ok();
         drop(self.dirs.take());

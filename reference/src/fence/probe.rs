@@ -270,12 +270,12 @@ pub fn judge(
 /// of the helper `helper_pid` that runs the legs and then the command, must not be in the
 /// launcher's network namespace. Its join is the init's own step after the fork
 /// (`join-network`); a join that failed silently would leave it on the host's network.
-/// An init that cannot be seen fails the leg.
+/// An init that cannot be seen fails the leg. Returns the init's pid where it looked.
 #[cfg(target_os = "linux")]
-pub fn judge_network(claimed: &Posture, helper_pid: u32) -> Result<(), FenceError> {
+pub fn judge_network(claimed: &Posture, helper_pid: u32) -> Result<Option<u32>, FenceError> {
     use crate::sys::ns;
     if claimed.not_covered.contains(&Coverage::Network) {
-        return Ok(());
+        return Ok(None);
     }
     let failed = |detail: String| FenceError::ProbeFailed {
         backend: claimed.backend.to_string(),
@@ -292,7 +292,7 @@ pub fn judge_network(claimed: &Posture, helper_pid: u32) -> Result<(), FenceErro
         }
     };
     match ns::shares_network_namespace(init) {
-        Ok(false) => Ok(()),
+        Ok(false) => Ok(Some(init)),
         Ok(true) => Err(failed(
             "the jail's init is in the launcher's network namespace".into(),
         )),
@@ -551,9 +551,14 @@ fn private_dir(dir: &Path) -> bool {
 }
 
 /// The helper's side of a preflight: run the legs in this fully fenced process, hand the
-/// report out, and wait for the launcher's verdict. `Err` means the command must not run.
+/// report out, and wait for the launcher's verdict. `Err` means the command must not run;
+/// `Ok` holds the report's channel, on which the init tells the command's end
+/// ([`tell_exit`]).
 #[cfg(target_os = "linux")]
-pub fn preflight_in_jail(p: &Preflight, enforcement: &Enforcement) -> Result<(), String> {
+pub fn preflight_in_jail(
+    p: &Preflight,
+    enforcement: &Enforcement,
+) -> Result<std::os::fd::OwnedFd, String> {
     use std::io::{Read, Write};
     let report = run_legs(&p.outside, &p.inside, &p.tag, enforcement.clone());
     // One line: serde_json never writes a raw newline inside a document.
@@ -561,22 +566,87 @@ pub fn preflight_in_jail(p: &Preflight, enforcement: &Enforcement) -> Result<(),
     json.push(b'\n');
     let out = crate::sys::handoff::adopt(p.report_fd).map_err(|e| format!("report pipe: {e}"))?;
     let go = crate::sys::handoff::adopt(p.go_fd).map_err(|e| format!("go pipe: {e}"))?;
-    {
-        let mut out = std::fs::File::from(out);
-        out.write_all(&json)
-            .map_err(|e| format!("report pipe: {e}"))?;
-    }
+    let mut out = std::fs::File::from(out);
+    out.write_all(&json)
+        .map_err(|e| format!("report pipe: {e}"))?;
     let mut answer = [0u8; 1];
     let mut go = std::fs::File::from(go);
     match go.read(&mut answer) {
-        Ok(1) if answer[0] == GO => Ok(()),
+        Ok(1) if answer[0] == GO => Ok(out.into()),
         _ => Err("the launcher refused this jail after its probe; nothing runs".into()),
     }
+}
+
+/// The init's last word on the report's channel: the code it leaves with (the command's),
+/// one line after the report, so that the launcher learns it once the init is gone
+/// without waiting for the helper outside, which may still be tearing the jail's mount
+/// tree down ([`read_exit`]).
+#[cfg(target_os = "linux")]
+pub fn tell_exit(report: std::os::fd::OwnedFd, code: i32) {
+    // Without SIGPIPE: where nobody listens any more (a launcher that waits for the
+    // helper instead), this process must still leave with the command's code.
+    let _ = rustix::net::send(
+        &report,
+        format!("exit {code}\n").as_bytes(),
+        rustix::net::SendFlags::NOSIGNAL,
+    );
+}
+
+/// The init's code as [`tell_exit`] wrote it, read once the init is gone: what is in the
+/// channel then is all there will be. `None` for anything but one such line (an init
+/// killed before it could say).
+#[cfg(target_os = "linux")]
+pub fn read_exit(report: &std::os::fd::OwnedFd) -> Option<i32> {
+    let mut buf = [0u8; 32];
+    let mut got = 0;
+    while got < buf.len() {
+        match rustix::net::recv(report, &mut buf[got..], rustix::net::RecvFlags::DONTWAIT) {
+            Ok((0, _)) => break,
+            Ok((n, _)) => got += n,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(_) => break,
+        }
+    }
+    let line = std::str::from_utf8(&buf[..got]).ok()?;
+    let code = line.strip_prefix("exit ")?.strip_suffix('\n')?;
+    code.parse().ok().filter(|c| (0..=255).contains(c))
 }
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+
+    /// The init's last word: read once it is gone, as written; nothing else counts as a
+    /// code (an init killed before it said leaves the helper's code to be waited for).
+    #[test]
+    fn the_inits_exit_is_read_as_it_told_it() {
+        for (said, read) in [
+            (Some(0), Some(0)),
+            (Some(3), Some(3)),
+            (Some(137), Some(137)),
+            (None, None),
+        ] {
+            let h = crate::sys::handoff::channel_from_child().unwrap();
+            if let Some(code) = said {
+                tell_exit(h.child_end, code);
+            } else {
+                drop(h.child_end);
+            }
+            assert_eq!(read_exit(&h.parent_end), read, "said {said:?}");
+        }
+        for junk in [
+            &b"exit 3"[..],
+            b"exit -1\n",
+            b"exit 300\n",
+            b"3\n",
+            b"exit 3\nmore",
+        ] {
+            let h = crate::sys::handoff::channel_from_child().unwrap();
+            rustix::io::write(&h.child_end, junk).unwrap();
+            drop(h.child_end);
+            assert_eq!(read_exit(&h.parent_end), None, "{junk:?}");
+        }
+    }
 
     #[test]
     fn the_shared_outside_directory_must_be_private_to_its_user() {

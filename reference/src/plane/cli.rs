@@ -285,8 +285,14 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         } else {
             pipe_streams
         };
+        // Declared after the mount points, so that on every way out (a panic unwinding
+        // too) the jail is ended and reaped before they go; on the way out below, its
+        // helper, which may still be taking the jail's mount tree down once the jail
+        // itself is gone, is reaped after them.
+        let mut jail = None;
         let status = match fence.spawn_checked(argv, env, listen, terminal, streams) {
-            Ok(mut checked) => {
+            Ok(checked) => {
+                let checked = jail.insert(checked);
                 if let (Some(allow), Some(listener)) = (allow.clone(), checked.take_listener()) {
                     _proxy = Some(serve_proxy(allow, listener)?);
                 }
@@ -334,6 +340,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             Err(e) => Err(e.to_string()),
         };
         drop(mount_points);
+        drop(jail);
         let status = status?;
         use std::os::unix::process::ExitStatusExt;
         Ok(status

@@ -193,7 +193,11 @@ mod tests {
         rustix::io::write(&from.child_end, b"report\n").unwrap();
         assert!(rustix::io::write(&from.parent_end, b"x").is_err());
         drop(from.child_end);
-        let got = read_line_by(&from.parent_end, Instant::now() + Duration::from_secs(5), 64);
+        let got = read_line_by(
+            &from.parent_end,
+            Instant::now() + Duration::from_secs(5),
+            64,
+        );
         assert_eq!(got.unwrap(), b"report");
         let to = channel_to_child().unwrap();
         assert!(rustix::io::write(&to.child_end, b"x").is_err());

@@ -362,6 +362,34 @@ pub fn exit_notice(child: u32) -> io::Result<std::os::fd::OwnedFd> {
     Ok(r)
 }
 
+/// A pidfd of a process that is not our child (`pidfd_open(2)`, Linux 5.3): readable once
+/// it has exited. `None` where the kernel has no `pidfd_open`.
+pub fn pidfd_of(pid: u32) -> Option<std::os::fd::OwnedFd> {
+    let pid = Pid::from_raw(pid as i32)?;
+    rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
+}
+
+/// For a process that has nothing left to do but wait (the jail's helper once its init is
+/// forked): its standard streams onto `/dev/null` and every other descriptor closed, so
+/// that it holds no copy of what the launcher waits to see closed (the command's streams,
+/// the probe's report). Best effort: a stream that cannot be replaced stays.
+pub fn keep_no_descriptors() {
+    if let Ok(null) = rustix::fs::open(
+        "/dev/null",
+        rustix::fs::OFlags::RDWR | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    ) {
+        use std::os::fd::AsRawFd;
+        for fd in 0..3 {
+            // SAFETY: dup2 onto a standard stream of this process, which nothing in it
+            // owns as an `OwnedFd`; the old descriptor is closed by the kernel.
+            unsafe { libc::dup2(null.as_raw_fd(), fd) };
+        }
+        drop(null);
+    }
+    close_all_but(&[]);
+}
+
 /// Wait until `child` has exited, without reaping it (`waitid(P_PID, WEXITED | WNOWAIT)`):
 /// as a zombie it keeps its pid, and with it the id of the process group it led, from being
 /// reused, so the group can still be killed safely.
