@@ -115,3 +115,106 @@ fn a_path_directory_landlock_hides_passes_the_search_on() {
     assert_eq!(o.status.code(), Some(126), "{}", err(&o));
     assert!(!String::from_utf8_lossy(&o.stdout).contains("from-hidden"));
 }
+
+/// What `gatehouse exec` leaves behind in an empty workspace: the placeholders of the
+/// missing protected paths, if any remain.
+fn leftovers(ws: &std::path::Path) -> Vec<String> {
+    [".git", "HEAD", ".gatehouse"]
+        .iter()
+        .filter(|p| ws.join(p).symlink_metadata().is_ok())
+        .map(|p| p.to_string())
+        .collect()
+}
+
+/// The launcher sees the jail end with its init and takes the init's word for the
+/// command's code, whatever the command's end; the placeholders go after it.
+#[test]
+fn the_commands_code_comes_through_and_nothing_is_left() {
+    let ws = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    for (script, code) in [
+        ("exit 42", 42),
+        ("true", 0),
+        ("kill -9 $$", 137),
+        ("kill -TERM $$", 143),
+        ("exec /nonexistent-program", 127),
+    ] {
+        let o = exec(ws.path(), tmp.path(), script);
+        assert_eq!(o.status.code(), Some(code), "{script}: {}", err(&o));
+        assert!(
+            leftovers(ws.path()).is_empty(),
+            "{script}: {:?}",
+            leftovers(ws.path())
+        );
+    }
+}
+
+/// A process the command leaves running dies with the jail, before the launcher returns
+/// and lets the placeholders go: it never writes a protected path once they are gone, nor
+/// anything else. Its twin: what the command itself writes stays.
+#[test]
+fn a_background_process_dies_with_the_jail_before_the_placeholders_go() {
+    let ws = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let o = exec(
+        ws.path(),
+        tmp.path(),
+        "(sleep 0.3; mkdir -p .git; echo x > .git/config; echo x > late) & echo x > now",
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert!(ws.path().join("now").exists());
+    assert!(!ws.path().join("late").exists());
+    assert!(
+        leftovers(ws.path()).is_empty(),
+        "{:?}",
+        leftovers(ws.path())
+    );
+}
+
+/// An init killed from outside says no word: the launcher waits for the helper, which
+/// reports the kill, and still lets the placeholders go once nothing runs.
+#[test]
+fn an_init_killed_from_outside_is_reported_by_its_helper() {
+    let ws = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut launcher = Command::new(BIN)
+        .arg("exec")
+        .arg("--workspace")
+        .arg(ws.path())
+        .args(["--", "sleep", "30"])
+        .env("GATEHOUSE_FENCE", "native")
+        .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
+        .env("TMPDIR", tmp.path())
+        .env_remove(gatehouse::fence::plan::FAULT_ENV)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let children = |pid: u32| gatehouse::sys::ns::children_of(pid);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    // The init: the helper's one child, once the command runs beside it.
+    let init = loop {
+        assert!(std::time::Instant::now() < deadline, "no jail came up");
+        if let [helper] = children(launcher.id())[..] {
+            if let [init] = children(helper)[..] {
+                if !children(init).is_empty() {
+                    break init;
+                }
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(init as i32).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    let status = launcher.wait().unwrap();
+    assert_eq!(status.code(), Some(137));
+    assert!(
+        leftovers(ws.path()).is_empty(),
+        "{:?}",
+        leftovers(ws.path())
+    );
+}

@@ -126,7 +126,7 @@ pub struct Early {
 #[cfg(target_os = "linux")]
 const PLAN_TIMEOUT: std::time::Duration = super::probe::TIMEOUT;
 
-/// The largest plan accepted on the pipe.
+/// The largest plan accepted on its channel.
 #[cfg(target_os = "linux")]
 const PLAN_LIMIT: usize = 16 << 20;
 
@@ -167,6 +167,8 @@ pub fn run_early(early: &Early) -> i32 {
             // probe's report: the launcher sees them end with the init, and need not
             // wait for this process, which takes the jail's mount tree down after it.
             drop(plan_fd);
+            // From here a failure can only say so by its code (EXIT_SETUP_FAILED): the
+            // wait below fails only for a child that is not ours.
             crate::sys::ns::keep_no_descriptors();
             return match crate::sys::ns::wait_for(child) {
                 Ok(code) => code,

@@ -423,6 +423,7 @@ impl Fence {
                 #[cfg(target_os = "linux")]
                 watched: None,
                 reaped: false,
+                init_gone: false,
             });
         }
         #[cfg(target_os = "linux")]
@@ -587,7 +588,7 @@ impl Fence {
                 (spawn(&mut cmd)?, dirs)
             }
         };
-        // The helper holds its ends now; ours must go, or the pipes never report EOF.
+        // The helper holds its ends now; ours must go, or the channels never report EOF.
         drop(report.child_end);
         drop(go.child_end);
         let ours = pair.map(|(_, ours, theirs)| {
@@ -659,6 +660,7 @@ impl Fence {
                 listener,
                 terminal: master,
                 reaped: false,
+                init_gone: false,
             }),
             Err(e) => {
                 // No go: the helper leaves without running anything; make sure of it.
@@ -833,11 +835,13 @@ pub struct Checked {
     watched: Option<JailEnd>,
     /// Whether the command's helper has been reaped.
     reaped: bool,
+    /// Whether the init was seen gone ([`JailEnd`]): nothing jailed runs any more.
+    init_gone: bool,
 }
 
 /// How a checked command's jail is seen to end without waiting for its helper (an early
 /// helper, [`super::jail::Early`], which holds the jail's mount tree and takes it down
-/// after the init is gone, 0.2-0.4 ms here): the init's pidfd, readable once the init,
+/// after the init is gone, 0.1-0.3 ms here): the init's pidfd, readable once the init,
 /// and with it every jailed process, is gone (the processes of a PID namespace die with
 /// its init, which reaps them before it is gone), and the probe's report channel, on
 /// which the init's last word is its code ([`probe::tell_exit`]).
@@ -902,8 +906,12 @@ impl JailEnd {
 impl Drop for Checked {
     fn drop(&mut self) {
         if !self.reaped {
-            let _ = self.go.take();
-            let _ = self.child.kill();
+            // A helper whose init was seen gone is only reaped: it is ending, and a kill
+            // could take it before it reaped the init, whose zombie would go elsewhere.
+            if !self.init_gone {
+                let _ = self.go.take();
+                let _ = self.child.kill();
+            }
             let _ = self.child.wait();
         }
     }
@@ -960,6 +968,7 @@ impl Checked {
         #[cfg(target_os = "linux")]
         if let Some(code) = self.watched.take().and_then(JailEnd::wait) {
             use std::os::unix::process::ExitStatusExt;
+            self.init_gone = true;
             drop(self.dirs.take());
             return Ok(std::process::ExitStatus::from_raw(code << 8));
         }

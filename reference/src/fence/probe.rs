@@ -349,7 +349,7 @@ pub(crate) fn tempdir() -> std::io::Result<std::path::PathBuf> {
 /// The legs of one command's own jail travel in its plan.
 pub use super::plan::Preflight;
 
-/// The byte that lets a checked command start; anything else, or the pipe closing, means
+/// The byte that lets a checked command start; anything else, or the channel closing, means
 /// the jail was refused and nothing runs.
 pub const GO: u8 = b'1';
 
@@ -564,11 +564,12 @@ pub fn preflight_in_jail(
     // One line: serde_json never writes a raw newline inside a document.
     let mut json = serde_json::to_vec(&report).map_err(|e| format!("probe report: {e}"))?;
     json.push(b'\n');
-    let out = crate::sys::handoff::adopt(p.report_fd).map_err(|e| format!("report pipe: {e}"))?;
-    let go = crate::sys::handoff::adopt(p.go_fd).map_err(|e| format!("go pipe: {e}"))?;
+    let out =
+        crate::sys::handoff::adopt(p.report_fd).map_err(|e| format!("report channel: {e}"))?;
+    let go = crate::sys::handoff::adopt(p.go_fd).map_err(|e| format!("go channel: {e}"))?;
     let mut out = std::fs::File::from(out);
     out.write_all(&json)
-        .map_err(|e| format!("report pipe: {e}"))?;
+        .map_err(|e| format!("report channel: {e}"))?;
     let mut answer = [0u8; 1];
     let mut go = std::fs::File::from(go);
     match go.read(&mut answer) {

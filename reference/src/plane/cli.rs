@@ -339,6 +339,10 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             }
             Err(e) => Err(e.to_string()),
         };
+        // A jail that did not end as it should is ended first.
+        if status.is_err() {
+            drop(jail.take());
+        }
         drop(mount_points);
         drop(jail);
         let status = status?;
