@@ -218,3 +218,52 @@ fn an_init_killed_from_outside_is_reported_by_its_helper() {
         leftovers(ws.path())
     );
 }
+
+/// A terminating signal to the launcher ends the jail, puts the workspace back (no
+/// placeholder left) and only then ends the launcher by that same signal, so a caller sees
+/// the signal's status (a `timeout`, a Ctrl-C on a pipeline). Before, the launcher died at
+/// once and left `.git`, `HEAD` and `.gatehouse` in the workspace.
+#[test]
+fn a_terminating_signal_ends_the_jail_and_leaves_the_workspace_as_found() {
+    use std::os::unix::process::ExitStatusExt;
+    for sig in [rustix::process::Signal::TERM, rustix::process::Signal::INT] {
+        let ws = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let mut launcher = Command::new(BIN)
+            .arg("exec")
+            .arg("--workspace")
+            .arg(ws.path())
+            .args(["--", "sh", "-c", "echo started; sleep 30"])
+            .env("GATEHOUSE_FENCE", "native")
+            .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
+            .env("TMPDIR", tmp.path())
+            .env_remove(gatehouse::fence::plan::FAULT_ENV)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Once the command runs, the placeholders exist.
+        let mut out = launcher.stdout.take().unwrap();
+        let mut first = [0u8; 8];
+        std::io::Read::read_exact(&mut out, &mut first).unwrap();
+        assert_eq!(&first, b"started\n");
+        assert!(!leftovers(ws.path()).is_empty());
+        let helper = gatehouse::sys::ns::children_of(launcher.id());
+        rustix::process::kill_process(
+            rustix::process::Pid::from_raw(launcher.id() as i32).unwrap(),
+            sig,
+        )
+        .unwrap();
+        let status = launcher.wait().unwrap();
+        assert_eq!(status.signal(), Some(sig.as_raw()), "{status:?}");
+        assert!(
+            leftovers(ws.path()).is_empty(),
+            "{:?}",
+            leftovers(ws.path())
+        );
+        // Nothing of the jail is left: its helper is gone, and the helper was its last.
+        for pid in helper {
+            assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+        }
+    }
+}

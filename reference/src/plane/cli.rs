@@ -216,6 +216,8 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
     // The scratch lives in the native jail's private /tmp; a backend that needs it on the
     // host gets a fresh host directory from the fence, removed below.
     let mut host_scratch: Option<PathBuf> = None;
+    // The terminating signal that ended the jail, to die of once all is put back.
+    let mut ended_by: Option<i32> = None;
     let result = (|| {
         let mut all = workspaces.clone();
         all.extend(extra.writable.iter().cloned());
@@ -266,6 +268,13 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             writable: extra.writable.clone(),
             hidden: extra.hidden.clone(),
         };
+        // A terminating signal from here on ends the jail, and this process dies of it only
+        // once the mount points are let go (sys::ending): noted until the jail's helper is
+        // known, then ending it. Declared before the mount points, so that it is let go
+        // after them on every way out.
+        #[cfg(unix)]
+        let mut ending = crate::sys::ending::Ending::hold()
+            .map_err(|e| format!("cannot hold the terminating signals: {e}"))?;
         // Held until the command's jail is gone: a mount point of a missing protected path
         // is removed only by the last jail of this root out (FENCE-PROTECT-10).
         let mount_points = MountPoints::claim(fence.policy())
@@ -293,6 +302,8 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         let status = match fence.spawn_checked(argv, env, listen, terminal, streams) {
             Ok(checked) => {
                 let checked = jail.insert(checked);
+                #[cfg(unix)]
+                ending.watch(checked.child.id());
                 if let (Some(allow), Some(listener)) = (allow.clone(), checked.take_listener()) {
                     _proxy = Some(serve_proxy(allow, listener)?);
                 }
@@ -345,6 +356,10 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         }
         drop(mount_points);
         drop(jail);
+        #[cfg(unix)]
+        {
+            ended_by = ending.signalled();
+        }
         let status = status?;
         use std::os::unix::process::ExitStatusExt;
         Ok(status
@@ -354,6 +369,11 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
     })();
     if let Some(scratch) = host_scratch {
         let _ = std::fs::remove_dir_all(&scratch);
+    }
+    #[cfg(unix)]
+    if let Some(sig) = ended_by {
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        crate::sys::ending::die_of(sig);
     }
     result
 }

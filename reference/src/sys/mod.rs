@@ -3,6 +3,8 @@
 //! crate above it.
 //!
 //! - [`caps`]: capability sets and `no_new_privs`;
+//! - [`ending`]: the terminating signals while a jail runs: the jail ended, the workspace
+//!   put back, then the signal's death;
 //! - [`fs`]: no-follow walks and descriptors named through `/proc/self/fd`;
 //! - [`handoff`]: descriptors handed to the helper across exec, waiting with deadlines;
 //! - [`landlock`]: the ordered [`landlock::Abi`], the kernel's ABI, rulesets;
@@ -21,6 +23,8 @@
 
 #[cfg(target_os = "linux")]
 pub mod caps;
+#[cfg(unix)]
+pub mod ending;
 #[cfg(target_os = "linux")]
 pub mod fs;
 #[cfg(target_os = "linux")]

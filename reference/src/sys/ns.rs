@@ -580,6 +580,9 @@ pub fn fork_instead_of_exec(
         cmd.pre_exec(move || {
             // SAFETY: a plain system call on this process's own state.
             libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+            // The terminating signals' default actions, as an exec would give them (the
+            // launcher may handle them, super::ending).
+            super::ending::default_actions();
             // No core file: this child holds the launcher's whole memory, and a core
             // would be written in its working directory, which may be the workspace. The
             // hard limit too, so nothing it starts raises it again.

@@ -84,7 +84,7 @@ static OUTER: AtomicI32 = AtomicI32::new(-1);
 static MASTER: AtomicI32 = AtomicI32::new(-1);
 
 /// The signals that end the process by default and after which the terminal must be back.
-const ENDING: [libc::c_int; 4] = [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGTERM];
+const ENDING: [libc::c_int; 4] = super::ending::SIGNALS;
 
 fn restore_saved() {
     let (p, fd) = (SAVED.load(Ordering::SeqCst), OUTER.load(Ordering::SeqCst));
@@ -112,6 +112,11 @@ fn copy_window() {
 
 extern "C" fn on_ending(sig: libc::c_int) {
     restore_saved();
+    // A jail running: it is ended, and the launcher dies of the signal once it has put
+    // the workspace back (super::ending).
+    if super::ending::end_jail(sig) {
+        return;
+    }
     // SAFETY: `signal` and `raise` are async-signal-safe; with the default action back, the
     // re-raised signal ends the process as it would have without us.
     unsafe {
