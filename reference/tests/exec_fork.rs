@@ -267,3 +267,35 @@ fn a_terminating_signal_ends_the_jail_and_leaves_the_workspace_as_found() {
         }
     }
 }
+
+/// A terminating signal the caller ignores (`nohup`, `trap '' HUP`, a background job's
+/// `SIGINT`) stays ignored in the jailed command, as across any `exec`, though the
+/// launcher handles the others while its jail runs. Its twin: one the caller does not
+/// ignore is at its default in the command.
+#[test]
+fn a_signal_the_caller_ignores_stays_ignored_in_the_jail() {
+    let ws = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' HUP; exec '{BIN}' exec --workspace '{}' -- grep SigIgn /proc/self/status",
+            ws.path().display()
+        ))
+        .env("GATEHOUSE_FENCE", "native")
+        .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
+        .env("TMPDIR", tmp.path())
+        .env_remove(gatehouse::fence::plan::FAULT_ENV)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let line = String::from_utf8_lossy(&o.stdout).to_string();
+    let mask = u64::from_str_radix(line.trim().trim_start_matches("SigIgn:").trim(), 16)
+        .unwrap_or_else(|e| panic!("{line:?}: {e}"));
+    assert_ne!(mask & 1, 0, "SIGHUP not ignored in the jail: {line}");
+    assert_eq!(
+        mask & (1 << (libc::SIGTERM - 1)),
+        0,
+        "SIGTERM ignored: {line}"
+    );
+}

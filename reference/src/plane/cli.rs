@@ -216,8 +216,6 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
     // The scratch lives in the native jail's private /tmp; a backend that needs it on the
     // host gets a fresh host directory from the fence, removed below.
     let mut host_scratch: Option<PathBuf> = None;
-    // The terminating signal that ended the jail, to die of once all is put back.
-    let mut ended_by: Option<i32> = None;
     let result = (|| {
         let mut all = workspaces.clone();
         all.extend(extra.writable.iter().cloned());
@@ -356,10 +354,6 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         }
         drop(mount_points);
         drop(jail);
-        #[cfg(unix)]
-        {
-            ended_by = ending.signalled();
-        }
         let status = status?;
         use std::os::unix::process::ExitStatusExt;
         Ok(status
@@ -370,8 +364,10 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
     if let Some(scratch) = host_scratch {
         let _ = std::fs::remove_dir_all(&scratch);
     }
+    // A terminating signal that came while the jail ran is died of now, whichever way the
+    // run ended, once everything is put back.
     #[cfg(unix)]
-    if let Some(sig) = ended_by {
+    if let Some(sig) = crate::sys::ending::noted() {
         let _ = std::io::Write::flush(&mut std::io::stdout());
         crate::sys::ending::die_of(sig);
     }

@@ -25,14 +25,35 @@ pub const SIGNALS: [libc::c_int; 4] = [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// The helper of the jail to end, or 0 while it is not known yet.
 static JAIL: AtomicI32 = AtomicI32::new(0);
+/// A pidfd of that helper (Linux), or -1: signalled rather than the pid, which may name
+/// another process once the helper is reaped.
+static JAIL_FD: AtomicI32 = AtomicI32::new(-1);
 /// The signal noted, or 0.
 static SIGNALLED: AtomicI32 = AtomicI32::new(0);
 
 fn kill_jail() {
+    #[cfg(target_os = "linux")]
+    {
+        let fd = JAIL_FD.load(Ordering::SeqCst);
+        if fd >= 0 {
+            // SAFETY: a raw system call, async-signal-safe; `fd` is a pidfd this module
+            // owns and closes only after clearing JAIL_FD. A reaped helper gives ESRCH.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_pidfd_send_signal,
+                    fd,
+                    libc::SIGKILL,
+                    std::ptr::null::<libc::siginfo_t>(),
+                    0,
+                )
+            };
+            return;
+        }
+    }
     let pid = JAIL.load(Ordering::SeqCst);
     if pid > 0 {
-        // SAFETY: `kill` is async-signal-safe; `pid` is the helper, our child, not reaped
-        // while it is registered (the guard is let go only after the child is).
+        // SAFETY: `kill` is async-signal-safe. Without a pidfd (before Linux 5.3) the pid
+        // is the helper's, our child, until the launcher reaps it.
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
 }
@@ -74,7 +95,7 @@ impl std::fmt::Debug for Ending {
 }
 
 impl Ending {
-    /// Handle [`SIGNALS`] from now on: one that comes is noted ([`Ending::signalled`]) and
+    /// Handle [`SIGNALS`] from now on: one that comes is noted ([`noted`]) and
     /// ends the jail once [`Ending::watch`] names it. A signal the process ignores stays
     /// ignored. One at a time per process.
     pub fn hold() -> io::Result<Ending> {
@@ -110,18 +131,26 @@ impl Ending {
     /// The jail's helper is `helper`: a signal noted already ends it now, a later one at
     /// once.
     pub fn watch(&mut self, helper: u32) {
+        #[cfg(target_os = "linux")]
+        if let Some(pid) = rustix::process::Pid::from_raw(helper as i32) {
+            if let Ok(fd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) {
+                use std::os::fd::IntoRawFd;
+                JAIL_FD.store(fd.into_raw_fd(), Ordering::SeqCst);
+            }
+        }
         JAIL.store(helper as i32, Ordering::SeqCst);
         if SIGNALLED.load(Ordering::SeqCst) != 0 {
             kill_jail();
         }
     }
+}
 
-    /// The signal that came, if one did.
-    pub fn signalled(&self) -> Option<libc::c_int> {
-        match SIGNALLED.load(Ordering::SeqCst) {
-            0 => None,
-            sig => Some(sig),
-        }
+/// The signal the last [`Ending`] noted, also once it is let go: what the launcher dies of
+/// on its way out, whichever way it takes.
+pub fn noted() -> Option<libc::c_int> {
+    match SIGNALLED.load(Ordering::SeqCst) {
+        0 => None,
+        sig => Some(sig),
     }
 }
 
@@ -129,6 +158,11 @@ impl Drop for Ending {
     fn drop(&mut self) {
         ACTIVE.store(false, Ordering::SeqCst);
         JAIL.store(0, Ordering::SeqCst);
+        let fd = JAIL_FD.swap(-1, Ordering::SeqCst);
+        if fd >= 0 {
+            // SAFETY: the pidfd `watch` made and nothing else owns; no longer published.
+            drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+        }
         for (sig, old) in &self.replaced {
             // SAFETY: `old` is an action the kernel handed back for this signal.
             unsafe { libc::sigaction(*sig, old, std::ptr::null_mut()) };
@@ -136,12 +170,22 @@ impl Drop for Ending {
     }
 }
 
-/// In a process forked from the launcher that does not `exec` (the jail's helper): the
-/// default actions of [`SIGNALS`] back, as `exec` would have put them (async-signal-safe).
+/// In a process forked from the launcher that does not `exec` (the jail's helper): each
+/// of [`SIGNALS`] that this module handles back to its default action, as `exec` would
+/// have put it; one the caller ignores stays ignored, as across `exec` (async-signal-safe).
 pub fn default_actions() {
+    let ours: extern "C" fn(libc::c_int) = on_signal;
     for sig in SIGNALS {
-        // SAFETY: `signal` is async-signal-safe and changes this process's own state.
-        unsafe { libc::signal(sig, libc::SIG_DFL) };
+        // SAFETY: `sigaction` is async-signal-safe; `cur` is written by the kernel before
+        // it is read, and only this process's own action is changed.
+        unsafe {
+            let mut cur: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut cur) == 0
+                && cur.sa_sigaction == ours as usize
+            {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+        }
     }
 }
 
