@@ -11,17 +11,25 @@ const BIN: &str = env!("CARGO_BIN_EXE_gatehouse");
 /// A value only the launcher's environment holds (the jail's environment is scrubbed).
 const BAIT: &str = "gatehouse-fork-bait-5f3a";
 
-fn exec(ws: &std::path::Path, tmp: &std::path::Path, script: &str) -> Output {
-    Command::new(BIN)
-        .arg("exec")
+/// `gatehouse exec --workspace ws -- command...` on the native backend, with no
+/// configuration of the person's and no injected fault.
+fn launcher(ws: &std::path::Path, tmp: &std::path::Path, command: &[&str]) -> Command {
+    let mut c = Command::new(BIN);
+    c.arg("exec")
         .arg("--workspace")
         .arg(ws)
-        .args(["--", "sh", "-c", script])
+        .arg("--")
+        .args(command)
         .env("GATEHOUSE_FENCE", "native")
         .env("XDG_CONFIG_HOME", ws.join("no-config"))
         .env("TMPDIR", tmp)
+        .env_remove(gatehouse::fence::plan::FAULT_ENV);
+    c
+}
+
+fn exec(ws: &std::path::Path, tmp: &std::path::Path, script: &str) -> Output {
+    launcher(ws, tmp, &["sh", "-c", script])
         .env("GATEHOUSE_BAIT_TOKEN", BAIT)
-        .env_remove(gatehouse::fence::plan::FAULT_ENV)
         .output()
         .unwrap()
 }
@@ -178,15 +186,7 @@ fn a_background_process_dies_with_the_jail_before_the_placeholders_go() {
 fn an_init_killed_from_outside_is_reported_by_its_helper() {
     let ws = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let mut launcher = Command::new(BIN)
-        .arg("exec")
-        .arg("--workspace")
-        .arg(ws.path())
-        .args(["--", "sleep", "30"])
-        .env("GATEHOUSE_FENCE", "native")
-        .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
-        .env("TMPDIR", tmp.path())
-        .env_remove(gatehouse::fence::plan::FAULT_ENV)
+    let mut launcher = launcher(ws.path(), tmp.path(), &["sleep", "30"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -229,19 +229,15 @@ fn a_terminating_signal_ends_the_jail_and_leaves_the_workspace_as_found() {
     for sig in [rustix::process::Signal::TERM, rustix::process::Signal::INT] {
         let ws = tempfile::tempdir().unwrap();
         let tmp = tempfile::tempdir().unwrap();
-        let mut launcher = Command::new(BIN)
-            .arg("exec")
-            .arg("--workspace")
-            .arg(ws.path())
-            .args(["--", "sh", "-c", "echo started; sleep 30"])
-            .env("GATEHOUSE_FENCE", "native")
-            .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
-            .env("TMPDIR", tmp.path())
-            .env_remove(gatehouse::fence::plan::FAULT_ENV)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut launcher = launcher(
+            ws.path(),
+            tmp.path(),
+            &["sh", "-c", "echo started; sleep 30"],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
         // Once the command runs, the placeholders exist.
         let mut out = launcher.stdout.take().unwrap();
         let mut first = [0u8; 8];

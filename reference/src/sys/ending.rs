@@ -81,6 +81,32 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
+/// Install `handler` for `sig` (restarting interrupted calls) and return the action it
+/// replaced; a signal the process ignores stays ignored (`None`: nothing replaced).
+pub fn install(
+    sig: libc::c_int,
+    handler: extern "C" fn(libc::c_int),
+) -> io::Result<Option<libc::sigaction>> {
+    // SAFETY: a zeroed `sigaction` is a valid value (no flags, empty mask); the handler is
+    // a plain `extern "C"` function the caller keeps async-signal-safe; `old` is written by
+    // the kernel before it is read.
+    unsafe {
+        let mut act: libc::sigaction = std::mem::zeroed();
+        let mut old: libc::sigaction = std::mem::zeroed();
+        act.sa_sigaction = handler as usize;
+        act.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut act.sa_mask);
+        if libc::sigaction(sig, &act, &mut old) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if old.sa_sigaction == libc::SIG_IGN {
+            libc::sigaction(sig, &old, std::ptr::null_mut());
+            return Ok(None);
+        }
+        Ok(Some(old))
+    }
+}
+
 /// [`SIGNALS`] handled for one jail; on drop the actions they had are put back.
 pub struct Ending {
     replaced: Vec<(libc::c_int, libc::sigaction)>,
@@ -106,23 +132,8 @@ impl Ending {
             replaced: Vec::new(),
         };
         for sig in SIGNALS {
-            // SAFETY: a zeroed `sigaction` is a valid value; the handler only makes
-            // async-signal-safe calls; `old` is written by the kernel before it is read.
-            unsafe {
-                let mut act: libc::sigaction = std::mem::zeroed();
-                let mut old: libc::sigaction = std::mem::zeroed();
-                let handler: extern "C" fn(libc::c_int) = on_signal;
-                act.sa_sigaction = handler as usize;
-                act.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut act.sa_mask);
-                if libc::sigaction(sig, &act, &mut old) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                if old.sa_sigaction == libc::SIG_IGN {
-                    libc::sigaction(sig, &old, std::ptr::null_mut());
-                } else {
-                    ending.replaced.push((sig, old));
-                }
+            if let Some(old) = install(sig, on_signal)? {
+                ending.replaced.push((sig, old));
             }
         }
         Ok(ending)

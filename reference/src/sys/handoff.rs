@@ -30,7 +30,8 @@ fn inheritable(fd: &OwnedFd) -> io::Result<()> {
     fcntl_setfd(fd, FdFlags::empty()).map_err(io::Error::from)
 }
 
-fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+/// A connected pair of UNIX stream sockets, both close-on-exec.
+pub fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     socketpair(
         AddressFamily::UNIX,
         SocketType::STREAM,

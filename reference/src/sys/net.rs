@@ -13,8 +13,8 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::time::Instant;
 
 use rustix::net::{
-    recvmsg, sendmsg, socketpair, AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage,
-    RecvFlags, SendAncillaryBuffer, SendAncillaryMessage, SendFlags, SocketFlags, SocketType,
+    recvmsg, sendmsg, AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags,
+    SendAncillaryBuffer, SendAncillaryMessage, SendFlags, SocketType,
 };
 
 /// Set `IFF_UP` on the loopback interface of this network namespace (needs
@@ -59,13 +59,7 @@ pub fn listen_loopback(port: u16) -> io::Result<TcpListener> {
 /// A connected UNIX stream pair, both ends close-on-exec (the caller makes the child's
 /// end inheritable with [`super::handoff`]'s rules).
 pub fn pair() -> io::Result<(OwnedFd, OwnedFd)> {
-    socketpair(
-        AddressFamily::UNIX,
-        SocketType::STREAM,
-        SocketFlags::CLOEXEC,
-        None,
-    )
-    .map_err(io::Error::from)
+    super::handoff::stream_pair()
 }
 
 /// Make `fd` survive exec (for the one spawn that hands it over).

@@ -129,28 +129,6 @@ extern "C" fn on_winch(_: libc::c_int) {
     copy_window();
 }
 
-/// Install `handler` for `sig` and return the action it replaced; a signal the process
-/// ignores stays ignored (nothing would end it, so there is nothing to restore before).
-fn install(sig: libc::c_int, handler: extern "C" fn(libc::c_int)) -> io::Result<libc::sigaction> {
-    // SAFETY: a zeroed `sigaction` is a valid value (no flags, empty mask); the handler is a
-    // plain `extern "C"` function that only makes async-signal-safe calls; `old` is written
-    // by the kernel before it is read.
-    unsafe {
-        let mut act: libc::sigaction = std::mem::zeroed();
-        let mut old: libc::sigaction = std::mem::zeroed();
-        act.sa_sigaction = handler as usize;
-        act.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&mut act.sa_mask);
-        if libc::sigaction(sig, &act, &mut old) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if old.sa_sigaction == libc::SIG_IGN {
-            libc::sigaction(sig, &old, std::ptr::null_mut());
-        }
-        Ok(old)
-    }
-}
-
 fn put_back(sig: libc::c_int, old: &libc::sigaction) {
     // SAFETY: `old` is an action the kernel handed back for this signal.
     unsafe {
@@ -190,12 +168,13 @@ impl RawMode {
             replaced: Vec::new(),
         };
         for sig in ENDING {
-            guard
-                .replaced
-                .push((sig, SigAction(install(sig, on_ending)?)));
+            if let Some(old) = super::ending::install(sig, on_ending)? {
+                guard.replaced.push((sig, SigAction(old)));
+            }
         }
-        let winch = install(libc::SIGWINCH, on_winch)?;
-        guard.replaced.push((libc::SIGWINCH, SigAction(winch)));
+        if let Some(winch) = super::ending::install(libc::SIGWINCH, on_winch)? {
+            guard.replaced.push((libc::SIGWINCH, SigAction(winch)));
+        }
         let mut raw = saved.clone();
         raw.make_raw();
         tcsetattr(terminal, OptionalActions::Drain, &raw)?;
