@@ -319,6 +319,17 @@ pub fn checked_exec(
         return crate::exit::SETUP_FAILED;
     }
     let code = exec_with(plan, argv, enforcement, slave);
+    // As PID 1 the last word is said only once nothing jailed runs: every other process
+    // of the namespace ended and reaped, and the command's streams let go. The launcher
+    // goes on as soon as it reads it, while this process and the helper take the jail
+    // down. Without the word it waits for this process to be gone.
+    if enforcement.pid1 {
+        if let Err(e) = crate::sys::ns::end_the_rest_of_the_namespace() {
+            eprintln!("gatehouse jail: cannot end the jail's other processes: {e}");
+            return code;
+        }
+        crate::sys::ns::streams_to_null();
+    }
     super::probe::tell_exit(report, code);
     code
 }

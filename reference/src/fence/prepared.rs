@@ -423,7 +423,7 @@ impl Fence {
                 #[cfg(target_os = "linux")]
                 watched: None,
                 reaped: false,
-                init_gone: false,
+                jail_ended: false,
             });
         }
         #[cfg(target_os = "linux")]
@@ -660,7 +660,7 @@ impl Fence {
                 listener,
                 terminal: master,
                 reaped: false,
-                init_gone: false,
+                jail_ended: false,
             }),
             Err(e) => {
                 // No go: the helper leaves without running anything; make sure of it.
@@ -835,16 +835,18 @@ pub struct Checked {
     watched: Option<JailEnd>,
     /// Whether the command's helper has been reaped.
     reaped: bool,
-    /// Whether the init was seen gone ([`JailEnd`]): nothing jailed runs any more.
-    init_gone: bool,
+    /// Whether the jail's end was seen ([`JailEnd`]): nothing jailed runs any more.
+    jail_ended: bool,
 }
 
 /// How a checked command's jail is seen to end without waiting for its helper (an early
 /// helper, [`super::jail::Early`], which holds the jail's mount tree and takes it down
-/// after the init is gone, 0.1-0.3 ms here): the init's pidfd, readable once the init,
-/// and with it every jailed process, is gone (the processes of a PID namespace die with
-/// its init, which reaps them before it is gone), and the probe's report channel, on
-/// which the init's last word is its code ([`probe::tell_exit`]).
+/// after the init is gone, 0.1-0.3 ms here) or for the init itself: the probe's report
+/// channel, on which the init's last word is the command's code ([`probe::tell_exit`]),
+/// said only once it has ended every other process of its namespace
+/// ([`super::jail::checked_exec`]); and the init's pidfd, readable once the init, and with
+/// it every jailed process, is gone (the processes of a PID namespace die with its init),
+/// for an init that could not say.
 #[cfg(target_os = "linux")]
 #[derive(Debug)]
 struct JailEnd {
@@ -883,18 +885,34 @@ impl JailEnd {
         })
     }
 
-    /// Wait until the init is gone; then its code, where it said one.
+    /// Wait until the init has said its code, or is gone; then its code, where it said
+    /// one. Either way nothing jailed runs any more.
     fn wait(self) -> Option<i32> {
         use rustix::event::{poll, PollFd, PollFlags};
+        // The report channel is listened to until it ends or says anything but the word.
+        let mut listening = true;
         loop {
-            let mut fds = [PollFd::new(&self.init, PollFlags::IN)];
-            match poll(&mut fds, None) {
-                Ok(_) => break,
+            let mut fds = [
+                PollFd::new(&self.init, PollFlags::IN),
+                PollFd::new(&self.report, PollFlags::IN),
+            ];
+            let watched = if listening { 2 } else { 1 };
+            match poll(&mut fds[..watched], None) {
+                Ok(_) => {}
                 Err(rustix::io::Errno::INTR) => continue,
                 Err(_) => return None,
             }
+            if !fds[0].revents().is_empty() {
+                return probe::read_exit(&self.report);
+            }
+            if listening && !fds[1].revents().is_empty() {
+                match probe::said_exit(&self.report) {
+                    Some(Some(code)) => return Some(code),
+                    Some(None) => listening = false,
+                    None => {}
+                }
+            }
         }
-        probe::read_exit(&self.report)
     }
 }
 
@@ -906,9 +924,10 @@ impl JailEnd {
 impl Drop for Checked {
     fn drop(&mut self) {
         if !self.reaped {
-            // A helper whose init was seen gone is only reaped: it is ending, and a kill
-            // could take it before it reaped the init, whose zombie would go elsewhere.
-            if !self.init_gone {
+            // A helper whose jail was seen ended is only reaped: it is ending with its
+            // init, and a kill could take it before it reaped the init, whose zombie
+            // would go elsewhere.
+            if !self.jail_ended {
                 let _ = self.go.take();
                 let _ = self.child.kill();
             }
@@ -951,6 +970,17 @@ impl Checked {
         Ok(())
     }
 
+    /// Let this go without reaping the helper, for a process about to exit: once the
+    /// jail's end was seen ([`Checked::wait`]: nothing jailed runs), the helper, which runs
+    /// nothing jailed and may still be taking the mount tree down, dies with this process
+    /// (its parent-death signal) and is reaped by whoever adopts it, as bubblewrap leaves
+    /// its own. Anything else is ended and reaped as on drop.
+    pub fn leave(mut self) {
+        if self.jail_ended {
+            self.reaped = true;
+        }
+    }
+
     /// Notes the posture gains from this jail's probe (what a degraded fence let through).
     pub fn notes(&self) -> Vec<String> {
         self.verdict
@@ -960,15 +990,17 @@ impl Checked {
     }
 
     /// Wait for the command (never started unless [`Checked::start`] was called); the
-    /// probe's directories go with it. Returns once the jail is gone: where the init's
-    /// end can be seen ([`JailEnd`]), with the code it said, and the helper outside, which
-    /// runs nothing jailed, is reaped when this is dropped; else with the helper's code.
+    /// probe's directories go with it. Returns once nothing jailed runs: where the jail's
+    /// end can be seen ([`JailEnd`]), with the code its init said, while the init and the
+    /// helper outside, which run nothing jailed, may still be taking the jail down (the
+    /// helper is reaped when this is dropped, or left by [`Checked::leave`]); else once the
+    /// helper is gone, with its code.
     pub fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
         let _ = self.go.take();
         #[cfg(target_os = "linux")]
         if let Some(code) = self.watched.take().and_then(JailEnd::wait) {
             use std::os::unix::process::ExitStatusExt;
-            self.init_gone = true;
+            self.jail_ended = true;
             drop(self.dirs.take());
             return Ok(std::process::ExitStatus::from_raw(code << 8));
         }

@@ -593,6 +593,29 @@ pub fn tell_exit(report: std::os::fd::OwnedFd, code: i32) {
     );
 }
 
+/// The init's code once [`tell_exit`] has written it, taken from the channel
+/// (`Some(Some(code))`); `Some(None)` where the channel ended or holds anything else, a
+/// part of the line included, since the init writes it in one `send` (then only the
+/// init's end counts); `None` while there is nothing to read.
+#[cfg(target_os = "linux")]
+pub fn said_exit(report: &std::os::fd::OwnedFd) -> Option<Option<i32>> {
+    let mut buf = [0u8; 32];
+    let flags = rustix::net::RecvFlags::DONTWAIT | rustix::net::RecvFlags::PEEK;
+    let got = match rustix::net::recv(report, &mut buf, flags) {
+        Ok((0, _)) => return Some(None),
+        Ok((n, _)) => n,
+        Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => return None,
+        Err(_) => return Some(None),
+    };
+    if !b"exit ".starts_with(&buf[..got.min(5)]) {
+        return Some(None);
+    }
+    if buf[..got].last() != Some(&b'\n') {
+        return Some(None);
+    }
+    Some(read_exit(report))
+}
+
 /// The init's code as [`tell_exit`] wrote it, read once the init is gone: what is in the
 /// channel then is all there will be. `None` for anything but one such line (an init
 /// killed before it could say).
@@ -647,6 +670,34 @@ mod tests {
             drop(h.child_end);
             assert_eq!(read_exit(&h.parent_end), None, "{junk:?}");
         }
+    }
+
+    /// The word the launcher goes on with before the init is gone: one whole `exit N`
+    /// line. Half a line, an ended channel or anything else sends the launcher back to
+    /// waiting for the init itself.
+    #[test]
+    fn the_inits_word_counts_only_whole() {
+        let h = crate::sys::handoff::channel_from_child().unwrap();
+        assert_eq!(said_exit(&h.parent_end), None, "nothing yet");
+        tell_exit(h.child_end, 42);
+        assert_eq!(said_exit(&h.parent_end), Some(Some(42)));
+        for junk in [
+            &b"exit 4"[..],
+            b"3\n",
+            b"exit -1\n",
+            b"exit 300\n",
+            b"exit 3\nmore",
+            b"ex1t 3\n",
+        ] {
+            let h = crate::sys::handoff::channel_from_child().unwrap();
+            rustix::io::write(&h.child_end, junk).unwrap();
+            drop(h.child_end);
+            assert_ne!(said_exit(&h.parent_end), Some(Some(3)), "{junk:?}");
+            assert_eq!(read_exit(&h.parent_end), None, "{junk:?}");
+        }
+        let h = crate::sys::handoff::channel_from_child().unwrap();
+        drop(h.child_end);
+        assert_eq!(said_exit(&h.parent_end), Some(None), "ended without a word");
     }
 
     #[test]

@@ -294,8 +294,8 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         };
         // Declared after the mount points, so that on every way out (a panic unwinding
         // too) the jail is ended and reaped before they go; on the way out below, its
-        // helper, which may still be taking the jail's mount tree down once the jail
-        // itself is gone, is reaped after them.
+        // helper, which may still be taking the jail's mount tree down once nothing
+        // jailed runs, is left after them.
         let mut jail = None;
         let status = match fence.spawn_checked(argv, env, listen, terminal, streams) {
             Ok(checked) => {
@@ -353,7 +353,11 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             drop(jail.take());
         }
         drop(mount_points);
-        drop(jail);
+        // This process exits next: a helper still taking the jail's mount tree down is
+        // left to die with it rather than waited for.
+        if let Some(jail) = jail {
+            jail.leave();
+        }
         let status = status?;
         use std::os::unix::process::ExitStatusExt;
         Ok(status

@@ -374,6 +374,13 @@ pub fn pidfd_of(pid: u32) -> Option<std::os::fd::OwnedFd> {
 /// that it holds no copy of what the launcher waits to see closed (the command's streams,
 /// the probe's report). Best effort: a stream that cannot be replaced stays.
 pub fn keep_no_descriptors() {
+    streams_to_null();
+    close_all_but(&[]);
+}
+
+/// This process's standard streams onto `/dev/null`, so that it holds no copy of the pipes
+/// or the terminal it was given: whoever reads them sees them end without waiting for it.
+pub fn streams_to_null() {
     if let Ok(null) = rustix::fs::open(
         "/dev/null",
         rustix::fs::OFlags::RDWR | rustix::fs::OFlags::CLOEXEC,
@@ -387,7 +394,6 @@ pub fn keep_no_descriptors() {
         }
         drop(null);
     }
-    close_all_but(&[]);
 }
 
 /// Wait until `child` has exited, without reaping it (`waitid(P_PID, WEXITED | WNOWAIT)`):
@@ -403,6 +409,36 @@ pub fn wait_exited(child: u32) -> io::Result<()> {
         ) {
             Ok(_) => return Ok(()),
             Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// As PID 1 of a PID namespace: SIGKILL every other process of the namespace and reap
+/// until this process has no child left (`ECHILD`). A killed process can no longer fork
+/// (a fork fails while a fatal signal is pending), and a process of the namespace that
+/// outlives its parent becomes this one's child, so once this returns `Ok` no process
+/// this one started, nor any they started, is left. Refused anywhere but as PID 1, where
+/// `kill(-1)` would reach every process of the user.
+pub fn end_the_rest_of_the_namespace() -> io::Result<()> {
+    if pid() != 1 {
+        return Err(io::Error::other(
+            "only PID 1 of a PID namespace ends all of it",
+        ));
+    }
+    // SAFETY: kill(2) with pid -1 signals every process the caller may signal but itself;
+    // as PID 1 (checked above) those are the other processes of its PID namespace. No
+    // memory is involved.
+    if unsafe { libc::kill(-1, libc::SIGKILL) } != 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ESRCH) {
+            return Err(e);
+        }
+    }
+    loop {
+        match rustix::process::wait(WaitOptions::empty()) {
+            Ok(_) | Err(rustix::io::Errno::INTR) => continue,
+            Err(rustix::io::Errno::CHILD) => return Ok(()),
             Err(e) => return Err(e.into()),
         }
     }
