@@ -110,7 +110,9 @@ pub fn run_forked(plan: &Plan) -> i32 {
 /// instead of after. The init then reads the whole plan from the launcher on `plan_fd`
 /// (one line of JSON, on a socket only the launcher holds the other end of: see
 /// [`crate::sys::handoff::Handoff`]), validates it and checks that it starts with exactly
-/// the steps already taken, and applies the rest ([`run_early`]).
+/// the steps already taken, and applies the rest ([`run_early`]); a second line on the
+/// same channel, [`HOST_READY`], says that the host objects the plan names exist, and is
+/// waited for where they are first needed.
 #[cfg(target_os = "linux")]
 #[derive(Debug, Clone, Copy)]
 pub struct Early {
@@ -179,13 +181,18 @@ pub fn run_early(early: &Early) -> i32 {
         Err(e) => return failed("fork-init", e),
     }
     let deadline = std::time::Instant::now() + PLAN_TIMEOUT;
-    let bytes = match crate::sys::handoff::read_line_by(&plan_fd, deadline, PLAN_LIMIT) {
-        // The launcher gave up before it had a plan (and reports why itself).
-        Ok(bytes) if bytes.is_empty() => return EXIT_SETUP_FAILED,
-        Ok(bytes) => bytes,
-        Err(e) => return failed("plan", e),
-    };
-    drop(plan_fd);
+    let mut carried = Vec::new();
+    let bytes =
+        match crate::sys::handoff::read_line_after(&plan_fd, &mut carried, deadline, PLAN_LIMIT) {
+            // The launcher gave up before it had a plan (and reports why itself).
+            Ok(bytes) if bytes.is_empty() => return EXIT_SETUP_FAILED,
+            Ok(bytes) => bytes,
+            Err(e) => return failed("plan", e),
+        };
+    entered.host = Some(HostReady {
+        channel: plan_fd,
+        carried,
+    });
     let plan: Plan = match serde_json::from_slice(&bytes) {
         Ok(plan) => plan,
         Err(e) => return failed("plan", std::io::Error::other(e)),
@@ -353,6 +360,15 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             detail: "not available on this platform".into(),
         }));
     }
+    if let Some(ready) = host.take() {
+        ready.wait().map_err(|e| {
+            Outcome::Failed(StepError {
+                index: plan.steps.len(),
+                step: "host-ready",
+                detail: e.to_string(),
+            })
+        })?;
+    }
     std::env::set_current_dir(&plan.cwd).map_err(|e| {
         Outcome::Failed(StepError {
             index: 0,
@@ -507,6 +523,42 @@ struct Entered {
     enforcement: Enforcement,
     /// The init's end of the socket its network namespace comes on (net::NetworkHandoff).
     network: Option<std::os::fd::OwnedFd>,
+    /// An early helper's: the launcher's word that the plan's host objects exist.
+    host: Option<HostReady>,
+}
+
+/// What the launcher of an early helper ([`Early`]) says on the plan's channel once it has
+/// made the host objects the plan names (the placeholders of missing protected paths, the
+/// probe's victim), which it makes after sending the plan rather than before, so that the
+/// init builds the mount tree meanwhile.
+#[cfg(target_os = "linux")]
+pub const HOST_READY: &str = "host-ready";
+
+/// The plan's channel after the plan: [`HOST_READY`] is waited for before the first step
+/// that binds a placeholder, and in any case before the plan's action (the probe's legs
+/// aim at the victim). Anything else, or the channel's end without it (a launcher that
+/// failed, and reports why itself), fails the jail.
+#[cfg(target_os = "linux")]
+struct HostReady {
+    channel: std::os::fd::OwnedFd,
+    /// What the plan's read took past the plan's line.
+    carried: Vec<u8>,
+}
+
+#[cfg(target_os = "linux")]
+impl HostReady {
+    fn wait(mut self) -> std::io::Result<()> {
+        let deadline = std::time::Instant::now() + PLAN_TIMEOUT;
+        let line =
+            crate::sys::handoff::read_line_after(&self.channel, &mut self.carried, deadline, 64)?;
+        if line == HOST_READY.as_bytes() && self.carried.is_empty() {
+            Ok(())
+        } else {
+            Err(std::io::Error::other(
+                "the launcher did not make the host objects the plan names",
+            ))
+        }
+    }
 }
 
 /// [`Step::Unshare`]: new user, mount, PID, IPC and UTS namespaces in one call, so that the
@@ -582,6 +634,7 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
     let Entered {
         mut enforcement,
         mut network,
+        mut host,
     } = entered;
     let ro = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
     // Trees opened and not sealed yet: binds inside them are made read-only by the seal.
@@ -615,6 +668,7 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 let mut forked = Entered {
                     enforcement,
                     network: None,
+                    host: None,
                 };
                 if let Init::Outside(child) =
                     fork_init(plan.host_network, &mut forked).map_err(fail)?
@@ -812,9 +866,14 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
             }
             // After the read-write roots they sit in: protected paths read-only over them,
             // existing or freshly created, their parents pinned against renames.
-            Step::Protect { root, rel } => protect(new_root, root, rel)
-                .map_err(named(&root.join(rel)))
-                .map_err(fail)?,
+            Step::Protect { root, rel } => {
+                if let Some(ready) = host.take() {
+                    ready.wait().map_err(fail)?;
+                }
+                protect(new_root, root, rel)
+                    .map_err(named(&root.join(rel)))
+                    .map_err(fail)?
+            }
             // Once every mount point exists: nothing new can be created in the root.
             Step::SealRoot => mount::remount_readonly_fs(new_root).map_err(fail)?,
             // Into the new root; the host's tree is detached, not merely hidden.

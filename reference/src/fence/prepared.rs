@@ -548,9 +548,12 @@ impl Fence {
                 let mut child = spawned?;
                 // From here on the helper runs: a failure ends it and reaps it, and says
                 // what it reported.
-                let sent = probe::PreflightDirs::create(&self.policy.scratch, in_jail, shared)
+                // The plan first, then the host objects it names, which the init waits for
+                // only where it needs them (jail::HostReady): it builds the mount tree
+                // meanwhile.
+                let sent = probe::PreflightDirs::prepare(&self.policy.scratch, in_jail, shared)
                     .map_err(|e| failed("setup", e.to_string()))
-                    .and_then(|dirs| {
+                    .and_then(|mut dirs| {
                         let mut policy = self.policy.clone();
                         policy.read_only.push(dirs.outside.clone());
                         policy.validate()?;
@@ -558,7 +561,17 @@ impl Fence {
                             unreachable!("an early helper is native")
                         };
                         let plan = Plan::native(&policy, landlock, action(&dirs), env)?;
-                        send_plan(&plan, plan_channel.parent_end)?;
+                        let mut channel = std::fs::File::from(plan_channel.parent_end);
+                        let json = serde_json::to_vec(&plan).map_err(|e| FenceError::Plan {
+                            index: 0,
+                            step: "serialize".into(),
+                            reason: e.to_string(),
+                        })?;
+                        send_line(&mut channel, &json, &plan)?;
+                        make_host_objects(&plan)?;
+                        dirs.write_victim()
+                            .map_err(|e| failed("setup", e.to_string()))?;
+                        send_line(&mut channel, super::jail::HOST_READY.as_bytes(), &plan)?;
                         Ok(dirs)
                     });
                 match sent {
@@ -1275,13 +1288,11 @@ fn can_fork_helper(helper: &Path) -> bool {
         && crate::sys::ns::threads().ok() == Some(1)
 }
 
-/// Hand `plan` to the init of an early helper ([`super::jail::Early`]), which waits for it:
-/// the plan's missing protected paths made on the host first (the steps before
-/// `unshare` the helper has not taken: it unshared before the plan existed), then the plan
-/// as one line of JSON, and the channel closed.
+/// Make the host objects an early helper's plan names that are the launcher's to make
+/// ([`super::jail::Early`]): the missing protected paths (the plan's steps before `unshare`
+/// that the helper has not taken: it unshared before the plan existed).
 #[cfg(target_os = "linux")]
-fn send_plan(plan: &Plan, channel: std::os::fd::OwnedFd) -> Result<(), FenceError> {
-    use std::io::Write;
+fn make_host_objects(plan: &Plan) -> Result<(), FenceError> {
     for step in &plan.steps {
         if let super::plan::Step::PrepareProtected { root, rel, file } = step {
             crate::sys::fs::prepare_nofollow(root, rel, *file).map_err(|e| FenceError::Io {
@@ -1291,14 +1302,19 @@ fn send_plan(plan: &Plan, channel: std::os::fd::OwnedFd) -> Result<(), FenceErro
             })?;
         }
     }
-    let mut line = serde_json::to_vec(plan).map_err(|e| FenceError::Plan {
-        index: 0,
-        step: "serialize".into(),
-        reason: e.to_string(),
-    })?;
-    line.push(b'\n');
-    std::fs::File::from(channel)
-        .write_all(&line)
+    Ok(())
+}
+
+/// One line on the plan's channel to an early helper's init: the plan as JSON, then
+/// [`super::jail::HOST_READY`] once the host objects exist.
+#[cfg(target_os = "linux")]
+fn send_line(channel: &mut std::fs::File, line: &[u8], plan: &Plan) -> Result<(), FenceError> {
+    use std::io::Write;
+    let mut whole = Vec::with_capacity(line.len() + 1);
+    whole.extend_from_slice(line);
+    whole.push(b'\n');
+    channel
+        .write_all(&whole)
         .map_err(|e| FenceError::ProbeFailed {
             backend: plan.backend.to_string(),
             leg: "setup".into(),
