@@ -512,7 +512,12 @@ fn named(what: &Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
 /// step sits where it does; [`Plan::validate`] has already enforced that order.
 #[cfg(target_os = "linux")]
 fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
-    apply_from(plan, 0, Entered::default())
+    let mut entered = Entered::default();
+    // A helper started as the init of a PID namespace another tool made (bubblewrap's
+    // `--as-pid-1`) is the jail's init as the native fork's child is: it reaps and ends
+    // the rest of the namespace (`exec_with`, `checked_exec`).
+    entered.enforcement.pid1 = crate::sys::ns::pid() == 1;
+    apply_from(plan, 0, entered)
 }
 
 /// What the steps up to the init's fork leave to the rest of the plan.

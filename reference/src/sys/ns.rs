@@ -419,7 +419,10 @@ pub fn wait_exited(child: u32) -> io::Result<()> {
 /// (a fork fails while a fatal signal is pending), and a process of the namespace that
 /// outlives its parent becomes this one's child, so once this returns `Ok` no process
 /// this one started, nor any they started, is left. Refused anywhere but as PID 1, where
-/// `kill(-1)` would reach every process of the user.
+/// `kill(-1)` would reach every process of the user. Every process of a jail runs as the
+/// jail's one mapped user, without capabilities and without a way to another uid (no new
+/// privileges), so the kill reaches them all; the kernel does not report a process
+/// `kill(-1)` may not signal, and one such would make the wait below last as long as it.
 pub fn end_the_rest_of_the_namespace() -> io::Result<()> {
     if pid() != 1 {
         return Err(io::Error::other(
@@ -436,10 +439,17 @@ pub fn end_the_rest_of_the_namespace() -> io::Result<()> {
         }
     }
     loop {
-        match rustix::process::wait(WaitOptions::empty()) {
-            Ok(_) | Err(rustix::io::Errno::INTR) => continue,
-            Err(rustix::io::Errno::CHILD) => return Ok(()),
-            Err(e) => return Err(e.into()),
+        let mut status = 0;
+        // SAFETY: waitpid(2) writes the status into `status`, a local this call owns.
+        // `__WALL`: a child whose exit signal is not SIGCHLD (clone's) is waited for too.
+        if unsafe { libc::waitpid(-1, &mut status, libc::__WALL) } >= 0 {
+            continue;
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::ECHILD) => return Ok(()),
+            _ => return Err(e),
         }
     }
 }
