@@ -360,15 +360,6 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
             detail: "not available on this platform".into(),
         }));
     }
-    if let Some(ready) = host.take() {
-        ready.wait().map_err(|e| {
-            Outcome::Failed(StepError {
-                index: plan.steps.len(),
-                step: "host-ready",
-                detail: e.to_string(),
-            })
-        })?;
-    }
     std::env::set_current_dir(&plan.cwd).map_err(|e| {
         Outcome::Failed(StepError {
             index: 0,
@@ -941,6 +932,15 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 enforcement.seccomp_instructions = seccomp::install().map_err(fail)?;
             }
         }
+    }
+    if let Some(ready) = host.take() {
+        ready.wait().map_err(|e| {
+            Outcome::Failed(StepError {
+                index: plan.steps.len(),
+                step: "host-ready",
+                detail: e.to_string(),
+            })
+        })?;
     }
     std::env::set_current_dir(&plan.cwd).map_err(|e| {
         Outcome::Failed(StepError {
