@@ -3,25 +3,12 @@
 //! whose layer fails silently refused by its own probe before the command runs.
 #![cfg(target_os = "linux")]
 
+mod common;
+use common::backends;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_gatehouse");
-
-/// The backends to run on: native always; bwrap where it is installed (`.ci/run`
-/// installs it, and `GATEHOUSE_TEST_BWRAP=1` makes its absence a failure).
-fn backends() -> Vec<&'static str> {
-    let mut b = vec!["native"];
-    if Path::new("/usr/bin/bwrap").exists() {
-        b.push("bwrap");
-    } else {
-        assert!(
-            std::env::var_os("GATEHOUSE_TEST_BWRAP").is_none(),
-            "GATEHOUSE_TEST_BWRAP is set but /usr/bin/bwrap is missing"
-        );
-    }
-    b
-}
 
 struct Case {
     dir: tempfile::TempDir,

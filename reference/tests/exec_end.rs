@@ -4,25 +4,11 @@
 //! no longer be written under. Looked at from outside, in `/proc`, right after it returns.
 #![cfg(target_os = "linux")]
 
-use std::path::Path;
+mod common;
+use common::backends;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_gatehouse");
-
-/// The backends to run on: native always; bwrap where it is installed (`.ci/run`
-/// installs it, and `GATEHOUSE_TEST_BWRAP=1` makes its absence a failure).
-fn backends() -> Vec<&'static str> {
-    let mut b = vec!["native"];
-    if Path::new("/usr/bin/bwrap").exists() {
-        b.push("bwrap");
-    } else {
-        assert!(
-            std::env::var_os("GATEHOUSE_TEST_BWRAP").is_none(),
-            "GATEHOUSE_TEST_BWRAP is set but /usr/bin/bwrap is missing"
-        );
-    }
-    b
-}
 
 /// The processes running `argv` (whole command lines; a zombie has none).
 fn running(argv: &[&str]) -> usize {

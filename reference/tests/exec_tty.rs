@@ -6,8 +6,9 @@
 //! fails is refused naming that step (FENCE-PROBE-5). On every Linux backend.
 #![cfg(target_os = "linux")]
 
+mod common;
+use common::backends;
 use std::os::fd::OwnedFd;
-use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
@@ -18,19 +19,6 @@ const BIN: &str = env!("CARGO_BIN_EXE_gatehouse");
 
 /// A guard against a hang, never a measurement: a run that has not ended by then failed.
 const HANG: Duration = Duration::from_secs(120);
-
-fn backends() -> Vec<&'static str> {
-    let mut b = vec!["native"];
-    if Path::new("/usr/bin/bwrap").exists() {
-        b.push("bwrap");
-    } else {
-        assert!(
-            std::env::var_os("GATEHOUSE_TEST_BWRAP").is_none(),
-            "GATEHOUSE_TEST_BWRAP is set but /usr/bin/bwrap is missing"
-        );
-    }
-    b
-}
 
 /// The person's side: the outer terminal's master and `gatehouse exec` on its slave.
 struct Person {

@@ -52,3 +52,18 @@ pub fn expected_backend(asked: gatehouse::paths::Backend) -> gatehouse::paths::B
         (b, _) => b,
     }
 }
+
+/// The backends to run on: native always; bwrap where it is installed (`.ci/run`
+/// installs it, and `GATEHOUSE_TEST_BWRAP=1` makes its absence a failure).
+pub fn backends() -> Vec<&'static str> {
+    let mut b = vec!["native"];
+    if Path::new("/usr/bin/bwrap").exists() {
+        b.push("bwrap");
+    } else {
+        assert!(
+            std::env::var_os("GATEHOUSE_TEST_BWRAP").is_none(),
+            "GATEHOUSE_TEST_BWRAP is set but /usr/bin/bwrap is missing"
+        );
+    }
+    b
+}
