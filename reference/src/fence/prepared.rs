@@ -1441,8 +1441,7 @@ pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
 pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
     #[cfg(target_os = "linux")]
     for (root, rel) in created {
-        let _ = crate::sys::fs::remove_empty_dir_nofollow(root, rel)
-            .or_else(|_| crate::sys::fs::remove_empty_file_nofollow(root, rel));
+        let _ = crate::sys::fs::remove_placeholder_nofollow(root, rel);
     }
     #[cfg(not(target_os = "linux"))]
     for (root, rel) in created {

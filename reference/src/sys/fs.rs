@@ -137,13 +137,6 @@ fn parent_nofollow<'a>(
     }
 }
 
-/// Remove the empty directory `rel` below `root`, reaching its parent without following
-/// any symlink (`unlinkat(AT_REMOVEDIR)` refuses a non-empty directory and a symlink).
-pub fn remove_empty_dir_nofollow(root: &Path, rel: &Path) -> io::Result<()> {
-    let (parent, name) = parent_nofollow(root, rel, false)?;
-    rustix::fs::unlinkat(&parent, name, rustix::fs::AtFlags::REMOVEDIR).map_err(io::Error::from)
-}
-
 /// Make a missing protected path exist so that it can be a mount point: its parents as
 /// directories, the path itself as an empty directory, or as an empty file when `file` is
 /// set (an included configuration file, which git must still be able to read). Nothing is
@@ -165,10 +158,15 @@ pub fn prepare_nofollow(root: &Path, rel: &Path, file: bool) -> io::Result<Vec<R
     walk_nofollow(root, rel, false)
 }
 
-/// Remove an empty regular file (a placeholder made by [`prepare_nofollow`]), never
-/// through a symlink.
-pub fn remove_empty_file_nofollow(root: &Path, rel: &Path) -> io::Result<()> {
+/// Remove a placeholder made by [`prepare_nofollow`] where it is still one: an empty
+/// directory (`unlinkat(AT_REMOVEDIR)` refuses a non-empty one and a symlink) or an empty
+/// regular file. Its parent is reached once, without following any symlink.
+pub fn remove_placeholder_nofollow(root: &Path, rel: &Path) -> io::Result<()> {
     let (parent, name) = parent_nofollow(root, rel, false)?;
+    match rustix::fs::unlinkat(&parent, name, rustix::fs::AtFlags::REMOVEDIR) {
+        Err(rustix::io::Errno::NOTDIR) => {}
+        done => return done.map_err(io::Error::from),
+    }
     let st = rustix::fs::statat(&parent, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile || st.st_size != 0 {
         return Err(io::Error::other("not an empty regular file"));
