@@ -132,6 +132,15 @@ fn build_reference_beside(own_exe: &Path) -> Result<Option<PathBuf>, Error> {
             build.args(["--target", triple, "--config"]).arg(format!(
                 "target.{triple}.rustflags = ['-C', 'target-feature=+crt-static']"
             ));
+            // The release build as the alias links it (whole-program LTO, one unit).
+            if profile == "release" {
+                build.args([
+                    "--config",
+                    "profile.release.lto = 'fat'",
+                    "--config",
+                    "profile.release.codegen-units = 1",
+                ]);
+            }
             target_dir.join(triple).join(dir_name)
         }
         None => profile_dir.to_path_buf(),
