@@ -55,6 +55,11 @@ struct RunArgs {
     /// Run only scenarios whose id contains PATTERN, or matches it as a glob (`*`, `?`).
     #[arg(long, value_name = "PATTERN")]
     filter: Option<String>,
+    /// Run only the scenarios of this tier: `decision` (pure policy, nothing runs in a
+    /// fence) or `enforcement` (commands really run in the fence). With --filter, both
+    /// must hold.
+    #[arg(long, value_enum, value_name = "TIER")]
+    tier: Option<TierArg>,
     /// The report format written to stdout or --out.
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
@@ -86,6 +91,22 @@ struct RunArgs {
     expect_fence_backend: Option<String>,
     #[command(flatten)]
     dirs: Dirs,
+}
+
+/// `--tier`: the scenario tiers by their names in the scenario files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TierArg {
+    Decision,
+    Enforcement,
+}
+
+impl From<TierArg> for scenario::Tier {
+    fn from(t: TierArg) -> Self {
+        match t {
+            TierArg::Decision => scenario::Tier::Decision,
+            TierArg::Enforcement => scenario::Tier::Enforcement,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -172,10 +193,14 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     let spec = load_spec(&spec_dir)?;
     let loaded = load_scenarios(&scenario_dir, Some(&spec.ids()))?;
     print_errors(&loaded.errors);
-    let selected = match args.filter.as_deref() {
+    let mut selected = match args.filter.as_deref() {
         Some(p) => filter::select(p, loaded.scenarios, |s| &s.id),
         None => loaded.scenarios,
     };
+    if let Some(tier) = args.tier {
+        let tier = scenario::Tier::from(tier);
+        selected.retain(|s| s.tier == tier);
+    }
     let command = match &args.implementation {
         Some(cmd) => ImplCommand::parse(cmd),
         None => locate::reference()?,

@@ -259,3 +259,34 @@ fn trace_lists_violations_and_passes_when_clean() {
         serde_json::json!(["gate/a-read-list"])
     );
 }
+
+#[test]
+fn tier_selects_the_scenarios_of_one_tier_and_composes_with_filter() {
+    let suite = Suite::new();
+    let enforcement = GRANTS_ONLY.replace("tier = \"decision\"", "tier = \"enforcement\"");
+    suite
+        .scenario("gate/b-grants", GRANTS_ONLY)
+        .scenario("gate/c-grants", &enforcement)
+        .scenario("trust/d-grants", &enforcement);
+    let ids = |run: common::Run| -> Vec<String> {
+        run.json()["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        ids(suite.run("allow_all", &["--tier", "decision"])),
+        ["gate/b-grants"]
+    );
+    assert_eq!(
+        ids(suite.run("allow_all", &["--tier", "enforcement"])),
+        ["gate/c-grants", "trust/d-grants"]
+    );
+    assert_eq!(
+        ids(suite.run("allow_all", &["--tier", "enforcement", "--filter", "gate/"])),
+        ["gate/c-grants"]
+    );
+    assert_eq!(suite.run("allow_all", &["--tier", "policy"]).code, 2);
+}

@@ -302,7 +302,12 @@ fn users(boot: &Boot, port: &Port) -> Vec<UserRun> {
                 .find_map(|e| e.strip_prefix(&format!("user={user} exit=")))
                 .and_then(|c| c.parse().ok());
             let junit = port.files.get(&format!("{user}.xml")).cloned();
-            let (report, problem) = match port.files.get(&format!("{user}.json")) {
+            let json = match port.files.get(&format!("{user}.json.gz")) {
+                Some(gz) => Some(gunzip(gz, REPORT_MAX)),
+                None => port.files.get(&format!("{user}.json")).cloned().map(Ok),
+            };
+            let (report, problem) = match json {
+                Some(Err(e)) => (None, Some(format!("the gzipped report: {e}"))),
                 None => (
                     None,
                     Some(match exit {
@@ -313,7 +318,7 @@ fn users(boot: &Boot, port: &Port) -> Vec<UserRun> {
                         None => "the suite never ran".to_string(),
                     }),
                 ),
-                Some(bytes) => match serde_json::from_slice::<Value>(bytes) {
+                Some(Ok(bytes)) => match serde_json::from_slice::<Value>(&bytes) {
                     Ok(v) if v.get("scenarios").is_some_and(Value::is_array) => (Some(v), None),
                     Ok(_) => (None, Some("the report has no scenarios".into())),
                     Err(e) => (None, Some(format!("the report is not JSON: {e}"))),
@@ -328,6 +333,20 @@ fn users(boot: &Boot, port: &Port) -> Vec<UserRun> {
             }
         })
         .collect()
+}
+
+/// The largest report a guest may send, unpacked (the whole suite's is about 8 MB).
+const REPORT_MAX: u64 = 256 << 20;
+
+/// Unpacks a gzipped report, refusing one that unpacks beyond `max` bytes.
+fn gunzip(gz: &[u8], max: u64) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let mut reader = flate2::read::GzDecoder::new(gz).take(max + 1);
+    reader.read_to_end(&mut out).map_err(|e| e.to_string())?;
+    if out.len() as u64 > max {
+        return Err(format!("it unpacks to more than {max} bytes"));
+    }
+    Ok(out)
 }
 
 /// The inner runner's own lines (`gatehouse-conform: ...`) from the console.
@@ -432,6 +451,7 @@ mod tests {
                 landlock_abi: 2,
                 user_namespaces: true,
                 fence_backend: "native".into(),
+                decision_tier: true,
             },
             vmlinuz: "vmlinuz".into(),
             initramfs: "initramfs".into(),
@@ -486,6 +506,17 @@ mod tests {
             "not reported as garbage"
         );
         assert!(r.total < LONG);
+    }
+
+    #[test]
+    fn a_gzipped_report_is_unpacked_within_its_bound_and_garbage_is_named() {
+        use std::io::Write as _;
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(br#"{"scenarios": []}"#).unwrap();
+        let gz = z.finish().unwrap();
+        assert_eq!(gunzip(&gz, REPORT_MAX).unwrap(), br#"{"scenarios": []}"#);
+        assert!(gunzip(&gz, 5).unwrap_err().contains("more than 5 bytes"));
+        assert!(gunzip(b"not gzip at all", REPORT_MAX).is_err());
     }
 
     #[test]

@@ -43,6 +43,11 @@ pub struct Kernel {
     /// The variants the matrix runs on it besides `base`.
     #[serde(default)]
     pub variants: Vec<String>,
+    /// Whether its `base` guest runs the decision tier too. The decision tier is pure
+    /// policy that no kernel feature changes, so the matrix runs it on the kernels that
+    /// set this (the oldest and the newest) and the enforcement tier on every guest.
+    #[serde(default)]
+    pub decision_tier: bool,
 }
 
 /// One `[variant.NAME]`.
@@ -89,9 +94,20 @@ pub struct GuestPlan {
     pub user_namespaces: bool,
     /// The backend the inner run must see (`--expect-fence-backend`).
     pub fence_backend: String,
+    /// Whether the guest runs the decision tier as well as the enforcement tier.
+    pub decision_tier: bool,
 }
 
 impl GuestPlan {
+    /// The tiers the guest runs, as the matrix report names them.
+    pub fn tiers(&self) -> &'static str {
+        if self.decision_tier {
+            "all"
+        } else {
+            "enforcement"
+        }
+    }
+
     /// `6.1/userns-off`.
     pub fn label(&self) -> String {
         format!("{}/{}", self.kernel, self.variant)
@@ -153,6 +169,9 @@ impl KernelsFile {
             landlock_abi: v.landlock_abi.unwrap_or(k.landlock_abi).min(k.landlock_abi),
             user_namespaces: v.user_namespaces.unwrap_or(k.user_namespaces) && k.user_namespaces,
             fence_backend: v.fence_backend.unwrap_or_else(|| k.fence_backend.clone()),
+            // A variant switches off a feature only the fence uses: what it changes is the
+            // enforcement tier's to show.
+            decision_tier: k.decision_tier && variant == BASE,
         })
     }
 
@@ -186,6 +205,7 @@ mod tests {
             landlock_abi = 0
             user_namespaces = true
             variants = ["both-off"]
+            decision_tier = true
             [[kernel]]
             id = "6.1"
             suite = "bookworm"
@@ -218,6 +238,14 @@ mod tests {
     }
 
     #[test]
+    fn the_decision_tier_runs_only_on_the_base_guest_of_a_kernel_that_asks_for_it() {
+        let f = file();
+        assert_eq!(f.plan("5.10", BASE).unwrap().tiers(), "all");
+        assert_eq!(f.plan("5.10", "both-off").unwrap().tiers(), "enforcement");
+        assert_eq!(f.plan("6.1", BASE).unwrap().tiers(), "enforcement");
+    }
+
+    #[test]
     fn the_matrix_is_every_kernel_in_base_and_its_own_variants() {
         let labels: Vec<_> = file()
             .matrix()
@@ -244,5 +272,19 @@ mod tests {
         let f = KernelsFile::load(&path).unwrap();
         assert!(f.kernels.len() >= 9);
         assert!(f.matrix().unwrap().len() > f.kernels.len());
+        // The decision tier still runs in a guest: on the oldest kernel and the newest.
+        let whole: Vec<_> = f
+            .kernels
+            .iter()
+            .filter(|k| k.decision_tier)
+            .map(|k| k.id.as_str())
+            .collect();
+        assert_eq!(
+            whole,
+            [
+                f.kernels[0].id.as_str(),
+                f.kernels[f.kernels.len() - 1].id.as_str()
+            ]
+        );
     }
 }

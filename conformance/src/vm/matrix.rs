@@ -154,12 +154,12 @@ pub fn markdown(results: &[GuestResult], command: &str, wall: f64) -> String {
         "# Kernel matrix\n\n`{command}`: {green} of {} guests green, {wall:.0} s wall.\n",
         results.len()
     );
-    let _ = write!(md, "| kernel | variant | user | Landlock | ");
+    let _ = write!(md, "| kernel | variant | user | Landlock | tiers | ");
     for f in &folders {
         let _ = write!(md, "{f} | ");
     }
     let _ = writeln!(md, "boot s | suite s |");
-    let _ = write!(md, "|---|---|---|---|");
+    let _ = write!(md, "|---|---|---|---|---|");
     for _ in &folders {
         let _ = write!(md, "---|");
     }
@@ -172,10 +172,11 @@ pub fn markdown(results: &[GuestResult], command: &str, wall: f64) -> String {
             let reason = g.error.clone().unwrap_or_else(|| "no report".into());
             let _ = writeln!(
                 md,
-                "| {} | {} | - | {} | errored: {} |{} {boot} | - |",
+                "| {} | {} | - | {} | {} | errored: {} |{} {boot} | - |",
                 g.plan.kernel,
                 g.plan.variant,
                 g.plan.landlock_abi,
+                g.plan.tiers(),
                 cell_text(&reason),
                 " |".repeat(folders.len().saturating_sub(1))
             );
@@ -185,8 +186,12 @@ pub fn markdown(results: &[GuestResult], command: &str, wall: f64) -> String {
             let t = u.report.as_ref().map(tallies).unwrap_or_default();
             let _ = write!(
                 md,
-                "| {} | {} | {} | {} | ",
-                g.plan.kernel, g.plan.variant, u.user, g.plan.landlock_abi
+                "| {} | {} | {} | {} | {} | ",
+                g.plan.kernel,
+                g.plan.variant,
+                u.user,
+                g.plan.landlock_abi,
+                g.plan.tiers()
             );
             for f in &folders {
                 let cell = t.get(f).map_or("-".into(), |t| t.cell());
@@ -249,6 +254,7 @@ fn summary_json(results: &[GuestResult], command: &str, wall: f64) -> Value {
                 "release": g.release,
                 "landlock_abi": g.plan.landlock_abi,
                 "user_namespaces": g.plan.user_namespaces,
+                "tiers": g.plan.tiers(),
                 "green": guest_green(g),
                 "error": g.error,
                 "boot_secs": g.boot.map(|d| d.as_secs_f64()),
@@ -282,6 +288,7 @@ mod tests {
             landlock_abi: 2,
             user_namespaces: true,
             fence_backend: "native".into(),
+            decision_tier: true,
         }
     }
 
@@ -323,7 +330,9 @@ mod tests {
         );
         let md = markdown(std::slice::from_ref(&g), "vm --all", 12.0);
         assert!(
-            md.contains("| 6.1 | base | root | 2 | 1 ok, 1 failed | 0 ok, 1 skipped | 3.0 | 4 |"),
+            md.contains(
+                "| 6.1 | base | root | 2 | all | 1 ok, 1 failed | 0 ok, 1 skipped | 3.0 | 4 |"
+            ),
             "{md}"
         );
         assert!(md.contains("`fence/b`: failed: why fence/b"));

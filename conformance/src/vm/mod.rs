@@ -37,6 +37,10 @@ pub struct VmArgs {
     /// Guests booted at once [default: the machine's cores; each guest has one vCPU].
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
+    /// Both tiers in every guest, not the decision tier only where kernels.toml asks for
+    /// it (`decision_tier`).
+    #[arg(long)]
+    whole_suite: bool,
     /// Who runs the suite inside each guest.
     #[arg(long, value_enum, default_value = "both")]
     user: Users,
@@ -81,6 +85,12 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
     let started = Instant::now();
     for a in &args.run_args {
         let flag = a.split('=').next().unwrap_or(a);
+        if flag == "--tier" {
+            return Err(
+                "--tier: the vm command picks each guest's tiers (kernels.toml's decision_tier; --whole-suite for both everywhere)"
+                    .into(),
+            );
+        }
         if GUEST_OWNED.contains(&flag) {
             return Err(format!(
                 "{flag}: the guest sets this itself; the vm command writes its reports to --out-dir"
@@ -96,7 +106,7 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
     let images =
         locate::dir(args.images.as_deref(), "vm-images", "--images").map_err(|e| e.to_string())?;
     let file = KernelsFile::load(&images.join("kernels.toml"))?;
-    let plans: Vec<GuestPlan> = if args.all {
+    let mut plans: Vec<GuestPlan> = if args.all {
         file.matrix()?
     } else {
         args.kernels
@@ -104,6 +114,11 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
             .map(|k| file.plan(k, &args.variant))
             .collect::<Result<_, _>>()?
     };
+    if args.whole_suite {
+        for p in &mut plans {
+            p.decision_tier = true;
+        }
+    }
     let accel = match std::env::var("GATEHOUSE_ACCEL").as_deref() {
         Ok("kvm") => "kvm".to_string(),
         Ok("tcg") | Err(_) => "tcg".to_string(),
@@ -140,6 +155,10 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
                     "GATEHOUSE_RUN_TIMEOUT={}",
                     TCG_STEP_TIMEOUT_SECS - 10
                 ));
+            }
+            if !plan.decision_tier {
+                run_args.push("--tier".into());
+                run_args.push("enforcement".into());
             }
             run_args.push("--expect-landlock-abi".into());
             run_args.push(plan.landlock_abi.to_string());
