@@ -48,6 +48,10 @@ pub struct Kernel {
     /// set this (the oldest and the newest) and the enforcement tier on every guest.
     #[serde(default)]
     pub decision_tier: bool,
+    /// Whether `vm --ci` (what `.ci/run` runs on its 2-core machine) boots it, in base
+    /// and in each of its variants.
+    #[serde(default)]
+    pub ci: bool,
 }
 
 /// One `[variant.NAME]`.
@@ -177,8 +181,18 @@ impl KernelsFile {
 
     /// The whole matrix: every kernel in `base` and in each of its declared variants.
     pub fn matrix(&self) -> Result<Vec<GuestPlan>, String> {
+        self.matrix_of(|_| true)
+    }
+
+    /// The part of the matrix `.ci/run` can afford: the kernels marked `ci`, each in
+    /// `base` and in its variants.
+    pub fn ci_matrix(&self) -> Result<Vec<GuestPlan>, String> {
+        self.matrix_of(|k| k.ci)
+    }
+
+    fn matrix_of(&self, keep: impl Fn(&Kernel) -> bool) -> Result<Vec<GuestPlan>, String> {
         let mut plans = Vec::new();
-        for k in &self.kernels {
+        for k in self.kernels.iter().filter(|k| keep(k)) {
             plans.push(self.plan(&k.id, BASE)?);
             for v in &k.variants {
                 plans.push(self.plan(&k.id, v)?);
@@ -206,6 +220,7 @@ mod tests {
             user_namespaces = true
             variants = ["both-off"]
             decision_tier = true
+            ci = true
             [[kernel]]
             id = "6.1"
             suite = "bookworm"
@@ -254,6 +269,13 @@ mod tests {
             .map(GuestPlan::label)
             .collect();
         assert_eq!(labels, ["5.10/base", "5.10/both-off", "6.1/base"]);
+        let ci: Vec<_> = file()
+            .ci_matrix()
+            .unwrap()
+            .iter()
+            .map(GuestPlan::label)
+            .collect();
+        assert_eq!(ci, ["5.10/base", "5.10/both-off"]);
     }
 
     #[test]

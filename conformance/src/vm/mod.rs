@@ -26,14 +26,18 @@ use crate::{exit, locate};
 #[derive(Debug, clap::Args)]
 pub struct VmArgs {
     /// The kernel to boot (an id of vm-images/kernels.toml, e.g. 6.1); repeatable.
-    #[arg(long = "kernel", value_name = "ID", required_unless_present = "all")]
+    #[arg(long = "kernel", value_name = "ID", required_unless_present_any = ["all", "ci"])]
     kernels: Vec<String>,
     /// The variant of each --kernel (base, or a [variant.*] of kernels.toml).
-    #[arg(long, value_name = "NAME", default_value = BASE, conflicts_with = "all")]
+    #[arg(long, value_name = "NAME", default_value = BASE, conflicts_with_all = ["all", "ci"])]
     variant: String,
     /// The whole matrix: every kernel in base and in the variants kernels.toml lists for it.
-    #[arg(long, conflicts_with = "kernels")]
+    #[arg(long, conflicts_with_all = ["kernels", "ci"])]
     all: bool,
+    /// The part of the matrix kernels.toml marks `ci` (what .ci/run can afford on two
+    /// cores): those kernels in base and in their variants.
+    #[arg(long, conflicts_with = "kernels")]
+    ci: bool,
     /// Guests booted at once [default: the machine's cores; each guest has one vCPU].
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -108,6 +112,8 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
     let file = KernelsFile::load(&images.join("kernels.toml"))?;
     let mut plans: Vec<GuestPlan> = if args.all {
         file.matrix()?
+    } else if args.ci {
+        file.ci_matrix()?
     } else {
         args.kernels
             .iter()
