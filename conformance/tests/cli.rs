@@ -290,3 +290,28 @@ fn tier_selects_the_scenarios_of_one_tier_and_composes_with_filter() {
     );
     assert_eq!(suite.run("allow_all", &["--tier", "policy"]).code, 2);
 }
+
+#[test]
+fn vm_refuses_inner_options_it_sets_itself_naming_each() {
+    let suite = Suite::new();
+    for (args, says) in [
+        (
+            &["--tier", "enforcement"][..],
+            "--tier: the vm command picks each guest's tiers",
+        ),
+        (
+            &["--tier=decision"][..],
+            "--tier: the vm command picks each guest's tiers",
+        ),
+        (
+            &["--json-out", "x.json"][..],
+            "--json-out: the guest sets this itself",
+        ),
+    ] {
+        let mut argv = vec!["vm", "--kernel", "6.1", "--"];
+        argv.extend_from_slice(args);
+        let run = run_cli(suite.dir.path(), &argv);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+    }
+}

@@ -260,22 +260,20 @@ mod tests {
         assert_eq!(f.plan("6.1", BASE).unwrap().tiers(), "enforcement");
     }
 
+    fn labels(plans: &[GuestPlan]) -> Vec<String> {
+        plans.iter().map(GuestPlan::label).collect()
+    }
+
     #[test]
     fn the_matrix_is_every_kernel_in_base_and_its_own_variants() {
-        let labels: Vec<_> = file()
-            .matrix()
-            .unwrap()
-            .iter()
-            .map(GuestPlan::label)
-            .collect();
-        assert_eq!(labels, ["5.10/base", "5.10/both-off", "6.1/base"]);
-        let ci: Vec<_> = file()
-            .ci_matrix()
-            .unwrap()
-            .iter()
-            .map(GuestPlan::label)
-            .collect();
-        assert_eq!(ci, ["5.10/base", "5.10/both-off"]);
+        assert_eq!(
+            labels(&file().matrix().unwrap()),
+            ["5.10/base", "5.10/both-off", "6.1/base"]
+        );
+        assert_eq!(
+            labels(&file().ci_matrix().unwrap()),
+            ["5.10/base", "5.10/both-off"]
+        );
     }
 
     #[test]
@@ -308,5 +306,15 @@ mod tests {
                 f.kernels[f.kernels.len() - 1].id.as_str()
             ]
         );
+        // CI's part boots both of those and every variant of the file.
+        let ci = f.ci_matrix().unwrap();
+        assert!(whole.iter().all(|id| ci.iter().any(|p| p.kernel == *id)));
+        let variants = |plans: &[GuestPlan]| {
+            let mut v: Vec<String> = plans.iter().map(|p| p.variant.clone()).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        assert_eq!(variants(&ci), variants(&f.matrix().unwrap()));
     }
 }

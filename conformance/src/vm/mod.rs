@@ -59,7 +59,7 @@ pub struct VmArgs {
     #[arg(long, value_name = "DIR")]
     images: Option<PathBuf>,
     /// Options for the `run` inside each guest (any `run` option but the report ones,
-    /// --scenarios, --spec and the --expect-* checks, which the guest sets), e.g.
+    /// --scenarios, --spec, --tier and the --expect-* checks, which the guest sets), e.g.
     /// `--filter fence/ --step-timeout 30`.
     #[arg(
         value_name = "RUN_OPTIONS",
@@ -72,16 +72,22 @@ pub struct VmArgs {
 /// The inner run's `--step-timeout` under TCG unless one is given.
 const TCG_STEP_TIMEOUT_SECS: u64 = 60;
 
-/// Options the guest sets itself; passing them through would contradict it.
-const GUEST_OWNED: &[&str] = &[
-    "--format",
-    "--out",
-    "--json-out",
-    "--scenarios",
-    "--spec",
-    "--expect-landlock-abi",
-    "--expect-fence-backend",
+/// Options the vm command sets for the inner run itself, each with why; passing them
+/// through would contradict it.
+const GUEST_OWNED: &[(&str, &str)] = &[
+    ("--format", REPORTS),
+    ("--out", REPORTS),
+    ("--json-out", REPORTS),
+    ("--scenarios", REPORTS),
+    ("--spec", REPORTS),
+    ("--expect-landlock-abi", REPORTS),
+    ("--expect-fence-backend", REPORTS),
+    (
+        "--tier",
+        "the vm command picks each guest's tiers (kernels.toml's decision_tier; --whole-suite for both everywhere)",
+    ),
 ];
+const REPORTS: &str = "the guest sets this itself; the vm command writes its reports to --out-dir";
 
 /// Runs the `vm` command. `check_run` validates the pass-through options with the real
 /// `run` parser, so a typo is caught here rather than after a boot.
@@ -89,16 +95,8 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
     let started = Instant::now();
     for a in &args.run_args {
         let flag = a.split('=').next().unwrap_or(a);
-        if flag == "--tier" {
-            return Err(
-                "--tier: the vm command picks each guest's tiers (kernels.toml's decision_tier; --whole-suite for both everywhere)"
-                    .into(),
-            );
-        }
-        if GUEST_OWNED.contains(&flag) {
-            return Err(format!(
-                "{flag}: the guest sets this itself; the vm command writes its reports to --out-dir"
-            ));
+        if let Some((_, why)) = GUEST_OWNED.iter().find(|(owned, _)| *owned == flag) {
+            return Err(format!("{flag}: {why}"));
         }
     }
     if let Some(a) = args.run_args.iter().find(|a| a.contains('\n')) {
