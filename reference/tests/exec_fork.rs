@@ -295,3 +295,65 @@ fn a_signal_the_caller_ignores_stays_ignored_in_the_jail() {
         "SIGTERM ignored: {line}"
     );
 }
+
+/// What `/proc/PID/fd` of a process shows: each descriptor and what it names.
+fn descriptors(pid: u32) -> Vec<(String, String)> {
+    let mut fds: Vec<(String, String)> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let target = std::fs::read_link(e.path())
+                .map(|t| t.display().to_string())
+                .unwrap_or_else(|err| format!("unreadable: {err}"));
+            (e.file_name().to_string_lossy().into_owned(), target)
+        })
+        .collect();
+    fds.sort();
+    fds
+}
+
+#[test]
+fn the_helper_holds_none_of_the_commands_streams_while_it_runs() {
+    // The helper, once its init is forked, only waits: it must hold no copy of the pipes
+    // the launcher relays (nor of anything else), or the launcher sees the command's
+    // streams end only once the helper is gone, after the jail's mount tree is down. Its
+    // streams go onto a `/dev/null` opened while the host's `/dev` was its own: by then its
+    // root is the init's staging root, where there is none.
+    use std::io::{BufRead, Write};
+    use std::process::Stdio;
+    let ws = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut launcher = launcher(ws.path(), tmp.path(), &["sh", "-c", "echo ready; read x"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(launcher.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n", "the command did not start");
+    let children =
+        std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", launcher.id())).unwrap();
+    let helpers: Vec<u32> = children
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(helpers.len(), 1, "the launcher's children: {children:?}");
+    let held = descriptors(helpers[0]);
+    // The allowed twin: the launcher itself holds the pipes it relays.
+    let ours = descriptors(launcher.id());
+    assert!(
+        ours.iter().any(|(_, t)| t.starts_with("pipe:")),
+        "the launcher holds no pipe: {ours:?}"
+    );
+    launcher.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let status = launcher.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let null = |fd: &str| (fd.to_string(), "/dev/null".to_string());
+    assert_eq!(
+        held,
+        vec![null("0"), null("1"), null("2")],
+        "the helper holds more"
+    );
+}

@@ -156,6 +156,12 @@ pub fn run_early(early: &Early) -> i32 {
         Ok(fd) => fd,
         Err(e) => return failed("plan", e),
     };
+    // Opened while the host's `/dev` is this process's: once the init has pivoted into its
+    // staging root, this process's root is that one too (keep_no_descriptors).
+    let null = match crate::sys::ns::open_null() {
+        Ok(null) => null,
+        Err(e) => return failed("/dev/null", e),
+    };
     let mut entered = Entered::default();
     if let Err(e) = crate::sys::ns::die_with_parent(Some(early.parent_pid)) {
         return failed("die-with-parent", e);
@@ -171,13 +177,17 @@ pub fn run_early(early: &Early) -> i32 {
             drop(plan_fd);
             // From here a failure can only say so by its code (EXIT_SETUP_FAILED): the
             // wait below fails only for a child that is not ours.
-            crate::sys::ns::keep_no_descriptors();
+            crate::sys::ns::keep_no_descriptors(null);
             return match crate::sys::ns::wait_for(child) {
                 Ok(code) => code,
                 Err(e) => failed("fork-init", e),
             };
         }
-        Ok(Init::Inside) => {}
+        Ok(Init::Inside) => {
+            // The init's own streams are the command's; it puts them onto the jail's own
+            // `/dev/null` when the command has ended (checked_exec).
+            drop(null);
+        }
         Err(e) => return failed("fork-init", e),
     }
     let deadline = std::time::Instant::now() + PLAN_TIMEOUT;

@@ -369,30 +369,47 @@ pub fn pidfd_of(pid: u32) -> Option<std::os::fd::OwnedFd> {
     rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
 }
 
+/// `/dev/null` for reading and writing, close-on-exec: opened by a process that will later
+/// put its standard streams onto it ([`keep_no_descriptors`]) where it may no longer find
+/// it by name (the jail's helper, whose root the init's `pivot_root` moves with its own).
+pub fn open_null() -> io::Result<std::os::fd::OwnedFd> {
+    rustix::fs::open(
+        "/dev/null",
+        rustix::fs::OFlags::RDWR | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )
+    .map_err(io::Error::from)
+}
+
 /// For a process that has nothing left to do but wait (the jail's helper once its init is
-/// forked): its standard streams onto `/dev/null` and every other descriptor closed, so
-/// that it holds no copy of what the launcher waits to see closed (the command's streams,
-/// the probe's report). Best effort: a stream that cannot be replaced stays.
-pub fn keep_no_descriptors() {
-    streams_to_null();
+/// forked): its standard streams onto `null` (from [`open_null`]) and every other
+/// descriptor closed, `null` too, so that it holds no copy of what the launcher waits to
+/// see closed (the command's streams, the probe's report). By name at this point the
+/// helper would find no `/dev/null`: its root is the init's staging root by then, and the
+/// launcher would see the command's streams end only once the helper is gone, after the
+/// jail's mount tree is taken down.
+pub fn keep_no_descriptors(null: std::os::fd::OwnedFd) {
+    streams_onto(&null);
+    drop(null);
     close_all_but(&[]);
 }
 
 /// This process's standard streams onto `/dev/null`, so that it holds no copy of the pipes
 /// or the terminal it was given: whoever reads them sees them end without waiting for it.
+/// Best effort: where `/dev/null` cannot be opened the streams stay.
 pub fn streams_to_null() {
-    if let Ok(null) = rustix::fs::open(
-        "/dev/null",
-        rustix::fs::OFlags::RDWR | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
-    ) {
-        use std::os::fd::AsRawFd;
-        for fd in 0..3 {
-            // SAFETY: dup2 onto a standard stream of this process, which nothing in it
-            // owns as an `OwnedFd`; the old descriptor is closed by the kernel.
-            unsafe { libc::dup2(null.as_raw_fd(), fd) };
-        }
-        drop(null);
+    if let Ok(null) = open_null() {
+        streams_onto(&null);
+    }
+}
+
+/// Standard streams 0, 1 and 2 onto `null`; the descriptors they were are closed.
+fn streams_onto(null: &std::os::fd::OwnedFd) {
+    use std::os::fd::AsRawFd;
+    for fd in 0..3 {
+        // SAFETY: dup2 onto a standard stream of this process, which nothing in it owns as
+        // an `OwnedFd`; the old descriptor is closed by the kernel.
+        unsafe { libc::dup2(null.as_raw_fd(), fd) };
     }
 }
 
