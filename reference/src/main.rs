@@ -406,6 +406,7 @@ fn exec(args: ExecArgs) -> Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
+    gatehouse::sys::mark::mark("main");
     // The jail helper must be dispatched before clap or any thread exists: the kernel
     // refuses a new user namespace to a multi-threaded process. It never returns.
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -420,7 +421,10 @@ fn main() -> ExitCode {
         } => check(args),
         Command::Info(args) => info(args),
         Command::Exec(args) => match exec(args) {
-            Ok(code) => return code,
+            Ok(code) => {
+                gatehouse::sys::mark::mark("main-end");
+                return code;
+            }
             Err(e) => Err(e),
         },
     };

@@ -152,6 +152,7 @@ pub fn run_early(early: &Early) -> i32 {
         eprintln!("gatehouse jail: cannot mark inherited descriptors close-on-exec: {e}");
         return EXIT_SETUP_FAILED;
     }
+    crate::sys::mark::mark("helper-start");
     let plan_fd = match crate::sys::handoff::adopt(early.plan_fd) {
         Ok(fd) => fd,
         Err(e) => return failed("plan", e),
@@ -166,9 +167,11 @@ pub fn run_early(early: &Early) -> i32 {
     if let Err(e) = crate::sys::ns::die_with_parent(Some(early.parent_pid)) {
         return failed("die-with-parent", e);
     }
+    crate::sys::mark::mark("unshare");
     if let Err(e) = unshare(&mut entered.enforcement) {
         return failed("unshare", e);
     }
+    crate::sys::mark::mark("unshared");
     match fork_init(early.host_network, &mut entered) {
         Ok(Init::Outside(child)) => {
             // The plan is the init's alone, and so are the command's streams and the
@@ -187,6 +190,7 @@ pub fn run_early(early: &Early) -> i32 {
             // The init's own streams are the command's; it puts them onto the jail's own
             // `/dev/null` when the command has ended (checked_exec).
             drop(null);
+            crate::sys::mark::mark("init-forked");
         }
         Err(e) => return failed("fork-init", e),
     }
@@ -199,6 +203,7 @@ pub fn run_early(early: &Early) -> i32 {
             Ok(bytes) => bytes,
             Err(e) => return failed("plan", e),
         };
+    crate::sys::mark::mark("plan-read");
     entered.host = Some(HostReady {
         channel: plan_fd,
         carried,
@@ -216,6 +221,7 @@ pub fn run_early(early: &Early) -> i32 {
         Ok(start) => start,
         Err(e) => return failed("plan", std::io::Error::other(e)),
     };
+    crate::sys::mark::mark("plan-valid");
     match apply_from(&plan, start, entered) {
         Ok(enforcement) => run_checked(&plan, &enforcement),
         Err(Outcome::Relay(code)) => code,
@@ -317,6 +323,7 @@ pub fn checked_exec(
             return crate::exit::SETUP_FAILED;
         }
     };
+    crate::sys::mark::mark("legs-start");
     let report = match super::probe::preflight_in_jail(preflight, enforcement) {
         Ok(report) => report,
         Err(e) => {
@@ -335,16 +342,20 @@ pub fn checked_exec(
         eprintln!("gatehouse jail: not-dumpable: {e}");
         return crate::exit::SETUP_FAILED;
     }
+    crate::sys::mark::mark("go-read");
     let code = exec_with(plan, argv, enforcement, slave);
+    crate::sys::mark::mark("command-ended");
     // As PID 1 the last word is said only once nothing jailed runs: every other process
     // of the namespace ended and reaped, and the command's streams let go. The launcher
     // goes on as soon as it reads it, while this process and the helper take the jail
     // down. Without the word it waits for this process to be gone.
     if enforcement.pid1 {
+        crate::sys::mark::mark("end-namespace");
         if let Err(e) = crate::sys::ns::end_the_rest_of_the_namespace() {
             eprintln!("gatehouse jail: cannot end the jail's other processes: {e}");
             return code;
         }
+        crate::sys::mark::mark("namespace-ended");
         crate::sys::ns::streams_to_null();
     }
     super::probe::tell_exit(report, code);
@@ -577,6 +588,7 @@ impl HostReady {
 fn unshare(enforcement: &mut Enforcement) -> std::io::Result<()> {
     let (uid, gid) = crate::sys::ns::ids();
     crate::sys::ns::unshare_all(false)?;
+    crate::sys::mark::mark("id-maps");
     crate::sys::ns::write_id_maps(uid, gid)?;
     enforcement.namespaces = true;
     Ok(())
@@ -598,10 +610,13 @@ fn fork_init(host_network: bool, entered: &mut Entered) -> std::io::Result<Init>
         true => None,
         false => Some(crate::sys::net::NetworkHandoff::new()?),
     };
+    crate::sys::mark::mark("fork-init");
     match ns::fork()? {
         ns::Forked::Parent(child) => {
+            crate::sys::mark::mark("netns-make");
             if let Some(handoff) = handoff {
                 handoff.make_and_send();
+                crate::sys::mark::mark("netns-sent");
             }
             Ok(Init::Outside(child))
         }
@@ -656,6 +671,7 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 detail: e.to_string(),
             })
         };
+        crate::sys::mark::mark(step.name());
         match step {
             // First: a jail must never outlive the agent that asked for it, and an orphaned
             // helper must not start one.
@@ -1073,10 +1089,12 @@ pub fn exec_with(
     if enforcement.pid1 {
         // As PID 1 we stay: init reaps every orphan until the command itself ends. The
         // command's terminal goes with `cmd`: PID 1 keeps no copy of the slave.
+        crate::sys::mark::mark("command-spawn");
         let spawned = match cmd.spawn() {
             Err(e) if searched_again(&e) => rebuild(spare.take()).and_then(|mut r| r.spawn()),
             other => other,
         };
+        crate::sys::mark::mark("command-spawned");
         drop(cmd);
         drop(spare);
         return match spawned {

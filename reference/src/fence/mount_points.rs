@@ -122,6 +122,7 @@ impl RootLock {
         if flock(&self.file, FlockOperation::NonBlockingLockExclusive).is_err() {
             return; // another jail still uses them; the last one out removes them
         }
+        crate::sys::mark::mark("mount-points-locked");
         let mut recorded = Vec::new();
         let _ = self.file.rewind();
         let _ = self.file.read_to_end(&mut recorded);
@@ -136,7 +137,9 @@ impl RootLock {
             .into_iter()
             .map(|rel| (self.root.clone(), rel))
             .collect();
+        crate::sys::mark::mark("placeholders-remove");
         super::tidy_protected(&all);
+        crate::sys::mark::mark("placeholders-removed");
         let _ = self.file.set_len(0);
         let _ = flock(&self.file, FlockOperation::Unlock);
     }

@@ -543,7 +543,9 @@ impl Fence {
                 })
                 .map_err(setup)?;
                 configure(&mut cmd);
+                crate::sys::mark::mark("helper-fork");
                 let spawned = spawn(&mut cmd);
+                crate::sys::mark::mark("helper-forked");
                 drop(plan_channel.child_end);
                 let mut child = spawned?;
                 // From here on the helper runs: a failure ends it and reaps it, and says
@@ -567,11 +569,14 @@ impl Fence {
                             step: "serialize".into(),
                             reason: e.to_string(),
                         })?;
+                        crate::sys::mark::mark("plan-made");
                         send_line(&mut channel, &json, &plan)?;
+                        crate::sys::mark::mark("plan-sent");
                         make_host_objects(&plan)?;
                         dirs.write_victim()
                             .map_err(|e| failed("setup", e.to_string()))?;
                         send_line(&mut channel, super::jail::HOST_READY.as_bytes(), &plan)?;
+                        crate::sys::mark::mark("host-ready");
                         Ok(dirs)
                     });
                 match sent {
@@ -640,6 +645,7 @@ impl Fence {
             },
         };
         let judged = handoff::read_line_by(&report.parent_end, deadline, 1 << 20)
+            .inspect(|_| crate::sys::mark::mark("report-read"))
             .map_err(|e| failed("report", e.to_string()))
             .and_then(|bytes| {
                 serde_json::from_slice::<probe::LegReport>(&bytes).map_err(|e| {
@@ -659,6 +665,7 @@ impl Fence {
                 }
                 _ => Ok((verdict, None)),
             });
+        crate::sys::mark::mark("judged");
         match judged {
             Ok((verdict, init)) => Ok(Checked {
                 jail_end: early.then_some(PendingEnd {
@@ -969,6 +976,7 @@ impl Checked {
     pub fn start(&mut self) -> Result<(), FenceError> {
         #[cfg(target_os = "linux")]
         if let Some(go) = self.go.take() {
+            crate::sys::mark::mark("go");
             rustix::io::write(&go, &[probe::GO]).map_err(|e| FenceError::ProbeFailed {
                 backend: "jail".into(),
                 leg: "go".into(),
@@ -1012,6 +1020,7 @@ impl Checked {
         let _ = self.go.take();
         #[cfg(target_os = "linux")]
         if let Some(code) = self.watched.take().and_then(JailEnd::wait) {
+            crate::sys::mark::mark("init-word");
             use std::os::unix::process::ExitStatusExt;
             self.jail_ended = true;
             drop(self.dirs.take());

@@ -584,6 +584,7 @@ pub fn preflight_in_jail(
     let out =
         crate::sys::handoff::adopt(p.report_fd).map_err(|e| format!("report channel: {e}"))?;
     let go = crate::sys::handoff::adopt(p.go_fd).map_err(|e| format!("go channel: {e}"))?;
+    crate::sys::mark::mark("legs-done");
     let mut out = std::fs::File::from(out);
     out.write_all(&json)
         .map_err(|e| format!("report channel: {e}"))?;

@@ -163,6 +163,7 @@ pub fn exec(req: &ExecRequest) -> i32 {
 }
 
 fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
+    crate::sys::mark::mark("exec-start");
     let mut options = FenceOptions::from_env().map_err(|e| e.to_string())?;
     options.allow_degraded |= req.allow_degraded;
     let argv: Vec<String> = req
@@ -189,6 +190,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         req.trust_project_config,
         req.no_config,
     )?;
+    crate::sys::mark::mark("settings-read");
     for (file, why) in &settings.files {
         if let Some(why) = why {
             eprintln!("gatehouse exec: ignored {}: {why}", file.display());
@@ -215,6 +217,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
     let extra = super::choices::resolve_paths(&settings, &guarded)?;
     // The scratch lives in the native jail's private /tmp; a backend that needs it on the
     // host gets a fresh host directory from the fence, removed below.
+    crate::sys::mark::mark("paths-resolved");
     let mut host_scratch: Option<PathBuf> = None;
     let result = (|| {
         let mut all = workspaces.clone();
@@ -233,7 +236,9 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         if resolved.iter().any(|w| real_cwd.starts_with(w)) {
             policy.cwd = Some(real_cwd);
         }
+        crate::sys::mark::mark("fence-prepare");
         let fence = Fence::prepare_for_checked(policy, &options).map_err(|e| e.to_string())?;
+        crate::sys::mark::mark("fence-prepared");
         if !fence.policy().scratch_in_jail {
             host_scratch = Some(fence.policy().scratch.clone());
         }
@@ -275,6 +280,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             .map_err(|e| format!("cannot hold the terminating signals: {e}"))?;
         // Held until the command's jail is gone: a mount point of a missing protected path
         // is removed only by the last jail of this root out (FENCE-PROTECT-10).
+        crate::sys::mark::mark("mount-points-claim");
         let mount_points = MountPoints::claim(fence.policy())
             .map_err(|e| format!("the mount points of the protected paths: {e}"))?;
         // The command's own jail proves the probe's legs before the command starts; its
@@ -297,6 +303,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         // helper, which may still be taking the jail's mount tree down once nothing
         // jailed runs, is left after them.
         let mut jail = None;
+        crate::sys::mark::mark("spawn-checked");
         let status = match fence.spawn_checked(argv, env, listen, terminal, streams) {
             Ok(checked) => {
                 let checked = jail.insert(checked);
@@ -336,6 +343,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
                 // The streams are copied in this thread until the jail's last process has
                 // closed them (a helper that refused says why on its stderr), then reaped.
                 super::relay::copy(&mut checked.child);
+                crate::sys::mark::mark("streams-closed");
                 let status = started.and_then(|()| {
                     checked
                         .wait()
@@ -352,7 +360,9 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         if status.is_err() {
             drop(jail.take());
         }
+        crate::sys::mark::mark("waited");
         drop(mount_points);
+        crate::sys::mark::mark("mount-points-released");
         // This process exits next: a helper still taking the jail's mount tree down is
         // left to die with it rather than waited for.
         if let Some(jail) = jail {
@@ -365,6 +375,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             .or(status.signal().map(|s| 128 + s))
             .unwrap_or(EXIT_SETUP_FAILED))
     })();
+    crate::sys::mark::mark("exec-done");
     if let Some(scratch) = host_scratch {
         let _ = std::fs::remove_dir_all(&scratch);
     }

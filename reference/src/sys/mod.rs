@@ -9,6 +9,7 @@
 //! - [`handoff`]: descriptors handed to the helper across exec, waiting with deadlines;
 //! - [`landlock`]: the ordered [`landlock::Abi`], the kernel's ABI, rulesets;
 //! - [`legs`]: the single raw calls the fence's probe makes (`truncate`, `chmod`);
+//! - [`mark`]: timing marks of a diagnostic build (the `timing-marks` feature);
 //! - [`mount`]: bind, tmpfs, proc, pivot_root, remounts;
 //! - [`net`]: the jail's loopback, its listening socket handed out (`SCM_RIGHTS`);
 //! - [`ns`]: namespaces, fork, reaping, process groups, descriptors;
@@ -31,6 +32,7 @@ pub mod fs;
 pub mod handoff;
 pub mod landlock;
 pub mod legs;
+pub mod mark;
 #[cfg(target_os = "linux")]
 pub mod mount;
 #[cfg(target_os = "linux")]

@@ -641,6 +641,7 @@ pub fn fork_instead_of_exec(
     // exec that `std` would do next never happens.
     unsafe {
         cmd.pre_exec(move || {
+            crate::sys::mark::mark("fork-child");
             // SAFETY: a plain system call on this process's own state.
             libc::signal(libc::SIGPIPE, libc::SIG_IGN);
             // The terminating signals' default actions, as an exec would give them (the
