@@ -158,11 +158,9 @@ pub fn run_early(early: &Early) -> i32 {
         Err(e) => return failed("plan", e),
     };
     // Opened while the host's `/dev` is this process's: once the init has pivoted into its
-    // staging root, this process's root is that one too (keep_no_descriptors).
-    let null = match crate::sys::ns::open_null() {
-        Ok(null) => null,
-        Err(e) => return failed("/dev/null", e),
-    };
+    // staging root, this process's root is that one too (keep_no_descriptors, which
+    // closes the streams instead on a host without `/dev/null`).
+    let null = crate::sys::ns::open_null().ok();
     let mut entered = Entered::default();
     if let Err(e) = crate::sys::ns::die_with_parent(Some(early.parent_pid)) {
         return failed("die-with-parent", e);

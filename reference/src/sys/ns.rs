@@ -387,11 +387,24 @@ pub fn open_null() -> io::Result<std::os::fd::OwnedFd> {
 /// see closed (the command's streams, the probe's report). By name at this point the
 /// helper would find no `/dev/null`: its root is the init's staging root by then, and the
 /// launcher would see the command's streams end only once the helper is gone, after the
-/// jail's mount tree is taken down.
-pub fn keep_no_descriptors(null: std::os::fd::OwnedFd) {
-    streams_onto(&null);
-    drop(null);
-    close_all_but(&[]);
+/// jail's mount tree is taken down. Without `null` (a host without `/dev/null`) the
+/// standard streams are closed outright: nothing here reads or writes them again.
+pub fn keep_no_descriptors(null: Option<std::os::fd::OwnedFd>) {
+    match null {
+        Some(null) => {
+            streams_onto(&null);
+            drop(null);
+            close_all_but(&[]);
+        }
+        None => {
+            for fd in 0..3 {
+                // SAFETY: a standard stream of this process, which nothing in it owns as an
+                // `OwnedFd`; one not open gives EBADF.
+                unsafe { libc::close(fd) };
+            }
+            close_all_but(&[]);
+        }
+    }
 }
 
 /// This process's standard streams onto `/dev/null`, so that it holds no copy of the pipes
