@@ -340,7 +340,20 @@ fn the_helper_holds_none_of_the_commands_streams_while_it_runs() {
         .map(|p| p.parse().unwrap())
         .collect();
     assert_eq!(helpers.len(), 1, "the launcher's children: {children:?}");
-    let held = descriptors(helpers[0]);
+    // The helper lets go right after it hands the init its network namespace, which is
+    // long before the command runs; a helper descheduled in between is waited for, up to
+    // a bound that only guards against a hang (the helper before the fix kept the pipes
+    // for its whole life).
+    let null = |fd: &str| (fd.to_string(), "/dev/null".to_string());
+    let expected = vec![null("0"), null("1"), null("2")];
+    let bound = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let held = loop {
+        let held = descriptors(helpers[0]);
+        if held == expected || std::time::Instant::now() > bound {
+            break held;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
     // The allowed twin: the launcher itself holds the pipes it relays.
     let ours = descriptors(launcher.id());
     assert!(
@@ -350,10 +363,5 @@ fn the_helper_holds_none_of_the_commands_streams_while_it_runs() {
     launcher.stdin.take().unwrap().write_all(b"\n").unwrap();
     let status = launcher.wait().unwrap();
     assert!(status.success(), "{status}");
-    let null = |fd: &str| (fd.to_string(), "/dev/null".to_string());
-    assert_eq!(
-        held,
-        vec![null("0"), null("1"), null("2")],
-        "the helper holds more"
-    );
+    assert_eq!(held, expected, "the helper holds more");
 }
