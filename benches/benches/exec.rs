@@ -16,6 +16,7 @@
 //! cases (the count is rounded up to a multiple of n!), so that each case follows each
 //! other equally often; the medians by predecessor are printed too.
 
+use gatehouse_benches::median;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -44,16 +45,6 @@ fn gatehouse() -> Option<PathBuf> {
             target.join("release/gatehouse"),
         ])
         .find(|p| p.exists())
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 fn run(argv: &[String]) -> Result<f64, String> {

@@ -13,6 +13,7 @@
 //! -p gatehouse-benches --bench phases` (an absolute path: benches run in their package) (rounds: `GATEHOUSE_BENCH_ROUNDS`, default 40). Without
 //! `GATEHOUSE` it is skipped; a `GATEHOUSE` without marks is an error.
 
+use gatehouse_benches::median;
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 
@@ -36,11 +37,6 @@ fn marks_of(stderr: &[u8]) -> Vec<Mark> {
         .collect()
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
-    v[v.len() / 2]
-}
-
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -59,9 +55,10 @@ fn main() {
         .unwrap_or(40)
         .max(1);
     let workspace = tempfile::tempdir().expect("a workspace");
-    // (process role, phase, its occurrence in that process) → times of every run.
-    let mut at: BTreeMap<(String, String, usize), Vec<f64>> = BTreeMap::new();
-    let mut since: BTreeMap<(String, String, usize), Vec<f64>> = BTreeMap::new();
+    // (process role, phase, its occurrence in that process) → of every run, the time since
+    // the launcher's main and since the mark before.
+    type Key = (String, String, usize);
+    let mut times: BTreeMap<Key, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
     for round in 0..rounds {
         let out = Command::new(&gatehouse)
             .arg("exec")
@@ -86,15 +83,18 @@ fn main() {
             std::process::exit(1);
         }
         marks.sort_by(|a, b| a.at.partial_cmp(&b.at).expect("no NaN"));
-        let Some(start) = marks.iter().find(|m| m.phase == "main").map(|m| m.at) else {
+        // The launcher writes `main`; the init sees itself as PID 1; any other is the helper.
+        let Some((start, launcher)) = marks
+            .iter()
+            .find(|m| m.phase == "main")
+            .map(|m| (m.at, m.pid))
+        else {
             panic!("round {round}: no mark of the launcher's main");
         };
-        // The launcher writes `main`; the init sees itself as PID 1; any other is the helper.
-        let launcher = marks.iter().find(|m| m.phase == "main").map(|m| m.pid);
         let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
         let mut previous = start;
         for m in &marks {
-            let role = if Some(m.pid) == launcher {
+            let role = if m.pid == launcher {
                 "launcher"
             } else if m.pid == 1 {
                 "init"
@@ -105,20 +105,20 @@ fn main() {
                 .entry((role.to_string(), m.phase.clone()))
                 .and_modify(|n| *n += 1)
                 .or_insert(1);
-            let key = (role.to_string(), m.phase.clone(), *n);
-            at.entry(key.clone())
-                .or_default()
-                .push((m.at - start) * 1e3);
-            since.entry(key).or_default().push((m.at - previous) * 1e3);
+            let (at, since) = times
+                .entry((role.to_string(), m.phase.clone(), *n))
+                .or_default();
+            at.push((m.at - start) * 1e3);
+            since.push((m.at - previous) * 1e3);
             previous = m.at;
         }
     }
-    let mut rows: Vec<(f64, f64, usize, String)> = at
+    let mut rows: Vec<(f64, f64, usize, String)> = times
         .iter_mut()
-        .map(|(key, times)| {
-            let runs = times.len();
-            let a = median(times);
-            let s = median(since.get_mut(key).expect("same keys"));
+        .map(|(key, (at, since))| {
+            let runs = at.len();
+            let a = median(at);
+            let s = median(since);
             let name = match key.2 {
                 1 => format!("{:8} {}", key.0, key.1),
                 n => format!("{:8} {} ({n})", key.0, key.1),

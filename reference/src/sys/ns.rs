@@ -390,21 +390,18 @@ pub fn open_null() -> io::Result<std::os::fd::OwnedFd> {
 /// jail's mount tree is taken down. Without `null` (a host without `/dev/null`) the
 /// standard streams are closed outright: nothing here reads or writes them again.
 pub fn keep_no_descriptors(null: Option<std::os::fd::OwnedFd>) {
-    match null {
-        Some(null) => {
-            streams_onto(&null);
-            drop(null);
-            close_all_but(&[]);
-        }
+    match &null {
+        Some(null) => streams_onto(null),
         None => {
             for fd in 0..3 {
                 // SAFETY: a standard stream of this process, which nothing in it owns as an
                 // `OwnedFd`; one not open gives EBADF.
                 unsafe { libc::close(fd) };
             }
-            close_all_but(&[]);
         }
     }
+    drop(null);
+    close_all_but(&[]);
 }
 
 /// This process's standard streams onto `/dev/null`, so that it holds no copy of the pipes
