@@ -180,10 +180,10 @@ fn a_background_process_dies_with_the_jail_before_the_placeholders_go() {
     );
 }
 
-/// An init killed from outside says no word: the launcher waits for the helper, which
-/// reports the kill, and still lets the placeholders go once nothing runs.
+/// An init killed from outside says no word: the launcher reaps it, reports the kill, and
+/// still lets the placeholders go once nothing runs.
 #[test]
-fn an_init_killed_from_outside_is_reported_by_its_helper() {
+fn an_init_killed_from_outside_is_reported() {
     let ws = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let mut launcher = launcher(ws.path(), tmp.path(), &["sleep", "30"])
@@ -193,14 +193,12 @@ fn an_init_killed_from_outside_is_reported_by_its_helper() {
         .unwrap();
     let children = |pid: u32| gatehouse::sys::ns::children_of(pid);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    // The init: the helper's one child, once the command runs beside it.
+    // The init: the launcher's one child, once the command runs beside it.
     let init = loop {
         assert!(std::time::Instant::now() < deadline, "no jail came up");
-        if let [helper] = children(launcher.id())[..] {
-            if let [init] = children(helper)[..] {
-                if !children(init).is_empty() {
-                    break init;
-                }
+        if let [init] = children(launcher.id())[..] {
+            if !children(init).is_empty() {
+                break init;
             }
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -296,29 +294,11 @@ fn a_signal_the_caller_ignores_stays_ignored_in_the_jail() {
     );
 }
 
-/// What `/proc/PID/fd` of a process shows: each descriptor and what it names.
-fn descriptors(pid: u32) -> Vec<(String, String)> {
-    let mut fds: Vec<(String, String)> = std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            let target = std::fs::read_link(e.path())
-                .map(|t| t.display().to_string())
-                .unwrap_or_else(|err| format!("unreadable: {err}"));
-            (e.file_name().to_string_lossy().into_owned(), target)
-        })
-        .collect();
-    fds.sort();
-    fds
-}
-
 #[test]
-fn the_helper_holds_none_of_the_commands_streams_while_it_runs() {
-    // The helper, once its init is forked, only waits: it must hold no copy of the pipes
-    // the launcher relays (nor of anything else), or the launcher sees the command's
-    // streams end only once the helper is gone, after the jail's mount tree is down. Its
-    // streams go onto a `/dev/null` opened while the host's `/dev` was its own: by then its
-    // root is the init's staging root, where there is none.
+fn the_launchers_one_child_is_the_jails_init_itself() {
+    // No helper stays between the launcher and the jail's init: the launcher clones the
+    // init into its namespaces itself (one process fewer to start and wait for). Its one
+    // child is PID 1 of another PID namespace, and the command is that init's child.
     use std::io::{BufRead, Write};
     use std::process::Stdio;
     let ws = tempfile::tempdir().unwrap();
@@ -333,35 +313,45 @@ fn the_helper_holds_none_of_the_commands_streams_while_it_runs() {
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
     assert_eq!(line, "ready\n", "the command did not start");
-    let children =
-        std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", launcher.id())).unwrap();
-    let helpers: Vec<u32> = children
-        .split_whitespace()
-        .map(|p| p.parse().unwrap())
-        .collect();
-    assert_eq!(helpers.len(), 1, "the launcher's children: {children:?}");
-    // The helper lets go right after it hands the init its network namespace, which is
-    // long before the command runs; a helper descheduled in between is waited for, up to
-    // a bound that only guards against a hang (the helper before the fix kept the pipes
-    // for its whole life).
-    let null = |fd: &str| (fd.to_string(), "/dev/null".to_string());
-    let expected = vec![null("0"), null("1"), null("2")];
-    let bound = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let held = loop {
-        let held = descriptors(helpers[0]);
-        if held == expected || std::time::Instant::now() > bound {
-            break held;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
+    let children = |pid: u32| -> Vec<u32> {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .unwrap()
+            .split_whitespace()
+            .map(|p| p.parse().unwrap())
+            .collect()
     };
-    // The allowed twin: the launcher itself holds the pipes it relays.
-    let ours = descriptors(launcher.id());
-    assert!(
-        ours.iter().any(|(_, t)| t.starts_with("pipe:")),
-        "the launcher holds no pipe: {ours:?}"
-    );
+    // The pids of a process in each PID namespace it is in, the outermost first.
+    let nspid = |pid: u32| -> Vec<u32> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|l| l.starts_with("NSpid:")).unwrap();
+        line.split_whitespace()
+            .skip(1)
+            .map(|p| p.parse().unwrap())
+            .collect()
+    };
+    let ours = children(launcher.id());
+    let ours_nspid: Vec<Vec<u32>> = ours.iter().map(|p| nspid(*p)).collect();
+    let command: Vec<Vec<u32>> = match ours.as_slice() {
+        [init] => children(*init).iter().map(|p| nspid(*p)).collect(),
+        _ => vec![],
+    };
     launcher.stdin.take().unwrap().write_all(b"\n").unwrap();
     let status = launcher.wait().unwrap();
     assert!(status.success(), "{status}");
-    assert_eq!(held, expected, "the helper holds more");
+    let ns_depth = nspid(std::process::id()).len();
+    assert_eq!(ours.len(), 1, "the launcher's children: {ours:?}");
+    assert_eq!(
+        ours_nspid[0].len(),
+        ns_depth + 1,
+        "the launcher's child is in no PID namespace of its own: {ours_nspid:?}"
+    );
+    assert_eq!(
+        ours_nspid[0].last(),
+        Some(&1),
+        "its child is not the init: {ours_nspid:?}"
+    );
+    // The allowed twin: the command is the init's child, in the same namespace, not PID 1.
+    assert_eq!(command.len(), 1, "the init's children: {command:?}");
+    assert_eq!(command[0].len(), ns_depth + 1, "{command:?}");
+    assert_ne!(command[0].last(), Some(&1), "{command:?}");
 }

@@ -12,6 +12,7 @@ use std::os::fd::OwnedFd;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
+use gatehouse::fence::launch::{Stream, Streams};
 use gatehouse::sys::pty;
 use rustix::termios::{tcgetattr, tcsetwinsize, LocalModes, Termios, Winsize};
 
@@ -326,11 +327,13 @@ fn a_jail_whose_setup_step_fails_is_refused_naming_that_step() {
     // Resolved and planned, then gone before the jail binds it: the mount step fails.
     std::fs::remove_dir(&ro).unwrap();
     let err = fence
-        .spawn_checked(vec!["true".into()], vec![], None, false, |c| {
-            c.stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped());
-        })
+        .spawn_checked(
+            vec!["true".into()],
+            vec![],
+            None,
+            false,
+            Streams([Stream::Null, Stream::Piped, Stream::Piped]),
+        )
         .expect_err("a jail that cannot bind its read-only path is refused")
         .to_string();
     eprintln!("refusal: {err}");

@@ -4,10 +4,12 @@
 //!
 //! The helper is a fresh exec of the gatehouse binary, single-threaded, with an environment
 //! holding nothing but the plan: no secret of the agent's process is ever in it. A native
-//! one-shot command's helper is instead a fork of a single-threaded launcher
-//! ([`run_forked`], [`crate::sys::ns::fork_instead_of_exec`]), which holds a copy of the
-//! launcher's memory: the jail's init is made non-dumpable before any jailed code runs, so
-//! no jailed process can read or trace it.
+//! checked command's jail has no helper: its init is cloned straight from a
+//! single-threaded launcher into its namespaces before the plan is made ([`run_early`],
+//! [`crate::sys::ns::clone_init`]); other native one-shot jails in such a launcher get a
+//! helper forked from it ([`run_forked`], [`crate::sys::ns::fork_instead_of_exec`]).
+//! Either holds a copy of the launcher's memory: the jail's init is made non-dumpable
+//! before any jailed code runs, so no jailed process can read or trace it.
 
 use std::ffi::OsString;
 #[cfg(target_os = "linux")]
@@ -104,23 +106,26 @@ pub fn run_forked(plan: &Plan) -> i32 {
     }
 }
 
-/// The native helper of a checked command, forked before its plan is made: what every
-/// native plan starts with is known then (the launcher's pid, whether the network is the
-/// host's), so the helper makes the namespaces and the init while the launcher plans,
-/// instead of after. The init then reads the whole plan from the launcher on `plan_fd`
-/// (one line of JSON, on a socket only the launcher holds the other end of: see
-/// [`crate::sys::handoff::Handoff`]), validates it and checks that it starts with exactly
-/// the steps already taken, and applies the rest ([`run_early`]); a second line on the
-/// same channel, [`HOST_READY`], says that the host objects the plan names exist, and is
-/// waited for where they are first needed.
+/// The init of a native checked command, cloned straight from the launcher before its plan
+/// is made ([`crate::sys::ns::clone_init`]): what every native plan starts with is known
+/// then (the launcher's pid and ids, whether the network is the host's), so the clone makes
+/// the namespaces and the init at once, with no helper between the launcher and the init,
+/// and the init starts while the launcher plans. It reads the whole plan from the launcher
+/// on `plan_fd` (one line of JSON, on a socket only the launcher holds the other end of:
+/// see [`crate::sys::handoff::Handoff`]), validates it and checks that it starts with
+/// exactly the steps already taken, and applies the rest ([`run_early`]); a second line on
+/// the same channel, [`HOST_READY`], says that the host objects the plan names exist, and
+/// is waited for where they are first needed.
 #[cfg(target_os = "linux")]
 #[derive(Debug, Clone, Copy)]
 pub struct Early {
     /// The launcher's pid, which the plan's [`super::plan::Plan::parent_pid`] must name.
     pub parent_pid: u32,
-    /// The `host` network mode: no network namespace is made or joined.
+    /// The launcher's real uid and gid, which the init maps to themselves.
+    pub ids: (u32, u32),
+    /// The `host` network mode: no network namespace is made.
     pub host_network: bool,
-    /// The helper's end of the channel the plan comes on.
+    /// The init's end of the channel the plan comes on.
     pub plan_fd: i32,
 }
 
@@ -132,11 +137,10 @@ const PLAN_TIMEOUT: std::time::Duration = super::probe::TIMEOUT;
 #[cfg(target_os = "linux")]
 const PLAN_LIMIT: usize = 16 << 20;
 
-/// The body of a helper forked early ([`Early`]): die with the launcher, unshare, fork the
-/// init (this process stays outside and relays its code, making the network namespace as
-/// at [`super::plan::Step::ForkInit`]); in the init, the plan, then every step after the
-/// fork and the checked command's action. The steps of the plan before [`Step::Unshare`]
-/// that are not [`Step::DieWithParent`] (missing protected paths made on the host) are the
+/// The body of an init cloned early ([`Early`]), in its new namespaces: its uid and gid
+/// maps, death with the launcher, then the plan and every step after the init's fork, and
+/// the checked command's action. The steps of the plan before [`Step::Unshare`] that are
+/// not [`Step::DieWithParent`] (missing protected paths made on the host) are the
 /// launcher's, done before it sends the plan.
 ///
 /// [`Step::Unshare`]: super::plan::Step::Unshare
@@ -152,46 +156,30 @@ pub fn run_early(early: &Early) -> i32 {
         eprintln!("gatehouse jail: cannot mark inherited descriptors close-on-exec: {e}");
         return EXIT_SETUP_FAILED;
     }
-    crate::sys::mark::mark("helper-start");
     let plan_fd = match crate::sys::handoff::adopt(early.plan_fd) {
         Ok(fd) => fd,
         Err(e) => return failed("plan", e),
     };
-    // Opened while the host's `/dev` is this process's: once the init has pivoted into its
-    // staging root, this process's root is that one too (keep_no_descriptors, which
-    // closes the streams instead on a host without `/dev/null`).
-    let null = crate::sys::ns::open_null().ok();
     let mut entered = Entered::default();
-    if let Err(e) = crate::sys::ns::die_with_parent(Some(early.parent_pid)) {
+    // The launcher's pid cannot be checked from here (it lies outside this PID namespace,
+    // where the parent's pid reads 0): a launcher gone before this call leaves the plan's
+    // channel ended, or its go unsaid, and the init leaves without running anything.
+    if let Err(e) = crate::sys::ns::die_with_parent(None) {
         return failed("die-with-parent", e);
     }
-    crate::sys::mark::mark("unshare");
-    if let Err(e) = unshare(&mut entered.enforcement) {
+    crate::sys::mark::mark("id-maps");
+    if let Err(e) = crate::sys::ns::write_id_maps(early.ids.0, early.ids.1) {
         return failed("unshare", e);
     }
-    crate::sys::mark::mark("unshared");
-    match fork_init(early.host_network, &mut entered) {
-        Ok(Init::Outside(child)) => {
-            // The plan is the init's alone, and so are the command's streams and the
-            // probe's report: the launcher sees them end with the init, and need not
-            // wait for this process, which takes the jail's mount tree down after it.
-            drop(plan_fd);
-            // From here a failure can only say so by its code (EXIT_SETUP_FAILED): the
-            // wait below fails only for a child that is not ours.
-            crate::sys::ns::keep_no_descriptors(null);
-            return match crate::sys::ns::wait_for(child) {
-                Ok(code) => code,
-                Err(e) => failed("fork-init", e),
-            };
-        }
-        Ok(Init::Inside) => {
-            // The init's own streams are the command's; it puts them onto the jail's own
-            // `/dev/null` when the command has ended (checked_exec).
-            drop(null);
-            crate::sys::mark::mark("init-forked");
-        }
-        Err(e) => return failed("fork-init", e),
+    entered.enforcement.namespaces = true;
+    // A checked command's init is made non-dumpable before the command starts
+    // (checked_exec): not here, so that the launcher can still see its network namespace
+    // from outside (probe::judge_network).
+    entered.enforcement.pid1 = crate::sys::ns::pid() == 1;
+    if !early.host_network {
+        entered.network = Some(Network::OwnToMake);
     }
+    crate::sys::mark::mark("init-forked");
     let deadline = std::time::Instant::now() + PLAN_TIMEOUT;
     let mut carried = Vec::new();
     let bytes =
@@ -230,7 +218,7 @@ pub fn run_early(early: &Early) -> i32 {
     }
 }
 
-/// Where the init of an early helper resumes `plan`: right after its [`Step::ForkInit`],
+/// Where an early init resumes `plan`: right after its [`Step::ForkInit`],
 /// once the plan is shown to be a native checked command's for this launcher and network
 /// mode, starting with exactly the steps taken already (the launcher's missing protected
 /// paths aside).
@@ -250,7 +238,7 @@ fn resume_after_fork(plan: &Plan, early: &Early) -> Result<usize, String> {
         return Err("the plan's network mode is not the one the jail was made for".into());
     }
     if !matches!(plan.action, Action::CheckedExec { .. }) {
-        return Err("an early helper runs checked commands only".into());
+        return Err("an early init runs checked commands only".into());
     }
     if plan.steps.first() != Some(&Step::DieWithParent) {
         return Err("the plan does not start with die-with-parent".into());
@@ -536,13 +524,24 @@ fn apply(plan: &Plan) -> Result<Enforcement, Outcome> {
 struct Entered {
     /// What was enforced so far (namespaces, PID 1).
     enforcement: Enforcement,
-    /// The init's end of the socket its network namespace comes on (net::NetworkHandoff).
-    network: Option<std::os::fd::OwnedFd>,
-    /// An early helper's: the launcher's word that the plan's host objects exist.
+    /// Where the init's network namespace comes from, unless the network is the host's.
+    network: Option<Network>,
+    /// An early init's: the launcher's word that the plan's host objects exist.
     host: Option<HostReady>,
 }
 
-/// What the launcher of an early helper ([`Early`]) says on the plan's channel once it has
+/// Where an init's network namespace comes from, at [`Step::JoinNetwork`].
+///
+/// [`Step::JoinNetwork`]: super::plan::Step::JoinNetwork
+#[cfg(target_os = "linux")]
+enum Network {
+    /// The init's end of the socket the helper sends it on (net::NetworkHandoff).
+    Sent(std::os::fd::OwnedFd),
+    /// An init with no helper ([`Early`]) makes its own, owned by its user namespace.
+    OwnToMake,
+}
+
+/// What the launcher of an early init ([`Early`]) says on the plan's channel once it has
 /// made the host objects the plan names (the placeholders of missing protected paths, the
 /// probe's victim), which it makes after sending the plan rather than before, so that the
 /// init builds the mount tree meanwhile.
@@ -619,7 +618,9 @@ fn fork_init(host_network: bool, entered: &mut Entered) -> std::io::Result<Init>
             Ok(Init::Outside(child))
         }
         ns::Forked::Child => {
-            entered.network = handoff.map(crate::sys::net::NetworkHandoff::into_init_end);
+            entered.network = handoff
+                .map(crate::sys::net::NetworkHandoff::into_init_end)
+                .map(Network::Sent);
             ns::die_with_parent(None)?;
             // A checked command's init is made non-dumpable before the command starts
             // (checked_exec): not here, so that the launcher can still see its network
@@ -918,8 +919,13 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                     // The injected fault (plan::Fault): claim a join that never happened.
                     continue;
                 }
-                let deadline = std::time::Instant::now() + super::probe::TIMEOUT;
-                crate::sys::net::join_network(&from, deadline).map_err(fail)?;
+                match from {
+                    Network::Sent(from) => {
+                        let deadline = std::time::Instant::now() + super::probe::TIMEOUT;
+                        crate::sys::net::join_network(&from, deadline).map_err(fail)?;
+                    }
+                    Network::OwnToMake => crate::sys::net::make_own().map_err(fail)?,
+                }
             }
             // Read-only by mount, not by Landlock alone: jailed root is the host's root
             // and `/proc/sys/kernel/core_pattern` is a host escape (FENCE-JAIL-16).
@@ -1196,6 +1202,7 @@ mod tests {
     fn early(plan: &Plan) -> Early {
         Early {
             parent_pid: plan.parent_pid.unwrap(),
+            ids: (0, 0),
             host_network: plan.host_network,
             plan_fd: 5,
         }

@@ -5,7 +5,8 @@
 //! to emulate) become, for the probed [`Host`], a [`Plan`] of ordered steps that is
 //! validated and then applied by one linear function in the re-executed helper
 //! (`gatehouse __jail`, see [`crate::helper`] and [`jail::enter`]), or for a native
-//! one-shot command in a helper forked from the launcher ([`jail::run_forked`]).
+//! one-shot command by an init cloned straight from the launcher ([`jail::run_early`]) or a
+//! helper forked from it ([`jail::run_forked`]).
 //!
 //! Backends: `native` (user, mount, PID, IPC, UTS and network namespaces with a fresh root,
 //! every capability dropped, Landlock at the best ABI, seccomp), `bwrap` (the system's

@@ -9,6 +9,7 @@ use super::coverage::Coverage;
 use super::error::FenceError;
 use super::host::Host;
 use super::jail::PLAN_ENV;
+use super::launch::{Launched, Streams};
 use super::plan::{Abi, Action, Plan};
 use super::policy::{BackendChoice, FenceOptions, Policy};
 use super::posture::{BackendKind, Layer, Posture};
@@ -369,8 +370,9 @@ impl Fence {
     /// Start `argv` in this fence with exactly `env`, its jail proven first: the probe's
     /// legs run inside the command's own jail after its last setup step, the launcher
     /// judges the files from outside, and only on that verdict and [`Checked::start`] does
-    /// the command start (nothing runs otherwise). `configure` sets the standard streams
-    /// (the helper's own, and the command's without a terminal). With `terminal`, the
+    /// the command start (nothing runs otherwise). `streams` are the standard streams of
+    /// the jail's first process (its init, or its helper), and the command's without a
+    /// terminal. With `terminal`, the
     /// command gets a fresh pseudo-terminal as its standard streams and controlling
     /// terminal, opened in its jail, whose master only the launcher holds
     /// ([`Checked::take_terminal`], FENCE-TTY-2). Backends without a jail of their own
@@ -382,7 +384,7 @@ impl Fence {
         env: Vec<(String, String)>,
         listen: Option<u16>,
         terminal: bool,
-        configure: impl FnOnce(&mut Command),
+        streams: Streams,
     ) -> Result<Checked, FenceError> {
         if (!checked_backend(&self.kind) || matches!(self.kind, Kind::LandlockOnly { .. }))
             && listen.is_some()
@@ -395,7 +397,7 @@ impl Fence {
         }
         if !checked_backend(&self.kind) {
             let mut cmd = self.command(Action::Exec { argv }, env)?;
-            configure(&mut cmd);
+            streams.apply(&mut cmd);
             let master = if terminal {
                 Some(unjailed_terminal(&mut cmd).map_err(|e| FenceError::Io {
                     what: "cannot open a terminal for the command".into(),
@@ -412,7 +414,7 @@ impl Fence {
             })?;
             drop(cmd);
             return Ok(Checked {
-                child,
+                child: Launched::spawned(child),
                 verdict: None,
                 dirs: None,
                 go: None,
@@ -428,7 +430,7 @@ impl Fence {
         }
         #[cfg(target_os = "linux")]
         {
-            self.spawn_checked_linux(argv, env, listen, terminal, configure)
+            self.spawn_checked_linux(argv, env, listen, terminal, streams)
         }
         #[cfg(not(target_os = "linux"))]
         unreachable!("checked_backend is false off Linux")
@@ -441,7 +443,7 @@ impl Fence {
         env: Vec<(String, String)>,
         listen: Option<u16>,
         terminal: bool,
-        configure: impl FnOnce(&mut Command),
+        streams: Streams,
     ) -> Result<Checked, FenceError> {
         use crate::sys::handoff;
         let backend = self.posture.backend.to_string();
@@ -478,10 +480,10 @@ impl Fence {
         } else {
             None
         };
-        // The native helper of this very binary is forked before the plan is made
-        // (jail::Early): it makes the namespaces and the init while this process plans,
-        // and the init reads the plan once it is sent. Any other helper starts with its
-        // plan, as before.
+        // The native jail's init is cloned from this very binary before the plan is made
+        // (jail::Early): the clone makes the namespaces and the init, which starts while
+        // this process plans and reads the plan once it is sent. Any other helper starts
+        // with its plan, as before.
         let plan_channel = match self.kind {
             Kind::Native { .. } if can_fork_helper(&self.helper) => {
                 Some(handoff::channel_to_child().map_err(setup)?)
@@ -522,34 +524,34 @@ impl Fence {
                 }),
         };
         let spawn = |cmd: &mut Command| {
-            cmd.spawn().map_err(|e| FenceError::Io {
-                what: "cannot start the fence".into(),
-                path: self.helper.clone(),
-                source: e,
-            })
+            cmd.spawn()
+                .map(Launched::spawned)
+                .map_err(|e| FenceError::Io {
+                    what: "cannot start the fence".into(),
+                    path: self.helper.clone(),
+                    source: e,
+                })
         };
         let early = plan_channel.is_some();
         let (mut child, mut dirs) = match plan_channel {
             Some(plan_channel) => {
                 let early = super::jail::Early {
                     parent_pid: std::process::id(),
+                    ids: crate::sys::ns::ids(),
                     host_network: self.policy.host_network,
                     plan_fd: handoff::raw(&plan_channel.child_end),
                 };
-                let mut cmd = Command::new(&self.helper);
-                cmd.arg("__jail").env_clear();
-                crate::sys::ns::fork_instead_of_exec(&mut cmd, &keep, move || {
+                let ends = streams.ends().map_err(setup)?;
+                crate::sys::mark::mark("init-clone");
+                let cloned = crate::sys::ns::clone_init(ends.theirs, &keep, move || {
                     super::jail::run_early(&early)
                 })
-                .map_err(setup)?;
-                configure(&mut cmd);
-                crate::sys::mark::mark("helper-fork");
-                let spawned = spawn(&mut cmd);
-                crate::sys::mark::mark("helper-forked");
+                .map_err(|e| failed("setup", format!("cannot clone the jail's init: {e}")));
+                crate::sys::mark::mark("init-cloned");
                 drop(plan_channel.child_end);
-                let mut child = spawned?;
-                // From here on the helper runs: a failure ends it and reaps it, and says
-                // what it reported.
+                let mut child = Launched::cloned(cloned?, ends.ours);
+                // From here on the init runs: a failure ends it and reaps it, and says what
+                // it reported.
                 // The plan first, then the host objects it names, which the init waits for
                 // only where it needs them (jail::HostReady): it builds the mount tree
                 // meanwhile.
@@ -560,7 +562,7 @@ impl Fence {
                         policy.read_only.push(dirs.outside.clone());
                         policy.validate()?;
                         let Kind::Native { landlock } = self.kind else {
-                            unreachable!("an early helper is native")
+                            unreachable!("an early init is native")
                         };
                         let plan = Plan::native(&policy, landlock, action(&dirs), env)?;
                         let mut channel = std::fs::File::from(plan_channel.parent_end);
@@ -602,7 +604,7 @@ impl Fence {
                     )?,
                     _ => build_command(&self.kind, &policy, &self.helper, action(&dirs), env)?,
                 };
-                configure(&mut cmd);
+                streams.apply(&mut cmd);
                 (spawn(&mut cmd)?, dirs)
             }
         };
@@ -661,7 +663,12 @@ impl Fence {
                 // others are made by the tool that builds the jail, with its other
                 // namespaces): seen from outside too.
                 Kind::Native { .. } => {
-                    probe::judge_network(&self.posture, child.id()).map(|init| (verdict, init))
+                    let init = match child.is_init() {
+                        true => Ok(child.id()),
+                        false => probe::init_of_helper(&self.posture, child.id()),
+                    };
+                    init.and_then(|init| probe::judge_network(&self.posture, init))
+                        .map(|init| (verdict, init))
                 }
                 _ => Ok((verdict, None)),
             });
@@ -836,8 +843,8 @@ impl PendingListener {
 /// A command started by [`Fence::spawn_checked`].
 #[derive(Debug)]
 pub struct Checked {
-    /// The running command (its jail's helper).
-    pub child: std::process::Child,
+    /// The running command's jail: its init, or the helper outside it.
+    pub child: Launched,
     /// What the command's own jail proved (`None` for a backend without a jail).
     pub verdict: Option<probe::Verdict>,
     dirs: Option<probe::PreflightDirs>,
@@ -847,21 +854,21 @@ pub struct Checked {
     go: Option<()>,
     listener: Option<std::net::TcpListener>,
     terminal: Option<std::os::fd::OwnedFd>,
-    /// How the jail is seen to end before its helper has (an early helper's jail): what
-    /// it takes before the go, and once it is sent.
+    /// How the jail is seen to end before its first process has (an early init's jail):
+    /// what it takes before the go, and once it is sent.
     #[cfg(target_os = "linux")]
     jail_end: Option<PendingEnd>,
     #[cfg(target_os = "linux")]
     watched: Option<JailEnd>,
-    /// Whether the command's helper has been reaped.
+    /// Whether the jail's first process (its init, or its helper) has been reaped.
     reaped: bool,
     /// Whether the jail's end was seen ([`JailEnd`]): nothing jailed runs any more.
     jail_ended: bool,
 }
 
-/// How a checked command's jail is seen to end without waiting for its helper (an early
-/// helper, [`super::jail::Early`], which holds the jail's mount tree and takes it down
-/// after the init is gone, 0.1-0.3 ms here) or for the init itself: the probe's report
+/// How a checked command's jail is seen to end without waiting for its init to be gone
+/// (an early init, [`super::jail::Early`], which takes the jail's mount tree down as it
+/// exits, 0.1-0.3 ms here): the probe's report
 /// channel, on which the init's last word is the command's code ([`probe::tell_exit`]),
 /// said only once it has ended every other process of its namespace
 /// ([`super::jail::checked_exec`]); and the init's pidfd, readable once the init, and with
@@ -902,6 +909,15 @@ impl JailEnd {
         (crate::sys::ns::children_of(helper) == [init]).then_some(JailEnd {
             init: pidfd,
             report,
+        })
+    }
+
+    /// The jail whose init is our child `init` (cloned, [`crate::sys::ns::clone_init`]):
+    /// its pid names it until we reap it. `None` where the kernel has no `pidfd_open`.
+    fn of_init(init: u32, pending: PendingEnd) -> Option<JailEnd> {
+        Some(JailEnd {
+            init: crate::sys::ns::pidfd_of(init)?,
+            report: pending.report,
         })
     }
 
@@ -983,19 +999,20 @@ impl Checked {
                 detail: e.to_string(),
             })?;
             drop(self.dirs.take());
-            self.watched = self
-                .jail_end
-                .take()
-                .and_then(|pending| JailEnd::of(self.child.id(), pending));
+            let (pid, is_init) = (self.child.id(), self.child.is_init());
+            self.watched = self.jail_end.take().and_then(|pending| match is_init {
+                true => JailEnd::of_init(pid, pending),
+                false => JailEnd::of(pid, pending),
+            });
         }
         Ok(())
     }
 
-    /// Let this go without reaping the helper, for a process about to exit: once the
-    /// jail's end was seen ([`Checked::wait`]: nothing jailed runs), the helper, which runs
-    /// nothing jailed and may still be taking the mount tree down, dies with this process
-    /// (its parent-death signal) and is reaped by whoever adopts it, as bubblewrap leaves
-    /// its own. Anything else is ended and reaped as on drop.
+    /// Let this go without reaping the jail's init, for a process about to exit: once the
+    /// jail's end was seen ([`Checked::wait`]: nothing jailed runs), the init, which runs
+    /// nothing jailed any more and may still be taking the mount tree down, finishes (or
+    /// dies with this process, its parent-death signal) and is reaped by whoever adopts
+    /// it, as bubblewrap leaves its own. Anything else is ended and reaped as on drop.
     pub fn leave(mut self) {
         if self.jail_ended {
             self.reaped = true;
@@ -1012,10 +1029,10 @@ impl Checked {
 
     /// Wait for the command (never started unless [`Checked::start`] was called); the
     /// probe's directories go with it. Returns once nothing jailed runs: where the jail's
-    /// end can be seen ([`JailEnd`]), with the code its init said, while the init and the
-    /// helper outside, which run nothing jailed, may still be taking the jail down (the
-    /// helper is reaped when this is dropped, or left by [`Checked::leave`]); else once the
-    /// helper is gone, with its code.
+    /// end can be seen ([`JailEnd`]), with the code its init said, while the init, which
+    /// runs nothing jailed any more, may still be taking the jail down (it is reaped when
+    /// this is dropped, or left by [`Checked::leave`]); else once the jail's first process
+    /// (its init, or the helper outside it) is gone, with its code.
     pub fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
         let _ = self.go.take();
         #[cfg(target_os = "linux")]
@@ -1054,9 +1071,8 @@ fn unjailed_terminal(_cmd: &mut Command) -> std::io::Result<std::os::fd::OwnedFd
 /// waited for, so whatever is left is all there will be (bounded, should a leftover
 /// process keep the pipe open).
 #[cfg(target_os = "linux")]
-fn setup_failure(child: &mut std::process::Child) -> Option<String> {
-    let err = child.stderr.take()?;
-    let fd = std::os::fd::OwnedFd::from(err);
+fn setup_failure(child: &mut Launched) -> Option<String> {
+    let fd = child.stderr.take()?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
     let mut out = Vec::new();
     let mut buf = [0u8; 4096];
@@ -1081,7 +1097,7 @@ fn setup_failure(child: &mut std::process::Child) -> Option<String> {
 
 /// `e`, with the helper's own account of what failed when it left one.
 #[cfg(target_os = "linux")]
-fn with_setup_failure(e: FenceError, child: &mut std::process::Child) -> FenceError {
+fn with_setup_failure(e: FenceError, child: &mut Launched) -> FenceError {
     match (e, setup_failure(child)) {
         (
             FenceError::ProbeFailed {
@@ -1297,7 +1313,7 @@ fn can_fork_helper(helper: &Path) -> bool {
         && crate::sys::ns::threads().ok() == Some(1)
 }
 
-/// Make the host objects an early helper's plan names that are the launcher's to make
+/// Make the host objects an early init's plan names that are the launcher's to make
 /// ([`super::jail::Early`]): the missing protected paths (the plan's steps before `unshare`
 /// that the helper has not taken: it unshared before the plan existed).
 #[cfg(target_os = "linux")]
@@ -1314,7 +1330,7 @@ fn make_host_objects(plan: &Plan) -> Result<(), FenceError> {
     Ok(())
 }
 
-/// One line on the plan's channel to an early helper's init: the plan as JSON, then
+/// One line on the plan's channel to an early init: the plan as JSON, then
 /// [`super::jail::HOST_READY`] once the host objects exist.
 #[cfg(target_os = "linux")]
 fn send_line(channel: &mut std::fs::File, line: &[u8], plan: &Plan) -> Result<(), FenceError> {

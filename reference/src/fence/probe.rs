@@ -266,13 +266,13 @@ pub fn judge(
 }
 
 /// The network leg of the native jail, judged from outside like the others: where the
-/// posture claims `network` (a namespace of the jail's own), the jail's init, the child
-/// of the helper `helper_pid` that runs the legs and then the command, must not be in the
-/// launcher's network namespace. Its join is the init's own step after the fork
-/// (`join-network`); a join that failed silently would leave it on the host's network.
-/// An init that cannot be seen fails the leg. Returns the init's pid where it looked.
+/// posture claims `network` (a namespace of the jail's own), the jail's `init`, which runs
+/// the legs and then the command, must not be in the launcher's network namespace. Its
+/// namespace is the init's own step (`join-network`); one that failed silently would
+/// leave it on the host's network. An init that cannot be seen fails the leg. Returns the
+/// init's pid where it looked.
 #[cfg(target_os = "linux")]
-pub fn judge_network(claimed: &Posture, helper_pid: u32) -> Result<Option<u32>, FenceError> {
+pub fn judge_network(claimed: &Posture, init: u32) -> Result<Option<u32>, FenceError> {
     use crate::sys::ns;
     if claimed.not_covered.contains(&Coverage::Network) {
         return Ok(None);
@@ -282,15 +282,6 @@ pub fn judge_network(claimed: &Posture, helper_pid: u32) -> Result<Option<u32>, 
         leg: "network".into(),
         detail,
     };
-    let init = match ns::children_of(helper_pid).as_slice() {
-        [init] => *init,
-        other => {
-            return Err(failed(format!(
-                "the jail's helper has {} children, not its init alone",
-                other.len()
-            )))
-        }
-    };
     match ns::shares_network_namespace(init) {
         Ok(false) => Ok(Some(init)),
         Ok(true) => Err(failed(
@@ -299,6 +290,23 @@ pub fn judge_network(claimed: &Posture, helper_pid: u32) -> Result<Option<u32>, 
         Err(e) => Err(failed(format!(
             "the jail's network namespace cannot be seen: {e}"
         ))),
+    }
+}
+
+/// The init of a jail whose helper `helper_pid` stays outside it: the helper's one child.
+/// Any other count fails the network leg.
+#[cfg(target_os = "linux")]
+pub fn init_of_helper(claimed: &Posture, helper_pid: u32) -> Result<u32, FenceError> {
+    match crate::sys::ns::children_of(helper_pid).as_slice() {
+        [init] => Ok(*init),
+        other => Err(FenceError::ProbeFailed {
+            backend: claimed.backend.to_string(),
+            leg: "network".into(),
+            detail: format!(
+                "the jail's helper has {} children, not its init alone",
+                other.len()
+            ),
+        }),
     }
 }
 
@@ -392,7 +400,7 @@ impl PreflightDirs {
     }
 
     /// [`PreflightDirs::create`] but for the victim, which [`PreflightDirs::write_victim`]
-    /// writes later, before the legs run (an early helper's launcher writes it once the plan
+    /// writes later, before the legs run (the launcher of an early init writes it once the plan
     /// is sent, while the jail is being built). The outside directory is made now: the jail
     /// binds it.
     pub fn prepare(scratch: &Path, in_jail: bool, shared: bool) -> std::io::Result<PreflightDirs> {

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::choices::{Choices, Layer, NetworkMode};
 use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
+use crate::fence::launch::{Stream, Streams};
 use crate::fence::{current_posture, Fence, FenceOptions, MountPoints, Policy, PostureChoices};
 
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
@@ -294,14 +295,14 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             && !req.no_tty
             && std::io::IsTerminal::is_terminal(&std::io::stdin());
         let streams = if terminal {
-            helper_streams
+            HELPER_STREAMS
         } else {
-            pipe_streams
+            PIPE_STREAMS
         };
         // Declared after the mount points, so that on every way out (a panic unwinding
         // too) the jail is ended and reaped before they go; on the way out below, its
-        // helper, which may still be taking the jail's mount tree down once nothing
-        // jailed runs, is left after them.
+        // init, which may still be taking the jail's mount tree down once nothing jailed
+        // runs, is left after them.
         let mut jail = None;
         crate::sys::mark::mark("spawn-checked");
         let status = match fence.spawn_checked(argv, env, listen, terminal, streams) {
@@ -363,8 +364,8 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         crate::sys::mark::mark("waited");
         drop(mount_points);
         crate::sys::mark::mark("mount-points-released");
-        // This process exits next: a helper still taking the jail's mount tree down is
-        // left to die with it rather than waited for.
+        // This process exits next: an init still taking the jail's mount tree down once
+        // nothing jailed runs is left to finish rather than waited for.
         if let Some(jail) = jail {
             jail.leave();
         }
@@ -393,24 +394,12 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
 /// ours, which may be a file outside every root (a redirected stdout), a terminal or a
 /// socket, and which would keep the rights it was opened with (`fchmod`, `ftruncate`,
 /// `futimes` and `fsetxattr` on fd 1 change the file whatever the mounts say).
-fn pipe_streams(command: &mut std::process::Command) {
-    use std::process::Stdio;
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-}
+const PIPE_STREAMS: Streams = Streams::PIPED;
 
-/// With a terminal the command's streams are the jail's pseudo-terminal; the helper's own
-/// stay pipes (its stderr says what failed), and its stdin is closed so that only the
-/// terminal's relay reads ours.
-fn helper_streams(command: &mut std::process::Command) {
-    use std::process::Stdio;
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-}
+/// With a terminal the command's streams are the jail's pseudo-terminal; the jail's own
+/// (its init's, or its helper's) stay pipes (its stderr says what failed), and its stdin is
+/// closed so that only the terminal's relay reads ours.
+const HELPER_STREAMS: Streams = Streams([Stream::Null, Stream::Piped, Stream::Piped]);
 
 /// Our terminal relayed to the jail's (FENCE-TTY-5): ours in raw mode for the duration
 /// (restored when this ends, and on a terminating signal), its window size copied at

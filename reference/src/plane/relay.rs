@@ -12,7 +12,8 @@
 
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::process::Child;
+
+use crate::fence::launch::Launched;
 
 use rustix::event::{poll, PollFd, PollFlags};
 
@@ -32,7 +33,7 @@ const PIPE_BUF: usize = 4096;
 /// it still reads, until it has ended. Each of ours is written only when `poll` says it
 /// takes more, so a reader who does not read our stdout holds up neither our stderr nor
 /// the command's input.
-pub fn copy(child: &mut Child) {
+pub fn copy(child: &mut Launched) {
     use std::io::Write;
     let _ = std::io::stdout().flush();
     let (stdin, stdout, stderr) = (std::io::stdin(), std::io::stdout(), std::io::stderr());
@@ -40,12 +41,9 @@ pub fn copy(child: &mut Child) {
 }
 
 /// [`copy`] with `input` in place of our stdin and `output` of our stdout and stderr.
-fn copy_between(child: &mut Child, input: BorrowedFd<'_>, output: [BorrowedFd<'_>; 2]) {
-    let from = [
-        child.stdout.take().map(OwnedFd::from),
-        child.stderr.take().map(OwnedFd::from),
-    ];
-    let to_child = child.stdin.take().map(OwnedFd::from).and_then(|fd| {
+fn copy_between(child: &mut Launched, input: BorrowedFd<'_>, output: [BorrowedFd<'_>; 2]) {
+    let from = [child.stdout.take(), child.stderr.take()];
+    let to_child = child.stdin.take().and_then(|fd| {
         rustix::fs::fcntl_setfl(&fd, rustix::fs::OFlags::NONBLOCK)
             .ok()
             .map(|()| fd)
@@ -393,19 +391,21 @@ mod tests {
     use std::io::Read;
     use std::process::{Command, Stdio};
 
-    fn piped(script: &str) -> Child {
-        Command::new("/bin/sh")
-            .args(["-c", script])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
+    fn piped(script: &str) -> Launched {
+        Launched::spawned(
+            Command::new("/bin/sh")
+                .args(["-c", script])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        )
     }
 
     /// Run `script` relayed, with `input` on its stdin; what reached "our" stdout and
     /// stderr (files, read back).
-    fn relayed(script: &str, input: &[u8]) -> (Child, Vec<u8>, Vec<u8>) {
+    fn relayed(script: &str, input: &[u8]) -> (Launched, Vec<u8>, Vec<u8>) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("in");
         std::fs::write(&path, input).unwrap();

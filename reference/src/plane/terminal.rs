@@ -7,10 +7,11 @@
 //!
 //! May touch: the fence it is given, the run's captured bytes.
 
-use std::process::Stdio;
+use std::fs::File;
 use std::time::{Duration, Instant};
 
 use super::protocol::ExitInfo;
+use crate::fence::launch::{Stream, Streams};
 use crate::fence::tty::{AtEnd, Captured, Relay};
 use crate::fence::{Fence, FenceError};
 
@@ -46,11 +47,13 @@ pub fn run(
     timeout: Duration,
 ) -> Result<TerminalOutcome, FenceError> {
     let fence = fence.at(cwd);
-    let mut checked = fence.spawn_checked(argv, env, None, true, |c| {
-        c.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-    })?;
+    let mut checked = fence.spawn_checked(
+        argv,
+        env,
+        None,
+        true,
+        Streams([Stream::Null, Stream::Piped, Stream::Piped]),
+    )?;
     let master = checked
         .take_terminal()
         .ok_or_else(|| FenceError::ProbeFailed {
@@ -67,8 +70,20 @@ pub fn run(
             v
         })
     };
-    let out = drain(checked.child.stdout.take().map(|s| Box::new(s) as _));
-    let err = drain(checked.child.stderr.take().map(|s| Box::new(s) as _));
+    let out = drain(
+        checked
+            .child
+            .stdout
+            .take()
+            .map(|s| Box::new(File::from(s)) as _),
+    );
+    let err = drain(
+        checked
+            .child
+            .stderr
+            .take()
+            .map(|s| Box::new(File::from(s)) as _),
+    );
     let shown = Captured::with_limit(super::executor::DEFAULT_MAX_OUTPUT);
     let relay = Relay::start(
         master,
@@ -82,7 +97,9 @@ pub fn run(
     .map_err(|e| io_failed("terminal", e))?;
     checked.start()?;
     let deadline = Instant::now() + timeout;
-    let timed_out = crate::fence::launch::wait_by(&mut checked.child, deadline)
+    let timed_out = checked
+        .child
+        .wait_by(deadline)
         .map_err(|e| io_failed("wait", e))?
         .is_none();
     if timed_out {

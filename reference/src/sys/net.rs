@@ -232,6 +232,17 @@ impl NetworkHandoff {
     }
 }
 
+/// A network namespace of this process's own, its loopback up, as [`NetworkHandoff`] makes
+/// one for the init it hands it to: for an init with no helper outside, which owns its
+/// user namespace and so may make one (`CLONE_NEWNET` needs `CAP_SYS_ADMIN` there).
+pub fn make_own() -> io::Result<()> {
+    let stage = |what: &'static str| {
+        move |e: io::Error| io::Error::new(e.kind(), format!("the init's {what}: {e}"))
+    };
+    super::ns::unshare_network().map_err(stage("unshare(CLONE_NEWNET)"))?;
+    loopback_up().map_err(stage("loopback"))
+}
+
 /// Join the network namespace the helper sent on `from` ([`NetworkHandoff`]), refusing
 /// one that is this process's own (it would be the host's).
 pub fn join_network(from: &OwnedFd, deadline: Instant) -> io::Result<()> {

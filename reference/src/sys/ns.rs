@@ -1,4 +1,5 @@
-//! Namespaces and process lifetime: `unshare(2)`, uid/gid maps, `fork(2)`,
+//! Namespaces and process lifetime: `unshare(2)`, `clone3(2)` into new namespaces
+//! (Linux 5.3; `clone(2)` with `CLONE_PIDFD`, Linux 5.2), uid/gid maps, `fork(2)`,
 //! `posix_spawn(3)` into a new session, parent-death signal, pidfds, reaping, sessions,
 //! process groups and the child subreaper.
 //!
@@ -369,9 +370,7 @@ pub fn pidfd_of(pid: u32) -> Option<std::os::fd::OwnedFd> {
     rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
 }
 
-/// `/dev/null` for reading and writing, close-on-exec: opened by a process that will later
-/// put its standard streams onto it ([`keep_no_descriptors`]) where it may no longer find
-/// it by name (the jail's helper, whose root the init's `pivot_root` moves with its own).
+/// `/dev/null` for reading and writing, close-on-exec.
 pub fn open_null() -> io::Result<std::os::fd::OwnedFd> {
     rustix::fs::open(
         "/dev/null",
@@ -379,29 +378,6 @@ pub fn open_null() -> io::Result<std::os::fd::OwnedFd> {
         rustix::fs::Mode::empty(),
     )
     .map_err(io::Error::from)
-}
-
-/// For a process that has nothing left to do but wait (the jail's helper once its init is
-/// forked): its standard streams onto `null` (from [`open_null`]) and every other
-/// descriptor closed, `null` too, so that it holds no copy of what the launcher waits to
-/// see closed (the command's streams, the probe's report). By name at this point the
-/// helper would find no `/dev/null`: its root is the init's staging root by then, and the
-/// launcher would see the command's streams end only once the helper is gone, after the
-/// jail's mount tree is taken down. Without `null` (a host without `/dev/null`) the
-/// standard streams are closed outright: nothing here reads or writes them again.
-pub fn keep_no_descriptors(null: Option<std::os::fd::OwnedFd>) {
-    match &null {
-        Some(null) => streams_onto(null),
-        None => {
-            for fd in 0..3 {
-                // SAFETY: a standard stream of this process, which nothing in it owns as an
-                // `OwnedFd`; one not open gives EBADF.
-                unsafe { libc::close(fd) };
-            }
-        }
-    }
-    drop(null);
-    close_all_but(&[]);
 }
 
 /// This process's standard streams onto `/dev/null`, so that it holds no copy of the pipes
@@ -673,6 +649,183 @@ pub fn fork_instead_of_exec(
         });
     }
     Ok(())
+}
+
+/// A jail's init made by [`clone_init`]: a child of the caller, PID 1 of its own PID
+/// namespace.
+#[derive(Debug)]
+pub struct ClonedInit {
+    /// The init's pid in the caller's PID namespace.
+    pub pid: u32,
+    /// A pidfd of the init (`CLONE_PIDFD`): signalled and polled without any race on its pid.
+    pub pidfd: std::os::fd::OwnedFd,
+}
+
+/// The flags of [`clone_init`]: the namespaces of [`unshare_all`] but the network, which
+/// the init makes itself once it knows its plan (the `host` mode makes none).
+const INIT_NAMESPACES: u64 = (libc::CLONE_NEWUSER
+    | libc::CLONE_NEWNS
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUTS) as u64;
+
+/// `struct clone_args` of `clone3(2)` as far as its first version (`CLONE_ARGS_SIZE_VER0`).
+#[repr(C)]
+#[derive(Default)]
+struct CloneArgs {
+    flags: u64,
+    pidfd: u64,
+    child_tid: u64,
+    parent_tid: u64,
+    exit_signal: u64,
+    stack: u64,
+    stack_size: u64,
+    tls: u64,
+}
+
+/// Make a jail's init straight from this process: one `clone3(2)` (Linux 5.3; the older
+/// `clone(2)` with `CLONE_PIDFD`, Linux 5.2, where a filter answers `ENOSYS` to it, as
+/// container runtimes' default profiles do) into a new user, mount, PID, IPC and UTS
+/// namespace, as bubblewrap makes its own. No helper stays outside between this process and
+/// the init: one process fewer to start, schedule, and wait for at the end. Refused (`Err`,
+/// nothing made) unless this process is single-threaded, so that the child inherits no
+/// lock another thread held and may run ordinary code (allocate, build the jail), as after
+/// [`fork_instead_of_exec`]. The child holds a copy of the launcher's memory,
+/// environment included: `body` must make itself non-dumpable ([`not_dumpable`]) before
+/// any jailed code runs. In the child, before `body`: `SIGPIPE` is ignored as in a fresh
+/// Rust process, the terminating signals have their default actions, core files are off
+/// (`RLIMIT_CORE` 0, the hard limit too), each of `stdio` given becomes the standard stream
+/// of its index (the others are this process's own), and every descriptor from 3 up other
+/// than `keep` is closed, the caller's ends of the pipes among them, so that the child sees
+/// them close when the caller does. `body`'s
+/// code is the child's exit code; a panic in it exits with 101. The child's uid and gid
+/// map are not written: the child writes its own (it is their owner, [`write_id_maps`]).
+pub fn clone_init(
+    stdio: [Option<std::os::fd::OwnedFd>; 3],
+    keep: &[i32],
+    body: impl FnOnce() -> i32,
+) -> io::Result<ClonedInit> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    if threads()? != 1 {
+        return Err(io::Error::other(
+            "the launcher has more than one thread; no init is cloned from it",
+        ));
+    }
+    let mut keep: Vec<i32> = keep.iter().copied().filter(|fd| *fd > 2).collect();
+    keep.sort_unstable();
+    keep.dedup();
+    // A stream's descriptor is kept above 2, so that putting one onto its number never
+    // overwrites another still to be put.
+    let mut child_ends: [Option<OwnedFd>; 3] = [None, None, None];
+    for (n, fd) in stdio.into_iter().enumerate() {
+        child_ends[n] = match fd {
+            Some(fd) if fd.as_raw_fd() <= 2 => {
+                Some(rustix::io::fcntl_dupfd_cloexec(&fd, 3).map_err(io::Error::from)?)
+            }
+            other => other,
+        };
+    }
+    let child_raw: [i32; 3] = std::array::from_fn(|n| {
+        child_ends[n]
+            .as_ref()
+            .map(|fd| fd.as_raw_fd())
+            .unwrap_or(-1)
+    });
+    let mut pidfd: libc::c_int = -1;
+    let args = CloneArgs {
+        flags: INIT_NAMESPACES | libc::CLONE_PIDFD as u64,
+        pidfd: &mut pidfd as *mut libc::c_int as u64,
+        exit_signal: libc::SIGCHLD as u64,
+        ..CloneArgs::default()
+    };
+    // SAFETY: `clone3` without CLONE_VM, CLONE_VFORK or a stack is `fork(2)` with new
+    // namespaces: the child gets a copy of this single-threaded process (checked above; the
+    // caller starts no thread in between) and runs only the code below, which ends in
+    // `_exit`. `args` and `pidfd` outlive the call, which reads the one and writes the other.
+    let mut r = unsafe {
+        libc::syscall(
+            libc::SYS_clone3,
+            &args as *const CloneArgs,
+            std::mem::size_of::<CloneArgs>(),
+        )
+    };
+    if r == -1 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
+        // SAFETY: as above: `clone(2)` with no stack is a fork; with CLONE_PIDFD the kernel
+        // writes the pidfd through its third argument (the parent's tid pointer on every
+        // architecture's order of arguments).
+        r = unsafe {
+            libc::syscall(
+                libc::SYS_clone,
+                args.flags | libc::SIGCHLD as u64,
+                0usize,
+                &mut pidfd as *mut libc::c_int,
+                0usize,
+                0usize,
+            )
+        };
+    }
+    match r {
+        -1 => Err(io::Error::last_os_error()),
+        0 => {
+            crate::sys::mark::mark("init-start");
+            // SAFETY: plain system calls on this process's own state.
+            unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+            super::ending::default_actions();
+            let _ = rustix::process::setrlimit(
+                rustix::process::Resource::Core,
+                rustix::process::Rlimit {
+                    current: Some(0),
+                    maximum: Some(0),
+                },
+            );
+            for (n, fd) in child_raw.iter().enumerate() {
+                // SAFETY: dup2 of a descriptor this child holds (above 2, made before the
+                // clone) onto one of its standard streams; dup2 leaves the copy inheritable.
+                if *fd >= 0 && unsafe { libc::dup2(*fd, n as i32) } == -1 {
+                    // SAFETY: leaving at once, with nothing of this child's to flush.
+                    unsafe { libc::_exit(EXIT_CLONE_FAILED) };
+                }
+            }
+            close_all_but(&keep);
+            let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).unwrap_or(101);
+            // SAFETY: the child's end; nothing of the launcher's is flushed or run here.
+            unsafe { libc::_exit(code) }
+        }
+        pid => {
+            drop(child_ends);
+            // SAFETY: the kernel wrote a new pidfd, owned by nothing else in this process.
+            let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+            Ok(ClonedInit {
+                pid: pid as u32,
+                pidfd,
+            })
+        }
+    }
+}
+
+/// The exit code of a cloned init that could not set its standard streams.
+const EXIT_CLONE_FAILED: i32 = 125;
+
+/// Send `SIGKILL` to the process of `pidfd` (`pidfd_send_signal(2)`, Linux 5.1).
+pub fn kill_pidfd(pidfd: &std::os::fd::OwnedFd) -> io::Result<()> {
+    rustix::process::pidfd_send_signal(pidfd, Signal::KILL).map_err(io::Error::from)
+}
+
+/// Reap our child `pid`: its raw wait status. `block: false` returns `None` while it runs.
+pub fn reap(pid: u32, block: bool) -> io::Result<Option<i32>> {
+    let pid = Pid::from_raw(pid as i32).ok_or_else(|| io::Error::other("invalid pid"))?;
+    let options = match block {
+        true => WaitOptions::empty(),
+        false => WaitOptions::NOHANG,
+    };
+    loop {
+        match rustix::process::waitpid(Some(pid), options) {
+            Ok(Some((_, status))) => return Ok(Some(status.as_raw())),
+            Ok(None) => return Ok(None),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
 
 /// `PR_SET_DUMPABLE` 0 (Linux 2.3.20): no process without `CAP_SYS_PTRACE` may trace this
