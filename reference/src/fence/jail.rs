@@ -176,13 +176,8 @@ pub fn run_early(early: &Early) -> i32 {
     // (checked_exec): not here, so that the launcher can still see its network namespace
     // from outside (probe::judge_network).
     entered.enforcement.pid1 = crate::sys::ns::pid() == 1;
-    // Made on a thread of this process's own while the plan comes and the mount tree is
-    // built; joined at join-network (net::OwnNetwork).
     if !early.host_network {
-        match crate::sys::net::OwnNetwork::start() {
-            Ok(own) => entered.network = Some(Network::Own(own)),
-            Err(e) => return failed("network", e),
-        }
+        entered.network = Some(Network::OwnToMake);
     }
     crate::sys::mark::mark("init-forked");
     let deadline = std::time::Instant::now() + PLAN_TIMEOUT;
@@ -542,9 +537,8 @@ struct Entered {
 enum Network {
     /// The init's end of the socket the helper sends it on (net::NetworkHandoff).
     Sent(std::os::fd::OwnedFd),
-    /// An init with no helper ([`Early`]) makes its own on a thread, owned by its user
-    /// namespace.
-    Own(crate::sys::net::OwnNetwork),
+    /// An init with no helper ([`Early`]) makes its own, owned by its user namespace.
+    OwnToMake,
 }
 
 /// What the launcher of an early init ([`Early`]) says on the plan's channel once it has
@@ -915,19 +909,14 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 }
             }
             // After the last mount and before anything that depends on the network (the
-            // probe's legs, the listener, Landlock's scopes): the namespace the helper or
-            // the init's own thread made, or the reason it could not, which fails the jail.
+            // probe's legs, the listener, Landlock's scopes): the helper's namespace, or
+            // the reason it could not make one, which fails the jail.
             Step::JoinNetwork => {
                 let from = network
                     .take()
                     .ok_or_else(|| fail(io::Error::other("no network namespace is on its way")))?;
                 if plan.fault == Some(Fault::SharedNetwork) {
-                    // The injected fault (plan::Fault): claim a join that never happened
-                    // (a thread making the namespace is still waited for: none outlives
-                    // this step).
-                    if let Network::Own(own) = from {
-                        let _ = own.made();
-                    }
+                    // The injected fault (plan::Fault): claim a join that never happened.
                     continue;
                 }
                 match from {
@@ -935,7 +924,7 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                         let deadline = std::time::Instant::now() + super::probe::TIMEOUT;
                         crate::sys::net::join_network(&from, deadline).map_err(fail)?;
                     }
-                    Network::Own(own) => own.join().map_err(fail)?,
+                    Network::OwnToMake => crate::sys::net::make_own().map_err(fail)?,
                 }
             }
             // Read-only by mount, not by Landlock alone: jailed root is the host's root
