@@ -86,7 +86,7 @@ fn a_native_jail_left_on_the_hosts_network_is_refused_and_nothing_runs() {
     let c = Case::new();
     let marker = c.p("ws/ran");
     let script = format!("touch {}", marker.display());
-    let faulty = |mode: &str| {
+    let faulty = |mode: &str, thread: &str| {
         Command::new(BIN)
             .arg("exec")
             .arg("--workspace")
@@ -95,23 +95,27 @@ fn a_native_jail_left_on_the_hosts_network_is_refused_and_nothing_runs() {
             .env("GATEHOUSE_FENCE", "native")
             .env("XDG_CONFIG_HOME", c.p("config"))
             .env(gatehouse::fence::plan::FAULT_ENV, "shared-network")
+            .env("GATEHOUSE_JAIL_NETWORK_THREAD", thread)
             .output()
             .unwrap()
     };
-    let o = faulty("off");
-    let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(125), "{err}");
-    assert!(
-        err.contains("network: the jail's init is in the launcher's network namespace"),
-        "{err}"
-    );
-    assert!(
-        !marker.exists(),
-        "the command ran in a jail its probe refused"
-    );
+    // Whether the init makes its namespace on a thread of its own or by itself.
+    for thread in ["always", "never"] {
+        let o = faulty("off", thread);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(125), "{thread}: {err}");
+        assert!(
+            err.contains("network: the jail's init is in the launcher's network namespace"),
+            "{thread}: {err}"
+        );
+        assert!(
+            !marker.exists(),
+            "the command ran in a jail its probe refused ({thread})"
+        );
+    }
     // The `host` mode joins nothing, so the fault changes nothing there; and without the
     // fault the command runs.
-    let o = faulty("host");
+    let o = faulty("host", "always");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
     std::fs::remove_file(&marker).unwrap();
     let o = c.exec("native", &[], &script);

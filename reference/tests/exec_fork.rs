@@ -355,3 +355,40 @@ fn the_launchers_one_child_is_the_jails_init_itself() {
     assert_eq!(command[0].len(), ns_depth + 1, "{command:?}");
     assert_ne!(command[0].last(), Some(&1), "{command:?}");
 }
+
+#[test]
+fn the_jails_network_is_its_own_loopback_whether_a_thread_or_the_init_makes_it() {
+    // The cloned init makes its network namespace on a thread of its own where a core is
+    // free, else itself at join-network: both ways give the same jail, a namespace other
+    // than ours holding only its loopback.
+    let ours = std::fs::read_link("/proc/self/ns/net").unwrap();
+    for thread in ["always", "never"] {
+        let ws = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let o = launcher(
+            ws.path(),
+            tmp.path(),
+            &["sh", "-c", "readlink /proc/self/ns/net; cat /proc/net/dev"],
+        )
+        .env("GATEHOUSE_JAIL_NETWORK_THREAD", thread)
+        .output()
+        .unwrap();
+        assert!(o.status.success(), "{thread}: {}", err(&o));
+        let out = String::from_utf8_lossy(&o.stdout);
+        let mut lines = out.lines();
+        let theirs = lines.next().unwrap_or_default();
+        assert!(theirs.starts_with("net:["), "{thread}: {out}");
+        // The allowed twin: ours is a namespace too, and another one.
+        assert_ne!(
+            theirs,
+            ours.to_string_lossy(),
+            "{thread}: the host's network"
+        );
+        let devices: Vec<&str> = lines
+            .skip(2)
+            .filter_map(|l| l.split(':').next())
+            .map(str::trim)
+            .collect();
+        assert_eq!(devices, ["lo"], "{thread}: {out}");
+    }
+}

@@ -125,6 +125,10 @@ pub struct Early {
     pub ids: (u32, u32),
     /// The `host` network mode: no network namespace is made.
     pub host_network: bool,
+    /// Whether the init makes its network namespace on a thread of its own, beside the
+    /// rest, rather than at its step: where the launcher saw a core free for it
+    /// ([`crate::sys::net::core_free`]). Either way the same namespace is joined.
+    pub network_thread: bool,
     /// The init's end of the channel the plan comes on.
     pub plan_fd: i32,
 }
@@ -176,8 +180,18 @@ pub fn run_early(early: &Early) -> i32 {
     // (checked_exec): not here, so that the launcher can still see its network namespace
     // from outside (probe::judge_network).
     entered.enforcement.pid1 = crate::sys::ns::pid() == 1;
+    // Made on a thread of this process's own while the plan comes and the mount tree is
+    // built, where the launcher saw a core free for it (net::OwnNetwork); else by this
+    // thread itself at join-network, since on a busy machine the thread would only take
+    // the one free core from the init.
     if !early.host_network {
-        entered.network = Some(Network::OwnToMake);
+        entered.network = match early.network_thread {
+            true => match crate::sys::net::OwnNetwork::start() {
+                Ok(own) => Some(Network::Own(own)),
+                Err(e) => return failed("network", e),
+            },
+            false => Some(Network::OwnHere),
+        };
     }
     crate::sys::mark::mark("init-forked");
     let deadline = std::time::Instant::now() + PLAN_TIMEOUT;
@@ -537,8 +551,11 @@ struct Entered {
 enum Network {
     /// The init's end of the socket the helper sends it on (net::NetworkHandoff).
     Sent(std::os::fd::OwnedFd),
-    /// An init with no helper ([`Early`]) makes its own, owned by its user namespace.
-    OwnToMake,
+    /// An init with no helper ([`Early`]) makes its own on a thread, owned by its user
+    /// namespace.
+    Own(crate::sys::net::OwnNetwork),
+    /// Or makes it itself at the step ([`Early::network_thread`] false).
+    OwnHere,
 }
 
 /// What the launcher of an early init ([`Early`]) says on the plan's channel once it has
@@ -909,14 +926,19 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 }
             }
             // After the last mount and before anything that depends on the network (the
-            // probe's legs, the listener, Landlock's scopes): the helper's namespace, or
-            // the reason it could not make one, which fails the jail.
+            // probe's legs, the listener, Landlock's scopes): the namespace the helper or
+            // the init's own thread made, or the reason it could not, which fails the jail.
             Step::JoinNetwork => {
                 let from = network
                     .take()
                     .ok_or_else(|| fail(io::Error::other("no network namespace is on its way")))?;
                 if plan.fault == Some(Fault::SharedNetwork) {
-                    // The injected fault (plan::Fault): claim a join that never happened.
+                    // The injected fault (plan::Fault): claim a join that never happened
+                    // (a thread making the namespace is still waited for: none outlives
+                    // this step).
+                    if let Network::Own(own) = from {
+                        let _ = own.made();
+                    }
                     continue;
                 }
                 match from {
@@ -924,7 +946,8 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                         let deadline = std::time::Instant::now() + super::probe::TIMEOUT;
                         crate::sys::net::join_network(&from, deadline).map_err(fail)?;
                     }
-                    Network::OwnToMake => crate::sys::net::make_own().map_err(fail)?,
+                    Network::Own(own) => own.join().map_err(fail)?,
+                    Network::OwnHere => crate::sys::net::make_own().map_err(fail)?,
                 }
             }
             // Read-only by mount, not by Landlock alone: jailed root is the host's root
@@ -1203,6 +1226,7 @@ mod tests {
         Early {
             parent_pid: plan.parent_pid.unwrap(),
             ids: (0, 0),
+            network_thread: false,
             host_network: plan.host_network,
             plan_fd: 5,
         }

@@ -539,6 +539,7 @@ impl Fence {
                     parent_pid: std::process::id(),
                     ids: crate::sys::ns::ids(),
                     host_network: self.policy.host_network,
+                    network_thread: network_thread(),
                     plan_fd: handoff::raw(&plan_channel.child_end),
                 };
                 let ends = streams.ends().map_err(setup)?;
@@ -1301,6 +1302,18 @@ fn forked_helper(helper: &Path, plan: Plan, keep: &[i32]) -> Result<Command, Fen
     }) {
         Ok(()) => Ok(c),
         Err(_) => helper_command(helper, &plan),
+    }
+}
+
+/// Whether an early init makes its network namespace on a thread of its own
+/// ([`super::jail::Early::network_thread`]): where a core is free for it, unless
+/// `GATEHOUSE_JAIL_NETWORK_THREAD` says `always` or `never` (for the tests of both ways).
+#[cfg(target_os = "linux")]
+fn network_thread() -> bool {
+    match std::env::var_os("GATEHOUSE_JAIL_NETWORK_THREAD").as_deref() {
+        Some(v) if v == "always" => true,
+        Some(v) if v == "never" => false,
+        _ => crate::sys::net::core_free(),
     }
 }
 

@@ -2,8 +2,9 @@
 //! fresh network namespace (`SIOCSIFFLAGS`), listen on it, and hand the listening socket
 //! out to the launcher over an inherited socket pair (`SCM_RIGHTS`), so the proxy outside
 //! accepts the jail's connections without any address of the host becoming reachable.
-//! It also hands the jail's network namespace from the helper to the init
-//! ([`NetworkHandoff`], Linux 3.0 for `setns(2)` of a network namespace).
+//! It also hands the jail's network namespace from the helper, or from a thread of the
+//! init's own, to the init ([`NetworkHandoff`], [`OwnNetwork`]; Linux 3.0 for `setns(2)` of
+//! a network namespace, 3.17 for `/proc/thread-self`).
 //! Linux 2.2 (`SCM_RIGHTS`), network namespaces Linux 2.6.29.
 
 use std::io;
@@ -232,9 +233,66 @@ impl NetworkHandoff {
     }
 }
 
-/// A network namespace of this process's own, its loopback up, as [`NetworkHandoff`] makes
-/// one for the init it hands it to: for an init with no helper outside, which owns its
-/// user namespace and so may make one (`CLONE_NEWNET` needs `CAP_SYS_ADMIN` there).
+/// A network namespace made on a thread of the init's own while the init goes on (it
+/// waits for its plan, builds its mount tree), for an init with no helper outside: it
+/// owns its user namespace, so its thread may make one (`CLONE_NEWNET` needs
+/// `CAP_SYS_ADMIN` there). The thread makes it, brings its loopback up, and hands back a
+/// descriptor of it, which the init joins ([`OwnNetwork::join`]) as it would one a helper
+/// sent. The namespace is per thread until joined: the init itself stays where it is.
+pub struct OwnNetwork {
+    thread: std::thread::JoinHandle<io::Result<OwnedFd>>,
+}
+
+impl OwnNetwork {
+    /// Start the thread. Its namespace is found through `/proc/thread-self` of the `/proc`
+    /// this process sees now (opened here), since the init's root may have moved by the
+    /// time the thread looks.
+    pub fn start() -> io::Result<OwnNetwork> {
+        use rustix::fs::{Mode, OFlags};
+        let proc_dir = rustix::fs::open(
+            "/proc",
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let stage = |what: &'static str| {
+            move |e: io::Error| io::Error::new(e.kind(), format!("the init's {what}: {e}"))
+        };
+        let thread = std::thread::Builder::new()
+            .name("netns".into())
+            .stack_size(64 << 10)
+            .spawn(move || {
+                super::ns::unshare_network().map_err(stage("unshare(CLONE_NEWNET)"))?;
+                loopback_up().map_err(stage("loopback"))?;
+                rustix::fs::openat(
+                    &proc_dir,
+                    "thread-self/ns/net",
+                    OFlags::RDONLY | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .map_err(io::Error::from)
+                .map_err(stage("open of its network namespace"))
+            })?;
+        Ok(OwnNetwork { thread })
+    }
+
+    /// Wait for the thread (gone once this returns) and its namespace.
+    pub fn made(self) -> io::Result<OwnedFd> {
+        self.thread
+            .join()
+            .map_err(|_| io::Error::other("the init's network thread panicked"))?
+    }
+
+    /// Join the namespace the thread made, refusing one that is this process's own.
+    pub fn join(self) -> io::Result<()> {
+        let ns = self.made()?;
+        join_given(ns)
+    }
+}
+
+/// A network namespace of this process's own, its loopback up, made by the calling thread
+/// itself: for an init with no helper outside, which owns its user namespace and so may
+/// make one (`CLONE_NEWNET` needs `CAP_SYS_ADMIN` there), where no core is free for
+/// [`OwnNetwork`]'s thread.
 pub fn make_own() -> io::Result<()> {
     let stage = |what: &'static str| {
         move |e: io::Error| io::Error::new(e.kind(), format!("the init's {what}: {e}"))
@@ -243,16 +301,35 @@ pub fn make_own() -> io::Result<()> {
     loopback_up().map_err(stage("loopback"))
 }
 
+/// Whether a core is free right now: fewer tasks runnable on the whole system (the
+/// fourth field of `/proc/loadavg`, the caller among them) than cores this process may
+/// run on. A guess of one instant, for work that may go on a thread of its own or not
+/// ([`OwnNetwork`]): where it is wrong the work is only slower. `false` where it cannot
+/// be read.
+pub fn core_free() -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let running = std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| {
+        let field = l.split_whitespace().nth(3)?.to_owned();
+        field.split('/').next()?.parse::<usize>().ok()
+    });
+    matches!(running, Some(r) if r < cores)
+}
+
 /// Join the network namespace the helper sent on `from` ([`NetworkHandoff`]), refusing
 /// one that is this process's own (it would be the host's).
 pub fn join_network(from: &OwnedFd, deadline: Instant) -> io::Result<()> {
+    join_given(recv_fd_or_text(from, deadline)?)
+}
+
+/// Join the network namespace `ns`, refusing one that is this process's own (it would be
+/// the host's).
+fn join_given(ns: OwnedFd) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let ns = recv_fd_or_text(from, deadline)?;
     let own = std::fs::metadata("/proc/thread-self/ns/net")?;
     let given = rustix::fs::fstat(&ns)?;
     if given.st_dev as u64 == own.dev() && given.st_ino as u64 == own.ino() {
         return Err(io::Error::other(
-            "the helper handed over this process's own network namespace",
+            "the namespace handed over is this process's own network namespace",
         ));
     }
     rustix::thread::move_into_link_name_space(
