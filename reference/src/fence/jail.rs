@@ -5,8 +5,8 @@
 //! The helper is a fresh exec of the gatehouse binary, single-threaded, with an environment
 //! holding nothing but the plan: no secret of the agent's process is ever in it. A native
 //! checked command's jail has no helper: its init is cloned straight from a
-//! single-threaded launcher into its namespaces before the plan is made ([`run_early`],
-//! [`crate::sys::ns::clone_init`]); other native one-shot jails in such a launcher get a
+//! single-threaded launcher into its namespaces once the plan is made, the plan in its
+//! memory from the start ([`run_early`], [`crate::sys::ns::clone_init`]); other native one-shot jails in such a launcher get a
 //! helper forked from it ([`run_forked`], [`crate::sys::ns::fork_instead_of_exec`]).
 //! Either holds a copy of the launcher's memory: the jail's init is made non-dumpable
 //! before any jailed code runs, so no jailed process can read or trace it.
@@ -106,16 +106,13 @@ pub fn run_forked(plan: &Plan) -> i32 {
     }
 }
 
-/// The init of a native checked command, cloned straight from the launcher before its plan
-/// is made ([`crate::sys::ns::clone_init`]): what every native plan starts with is known
-/// then (the launcher's pid and ids, whether the network is the host's), so the clone makes
+/// The init of a native checked command, cloned straight from the launcher
+/// ([`crate::sys::ns::clone_init`]) once its plan and the host objects the plan names (the
+/// placeholders of missing protected paths, the probe's victim) are made: the clone makes
 /// the namespaces and the init at once, with no helper between the launcher and the init,
-/// and the init starts while the launcher plans. It reads the whole plan from the launcher
-/// on `plan_fd` (one line of JSON, on a socket only the launcher holds the other end of:
-/// see [`crate::sys::handoff::Handoff`]), validates it and checks that it starts with
-/// exactly the steps already taken, and applies the rest ([`run_early`]); a second line on
-/// the same channel, [`HOST_READY`], says that the host objects the plan names exist, and
-/// is waited for where they are first needed.
+/// and the plan is in the init's memory from its start, a copy of the launcher's, with no
+/// channel it could be forged on. The init checks that the plan starts with exactly the
+/// steps the clone took and applies the rest ([`run_early`]).
 #[cfg(target_os = "linux")]
 #[derive(Debug, Clone, Copy)]
 pub struct Early {
@@ -129,28 +126,18 @@ pub struct Early {
     /// rest, rather than at its step: where the launcher saw a core free for it
     /// ([`crate::sys::net::core_free`]). Either way the same namespace is joined.
     pub network_thread: bool,
-    /// The init's end of the channel the plan comes on.
-    pub plan_fd: i32,
 }
 
-/// How long the init waits for its plan; the launcher plans in well under a second.
-#[cfg(target_os = "linux")]
-const PLAN_TIMEOUT: std::time::Duration = super::probe::TIMEOUT;
-
-/// The largest plan accepted on its channel.
-#[cfg(target_os = "linux")]
-const PLAN_LIMIT: usize = 16 << 20;
-
 /// The body of an init cloned early ([`Early`]), in its new namespaces: its uid and gid
-/// maps, death with the launcher, then the plan and every step after the init's fork, and
+/// maps, death with the launcher, then every step of `plan` after the init's fork, and
 /// the checked command's action. The steps of the plan before [`Step::Unshare`] that are
 /// not [`Step::DieWithParent`] (missing protected paths made on the host) are the
-/// launcher's, done before it sends the plan.
+/// launcher's, done before the clone.
 ///
 /// [`Step::Unshare`]: super::plan::Step::Unshare
 /// [`Step::DieWithParent`]: super::plan::Step::DieWithParent
 #[cfg(target_os = "linux")]
-pub fn run_early(early: &Early) -> i32 {
+pub fn run_early(early: &Early, plan: Plan) -> i32 {
     // Before the plan its steps have no index of the plan's: named by what they are.
     let failed = |step: &str, e: std::io::Error| {
         eprintln!("gatehouse jail (native): {step}, before the plan: {e}");
@@ -160,14 +147,10 @@ pub fn run_early(early: &Early) -> i32 {
         eprintln!("gatehouse jail: cannot mark inherited descriptors close-on-exec: {e}");
         return EXIT_SETUP_FAILED;
     }
-    let plan_fd = match crate::sys::handoff::adopt(early.plan_fd) {
-        Ok(fd) => fd,
-        Err(e) => return failed("plan", e),
-    };
     let mut entered = Entered::default();
     // The launcher's pid cannot be checked from here (it lies outside this PID namespace,
-    // where the parent's pid reads 0): a launcher gone before this call leaves the plan's
-    // channel ended, or its go unsaid, and the init leaves without running anything.
+    // where the parent's pid reads 0): a launcher gone before this call leaves its go
+    // unsaid, and the init leaves without running anything.
     if let Err(e) = crate::sys::ns::die_with_parent(None) {
         return failed("die-with-parent", e);
     }
@@ -180,10 +163,10 @@ pub fn run_early(early: &Early) -> i32 {
     // (checked_exec): not here, so that the launcher can still see its network namespace
     // from outside (probe::judge_network).
     entered.enforcement.pid1 = crate::sys::ns::pid() == 1;
-    // Made on a thread of this process's own while the plan comes and the mount tree is
-    // built, where the launcher saw a core free for it (net::OwnNetwork); else by this
-    // thread itself at join-network, since on a busy machine the thread would only take
-    // the one free core from the init.
+    // Made on a thread of this process's own while the mount tree is built, where the
+    // launcher saw a core free for it (net::OwnNetwork); else by this thread itself at
+    // join-network, since on a busy machine the thread would only take the one free core
+    // from the init.
     if !early.host_network {
         entered.network = match early.network_thread {
             true => match crate::sys::net::OwnNetwork::start() {
@@ -194,30 +177,9 @@ pub fn run_early(early: &Early) -> i32 {
         };
     }
     crate::sys::mark::mark("init-forked");
-    let deadline = std::time::Instant::now() + PLAN_TIMEOUT;
-    let mut carried = Vec::new();
-    let bytes =
-        match crate::sys::handoff::read_line_after(&plan_fd, &mut carried, deadline, PLAN_LIMIT) {
-            // The launcher gave up before it had a plan (and reports why itself).
-            Ok(bytes) if bytes.is_empty() => return EXIT_SETUP_FAILED,
-            Ok(bytes) => bytes,
-            Err(e) => return failed("plan", e),
-        };
-    crate::sys::mark::mark("plan-read");
-    entered.host = Some(HostReady {
-        channel: plan_fd,
-        carried,
-    });
-    let plan: Plan = match serde_json::from_slice(&bytes) {
-        Ok(plan) => plan,
-        Err(e) => return failed("plan", std::io::Error::other(e)),
-    };
-    drop(bytes);
-    let start = match plan
-        .validate()
-        .map_err(|e| e.to_string())
-        .and_then(|()| resume_after_fork(&plan, early))
-    {
+    // The plan was validated as it was made (Plan::native), and this is the launcher's
+    // own copy: only what the clone already did is checked against it.
+    let start = match resume_after_fork(&plan, early) {
         Ok(start) => start,
         Err(e) => return failed("plan", std::io::Error::other(e)),
     };
@@ -540,8 +502,6 @@ struct Entered {
     enforcement: Enforcement,
     /// Where the init's network namespace comes from, unless the network is the host's.
     network: Option<Network>,
-    /// An early init's: the launcher's word that the plan's host objects exist.
-    host: Option<HostReady>,
 }
 
 /// Where an init's network namespace comes from, at [`Step::JoinNetwork`].
@@ -556,40 +516,6 @@ enum Network {
     Own(crate::sys::net::OwnNetwork),
     /// Or makes it itself at the step ([`Early::network_thread`] false).
     OwnHere,
-}
-
-/// What the launcher of an early init ([`Early`]) says on the plan's channel once it has
-/// made the host objects the plan names (the placeholders of missing protected paths, the
-/// probe's victim), which it makes after sending the plan rather than before, so that the
-/// init builds the mount tree meanwhile.
-#[cfg(target_os = "linux")]
-pub const HOST_READY: &str = "host-ready";
-
-/// The plan's channel after the plan: [`HOST_READY`] is waited for before the first step
-/// that binds a placeholder, and in any case before the plan's action (the probe's legs
-/// aim at the victim). Anything else, or the channel's end without it (a launcher that
-/// failed, and reports why itself), fails the jail.
-#[cfg(target_os = "linux")]
-struct HostReady {
-    channel: std::os::fd::OwnedFd,
-    /// What the plan's read took past the plan's line.
-    carried: Vec<u8>,
-}
-
-#[cfg(target_os = "linux")]
-impl HostReady {
-    fn wait(mut self) -> std::io::Result<()> {
-        let deadline = std::time::Instant::now() + PLAN_TIMEOUT;
-        let line =
-            crate::sys::handoff::read_line_after(&self.channel, &mut self.carried, deadline, 64)?;
-        if line == HOST_READY.as_bytes() && self.carried.is_empty() {
-            Ok(())
-        } else {
-            Err(std::io::Error::other(
-                "the launcher did not make the host objects the plan names",
-            ))
-        }
-    }
 }
 
 /// [`Step::Unshare`]: new user, mount, PID, IPC and UTS namespaces in one call, so that the
@@ -671,7 +597,6 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
     let Entered {
         mut enforcement,
         mut network,
-        mut host,
     } = entered;
     let ro = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
     // Trees opened and not sealed yet: binds inside them are made read-only by the seal.
@@ -706,7 +631,6 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 let mut forked = Entered {
                     enforcement,
                     network: None,
-                    host: None,
                 };
                 if let Init::Outside(child) =
                     fork_init(plan.host_network, &mut forked).map_err(fail)?
@@ -904,14 +828,9 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
             }
             // After the read-write roots they sit in: protected paths read-only over them,
             // existing or freshly created, their parents pinned against renames.
-            Step::Protect { root, rel } => {
-                if let Some(ready) = host.take() {
-                    ready.wait().map_err(fail)?;
-                }
-                protect(new_root, root, rel)
-                    .map_err(named(&root.join(rel)))
-                    .map_err(fail)?
-            }
+            Step::Protect { root, rel } => protect(new_root, root, rel)
+                .map_err(named(&root.join(rel)))
+                .map_err(fail)?,
             // Once every mount point exists: nothing new can be created in the root.
             Step::SealRoot => mount::remount_readonly_fs(new_root).map_err(fail)?,
             // Into the new root; the host's tree is detached, not merely hidden.
@@ -985,15 +904,6 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 enforcement.seccomp_instructions = seccomp::install().map_err(fail)?;
             }
         }
-    }
-    if let Some(ready) = host.take() {
-        ready.wait().map_err(|e| {
-            Outcome::Failed(StepError {
-                index: plan.steps.len(),
-                step: "host-ready",
-                detail: e.to_string(),
-            })
-        })?;
     }
     std::env::set_current_dir(&plan.cwd).map_err(|e| {
         Outcome::Failed(StepError {
@@ -1228,7 +1138,6 @@ mod tests {
             ids: (0, 0),
             network_thread: false,
             host_network: plan.host_network,
-            plan_fd: 5,
         }
     }
 

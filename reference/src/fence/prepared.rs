@@ -480,16 +480,10 @@ impl Fence {
         } else {
             None
         };
-        // The native jail's init is cloned from this very binary before the plan is made
-        // (jail::Early): the clone makes the namespaces and the init, which starts while
-        // this process plans and reads the plan once it is sent. Any other helper starts
-        // with its plan, as before.
-        let plan_channel = match self.kind {
-            Kind::Native { .. } if can_fork_helper(&self.helper) => {
-                Some(handoff::channel_to_child().map_err(setup)?)
-            }
-            _ => None,
-        };
+        // The native jail's init is cloned from this very binary (jail::Early), with no
+        // helper, once its plan and host objects are made: the plan is in its memory from
+        // the start. Any other helper starts with its plan too.
+        let early = matches!(self.kind, Kind::Native { .. }) && can_fork_helper(&self.helper);
         // Every descriptor the action names, and no other, survives into a forked helper.
         let keep = [
             handoff::raw(&report.child_end),
@@ -500,10 +494,6 @@ impl Fence {
             tty_pair
                 .as_ref()
                 .map(|(_, theirs)| handoff::raw(theirs))
-                .unwrap_or(-1),
-            plan_channel
-                .as_ref()
-                .map(|p| handoff::raw(&p.child_end))
                 .unwrap_or(-1),
         ];
         let action = |dirs: &probe::PreflightDirs| Action::CheckedExec {
@@ -532,66 +522,38 @@ impl Fence {
                     source: e,
                 })
         };
-        let early = plan_channel.is_some();
-        let (mut child, mut dirs) = match plan_channel {
-            Some(plan_channel) => {
+        let (mut child, mut dirs) = match early {
+            true => {
+                let mut dirs = probe::PreflightDirs::prepare(&self.policy.scratch, in_jail, shared)
+                    .map_err(|e| failed("setup", e.to_string()))?;
+                let mut policy = self.policy.clone();
+                policy.read_only.push(dirs.outside.clone());
+                policy.validate()?;
+                let Kind::Native { landlock } = self.kind else {
+                    unreachable!("an early init is native")
+                };
+                let plan = Plan::native(&policy, landlock, action(&dirs), env)?;
+                crate::sys::mark::mark("plan-made");
+                make_host_objects(&plan)?;
+                dirs.write_victim()
+                    .map_err(|e| failed("setup", e.to_string()))?;
+                crate::sys::mark::mark("host-ready");
                 let early = super::jail::Early {
                     parent_pid: std::process::id(),
                     ids: crate::sys::ns::ids(),
                     host_network: self.policy.host_network,
                     network_thread: network_thread(),
-                    plan_fd: handoff::raw(&plan_channel.child_end),
                 };
                 let ends = streams.ends().map_err(setup)?;
                 crate::sys::mark::mark("init-clone");
                 let cloned = crate::sys::ns::clone_init(ends.theirs, &keep, move || {
-                    super::jail::run_early(&early)
+                    super::jail::run_early(&early, plan)
                 })
-                .map_err(|e| failed("setup", format!("cannot clone the jail's init: {e}")));
+                .map_err(|e| failed("setup", format!("cannot clone the jail's init: {e}")))?;
                 crate::sys::mark::mark("init-cloned");
-                drop(plan_channel.child_end);
-                let mut child = Launched::cloned(cloned?, ends.ours);
-                // From here on the init runs: a failure ends it and reaps it, and says what
-                // it reported.
-                // The plan first, then the host objects it names, which the init waits for
-                // only where it needs them (jail::HostReady): it builds the mount tree
-                // meanwhile.
-                let sent = probe::PreflightDirs::prepare(&self.policy.scratch, in_jail, shared)
-                    .map_err(|e| failed("setup", e.to_string()))
-                    .and_then(|mut dirs| {
-                        let mut policy = self.policy.clone();
-                        policy.read_only.push(dirs.outside.clone());
-                        policy.validate()?;
-                        let Kind::Native { landlock } = self.kind else {
-                            unreachable!("an early init is native")
-                        };
-                        let plan = Plan::native(&policy, landlock, action(&dirs), env)?;
-                        let mut channel = std::fs::File::from(plan_channel.parent_end);
-                        let json = serde_json::to_vec(&plan).map_err(|e| FenceError::Plan {
-                            index: 0,
-                            step: "serialize".into(),
-                            reason: e.to_string(),
-                        })?;
-                        crate::sys::mark::mark("plan-made");
-                        send_line(&mut channel, &json, &plan)?;
-                        crate::sys::mark::mark("plan-sent");
-                        make_host_objects(&plan)?;
-                        dirs.write_victim()
-                            .map_err(|e| failed("setup", e.to_string()))?;
-                        send_line(&mut channel, super::jail::HOST_READY.as_bytes(), &plan)?;
-                        crate::sys::mark::mark("host-ready");
-                        Ok(dirs)
-                    });
-                match sent {
-                    Ok(dirs) => (child, dirs),
-                    Err(e) => {
-                        let _ = child.kill();
-                        let _ = child.wait();
-                        return Err(with_setup_failure(e, &mut child));
-                    }
-                }
+                (Launched::cloned(cloned, ends.ours), dirs)
             }
-            None => {
+            false => {
                 let dirs = probe::PreflightDirs::create(&self.policy.scratch, in_jail, shared)
                     .map_err(|e| failed("setup", e.to_string()))?;
                 let mut policy = self.policy.clone();
@@ -1327,8 +1289,8 @@ fn can_fork_helper(helper: &Path) -> bool {
 }
 
 /// Make the host objects an early init's plan names that are the launcher's to make
-/// ([`super::jail::Early`]): the missing protected paths (the plan's steps before `unshare`
-/// that the helper has not taken: it unshared before the plan existed).
+/// ([`super::jail::Early`]), before the clone: the missing protected paths (the plan's
+/// steps before `unshare`, which the init does not take: the clone made its namespaces).
 #[cfg(target_os = "linux")]
 fn make_host_objects(plan: &Plan) -> Result<(), FenceError> {
     for step in &plan.steps {
@@ -1341,23 +1303,6 @@ fn make_host_objects(plan: &Plan) -> Result<(), FenceError> {
         }
     }
     Ok(())
-}
-
-/// One line on the plan's channel to an early init: the plan as JSON, then
-/// [`super::jail::HOST_READY`] once the host objects exist.
-#[cfg(target_os = "linux")]
-fn send_line(channel: &mut std::fs::File, line: &[u8], plan: &Plan) -> Result<(), FenceError> {
-    use std::io::Write;
-    let mut whole = Vec::with_capacity(line.len() + 1);
-    whole.extend_from_slice(line);
-    whole.push(b'\n');
-    channel
-        .write_all(&whole)
-        .map_err(|e| FenceError::ProbeFailed {
-            backend: plan.backend.to_string(),
-            leg: "setup".into(),
-            detail: format!("the jail ended before it took its plan ({e})"),
-        })
 }
 
 /// Create missing protected paths on the host, never through a symlink (the native helper

@@ -116,23 +116,10 @@ pub fn readable_by(fd: impl AsFd, deadline: Instant) -> io::Result<bool> {
 /// closed it; fail at `deadline`. A line, because a writer that forked may leave a copy of
 /// the write end open in a process that stays.
 pub fn read_line_by(fd: &OwnedFd, deadline: Instant, limit: usize) -> io::Result<Vec<u8>> {
-    read_line_after(fd, &mut Vec::new(), deadline, limit)
-}
-
-/// [`read_line_by`] for a channel that carries more than one line: `carried` holds what an
-/// earlier read took past its line, is read first, and keeps what this one takes past its
-/// own.
-pub fn read_line_after(
-    fd: &OwnedFd,
-    carried: &mut Vec<u8>,
-    deadline: Instant,
-    limit: usize,
-) -> io::Result<Vec<u8>> {
-    let mut out = std::mem::take(carried);
+    let mut out = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
         if let Some(end) = out.iter().position(|b| *b == b'\n') {
-            *carried = out.split_off(end + 1);
             out.truncate(end);
             return Ok(out);
         }
@@ -220,23 +207,26 @@ mod tests {
         assert_eq!(rustix::io::read(&to.child_end, &mut buf).unwrap(), 0);
     }
 
-    /// Two lines that arrive in one read are both read, in order, and what follows the
-    /// last is read up to the end; a line over the limit is refused.
+    /// A line is read up to its `\n`, the rest of the channel up to its end where no
+    /// `\n` comes; a line over the limit is refused.
     #[test]
-    fn lines_read_one_after_another_lose_nothing_in_between() {
+    fn a_line_is_read_whole_and_a_long_one_refused() {
         let deadline = Instant::now() + Duration::from_secs(5);
         let to = channel_to_child().unwrap();
-        rustix::io::write(&to.parent_end, b"plan\nready\ntail").unwrap();
-        drop(to.parent_end);
-        let mut carried = Vec::new();
-        let line = |c: &mut Vec<u8>| read_line_after(&to.child_end, c, deadline, 64).unwrap();
-        assert_eq!(line(&mut carried), b"plan");
-        assert_eq!(carried, b"ready\ntail");
-        assert_eq!(line(&mut carried), b"ready");
-        assert_eq!(line(&mut carried), b"tail");
-        assert_eq!(line(&mut carried), b"");
+        rustix::io::write(&to.parent_end, b"report\nmore").unwrap();
+        assert_eq!(
+            read_line_by(&to.child_end, deadline, 64).unwrap(),
+            b"report"
+        );
+        let tail = channel_to_child().unwrap();
+        rustix::io::write(&tail.parent_end, b"no newline").unwrap();
+        drop(tail.parent_end);
+        assert_eq!(
+            read_line_by(&tail.child_end, deadline, 64).unwrap(),
+            b"no newline"
+        );
         let long = channel_to_child().unwrap();
         rustix::io::write(&long.parent_end, &[b'x'; 100]).unwrap();
-        assert!(read_line_after(&long.child_end, &mut Vec::new(), deadline, 64).is_err());
+        assert!(read_line_by(&long.child_end, deadline, 64).is_err());
     }
 }

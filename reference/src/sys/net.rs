@@ -234,7 +234,7 @@ impl NetworkHandoff {
 }
 
 /// A network namespace made on a thread of the init's own while the init goes on (it
-/// waits for its plan, builds its mount tree), for an init with no helper outside: it
+/// builds its mount tree), for an init with no helper outside: it
 /// owns its user namespace, so its thread may make one (`CLONE_NEWNET` needs
 /// `CAP_SYS_ADMIN` there). The thread makes it, brings its loopback up, and hands back a
 /// descriptor of it, which the init joins ([`OwnNetwork::join`]) as it would one a helper
