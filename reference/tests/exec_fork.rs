@@ -392,3 +392,43 @@ fn the_jails_network_is_its_own_loopback_whether_a_thread_or_the_init_makes_it()
         assert_eq!(devices, ["lo"], "{thread}: {out}");
     }
 }
+
+#[test]
+fn a_network_thread_hook_that_is_neither_always_nor_never_is_refused_in_one_line() {
+    // A misspelt test hook must not fall back to the guess without a word: the run is
+    // refused before any jail exists, naming the variable and its value.
+    let ws = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = ws.path().join("ran");
+    let o = launcher(
+        ws.path(),
+        tmp.path(),
+        &["sh", "-c", &format!("touch {}", marker.display())],
+    )
+    .env("GATEHOUSE_JAIL_NETWORK_THREAD", "sometimes")
+    .output()
+    .unwrap();
+    assert!(!o.status.success(), "{}", err(&o));
+    let text = err(&o);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("GATEHOUSE_JAIL_NETWORK_THREAD=sometimes")
+                && l.contains("`always` or `never`")),
+        "{text}"
+    );
+    assert!(!marker.exists(), "the command ran: {text}");
+    // The allowed twin: both accepted values run the command.
+    for thread in ["always", "never"] {
+        let o = launcher(
+            ws.path(),
+            tmp.path(),
+            &["sh", "-c", &format!("touch {}", marker.display())],
+        )
+        .env("GATEHOUSE_JAIL_NETWORK_THREAD", thread)
+        .output()
+        .unwrap();
+        assert!(o.status.success(), "{thread}: {}", err(&o));
+        assert!(marker.exists(), "{thread}");
+        std::fs::remove_file(&marker).unwrap();
+    }
+}

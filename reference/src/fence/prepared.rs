@@ -524,6 +524,9 @@ impl Fence {
         };
         let (mut child, mut dirs) = match early {
             true => {
+                // Before anything is made on the host: a bad test hook fails with nothing
+                // to tidy.
+                let network_thread = network_thread()?;
                 let mut dirs = probe::PreflightDirs::prepare(&self.policy.scratch, in_jail, shared)
                     .map_err(|e| failed("setup", e.to_string()))?;
                 let mut policy = self.policy.clone();
@@ -542,7 +545,7 @@ impl Fence {
                     parent_pid: std::process::id(),
                     ids: crate::sys::ns::ids(),
                     host_network: self.policy.host_network,
-                    network_thread: network_thread(),
+                    network_thread,
                 };
                 let ends = streams.ends().map_err(setup)?;
                 crate::sys::mark::mark("init-clone");
@@ -1269,13 +1272,21 @@ fn forked_helper(helper: &Path, plan: Plan, keep: &[i32]) -> Result<Command, Fen
 
 /// Whether an early init makes its network namespace on a thread of its own
 /// ([`super::jail::Early::network_thread`]): where a core is free for it, unless
-/// `GATEHOUSE_JAIL_NETWORK_THREAD` says `always` or `never` (for the tests of both ways).
+/// `GATEHOUSE_JAIL_NETWORK_THREAD` says `always` or `never` (for the tests of both ways);
+/// any other value is refused, not taken for the guess.
 #[cfg(target_os = "linux")]
-fn network_thread() -> bool {
-    match std::env::var_os("GATEHOUSE_JAIL_NETWORK_THREAD").as_deref() {
-        Some(v) if v == "always" => true,
-        Some(v) if v == "never" => false,
-        _ => crate::sys::net::core_free(),
+fn network_thread() -> Result<bool, FenceError> {
+    const ENV: &str = "GATEHOUSE_JAIL_NETWORK_THREAD";
+    match std::env::var_os(ENV) {
+        None => Ok(crate::sys::net::core_free()),
+        Some(v) if v == "always" => Ok(true),
+        Some(v) if v == "never" => Ok(false),
+        Some(v) => Err(FenceError::Options {
+            reason: format!(
+                "{ENV}={}: must be `always` or `never` (unset: a thread where a core is free)",
+                v.to_string_lossy()
+            ),
+        }),
     }
 }
 
