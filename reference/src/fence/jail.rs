@@ -6,8 +6,9 @@
 //! holding nothing but the plan: no secret of the agent's process is ever in it. A native
 //! checked command's jail has no helper: its init is cloned straight from a
 //! single-threaded launcher into its namespaces once the plan is made, the plan in its
-//! memory from the start ([`run_early`], [`crate::sys::ns::clone_init`]); other native one-shot jails in such a launcher get a
-//! helper forked from it ([`run_forked`], [`crate::sys::ns::fork_instead_of_exec`]).
+//! memory from the start ([`run_early`], [`crate::sys::ns::clone_init`]); other native
+//! one-shot jails in such a launcher get a helper forked from it ([`run_forked`],
+//! [`crate::sys::ns::fork_instead_of_exec`]).
 //! Either holds a copy of the launcher's memory: the jail's init is made non-dumpable
 //! before any jailed code runs, so no jailed process can read or trace it.
 

@@ -522,24 +522,21 @@ impl Fence {
                     source: e,
                 })
         };
-        let (mut child, mut dirs) = match early {
-            true => {
-                // Before anything is made on the host: a bad test hook fails with nothing
-                // to tidy.
-                let network_thread = network_thread()?;
-                let mut dirs = probe::PreflightDirs::prepare(&self.policy.scratch, in_jail, shared)
-                    .map_err(|e| failed("setup", e.to_string()))?;
-                let mut policy = self.policy.clone();
-                policy.read_only.push(dirs.outside.clone());
-                policy.validate()?;
-                let Kind::Native { landlock } = self.kind else {
-                    unreachable!("an early init is native")
-                };
-                let plan = Plan::native(&policy, landlock, action(&dirs), env)?;
+        // A bad test hook of the early init fails before anything is made on the host.
+        let network_thread = match early {
+            true => network_thread()?,
+            false => false,
+        };
+        let mut dirs = probe::PreflightDirs::create(&self.policy.scratch, in_jail, shared)
+            .map_err(|e| failed("setup", e.to_string()))?;
+        let mut policy = self.policy.clone();
+        policy.read_only.push(dirs.outside.clone());
+        policy.validate()?;
+        let mut child = match &self.kind {
+            Kind::Native { landlock } if early => {
+                let plan = Plan::native(&policy, *landlock, action(&dirs), env)?;
                 crate::sys::mark::mark("plan-made");
-                make_host_objects(&plan)?;
-                dirs.write_victim()
-                    .map_err(|e| failed("setup", e.to_string()))?;
+                prepare_protected(&policy)?;
                 crate::sys::mark::mark("host-ready");
                 let early = super::jail::Early {
                     parent_pid: std::process::id(),
@@ -554,24 +551,19 @@ impl Fence {
                 })
                 .map_err(|e| failed("setup", format!("cannot clone the jail's init: {e}")))?;
                 crate::sys::mark::mark("init-cloned");
-                (Launched::cloned(cloned, ends.ours), dirs)
+                Launched::cloned(cloned, ends.ours)
             }
-            false => {
-                let dirs = probe::PreflightDirs::create(&self.policy.scratch, in_jail, shared)
-                    .map_err(|e| failed("setup", e.to_string()))?;
-                let mut policy = self.policy.clone();
-                policy.read_only.push(dirs.outside.clone());
-                policy.validate()?;
-                let mut cmd = match &self.kind {
+            kind => {
+                let mut cmd = match kind {
                     Kind::Native { landlock } => forked_helper(
                         &self.helper,
                         Plan::native(&policy, *landlock, action(&dirs), env)?,
                         &keep,
                     )?,
-                    _ => build_command(&self.kind, &policy, &self.helper, action(&dirs), env)?,
+                    _ => build_command(kind, &policy, &self.helper, action(&dirs), env)?,
                 };
                 streams.apply(&mut cmd);
-                (spawn(&mut cmd)?, dirs)
+                spawn(&mut cmd)?
             }
         };
         // The helper holds its ends now; ours must go, or the channels never report EOF.
@@ -1299,25 +1291,10 @@ fn can_fork_helper(helper: &Path) -> bool {
         && crate::sys::ns::threads().ok() == Some(1)
 }
 
-/// Make the host objects an early init's plan names that are the launcher's to make
-/// ([`super::jail::Early`]), before the clone: the missing protected paths (the plan's
-/// steps before `unshare`, which the init does not take: the clone made its namespaces).
-#[cfg(target_os = "linux")]
-fn make_host_objects(plan: &Plan) -> Result<(), FenceError> {
-    for step in &plan.steps {
-        if let super::plan::Step::PrepareProtected { root, rel, file } = step {
-            crate::sys::fs::prepare_nofollow(root, rel, *file).map_err(|e| FenceError::Io {
-                what: "cannot prepare the protected path".into(),
-                path: root.join(rel),
-                source: e,
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// Create missing protected paths on the host, never through a symlink (the native helper
-/// does this itself; bubblewrap needs them to exist before it starts).
+/// Create missing protected paths on the host, never through a symlink: bubblewrap needs
+/// them to exist before it starts, and so does an early init ([`super::jail::Early`]),
+/// whose plan's `prepare-protected` steps (the same paths) come before the namespaces its
+/// clone made. An executed or forked native helper takes those steps itself.
 #[cfg(target_os = "linux")]
 fn prepare_protected(policy: &Policy) -> Result<(), FenceError> {
     for p in policy.protected_paths() {

@@ -394,16 +394,6 @@ impl PreflightDirs {
     /// scratch that exists only in the jail (`in_jail`) is created fresh there and seen
     /// once the jail's helper runs ([`PreflightDirs::seen_through`]).
     pub fn create(scratch: &Path, in_jail: bool, shared: bool) -> std::io::Result<PreflightDirs> {
-        let mut dirs = PreflightDirs::prepare(scratch, in_jail, shared)?;
-        dirs.write_victim()?;
-        Ok(dirs)
-    }
-
-    /// [`PreflightDirs::create`] but for the victim, which [`PreflightDirs::write_victim`]
-    /// writes later, before the legs run (the launcher of an early init writes it once the plan
-    /// is sent, while the jail is being built). The outside directory is made now: the jail
-    /// binds it.
-    pub fn prepare(scratch: &Path, in_jail: bool, shared: bool) -> std::io::Result<PreflightDirs> {
         let place = if shared { shared_outside().ok() } else { None };
         let (fresh, outside, tag) = match place {
             Some(dir) => (None, dir, fresh_tag()),
@@ -423,23 +413,18 @@ impl PreflightDirs {
             }
             std::fs::canonicalize(scratch)?
         };
+        // The victim: never over an existing file, never through a link; its mode is
+        // noted, which the judge expects unchanged.
+        let victim = outside.join(victim_name(&tag));
+        write_victim(&victim)?;
         Ok(PreflightDirs {
             fresh,
-            mode_before: 0,
+            mode_before: mode(&victim),
             inside_seen: inside.clone(),
             inside,
             outside,
             tag,
         })
-    }
-
-    /// Write this preflight's fresh victim (never over an existing file, never through a
-    /// link) and note its mode, which the judge expects unchanged.
-    pub fn write_victim(&mut self) -> std::io::Result<()> {
-        let victim = self.outside.join(victim_name(&self.tag));
-        write_victim(&victim)?;
-        self.mode_before = mode(&victim);
-        Ok(())
     }
 
     /// Look at the writable directory through the root of process `pid` (the jail's
