@@ -1,8 +1,8 @@
 # Everyday recipes. `just --list` shows them.
 
-# The test command CI runs (see README).
-test:
-    cargo test --workspace --locked
+# The test command CI runs (see README): every test under cargo-nextest, then the doctests.
+test *ARGS:
+    cargo xtask test {{ARGS}}
 
 # Run the conformance suite against the reference implementation.
 conform *ARGS:
@@ -30,10 +30,11 @@ trace:
 lint-suite:
     cargo run --release -p gatehouse-conformance -- lint
 
-# Format and clippy, as CI runs them.
+# Every static check CI makes (.ci/run runs this same recipe's steps): format, clippy
+# (also for macOS, where the Seatbelt backend lives), no import cycle, the scenario files,
+# the trace and the workflow files.
 lint:
-    cargo fmt --all -- --check
-    cargo clippy --workspace --all-targets -- -D warnings
+    .ci/steps/lint.sh
 
 # Criterion benchmarks (results go in benches/README.md by hand).
 bench *ARGS:

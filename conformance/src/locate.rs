@@ -116,9 +116,14 @@ fn build_reference_beside(own_exe: &Path) -> Result<Option<PathBuf>, Error> {
         .args(["build", "-p", "gatehouse", "--profile", profile])
         .arg("--target-dir")
         .arg(target_dir);
-    // Static where it can be: with `--target` named, the flag reaches the reference and
-    // its dependencies but not the build scripts and proc-macros, which cannot be static.
-    let binary = match STATIC_TRIPLE {
+    // Static where it can be, and only for the release build, the one that is certified
+    // and timed: with `--target` named, the flag reaches the reference and its
+    // dependencies but not the build scripts and proc-macros, which cannot be static. A
+    // dev build (the runner's own tests) takes the `target/debug/gatehouse` that the test
+    // build has already linked, instead of compiling every dependency a second time for
+    // the named triple (about 80 s of the README's test command on this 2-core machine).
+    let triple = STATIC_TRIPLE.filter(|_| profile == "release");
+    let binary = match triple {
         Some(triple) => {
             // Cargo lets RUSTFLAGS replace the configured flags, crt-static included.
             if ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS"]

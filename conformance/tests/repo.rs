@@ -66,3 +66,32 @@ fn deny_all_fails_the_repository_suite() {
     assert_has_scenarios();
     assert!(failed_against("deny_all") > 0);
 }
+
+/// The `MAJOR.MINOR` after `marker` in `text`, e.g. `Protocol version: **1.5**`.
+fn version_after(text: &str, marker: &str) -> Option<String> {
+    let rest = &text[text.find(marker)? + marker.len()..];
+    let start = rest.find(|c: char| c.is_ascii_digit())?;
+    let version: String = rest[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    Some(version.trim_end_matches('.').to_string())
+}
+
+/// The scenario format's page names the protocol version the spec defines: a reader of
+/// `scenarios/README.md` must not be sent to an older protocol.
+#[test]
+fn the_scenarios_readme_names_the_current_protocol_version() {
+    let read = |rel: &str| std::fs::read_to_string(repo().join(rel)).expect(rel);
+    let spec = version_after(&read("spec/adapter-protocol.md"), "Protocol version:")
+        .expect("spec/adapter-protocol.md names its version");
+    let readme = version_after(
+        &read("scenarios/README.md"),
+        "adapter-protocol.md`, version",
+    )
+    .expect("scenarios/README.md names the protocol version");
+    assert_eq!(
+        readme, spec,
+        "scenarios/README.md names protocol {readme}, the spec defines {spec}"
+    );
+}

@@ -46,31 +46,27 @@ const FILTERS: &[&str] = &[
 #[test]
 fn every_line_between_runner_and_reference_matches_the_schema() {
     let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("wire.log");
-    let log_arg = log.to_string_lossy().into_owned();
-    for filter in FILTERS {
-        let run = common::run_cli(
-            repo(),
-            &[
-                "run",
-                "--quiet",
-                "--format",
-                "json",
-                "--filter",
-                filter,
-                "--record-wire",
-                &log_arg,
-            ],
-        );
-        assert_eq!(
-            run.code, 0,
-            "{filter}: the reference must pass\n{}",
-            run.stderr
-        );
-        assert!(
-            run.json()["summary"]["passed"].as_u64().unwrap() > 0,
-            "{filter} selects nothing"
-        );
+    // The filters run side by side, as many at a time as there are cores, each recording
+    // its own conversation; one after another they took most of the README's test
+    // command. The lines are validated together afterwards.
+    let width = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut text = String::new();
+    for chunk in FILTERS.chunks(width) {
+        let logs: Vec<String> = std::thread::scope(|scope| {
+            let runs: Vec<_> = chunk
+                .iter()
+                .map(|filter| {
+                    let log = dir.path().join(filter.replace('/', "_") + ".wire.log");
+                    scope.spawn(move || record(filter, &log))
+                })
+                .collect();
+            runs.into_iter()
+                .map(|run| run.join().expect("a recording thread panicked"))
+                .collect()
+        });
+        for log in logs {
+            text.push_str(&log);
+        }
     }
     let schema: Value = serde_json::from_str(
         &std::fs::read_to_string(repo().join("spec/protocol.schema.json")).unwrap(),
@@ -82,14 +78,13 @@ fn every_line_between_runner_and_reference_matches_the_schema() {
             .entry(def.clone())
             .or_insert_with(|| &*Box::leak(Box::new(validator(&schema, &def))))
     };
-    let text = std::fs::read_to_string(&log).expect("the wire was recorded");
     let mut pending: Option<String> = None;
     let mut bad = Vec::new();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for (n, line) in text.lines().enumerate() {
         let (dir, json) = line.split_at(2);
         let value: Value = serde_json::from_str(json)
-            .unwrap_or_else(|e| panic!("wire.log:{}: not JSON ({e}): {line}", n + 1));
+            .unwrap_or_else(|e| panic!("wire line {}: not JSON ({e}): {line}", n + 1));
         let def = match dir {
             "> " => {
                 let op = value["op"]
@@ -104,12 +99,12 @@ fn every_line_between_runner_and_reference_matches_the_schema() {
                 let op = pending.take().expect("an answer follows a request");
                 format!("answer_{op}")
             }
-            _ => panic!("wire.log:{}: neither > nor <: {line}", n + 1),
+            _ => panic!("wire line {}: neither > nor <: {line}", n + 1),
         };
         let v = get(def.clone());
         for e in v.iter_errors(&value) {
             bad.push(format!(
-                "wire.log:{} {def}: {e} at {}: {json}",
+                "wire line {} {def}: {e} at {}: {json}",
                 n + 1,
                 e.instance_path
             ));
@@ -129,4 +124,33 @@ fn every_line_between_runner_and_reference_matches_the_schema() {
         .collect();
     let sent: Vec<&str> = counts.keys().map(String::as_str).collect();
     assert_eq!(sent, defined, "every op of protocol 1.2 crossed the wire");
+}
+
+/// Runs the scenarios `filter` selects against the reference, recording the wire in
+/// `log`, and returns what was recorded.
+fn record(filter: &str, log: &Path) -> String {
+    let log_arg = log.to_string_lossy().into_owned();
+    let run = common::run_cli(
+        repo(),
+        &[
+            "run",
+            "--quiet",
+            "--format",
+            "json",
+            "--filter",
+            filter,
+            "--record-wire",
+            &log_arg,
+        ],
+    );
+    assert_eq!(
+        run.code, 0,
+        "{filter}: the reference must pass\n{}",
+        run.stderr
+    );
+    assert!(
+        run.json()["summary"]["passed"].as_u64().unwrap() > 0,
+        "{filter} selects nothing"
+    );
+    std::fs::read_to_string(log).expect("the wire was recorded")
 }

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every static check: formatting, clippy (Linux, and macOS where the Seatbelt backend
+# lives), no two modules importing each other, the library without its command-line
+# crates, the scenario files, the trace, and the workflow files. `.ci/run` and `just lint`
+# both run this script, so the two cannot drift apart.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "format and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "no two modules import each other"
+python3 .ci/module_cycles.py
+
+step "the reference compiles and is clippy-clean for macOS (Seatbelt backend)"
+rustup target add aarch64-apple-darwin >/dev/null 2>&1 || true
+cargo clippy -p gatehouse --target aarch64-apple-darwin --locked -- -D warnings
+
+step "scenario files are valid"
+cargo run --release --locked -q -p gatehouse-conformance -- lint
+
+step "traceability: every MUST and SHOULD has a scenario or a written reason"
+cargo run --release --locked -q -p gatehouse-conformance -- trace
+
+step "the workflow files lint clean (actionlint)"
+.ci/steps/lint-workflows.sh

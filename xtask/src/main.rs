@@ -1,0 +1,122 @@
+//! `cargo xtask`: the project's own commands, run through the alias in `.cargo/config.toml`.
+//!
+//! - `cargo xtask test [ARGS...]`: the README's test command. It makes sure cargo-nextest is
+//!   there (installing the pinned version with `cargo install --locked` when it is not),
+//!   then runs the workspace's tests under it with the profile of `.config/nextest.toml`
+//!   (`--profile ci` in CI, for the JUnit file). ARGS go to `cargo nextest run` as they are.
+//!
+//! This crate touches nothing but the processes it starts; it has no dependencies.
+
+use std::process::{Command, ExitCode};
+
+/// The cargo-nextest installed when none is found: the version this machine's image ships.
+const NEXTEST_VERSION: &str = "0.9.143";
+
+const USAGE: &str = "usage: cargo xtask test [ARGS...]   (ARGS go to `cargo nextest run`)";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    match args.next().as_deref() {
+        Some("test") => test(args.collect()),
+        Some("help") | Some("--help") | Some("-h") => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        None => {
+            eprintln!("{USAGE}");
+            ExitCode::from(2)
+        }
+        Some(other) => {
+            eprintln!("cargo xtask: unknown command `{other}` (try `cargo xtask help`)");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// Whether `cargo nextest` answers.
+fn nextest_present() -> bool {
+    cargo()
+        .args(["nextest", "--version"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn test(extra: Vec<String>) -> ExitCode {
+    if !nextest_present() {
+        eprintln!(
+            "cargo xtask: cargo-nextest is not installed; installing {NEXTEST_VERSION} with `cargo install --locked` (once per machine)"
+        );
+        let installed = cargo()
+            .args([
+                "install",
+                "--locked",
+                "cargo-nextest",
+                "--version",
+                NEXTEST_VERSION,
+            ])
+            .status();
+        match installed {
+            Ok(s) if s.success() => {}
+            Ok(s) => {
+                eprintln!("cargo xtask: installing cargo-nextest failed ({s})");
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("cargo xtask: cannot run cargo to install cargo-nextest: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    // The benches crate holds no tests; `.ci/run` compiles its benchmarks on their own.
+    let status = cargo()
+        .args([
+            "nextest",
+            "run",
+            "--workspace",
+            "--exclude",
+            "gatehouse-benches",
+            "--locked",
+        ])
+        .args(&extra)
+        .status();
+    match status {
+        // nextest runs no doctests; the one example in the reference's docs is compiled here.
+        Ok(s) if s.success() => run_doctests(),
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
+        Err(e) => {
+            eprintln!("cargo xtask: cannot run cargo nextest: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_doctests() -> ExitCode {
+    let status = cargo()
+        .args([
+            "test",
+            "--doc",
+            "--workspace",
+            "--exclude",
+            "gatehouse-benches",
+            "--locked",
+            "-q",
+        ])
+        .status();
+    match status {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => {
+            eprintln!("cargo xtask: the doctests failed ({s})");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("cargo xtask: cannot run the doctests: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
