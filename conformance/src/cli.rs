@@ -52,9 +52,15 @@ struct RunArgs {
     /// The implementation's adapter command [default: the reference `gatehouse adapter`].
     #[arg(long = "impl", value_name = "CMD")]
     implementation: Option<String>,
-    /// Run only scenarios whose id contains PATTERN, or matches it as a glob (`*`, `?`).
+    /// Run only scenarios whose id contains PATTERN, or matches it as a glob (`*`, `?`);
+    /// an exact id selects that scenario alone. Repeatable: a scenario runs when any
+    /// filter selects it. A pattern that selects nothing is an error (exit 2).
     #[arg(long, value_name = "PATTERN")]
-    filter: Option<String>,
+    filter: Vec<String>,
+    /// Leave out the scenarios PATTERN selects (same syntax as --filter); repeatable. A
+    /// pattern that selects nothing is an error (exit 2).
+    #[arg(long, value_name = "PATTERN")]
+    exclude: Vec<String>,
     /// Run only the scenarios of this tier: `decision` (pure policy, nothing runs in a
     /// fence) or `enforcement` (commands really run in the fence). With --filter, both
     /// must hold.
@@ -193,13 +199,18 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     let spec = load_spec(&spec_dir)?;
     let loaded = load_scenarios(&scenario_dir, Some(&spec.ids()))?;
     print_errors(&loaded.errors);
-    let mut selected = match args.filter.as_deref() {
-        Some(p) => filter::select(p, loaded.scenarios, |s| &s.id),
-        None => loaded.scenarios,
-    };
+    let mut selected =
+        filter::select_all(&args.filter, &args.exclude, loaded.scenarios, |s| &s.id)?;
     if let Some(tier) = args.tier {
+        let name = match tier {
+            TierArg::Decision => "decision",
+            TierArg::Enforcement => "enforcement",
+        };
         let tier = scenario::Tier::from(tier);
         selected.retain(|s| s.tier == tier);
+        if selected.is_empty() {
+            return Err(Error::EmptyTier(name));
+        }
     }
     let command = match &args.implementation {
         Some(cmd) => ImplCommand::parse(cmd),
@@ -270,6 +281,12 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         protocol: PROTOCOL_VERSION.into(),
         implementation: command.display(),
         impl_arg: args.implementation.clone(),
+        invocation: crate::record::rerun_invocation(
+            std::env::current_exe()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| "gatehouse-conform".into()),
+            std::env::args().skip(1),
+        ),
         host_os: std::env::consts::OS.into(),
         duration_ms: started.elapsed().as_millis() as u64,
     };

@@ -199,11 +199,21 @@ impl Client {
                 )));
             }
             Err(f) => {
-                return Err(Failure::Start(format!(
-                    "handshake failed: {}: {}",
-                    f.kind(),
-                    f.detail()
-                )))
+                // A dead adapter's own words say why (an import error, a missing file):
+                // keep its last stderr lines (PROTO-WIRE-3); a garbage line is in `f`.
+                self.kill();
+                let mut message = format!("handshake failed: {}: {}", f.kind(), f.detail());
+                let tail = self.stderr_tail();
+                if tail.is_empty() {
+                    message.push_str(" (it wrote nothing on stderr)");
+                } else {
+                    message.push_str("; the last lines it wrote on stderr:");
+                    for line in tail {
+                        message.push_str("\n  stderr| ");
+                        message.push_str(&line);
+                    }
+                }
+                return Err(Failure::Start(message));
             }
         };
         let hello: Hello = match serde_json::from_value(Value::Object(answer)) {

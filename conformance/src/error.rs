@@ -45,6 +45,12 @@ pub enum Error {
         /// Why.
         source: io::Error,
     },
+    /// A `--filter` or `--exclude` selects no scenario.
+    #[error(transparent)]
+    Unmatched(#[from] crate::filter::Unmatched),
+    /// `--tier` leaves nothing of what the filters selected.
+    #[error("--tier {0}: none of the selected scenarios is of this tier")]
+    EmptyTier(&'static str),
     /// `--step-timeout` is not a positive number.
     #[error("--step-timeout {0}: must be a positive number of seconds")]
     StepTimeout(f64),

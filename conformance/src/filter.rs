@@ -1,20 +1,64 @@
-//! `--filter`: a substring of the scenario id, or a glob (`*`, `?`) over the whole id; a
-//! pattern that is exactly one scenario's id selects that scenario alone (the rerun
-//! command a failure prints relies on it).
+//! `--filter` and `--exclude`: a substring of the scenario id, or a glob (`*`, `?`) over
+//! the whole id; a pattern that is exactly one scenario's id selects that scenario alone
+//! (the rerun command a failure prints relies on it). Both flags repeat: a scenario runs
+//! when any filter selects it (all do when none is given) and no exclude does. A pattern
+//! that selects nothing is an error naming it, so that a typo cannot turn a CI job green
+//! by running nothing.
 
-/// The items `pattern` selects, `id` giving each one's scenario id.
-pub fn select<T>(pattern: &str, items: Vec<T>, id: impl Fn(&T) -> &str) -> Vec<T> {
-    let exact = items.iter().any(|s| id(s) == pattern);
-    items
-        .into_iter()
-        .filter(|s| {
-            if exact {
-                id(s) == pattern
-            } else {
-                matches(pattern, id(s))
+/// A `--filter` or `--exclude` pattern that selects no scenario.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{flag} {pattern}: matches no scenario (ids look like `gate/read-list`; a pattern is a substring or a glob with * and ?)")]
+pub struct Unmatched {
+    /// `--filter` or `--exclude`.
+    pub flag: &'static str,
+    /// The pattern as given.
+    pub pattern: String,
+}
+
+/// The items the `filters` select (every item when there is none) minus those the
+/// `excludes` select, in their order; the first pattern of either kind that selects
+/// nothing among all the items is an error.
+pub fn select_all<T>(
+    filters: &[String],
+    excludes: &[String],
+    items: Vec<T>,
+    id: impl Fn(&T) -> &str,
+) -> Result<Vec<T>, Unmatched> {
+    let ids: Vec<&str> = items.iter().map(&id).collect();
+    let picks = |pattern: &str| -> Vec<bool> {
+        let exact = ids.contains(&pattern);
+        ids.iter()
+            .map(|i| {
+                if exact {
+                    *i == pattern
+                } else {
+                    matches(pattern, i)
+                }
+            })
+            .collect()
+    };
+    let mut keep = vec![filters.is_empty(); ids.len()];
+    for (flag, patterns) in [("--filter", filters), ("--exclude", excludes)] {
+        for pattern in patterns {
+            let picked = picks(pattern);
+            if !picked.contains(&true) {
+                return Err(Unmatched {
+                    flag,
+                    pattern: pattern.clone(),
+                });
             }
-        })
-        .collect()
+            for (k, p) in keep.iter_mut().zip(picked) {
+                if p {
+                    *k = flag == "--filter";
+                }
+            }
+        }
+    }
+    Ok(items
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(item, k)| k.then_some(item))
+        .collect())
 }
 
 /// Whether scenario `id` is selected by `pattern`.
@@ -68,20 +112,47 @@ mod tests {
         assert!(matches("*a*e*", "gate/read-list"));
     }
 
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn filters_add_up_excludes_take_away_and_a_pattern_that_selects_nothing_is_named() {
+        let ids = vec!["gate/read", "gate/read-list", "paths/read", "fence/tty"];
+        let pick = |f: &[&str], x: &[&str]| {
+            super::select_all(&strings(f), &strings(x), ids.clone(), |s| s)
+        };
+        assert_eq!(pick(&[], &[]), Ok(ids.clone()));
+        assert_eq!(
+            pick(&["gate/read", "fence/"], &[]),
+            Ok(vec!["gate/read", "fence/tty"])
+        );
+        assert_eq!(pick(&["read"], &["paths/", "*list"]), Ok(vec!["gate/read"]));
+        assert_eq!(pick(&[], &["gate/"]), Ok(vec!["paths/read", "fence/tty"]));
+        let err = pick(&["gate/", "gate/nonexistent"], &[]).unwrap_err();
+        assert_eq!(
+            (err.flag, err.pattern.as_str()),
+            ("--filter", "gate/nonexistent")
+        );
+        assert!(err
+            .to_string()
+            .starts_with("--filter gate/nonexistent: matches no scenario"));
+        let err = pick(&[], &["fence/ttyy"]).unwrap_err();
+        assert_eq!(
+            (err.flag, err.pattern.as_str()),
+            ("--exclude", "fence/ttyy")
+        );
+    }
+
     #[test]
     fn an_exact_id_selects_that_scenario_alone() {
         let ids = vec!["gate/read", "gate/read-list", "paths/read"];
+        let select = |p: &str| super::select_all(&strings(&[p]), &[], ids.clone(), |s| s).unwrap();
+        assert_eq!(select("gate/read"), vec!["gate/read"]);
         assert_eq!(
-            super::select("gate/read", ids.clone(), |s| s),
-            vec!["gate/read"]
-        );
-        assert_eq!(
-            super::select("read", ids.clone(), |s| s),
+            select("read"),
             vec!["gate/read", "gate/read-list", "paths/read"]
         );
-        assert_eq!(
-            super::select("gate/*", ids, |s| s),
-            vec!["gate/read", "gate/read-list"]
-        );
+        assert_eq!(select("gate/*"), vec!["gate/read", "gate/read-list"]);
     }
 }

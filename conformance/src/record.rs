@@ -132,6 +132,12 @@ pub struct RunnerInfo {
     pub implementation: String,
     /// `--impl` as given (`None`: the reference was located by the runner).
     pub impl_arg: Option<String>,
+    /// The command line this run was started with, as its words, without what selects
+    /// scenarios or places the report (`--filter`, `--exclude`, `--tier`, `--format`,
+    /// `--out`, `--json-out`, `--record-wire`, `--quiet`); the program is the runner's
+    /// own path. Empty when unknown (then the rerun line names `gatehouse-conform`).
+    #[serde(skip)]
+    pub invocation: Vec<String>,
     /// The runner's host os.
     pub host_os: String,
     /// Wall time of the run in milliseconds.
@@ -156,8 +162,19 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
-    /// The command that reruns just scenario `id` against the same implementation.
+    /// The command that reruns just scenario `id` against the same implementation: the
+    /// command as it was invoked, so that it pastes into a shell as it is.
     pub fn rerun(&self, id: &str) -> String {
+        if !self.runner.invocation.is_empty() {
+            let mut words: Vec<String> = self
+                .runner
+                .invocation
+                .iter()
+                .map(|w| shell_quote(w))
+                .collect();
+            words.extend(["--filter".to_string(), shell_quote(id)]);
+            return words.join(" ");
+        }
         let mut cmd = format!("{} run --filter {}", self.runner.name, shell_quote(id));
         if let Some(imp) = &self.runner.impl_arg {
             cmd.push_str(&format!(" --impl {}", shell_quote(imp)));
@@ -169,6 +186,38 @@ impl RunRecord {
     pub fn success(&self) -> bool {
         self.summary.failed == 0 && self.summary.errored == 0 && self.invalid.is_empty()
     }
+}
+
+/// The flags of `run` that select scenarios or place the report, each with whether it
+/// takes a value: left out of the rerun command, which selects one scenario itself.
+const NOT_RERUN: &[(&str, bool)] = &[
+    ("--filter", true),
+    ("--exclude", true),
+    ("--tier", true),
+    ("--format", true),
+    ("--out", true),
+    ("--json-out", true),
+    ("--record-wire", true),
+    ("--quiet", false),
+];
+
+/// The words of the rerun command from the runner's path and its arguments (without the
+/// program name): every argument kept but those of [`NOT_RERUN`].
+pub fn rerun_invocation(program: String, args: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut words = vec![program];
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let flag = arg.split_once('=').map_or(arg.as_str(), |(f, _)| f);
+        match NOT_RERUN.iter().find(|(f, _)| *f == flag) {
+            Some((_, takes_value)) => {
+                if *takes_value && !arg.contains('=') {
+                    args.next();
+                }
+            }
+            None => words.push(arg),
+        }
+    }
+    words
 }
 
 /// `s` as one shell word: bare when it is plain, else in single quotes.

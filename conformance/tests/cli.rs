@@ -47,6 +47,48 @@ fn usage_errors_exit_two() {
     assert!(run.stderr.contains("handshake failed"), "{}", run.stderr);
 }
 
+/// The commonest first mistake, an adapter that dies on start (an import error): the
+/// runner shows what it wrote on stderr; one that answers `hello` with garbage has its
+/// line shown.
+#[test]
+fn a_dead_adapter_is_explained_by_its_last_stderr_lines_and_its_garbage_line() {
+    let suite = Suite::new();
+    suite.scenario("gate/b-grants", GRANTS_ONLY);
+    let dies = suite.path("dies.py");
+    std::fs::write(&dies, "import sys\nimport no_such_module_here\n").unwrap();
+    let run = suite.run_with_impl(&format!("python3 {}", dies.display()));
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("handshake failed: crashed"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("stderr| ModuleNotFoundError: No module named 'no_such_module_here'"),
+        "{}",
+        run.stderr
+    );
+    let garbage = suite.path("garbage.py");
+    std::fs::write(
+        &garbage,
+        "import sys\nsys.stdin.readline()\nprint('Traceback? no, just words', flush=True)\nsys.stdin.readline()\n",
+    )
+    .unwrap();
+    let run = suite.run_with_impl(&format!("python3 {}", garbage.display()));
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("handshake failed: garbage"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("Traceback? no, just words"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn another_protocol_major_is_refused() {
     let suite = Suite::new();
@@ -134,8 +176,20 @@ fn junit_markdown_and_json_out() {
         "{}",
         human.stdout
     );
-    let rerun = format!("  rerun: gatehouse-conform run --filter gate/a-read-list --impl '{imp}'");
-    assert!(human.stdout.contains(&rerun), "{}", human.stdout);
+    // The rerun line is the command as invoked (the runner's own path, the same --impl),
+    // selecting that scenario alone: pasted into a shell, it runs it and nothing else.
+    let rerun = human
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("  rerun: "))
+        .unwrap_or_else(|| panic!("no rerun line:\n{}", human.stdout));
+    let exe = env!("CARGO_BIN_EXE_gatehouse-conform");
+    assert_eq!(
+        rerun,
+        format!("{exe} run --impl '{imp}' --filter gate/a-read-list"),
+        "{}",
+        human.stdout
+    );
     let last = human.stdout.lines().last().unwrap_or_default();
     assert!(
         last.starts_with("2 scenario(s) against allow-all 0.0.1 in ")
@@ -145,27 +199,65 @@ fn junit_markdown_and_json_out() {
     );
     // stderr is a pipe here: no progress lines.
     assert!(!human.stderr.contains("[2/2]"), "{}", human.stderr);
-    // The rerun command runs that scenario alone.
-    let again = run_cli(
-        suite.dir.path(),
-        &[
-            "run",
-            "--quiet",
-            "--format",
-            "json",
-            "--filter",
-            "gate/a-read-list",
-            "--impl",
-            &imp,
-        ],
-    );
-    let ids: Vec<String> = again.json()["scenarios"]
+    let pasted = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{rerun} --quiet --format json"))
+        .current_dir(suite.dir.path())
+        .output()
+        .expect("sh runs");
+    let report: serde_json::Value = serde_json::from_slice(&pasted.stdout).unwrap_or_else(|e| {
+        panic!(
+            "the pasted rerun printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&pasted.stderr)
+        )
+    });
+    let ids: Vec<&str> = report["scenarios"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| s["id"].as_str().unwrap().to_string())
+        .map(|s| s["id"].as_str().unwrap())
         .collect();
     assert_eq!(ids, ["gate/a-read-list"]);
+}
+
+#[test]
+fn filters_repeat_excludes_take_away_and_a_pattern_that_selects_nothing_exits_2() {
+    let suite = Suite::new();
+    suite
+        .scenario("gate/b-grants", GRANTS_ONLY)
+        .scenario("gate/c-grants", GRANTS_ONLY)
+        .scenario("trust/d-grants", GRANTS_ONLY);
+    let ids = |run: common::Run| -> Vec<String> {
+        run.json()["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        ids(suite.run("allow_all", &["--filter", "gate/b", "--filter", "trust/"])),
+        ["gate/b-grants", "trust/d-grants"]
+    );
+    assert_eq!(
+        ids(suite.run("allow_all", &["--exclude", "gate/c-grants"])),
+        ["gate/b-grants", "trust/d-grants"]
+    );
+    for (args, says) in [
+        (
+            &["--filter", "gate/", "--filter", "gate/nonexistent"][..],
+            "--filter gate/nonexistent: matches no scenario",
+        ),
+        (
+            &["--exclude", "trust/dd"][..],
+            "--exclude trust/dd: matches no scenario",
+        ),
+    ] {
+        let run = suite.run("allow_all", args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{args:?}: nothing ran, no report");
+    }
 }
 
 #[test]

@@ -87,6 +87,7 @@ fn fixed_run() -> &'static RunRecord {
             protocol: "1.1".into(),
             implementation: FAKE.into(),
             impl_arg: Some(FAKE.into()),
+            invocation: Vec::new(),
             host_os: "linux".into(),
             duration_ms: 0,
         };

@@ -49,6 +49,16 @@ impl Suite {
     }
 }
 
+impl Suite {
+    /// `gatehouse-conform run` against the adapter command `imp`, JSON to stdout.
+    pub fn run_with_impl(&self, imp: &str) -> Run {
+        run_cli(
+            self.dir.path(),
+            &["run", "--format", "json", "--quiet", "--impl", imp],
+        )
+    }
+}
+
 /// `python3 .../tests/fakes/NAME.py`.
 pub fn fake_command(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
