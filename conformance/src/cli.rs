@@ -198,6 +198,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
     let spec = load_spec(&spec_dir)?;
     let loaded = load_scenarios(&scenario_dir, Some(&spec.ids()))?;
+    let suite = crate::identity::of(&scenario_dir, &spec_dir)?;
     print_errors(&loaded.errors);
     let mut selected =
         filter::select_all(&args.filter, &args.exclude, loaded.scenarios, |s| &s.id)?;
@@ -287,6 +288,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
                 .unwrap_or_else(|_| "gatehouse-conform".into()),
             std::env::args().skip(1),
         ),
+        suite,
         host_os: std::env::consts::OS.into(),
         duration_ms: started.elapsed().as_millis() as u64,
     };

@@ -45,6 +45,9 @@ pub enum Error {
         /// Why.
         source: io::Error,
     },
+    /// A file of the suite could not be read to compute its identity.
+    #[error(transparent)]
+    Identity(#[from] crate::identity::IdentityError),
     /// A `--filter` or `--exclude` selects no scenario.
     #[error(transparent)]
     Unmatched(#[from] crate::filter::Unmatched),

@@ -16,6 +16,7 @@ mod events;
 mod exit;
 mod filter;
 mod fixture;
+mod identity;
 mod judge;
 mod locate;
 mod protocol;

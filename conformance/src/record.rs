@@ -138,6 +138,8 @@ pub struct RunnerInfo {
     /// own path. Empty when unknown (then the rerun line names `gatehouse-conform`).
     #[serde(skip)]
     pub invocation: Vec<String>,
+    /// Which suite judged: the spec version and a hash of the scenarios and the spec.
+    pub suite: crate::identity::SuiteId,
     /// The runner's host os.
     pub host_os: String,
     /// Wall time of the run in milliseconds.

@@ -192,7 +192,8 @@ fn junit_markdown_and_json_out() {
     );
     let last = human.stdout.lines().last().unwrap_or_default();
     assert!(
-        last.starts_with("2 scenario(s) against allow-all 0.0.1 in ")
+        last.starts_with("2 scenario(s) of suite unknown (")
+            && last.contains(") against allow-all 0.0.1 in ")
             && last.ends_with(" s: 1 passed, 1 failed, 0 skipped, 0 errored"),
         "{}",
         human.stdout

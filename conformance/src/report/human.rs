@@ -70,8 +70,10 @@ pub fn render(r: &RunRecord, verbose: bool) -> String {
     let c = &r.summary;
     let _ = writeln!(
         s,
-        "{} scenario(s) against {} {} in {:.1} s: {} passed, {} failed, {} skipped, {} errored{}",
+        "{} scenario(s) of suite {} ({}) against {} {} in {:.1} s: {} passed, {} failed, {} skipped, {} errored{}",
         r.scenarios.len(),
+        r.runner.suite.spec_version,
+        r.runner.suite.short(),
         env.name,
         env.version,
         r.runner.duration_ms as f64 / 1000.0,

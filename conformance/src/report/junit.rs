@@ -77,6 +77,11 @@ pub fn render(r: &RunRecord) -> String {
     }
     let suites = suites.into_values().map(|(mut suite, time)| {
         suite.set_time(time);
+        suite.add_property(Property::new(
+            "suite_spec_version",
+            r.runner.suite.spec_version.as_str(),
+        ));
+        suite.add_property(Property::new("suite_hash", r.runner.suite.hash.as_str()));
         suite
     });
     let mut report = Report::new(format!("gatehouse-conform: {}", r.environment.name));

@@ -27,6 +27,11 @@ pub fn render(r: &RunRecord) -> String {
         e("landlock_abi"),
         e("fence_backend")
     );
+    let _ = writeln!(
+        s,
+        "Suite: spec {}, scenarios and spec `{}` ({} files), gatehouse-conform {}.\n",
+        r.runner.suite.spec_version, r.runner.suite.hash, r.runner.suite.files, r.runner.version
+    );
     let _ = writeln!(s, "| scenario | outcome | detail |\n|---|---|---|");
     for sc in &r.scenarios {
         let detail = match sc.outcome {

@@ -88,6 +88,11 @@ fn fixed_run() -> &'static RunRecord {
             implementation: FAKE.into(),
             impl_arg: Some(FAKE.into()),
             invocation: Vec::new(),
+            suite: crate::identity::SuiteId {
+                spec_version: "0.8".into(),
+                hash: format!("sha256:{}", "0123456789abcdef".repeat(4)),
+                files: 303,
+            },
             host_os: "linux".into(),
             duration_ms: 0,
         };
