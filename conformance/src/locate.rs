@@ -35,25 +35,9 @@ pub fn dir(given: Option<&Path>, name: &'static str, flag: &'static str) -> Resu
     Err(Error::DirNotFound { name, flag })
 }
 
-/// The target triple of the reference's release build where it is linked statically:
-/// Linux x86_64 with glibc, the same build as `cargo build-static` (`.cargo/config.toml`)
-/// and the one `.ci/run` names. A static `gatehouse` starts without the dynamic loader
-/// and its three libraries: measured 0.55 ms less per `gatehouse exec`, a seventh of its
-/// cost (benches/README.md). Elsewhere the reference is built as `cargo build` builds it.
-pub const STATIC_TRIPLE: Option<&str> = if cfg!(all(
-    target_os = "linux",
-    target_env = "gnu",
-    target_arch = "x86_64"
-)) {
-    Some("x86_64-unknown-linux-gnu")
-} else {
-    None
-};
-
 /// The reference implementation's adapter: `gatehouse adapter`, the binary this runner's
-/// workspace builds beside it (statically linked where [`STATIC_TRIPLE`] says, in
-/// `target/<triple>/<profile>/`), else the one next to this runner's own executable, else
-/// the one on `PATH`.
+/// workspace builds beside it (in `target/<profile>/`), else the one next to this
+/// runner's own executable, else the one on `PATH`.
 pub fn reference() -> Result<ImplCommand, Error> {
     let exe = format!("gatehouse{}", std::env::consts::EXE_SUFFIX);
     let own = std::env::current_exe().ok();
@@ -116,41 +100,12 @@ fn build_reference_beside(own_exe: &Path) -> Result<Option<PathBuf>, Error> {
         .args(["build", "-p", "gatehouse", "--profile", profile])
         .arg("--target-dir")
         .arg(target_dir);
-    // Static where it can be, and only for the release build, the one that is certified
-    // and timed: with `--target` named, the flag reaches the reference and its
-    // dependencies but not the build scripts and proc-macros, which cannot be static. A
-    // dev build (the runner's own tests) takes the `target/debug/gatehouse` that the test
-    // build has already linked, instead of compiling every dependency a second time for
-    // the named triple (about 80 s of the README's test command on this 2-core machine).
-    let triple = STATIC_TRIPLE.filter(|_| profile == "release");
-    let binary = match triple {
-        Some(triple) => {
-            // Cargo lets RUSTFLAGS replace the configured flags, crt-static included.
-            if ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS"]
-                .iter()
-                .any(|v| std::env::var_os(v).is_some())
-            {
-                eprintln!(
-                    "gatehouse-conform: RUSTFLAGS is set, so the reference is linked as it says, not statically"
-                );
-            }
-            build.args(["--target", triple, "--config"]).arg(format!(
-                "target.{triple}.rustflags = ['-C', 'target-feature=+crt-static']"
-            ));
-            // The release build as the alias links it (whole-program LTO, one unit).
-            if profile == "release" {
-                build.args([
-                    "--config",
-                    "profile.release.lto = 'fat'",
-                    "--config",
-                    "profile.release.codegen-units = 1",
-                ]);
-            }
-            target_dir.join(triple).join(dir_name)
-        }
-        None => profile_dir.to_path_buf(),
-    }
-    .join(format!("gatehouse{}", std::env::consts::EXE_SUFFIX));
+    // Built as the runner itself was, in its target directory and profile, so that the two
+    // share every dependency they have in common and a fresh clone compiles each once:
+    // the first result of the README's first command comes that much sooner. The static,
+    // whole-program-LTO binary to install (`cargo build-static`) runs the same code; CI
+    // certifies that one by naming it with --impl (.ci/run).
+    let binary = profile_dir.join(format!("gatehouse{}", std::env::consts::EXE_SUFFIX));
     let status = build
         .current_dir(&root)
         .stdout(std::process::Stdio::null())
