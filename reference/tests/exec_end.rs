@@ -48,7 +48,7 @@ fn no_process_of_the_jail_runs_once_the_launcher_returns() {
             .arg(ws.path())
             .args(["--", "sh", "-c", &script])
             .env("GATEHOUSE_FENCE", backend)
-            .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
+            .env("XDG_CONFIG_HOME", "/nonexistent/gatehouse-no-config")
             .env("TMPDIR", tmp.path())
             .env_remove(gatehouse::fence::plan::FAULT_ENV)
             .output()

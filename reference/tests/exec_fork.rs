@@ -21,7 +21,7 @@ fn launcher(ws: &std::path::Path, tmp: &std::path::Path, command: &[&str]) -> Co
         .arg("--")
         .args(command)
         .env("GATEHOUSE_FENCE", "native")
-        .env("XDG_CONFIG_HOME", ws.join("no-config"))
+        .env("XDG_CONFIG_HOME", "/nonexistent/gatehouse-no-config")
         .env("TMPDIR", tmp)
         .env_remove(gatehouse::fence::plan::FAULT_ENV);
     c
@@ -111,7 +111,7 @@ fn a_path_directory_landlock_hides_passes_the_search_on() {
             .arg(ws.path())
             .args(["--", program])
             .env("PATH", format!("{}:/usr/bin:/bin", hidden.path().display()))
-            .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
+            .env("XDG_CONFIG_HOME", "/nonexistent/gatehouse-no-config")
             .env_remove(gatehouse::fence::plan::FAULT_ENV)
             .output()
             .unwrap()
@@ -277,7 +277,7 @@ fn a_signal_the_caller_ignores_stays_ignored_in_the_jail() {
             ws.path().display()
         ))
         .env("GATEHOUSE_FENCE", "native")
-        .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
+        .env("XDG_CONFIG_HOME", "/nonexistent/gatehouse-no-config")
         .env("TMPDIR", tmp.path())
         .env_remove(gatehouse::fence::plan::FAULT_ENV)
         .output()

@@ -53,7 +53,7 @@ impl Person {
             .args(extra)
             .args(["--", "sh", "-c", script])
             .env("GATEHOUSE_FENCE", backend)
-            .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
+            .env("XDG_CONFIG_HOME", "/nonexistent/gatehouse-no-config")
             .env_remove(gatehouse::fence::plan::FAULT_ENV);
         pty::controlling(&mut cmd, pair.slave).unwrap();
         let child = cmd.spawn().expect("gatehouse exec starts");

@@ -16,7 +16,7 @@ fn exec(ws: &Path, script: &str) -> Command {
         .arg("--workspace")
         .arg(ws)
         .args(["--", "sh", "-c", script])
-        .env("XDG_CONFIG_HOME", ws.join("no-config"))
+        .env("XDG_CONFIG_HOME", "/nonexistent/gatehouse-no-config")
         .env_remove(gatehouse::fence::plan::FAULT_ENV)
         .stdin(Stdio::null());
     c
@@ -88,20 +88,19 @@ fn a_jail_that_ends_first_leaves_the_other_jails_mount_points_in_place() {
     }
 }
 
-/// The kind of each placeholder (FENCE-PROTECT-11): outside any repository `.git`, `HEAD`
-/// and `.gatehouse` are empty files; in a root inside a repository `.git` is an empty
-/// directory, so that the person's git at that root still finds the repository above
-/// while the jail runs. Each is read-only inside and gone afterwards.
+/// The kind of each placeholder (FENCE-PROTECT-12): `.git`, `HEAD` and `.gatehouse` are
+/// empty directories, outside any repository and inside one alike, read-only inside and
+/// gone afterwards.
 #[test]
-fn placeholders_are_files_unless_a_repository_lies_above_the_root() {
+fn placeholders_are_empty_directories() {
     let probe = "for p in .git HEAD .gatehouse; do \
                  if [ -d $p ]; then echo $p=dir; elif [ -f $p ]; then echo $p=file; fi; \
-                 ( echo x > $p ) 2>/dev/null && echo $p=written; done; true";
+                 ( echo x > $p/x ) 2>/dev/null && echo $p=written; done; true";
     let outside = tempfile::tempdir().unwrap();
     let out = exec(outside.path(), probe).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    assert_eq!(text, ".git=file\nHEAD=file\n.gatehouse=file\n");
+    assert_eq!(text, ".git=dir\nHEAD=dir\n.gatehouse=dir\n");
     let above = tempfile::tempdir().unwrap();
     std::fs::create_dir(above.path().join(".git")).unwrap();
     let root = above.path().join("sub");
@@ -109,10 +108,88 @@ fn placeholders_are_files_unless_a_repository_lies_above_the_root() {
     let out = exec(&root, probe).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    assert_eq!(text, ".git=dir\nHEAD=file\n.gatehouse=file\n");
+    assert_eq!(text, ".git=dir\nHEAD=dir\n.gatehouse=dir\n");
     for w in [outside.path(), root.as_path()] {
         for p in [".git", "HEAD", ".gatehouse"] {
             assert!(!w.join(p).exists(), "{p} left behind in {}", w.display());
+        }
+    }
+}
+
+/// The host's `git` in the workspace while a jail runs there (FENCE-PROTECT-12, issue 29
+/// item 7), on each backend this host has: outside any repository it says what it says
+/// without a session ("not a git repository"), never "invalid gitfile format"; in a
+/// repository whose root lacks `HEAD` and `.gatehouse`, `git status` lists no placeholder
+/// and `git add -A` stages none. Ordered by files: the jail signals that it runs, the
+/// host runs git, then the jail is let go.
+#[test]
+fn host_git_works_while_a_jail_runs() {
+    let git = |dir: &Path, args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap())
+            .env("HOME", dir)
+            .env_remove("GIT_DIR")
+            .output()
+            .unwrap()
+    };
+    let mut backends = vec!["native"];
+    if Path::new("/usr/bin/bwrap").exists() {
+        backends.push("bwrap");
+    }
+    for backend in backends {
+        for repo in [false, true] {
+            let ws = tempfile::tempdir().unwrap();
+            let w = ws.path();
+            std::fs::write(w.join("mine.txt"), "mine\n").unwrap();
+            if repo {
+                let init = git(w, &["init", "-q", "."]);
+                assert!(init.status.success(), "{init:?}");
+            }
+            let mut jail = exec(w, "echo up > up; while [ ! -e go ]; do sleep 0.02; done")
+                .env("GATEHOUSE_FENCE", backend)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            wait_for(&w.join("up"), &mut jail);
+            let status = git(w, &["status", "--porcelain", "--untracked-files=all"]);
+            let said = format!(
+                "{}{}",
+                String::from_utf8_lossy(&status.stdout),
+                String::from_utf8_lossy(&status.stderr)
+            );
+            assert!(!said.contains("gitfile"), "{backend}, repo {repo}: {said}");
+            if repo {
+                assert!(status.status.success(), "{backend}: {said}");
+                for placeholder in ["HEAD", ".gatehouse"] {
+                    assert!(
+                        !said.contains(placeholder),
+                        "{backend}: the host's git sees {placeholder}: {said}"
+                    );
+                }
+                assert!(said.contains("?? mine.txt"), "{backend}: {said}");
+                let add = git(w, &["add", "-A", "--dry-run"]);
+                let added = String::from_utf8_lossy(&add.stdout);
+                assert!(add.status.success(), "{backend}: {add:?}");
+                assert!(
+                    !added.contains("HEAD") && !added.contains(".gatehouse"),
+                    "{backend}: {added}"
+                );
+            } else {
+                assert!(
+                    said.contains("not a git repository"),
+                    "{backend}: the host's git: {said}"
+                );
+            }
+            std::fs::write(w.join("go"), "").unwrap();
+            let out = jail.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{backend}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
     }
 }

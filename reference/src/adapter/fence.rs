@@ -140,7 +140,19 @@ pub fn setup_of(setup: &Map<String, Value>) -> Result<Option<SessionSetup>, Wire
         limits: field(setup, "limits")?,
         home: field(setup, "home")?,
         choices: choices_of(setup)?,
+        guarded: guarded_of(setup)?,
     }))
+}
+
+/// The files and directories of the session's other parts that jailed code must never
+/// change (FENCE-PATHS-3): the agent's and the person's settings files and the state
+/// directory, when the setup names them.
+fn guarded_of(setup: &Map<String, Value>) -> Result<Vec<PathBuf>, WireError> {
+    let mut out = Vec::new();
+    for name in ["agent_file", "settings_file", "state_dir"] {
+        out.extend(field::<PathBuf>(setup, name)?);
+    }
+    Ok(out)
 }
 
 /// A session's plane: its setup until a fence step first needs it, then the session.
@@ -177,7 +189,9 @@ impl Fences {
             }
             None => {
                 if let Some(ws) = field::<PathBuf>(setup, "workspace")? {
-                    let pending = Slot::Pending(Box::new(SessionSetup::new(&ws)));
+                    let mut pending = SessionSetup::new(&ws);
+                    pending.guarded = guarded_of(setup)?;
+                    let pending = Slot::Pending(Box::new(pending));
                     self.slots.insert(session.to_string(), pending);
                 }
                 Ok(None)

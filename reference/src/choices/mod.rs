@@ -86,7 +86,7 @@ pub fn load(inputs: &Inputs<'_>, flags: &Layer) -> Result<Choices, String> {
         }
         let pf = inputs.project.join(PROJECT_FILE);
         // An empty file `.gatehouse` is the placeholder a running jail of this root mounts
-        // over (FENCE-PROTECT-11): no configuration, not an error. Any other `.gatehouse`
+        // over (FENCE-PROTECT-12): no configuration, not an error. Any other `.gatehouse`
         // that is not a directory still fails to load, with its reason.
         let placeholder = std::fs::symlink_metadata(inputs.project.join(".gatehouse"))
             .map(|m| m.is_file() && m.len() == 0)

@@ -15,7 +15,7 @@
 //! metadata changes (nor truncate before ABI 3): the default refuses, the degraded opt-in
 //! runs and the posture names what is not covered.
 //!
-//! Modules: [`policy`] (what is bound where, the options), [`host`] (what this host
+//! Modules: [`policy`] (what is bound where, the options), [`guarded`] (what no writable root may hold, wherever it lies), [`host`] (what this host
 //! offers), [`coverage`] (the protections, by the chapter's codes), [`posture`] (what is
 //! claimed and what is missing), [`plan`] (the ordered steps), [`prepared`] (a backend
 //! chosen, probed and ready), [`probe`] (the two legs before any claim), [`jail`] (the
@@ -29,6 +29,7 @@ pub mod bwrap;
 pub mod control_strings;
 pub mod coverage;
 pub mod error;
+pub mod guarded;
 pub mod host;
 pub mod jail;
 pub mod launch;

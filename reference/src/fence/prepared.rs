@@ -354,6 +354,16 @@ impl Fence {
         if !host.emulation.is_empty() && !posture.degraded {
             notes.push(format!("emulated: {}", host.emulation.join(", ")));
         }
+        // Hooks the host's git would run at a root, and nested repositories not searched
+        // (FENCE-PROTECT-15, FENCE-PROTECT-14): said, so that the person decides.
+        let home = policy
+            .home
+            .clone()
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        notes.extend(super::protect::hook_notes(
+            &policy.workspaces,
+            home.as_deref(),
+        ));
         if !notes.is_empty() {
             posture.reason = Some(notes.join("; "));
         }

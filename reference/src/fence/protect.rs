@@ -21,6 +21,49 @@ use serde::{Deserialize, Serialize};
 /// once `.git` is no repository, `.gatehouse` because it is the agent's own configuration.
 pub const PROTECTED: [&str; 3] = [".git", "HEAD", ".gatehouse"];
 
+/// What the common hook managers read their commands from, below a repository's work
+/// tree (FENCE-PROTECT-13): husky's directory (v9's `core.hooksPath=.husky/_` runs
+/// `.husky/<hook>`; v4 to v8 source `.husky/_/husky.sh`), pre-commit's configuration
+/// (its `repo: local` entries name commands), lefthook's configuration and script
+/// directories in every spelling it reads, and overcommit's. Protected where they exist
+/// when the jail is built; a missing one is inert until a hook runs its manager, and then
+/// the posture says so ([`hook_notes`]).
+pub const HOOK_MANAGER_FILES: [&str; 27] = [
+    ".husky",
+    ".pre-commit-config.yaml",
+    ".pre-commit-config.yml",
+    "lefthook.yml",
+    "lefthook.yaml",
+    "lefthook.toml",
+    "lefthook.json",
+    "lefthook.jsonc",
+    ".lefthook.yml",
+    ".lefthook.yaml",
+    ".lefthook.toml",
+    ".lefthook.json",
+    ".lefthook.jsonc",
+    "lefthook-local.yml",
+    "lefthook-local.yaml",
+    "lefthook-local.toml",
+    "lefthook-local.json",
+    "lefthook-local.jsonc",
+    ".lefthook-local.yml",
+    ".lefthook-local.yaml",
+    ".lefthook-local.toml",
+    ".lefthook-local.json",
+    ".lefthook-local.jsonc",
+    ".lefthook",
+    ".lefthook-local",
+    ".config/lefthook.yml",
+    ".overcommit.yml",
+];
+
+/// How deep below a workspace root repositories that already exist are looked for
+/// (FENCE-PROTECT-14), and how many directories the search reads at most per root.
+pub const NESTED_DEPTH: usize = 3;
+/// See [`NESTED_DEPTH`].
+pub const NESTED_MAX_DIRS: usize = 2000;
+
 /// How deep `include.path` chains are followed (git itself stops at 10).
 const MAX_INCLUDE_DEPTH: usize = 10;
 
@@ -53,10 +96,28 @@ pub fn discover(
                 file: false,
             });
         }
-        for (target, file) in git_targets(w, home) {
-            if let Some(mut p) = place(&target, writable) {
-                p.file = file;
-                out.push(p);
+        let (nested, _) = nested_repositories(w);
+        for tree in std::iter::once(w.clone()).chain(nested.iter().map(|n| w.join(n))) {
+            if &tree != w {
+                out.push(Protected {
+                    root: w.clone(),
+                    rel: tree.strip_prefix(w).unwrap_or(&tree).join(".git"),
+                    file: false,
+                });
+            }
+            for name in HOOK_MANAGER_FILES {
+                let at = tree.join(name);
+                if std::fs::symlink_metadata(&at).is_ok() {
+                    if let Some(p) = place(&normalize(&at), writable) {
+                        out.push(p);
+                    }
+                }
+            }
+            for (target, file) in git_targets(&tree, home) {
+                if let Some(mut p) = place(&target, writable) {
+                    p.file = file;
+                    out.push(p);
+                }
             }
         }
     }
@@ -71,24 +132,167 @@ pub fn discover(
     out
 }
 
+/// The repositories that exist below `root` (a `.git` directory or file), as paths
+/// relative to it, found breadth first to [`NESTED_DEPTH`] levels and at most
+/// [`NESTED_MAX_DIRS`] directories read; `false` when the search stopped at a limit
+/// before it had read every directory it could reach. Symlinks are not followed, and a
+/// repository's own `.git` is not entered.
+pub fn nested_repositories(root: &Path) -> (Vec<PathBuf>, bool) {
+    let mut found = Vec::new();
+    let mut queue: std::collections::VecDeque<(PathBuf, usize)> =
+        std::collections::VecDeque::from([(PathBuf::new(), 0)]);
+    let mut read = 0usize;
+    let mut complete = true;
+    while let Some((rel, depth)) = queue.pop_front() {
+        if read >= NESTED_MAX_DIRS {
+            complete = false;
+            break;
+        }
+        read += 1;
+        let Ok(entries) = std::fs::read_dir(root.join(&rel)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            let name = e.file_name();
+            if name == ".git" {
+                if !rel.as_os_str().is_empty() {
+                    found.push(rel.clone());
+                }
+                continue;
+            }
+            if kind.is_dir() {
+                if depth + 1 > NESTED_DEPTH {
+                    complete = false;
+                } else {
+                    queue.push_back((rel.join(&name), depth + 1));
+                }
+            }
+        }
+    }
+    found.sort();
+    (found, complete)
+}
+
+/// One plain line per workspace root whose repository has hooks installed that git runs
+/// on the host (an executable file of its hooks directory or `core.hooksPath`, not a
+/// `.sample`), and one per root whose search for nested repositories stopped at a limit
+/// (FENCE-PROTECT-15, FENCE-PROTECT-14): the person decides. A hook is a program of the
+/// repository, and the programs it runs (a test suite, a linter, a script of the tree, a
+/// hook manager's commands) are files the jail can write.
+pub fn hook_notes(workspaces: &[PathBuf], home: Option<&Path>) -> Vec<String> {
+    let mut notes = Vec::new();
+    for w in workspaces {
+        let (nested, complete) = nested_repositories(w);
+        for tree in std::iter::once(w.clone()).chain(nested.iter().map(|n| w.join(n))) {
+            let hooks = installed_hooks(&tree, home);
+            if !hooks.is_empty() {
+                notes.push(format!(
+                    "hooks: git at {} runs {} on the host, which may run files this jail can write (review the changes before the next commit there, or commit with --no-verify)",
+                    tree.display(),
+                    hooks.join(", ")
+                ));
+            }
+        }
+        if !complete {
+            notes.push(format!(
+                "nested repositories: the search below {} stopped at {NESTED_DEPTH} levels or {NESTED_MAX_DIRS} directories; a repository deeper down keeps a .git the jail can write",
+                w.display()
+            ));
+        }
+    }
+    notes
+}
+
+/// The hooks installed for the work tree at `tree`: executable files, not `.sample`, of
+/// its git directory's `hooks/` and of every `core.hooksPath`.
+fn installed_hooks(tree: &Path, home: Option<&Path>) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let dot_git = tree.join(".git");
+    let mut dirs = Vec::new();
+    match std::fs::symlink_metadata(&dot_git) {
+        Ok(m) if m.is_dir() => dirs.push(dot_git.join("hooks")),
+        Ok(m) if m.is_file() => {
+            if let Some(g) = gitfile_target(&dot_git) {
+                if let Ok(text) = std::fs::read_to_string(g.join("commondir")) {
+                    dirs.push(absolute_from(&g, text.trim_end_matches(['\n', '\r'])).join("hooks"));
+                }
+                dirs.push(g.join("hooks"));
+            }
+        }
+        _ => return Vec::new(),
+    }
+    let mut hooks_paths: Vec<PathBuf> = git_targets(tree, home)
+        .into_iter()
+        .filter(|(_, file)| !file)
+        .map(|(t, _)| t)
+        .collect();
+    dirs.append(&mut hooks_paths);
+    let mut names = Vec::new();
+    for d in dirs {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".sample") || !GIT_HOOKS.contains(&name.as_str()) {
+                continue;
+            }
+            let exec = std::fs::metadata(e.path())
+                .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                .unwrap_or(false);
+            if exec && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+/// The hooks git runs (githooks(5)).
+const GIT_HOOKS: [&str; 28] = [
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "push-to-checkout",
+    "pre-auto-gc",
+    "post-rewrite",
+    "sendemail-validate",
+    "fsmonitor-watchman",
+    "p4-changelist",
+    "p4-prepare-changelist",
+    "p4-post-changelist",
+    "p4-pre-submit",
+    "post-index-change",
+];
+
 /// Whether the placeholder for the missing protected path `p` is an empty file rather than
-/// an empty directory (FENCE-PROTECT-11): a file git reads, `HEAD` and `.gatehouse` are
-/// files, and so is `.git` unless a directory above the root holds a repository (a
-/// `.git` or a `HEAD`), where git's discovery, the person's and the jail's, must go on
-/// upward past an empty `.git` directory as it does without one. A file costs an inode
-/// and no data block; nothing can be created beneath it either. Reads the file system.
+/// an empty directory (FENCE-PROTECT-12): only a configuration file git reads (an included
+/// one), which git must still be able to read. Every other placeholder (`.git`, `HEAD`,
+/// `.gatehouse`, a hooks directory, a hook manager's file) is an empty directory, which
+/// the person's git on the host passes over while the jail runs: its discovery takes an
+/// empty `.git` directory for no repository and goes on upward, a directory `HEAD` fails
+/// its check of a bare repository, and `git status` and `git add` never list an empty
+/// directory. An empty `.git` *file* made the host's `git status` fail ("invalid gitfile
+/// format") and an empty `HEAD` or `.gatehouse` file showed as untracked.
 pub fn placeholder_is_file(p: &Protected) -> bool {
-    if p.file {
-        return true;
-    }
-    match p.rel.to_str() {
-        Some("HEAD") | Some(".gatehouse") => true,
-        Some(".git") => !p.root.ancestors().skip(1).any(|a| {
-            std::fs::symlink_metadata(a.join(".git")).is_ok()
-                || std::fs::symlink_metadata(a.join("HEAD")).is_ok()
-        }),
-        _ => false,
-    }
+    p.file
 }
 
 /// Whether the physical path `path` lies at or beneath a protected path of `list`.

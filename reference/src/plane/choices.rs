@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::env::never_passes;
 use crate::choices::Choices;
+use crate::fence::guarded::Guarded;
 
 /// An environment: names and values.
 pub type Env = Vec<(String, String)>;
@@ -84,10 +85,10 @@ pub struct ExtraPaths {
     pub hidden: Vec<PathBuf>,
 }
 
-/// Resolve the extra paths of `s`. `protected_outside` are paths outside the workspaces
-/// that jailed code must never be able to write (the user's configuration file's
-/// directory, the session-log directory): a writable root holding one is refused.
-pub fn resolve_paths(s: &Choices, protected_outside: &[PathBuf]) -> Result<ExtraPaths, String> {
+/// Resolve the extra paths of `s`. `guarded` is what jailed code must never be able to
+/// change wherever it lies (FENCE-PATHS-3: the home, the user's configuration, the
+/// session logs, ...): a writable root holding one, or lying within one, is refused.
+pub fn resolve_paths(s: &Choices, guarded: &Guarded) -> Result<ExtraPaths, String> {
     let resolve = |flag: &str, p: &Path, src: &dyn std::fmt::Display| {
         std::fs::canonicalize(p).map_err(|e| format!("--{flag} {} ({src}): {e}", p.display()))
     };
@@ -97,17 +98,9 @@ pub fn resolve_paths(s: &Choices, protected_outside: &[PathBuf]) -> Result<Extra
     }
     for v in &s.writable {
         let p = resolve("rw", &v.value, &v.source)?;
-        for guarded in protected_outside {
-            let g = std::fs::canonicalize(guarded).unwrap_or_else(|_| guarded.clone());
-            if g.starts_with(&p) {
-                return Err(format!(
-                    "--rw {} ({}): would make {} writable, which jailed code must never change",
-                    v.value.display(),
-                    v.source,
-                    g.display()
-                ));
-            }
-        }
+        guarded
+            .check(&p, &format!("--rw {} ({})", v.value.display(), v.source))
+            .map_err(|e| e.to_string())?;
         out.writable.push(p);
     }
     for v in &s.hidden {
@@ -184,7 +177,7 @@ mod tests {
             read_only: vec![flag(PathBuf::from("/does/not/exist"), "ro")],
             ..Choices::default()
         };
-        let e = resolve_paths(&s, &[]).unwrap_err();
+        let e = resolve_paths(&s, &Guarded::default()).unwrap_err();
         assert!(e.starts_with("--ro /does/not/exist (--ro): "), "{e}");
         assert!(!e.contains('\n'));
     }
@@ -198,7 +191,9 @@ mod tests {
             writable: vec![flag(d.path().to_path_buf(), "rw")],
             ..Choices::default()
         };
-        let e = resolve_paths(&s, &[cfg]).unwrap_err();
+        let mut g = Guarded::default();
+        g.tree(&cfg, "the user's configuration");
+        let e = resolve_paths(&s, &g).unwrap_err();
         assert!(e.contains("never change"), "{e}");
     }
 }

@@ -35,7 +35,8 @@ pub fn info(json: bool, project: &Path) -> Result<String, String> {
     let mut posture = current_posture(&FenceOptions::from_env().map_err(|e| e.to_string())?);
     posture.env_scrubbing = env_scrubbing_from_env();
     let settings = settings(project, &Layer::default(), false, false)?;
-    let extra = super::choices::resolve_paths(&settings, &[])?;
+    let extra =
+        super::choices::resolve_paths(&settings, &crate::fence::guarded::Guarded::from_env(&[]))?;
     let mut secrets: Vec<String> = settings
         .pass_secrets
         .iter()
@@ -205,16 +206,26 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
     } else {
         None
     };
-    // What jailed code must never write though it lies outside the workspaces: the
-    // user's configuration and the session logs.
-    let mut guarded: Vec<PathBuf> = settings.files.iter().map(|(f, _)| f.clone()).collect();
-    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
-        let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
-        if let Some(uf) = crate::choices::user_file(xdg.as_deref(), Some(&home)) {
-            guarded.push(uf);
+    // What jailed code must never change wherever it lies (FENCE-PATHS-3): the home, the
+    // user's configuration (where HOME and XDG_* put it), the session logs, the credential
+    // stores. Every writable root, the workspaces included, is checked against it.
+    let mut guarded = crate::fence::guarded::Guarded::from_env(&[]);
+    for (file, _) in &settings.files {
+        if !workspaces.iter().any(|w| file.starts_with(w)) {
+            guarded.tree(file, "a configuration file read for this command");
         }
     }
-    guarded.extend(super::log::default_dir());
+    if let Some(dir) = super::log::default_dir() {
+        guarded.tree(&dir, "the session logs");
+    }
+    for w in &workspaces {
+        let label = if req.workspaces.is_empty() {
+            format!("the workspace (the current directory, {})", w.display())
+        } else {
+            format!("--workspace {}", w.display())
+        };
+        guarded.check(w, &label).map_err(|e| e.to_string())?;
+    }
     let extra = super::choices::resolve_paths(&settings, &guarded)?;
     // The scratch lives in the native jail's private /tmp; a backend that needs it on the
     // host gets a fresh host directory from the fence, removed below.

@@ -20,6 +20,7 @@ use serde::Deserialize;
 use super::broker::{Broker, PlaneConfig, PlaneError, RunRequest, CONFIRM_OFF};
 use super::choices::{apply_env, resolve_paths, ExtraPaths};
 use crate::choices::{Layer, NetworkMode};
+use crate::fence::guarded::Guarded;
 use crate::fence::{
     BackendChoice, BackendKind, Fence, FenceError, FenceOptions, Policy, Posture, PostureChoices,
 };
@@ -74,6 +75,10 @@ pub struct SessionSetup {
     pub home: Option<PathBuf>,
     /// The person's choices for working in the fence (section 15), `None`: none made.
     pub choices: Option<SessionChoices>,
+    /// Paths the front end names that jailed code must never change, beyond what
+    /// [`crate::fence::guarded::Guarded::from_env`] finds (the agent's files, the state
+    /// directory): no writable root may hold one or lie within one (FENCE-PATHS-3).
+    pub guarded: Vec<PathBuf>,
 }
 
 /// A session's choices (section 15): the flags' layer, and whether the configuration
@@ -110,6 +115,7 @@ impl SessionSetup {
             limits: None,
             home: None,
             choices: None,
+            guarded: Vec::new(),
         }
     }
 
@@ -142,7 +148,7 @@ pub enum Refusal {
     ExecutorCrashed,
     /// A choice of the session cannot be honoured without weakening the fence: a path
     /// that does not exist, a writable root holding a guarded path, a secret-looking name
-    /// passed by `--pass-env` (FENCE-ENV-9, FENCE-PATHS-2, FENCE-CONF-1); nothing runs.
+    /// passed by `--pass-env` (FENCE-ENV-9, FENCE-PATHS-3, FENCE-PATHS-4, FENCE-CONF-1); nothing runs.
     ChoiceRefused,
     /// Switching off needs the person's confirmation (FENCE-TOGGLE-4).
     ConfirmationRequired,
@@ -322,7 +328,11 @@ impl Session {
             applied: Applied::default(),
             state: unavailable("not started"),
         };
-        match session.apply_choices()? {
+        let choices = match session.check_workspaces() {
+            Ok(()) => session.apply_choices()?,
+            Err(reason) => Err(reason),
+        };
+        match choices {
             Ok(applied) => session.applied = applied,
             Err(reason) => {
                 session.state = State::Refusing {
@@ -335,6 +345,32 @@ impl Session {
         let options = session.setup.options(&session.operator);
         session.state = session.start(options)?;
         Ok(session)
+    }
+
+    /// What jailed code must never change wherever it lies (FENCE-PATHS-3): the homes (the
+    /// setup's and this process's `HOME`), the configuration, state and session-log
+    /// directories where `XDG_*` put them, the setup's log directory and the files the
+    /// front end names besides (the agent's files, the state directory).
+    fn guarded(&self) -> Guarded {
+        let homes: Vec<PathBuf> = self.setup.home.iter().cloned().collect();
+        let mut g = Guarded::from_env(&homes);
+        if let Some(dir) = self.setup.log_dir.clone().or_else(super::log::default_dir) {
+            g.tree(&dir, "the session logs");
+        }
+        for p in &self.setup.guarded {
+            g.tree(p, "a file or directory the session's setup names");
+        }
+        g
+    }
+
+    /// Every workspace root checked against [`Session::guarded`]; the refusal's one line.
+    fn check_workspaces(&self) -> Result<(), String> {
+        let g = self.guarded();
+        for w in &self.setup.workspaces {
+            g.check(w, &format!("workspace {}", w.display()))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
     }
 
     /// The session's choices merged with the files they name and checked: `Ok(Err)` is a
@@ -367,11 +403,15 @@ impl Session {
                 }
             }
         };
-        // What jailed code must never write though it lies outside the workspaces: the
-        // configuration files and the session logs (FENCE-PATHS-2).
-        let mut guarded: Vec<PathBuf> = settings.files.iter().map(|(f, _)| f.clone()).collect();
-        guarded.extend(user_file);
-        guarded.extend(self.setup.log_dir.clone().or_else(super::log::default_dir));
+        let mut guarded = self.guarded();
+        for (file, _) in &settings.files {
+            if !self.setup.workspaces.iter().any(|w| file.starts_with(w)) {
+                guarded.tree(file, "a configuration file read for this session");
+            }
+        }
+        if let Some(f) = &user_file {
+            guarded.tree(f, "the user's configuration");
+        }
         let paths = match resolve_paths(&settings, &guarded) {
             Ok(p) => p,
             Err(e) => return Ok(Err(e)),

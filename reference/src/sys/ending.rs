@@ -1,7 +1,7 @@
 //! The terminating signals (`SIGHUP`, `SIGINT`, `SIGQUIT`, `SIGTERM`) while a checked
 //! command's jail runs. By default they end the launcher on the spot, and with it the jail
 //! (its helper dies with the launcher), but nothing would then remove the mount points of
-//! missing protected paths it made in the workspace (FENCE-PROTECT-11). Instead, from
+//! missing protected paths it made in the workspace (FENCE-PROTECT-12). Instead, from
 //! before the jail is spawned: a signal is noted, and ends the jail (SIGKILL to its helper:
 //! its init, and with it every jailed process, dies with it) as soon as the helper is
 //! known. The launcher goes on as after any end of its command, lets the mount points go,
