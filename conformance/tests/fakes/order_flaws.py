@@ -3,7 +3,10 @@ prove the permissions and hooks scenarios catch it. A proxy: it runs the real ad
 (`gatehouse adapter`, next to the runner) and changes only what the flaw changes.
 
   --flaw hooks-fail-open   a hook that times out, crashes or prints garbage lets the call
-                           through (Claude Code, Codex, Gemini CLI)
+                           through (Claude Code, Codex, Gemini CLI), at `call` and at `act`
+                           (where the call then runs in the fence)
+  --flaw transform-undecided  `act` decides the input it was given and runs the one a
+                           transform hook rewrote it into, undecided
   --flaw anchored-deny     deny patterns are matched against the raw line from its start
                            only: no chains, wrappers, respellings or subshells (the
                            bypasses users filed)
@@ -81,7 +84,27 @@ def rerun(impl, request):
                      "input": text_of(request), "cwd": None})
 
 
+def run_anyway(impl, request, answer, text):
+    run = impl.ask({"op": "run", "session": request["session"], "tool": request["tool"],
+                    "input": text, "cwd": None})
+    answer.update(decision="allow", ran=True, not_run=None, exit=run.get("exit"),
+                  signal=run.get("signal"), stdout=run.get("stdout", ""),
+                  stderr=run.get("stderr", ""))
+
+
 def acted(flaw, impl, request, answer):
+    if (flaw == "hooks-fail-open" and not answer.get("ran")
+            and (answer.get("reason") in FAILURES
+                 or FAILURES & {h.get("code") if isinstance(h, dict) else h
+                                for h in answer.get("hooks") or []})):
+        run_anyway(impl, request, answer, text_of(request))
+        answer.update(route="mode", stage="mode", reason="hook_failed_open")
+    rewritten = answer.get("input")
+    if (flaw == "transform-undecided" and not answer.get("ran")
+            and isinstance(rewritten, dict) and rewritten.get("cmd") is not None
+            and rewritten.get("cmd") != text_of(request)):
+        run_anyway(impl, request, answer, rewritten["cmd"])
+        answer.update(route="mode", stage="mode", reason="transform_undecided")
     if flaw == "act-unordered" and not answer.get("ran"):
         run = rerun(impl, request)
         answer.update(ran=True, not_run=None, exit=run.get("exit"), signal=run.get("signal"),

@@ -7,7 +7,8 @@
 //! keys), while a miss could let a saved grant run it unasked.
 
 use super::lists::{basename, class, classify};
-use super::words::{Word, Words};
+use super::syntax::{command_starts, parts, Token};
+use super::words::Word;
 use std::borrow::Cow;
 
 /// How deep quoted arguments are re-read as command lines before the scan gives up and
@@ -22,11 +23,15 @@ const MAX_BRACE_WORDS: usize = 256;
 ///
 /// The scan reads the line twice, as written and as the shell respells it
 /// ([`shell_spelling`], GATE-DANGER-6), and in each reading:
-/// 1. turns backticks into `$(`...`)` and splits the line into simple commands at every
-///    `;` `&` `|` newline, carriage return, `(` `)`, `{` `}`, quoted or not, remembering
-///    which ones a pipe, a here-string, a here-document or a process substitution feeds;
-/// 2. reads each leniently with quote removal, skips leading assignments, redirections
-///    and reserved words (`then`, `do`, `!`), and calls the line dangerous when:
+/// 1. turns backticks into `$(`...`)` and splits the line into simple commands
+///    ([`super::syntax::parts`]) at every `;` `&` `|` newline, carriage return, `(` `)`,
+///    `{` `}`, quoted or not (never inside a redirection operator: `2>&1`, `>|`),
+///    remembering which ones a pipe, a here-string, a here-document or a process
+///    substitution feeds;
+/// 2. reads each leniently with quote removal through [`super::syntax`] (redirections,
+///    their targets, leading assignments and reserved words skipped to the command word),
+///    and calls the line dangerous when:
+///    - a redirection has no target: the gate cannot be sure how a shell reads it;
 ///    - the command word holds an expansion (`$`, a backtick, an unquoted glob): the
 ///      gate cannot know what runs (GATE-DANGER-9);
 ///    - **any** word is `rm` (by last component, after `/`, `=` or `!`, any ASCII case,
@@ -63,12 +68,12 @@ pub fn is_dangerous(line: &str) -> bool {
 
 /// A cheap filter, sound for every rule of the scan: a line can only be dangerous if it
 /// holds a byte that quotes, expands, pipes or redirects (`$` backtick `*` `?` `[` `|`
-/// `<` `{` quotes, backslash), the letters `rm` in any case (every word that may run as
+/// `<` `>` `{` quotes, backslash), the letters `rm` in any case (every word that may run as
 /// `rm` ends so), `-delete`, or a word naming an interpreter (inline code needs no
 /// quotes: `python3 -c print(1)`). Most lines an agent proposes hold none of them.
 fn may_be_dangerous(line: &str) -> bool {
     let b = line.as_bytes();
-    if b.iter().any(|c| b"$`*?[|<{'\"\\".contains(c)) {
+    if b.iter().any(|c| b"$`*?[|<>{'\"\\".contains(c)) {
         return true;
     }
     if b.windows(2).any(|w| w.eq_ignore_ascii_case(b"rm")) || line.contains("-delete") {
@@ -342,48 +347,6 @@ fn ansi_c(body: &str) -> (String, &str) {
     (text, "")
 }
 
-/// One simple command of a line and how it is fed.
-struct Part<'a> {
-    text: &'a str,
-    /// A pipe, a here-string, a here-document or a process substitution feeds it.
-    fed: bool,
-}
-
-/// The characters at which a line is split into simple commands.
-const BOUNDARIES: &[u8] = b";&|\n\r(){}`";
-
-/// Splits `line` at every boundary, quoted or not (see [`is_dangerous`]).
-fn parts(line: &str) -> Vec<Part<'_>> {
-    let b = line.as_bytes();
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut piped = false;
-    for i in 0..=b.len() {
-        if i < b.len() && !BOUNDARIES.contains(&b[i]) {
-            continue;
-        }
-        // `{}` is a word (the name `find` and `xargs -I{}` splice in), never a group.
-        if i < b.len()
-            && ((b[i] == b'{' && b.get(i + 1) == Some(&b'}'))
-                || (b[i] == b'}' && i > 0 && b[i - 1] == b'{'))
-        {
-            continue;
-        }
-        let text = &line[start..i];
-        let into_paren = i < b.len() && b[i] == b'(' && text.trim_end().ends_with(['<', '>']);
-        out.push(Part {
-            text,
-            fed: piped || into_paren || text.contains("<<"),
-        });
-        // A single `|` or `|&` feeds the next command; `||` does not.
-        piped = i < b.len()
-            && ((b[i] == b'|' && (i == 0 || b[i - 1] != b'|') && b.get(i + 1) != Some(&b'|'))
-                || (b[i] == b'&' && i > 0 && b[i - 1] == b'|'));
-        start = i + 1;
-    }
-    out
-}
-
 /// Backticks read as `$(` and `)`, alternately, so that a substitution in backticks is a
 /// `$` word like `$(...)`.
 fn backticks_as_substitutions(line: &str) -> Cow<'_, str> {
@@ -411,16 +374,22 @@ fn scan(line: &str, depth: usize) -> bool {
     let mut awk_runs: Option<bool> = None;
     let mut words: Vec<Word<'_>> = Vec::new();
     for part in parts(&line) {
-        words.clear();
-        words.extend(Words::lenient(part.text).filter_map(Result::ok));
-        let start = command_index(&words);
-        let Some(first) = words.get(start) else {
+        let tokens = part.tokens();
+        // A redirection the reader cannot place: a shell would not read it as the gate
+        // does (GATE-DANGER-9).
+        if part.unsure(&tokens) {
+            return true;
+        }
+        let starts = command_starts(&tokens);
+        let Some(&start) = starts.first() else {
             continue;
         };
         // The gate cannot know what a command word with an expansion runs.
-        if is_expansion(first) {
+        if starts.iter().any(|&s| is_expansion(&tokens[s].word)) {
             return true;
         }
+        words.clear();
+        words.extend(tokens.iter().map(|t| t.word.clone()));
         let mut wrapped = false;
         let mut spreads = false; // an `xargs` or `parallel` builds the rest from its input
         let mut splices = false; // ... or a `find`, which splices names for `{}`
@@ -462,7 +431,7 @@ fn scan(line: &str, depth: usize) -> bool {
             }
             if part.fed
                 && (i == start || (i > start && wrapped))
-                && reads_program_from_input(&name, bits, rest)
+                && reads_program_from_input(&name, bits, &tokens[i + 1..])
             {
                 return true;
             }
@@ -605,7 +574,7 @@ fn awk_may_run(line: &str) -> bool {
 /// Whether `name` with `args`, fed by a pipe or a redirection, reads its program from
 /// that input: `parallel` and `sem` (each input line is a command), `source`/`.`, or a
 /// shell or interpreter given no script operand, or given `-`, `-s` or `/dev/stdin`.
-fn reads_program_from_input(name: &str, bits: u8, args: &[Word<'_>]) -> bool {
+fn reads_program_from_input(name: &str, bits: u8, args: &[Token<'_>]) -> bool {
     const STDIN: [&str; 5] = ["-", "-s", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"];
     if matches!(name, "parallel" | "sem") {
         return true;
@@ -613,24 +582,17 @@ fn reads_program_from_input(name: &str, bits: u8, args: &[Word<'_>]) -> bool {
     if bits & (class::INTERPRETER | class::SHELL) == 0 && !matches!(name, "source" | ".") {
         return false;
     }
-    if args.iter().any(|a| STDIN.contains(&a.as_str())) {
+    if args.iter().any(|a| STDIN.contains(&a.word.as_str())) {
         return true;
     }
     if bits & class::AWK != 0 {
         return false; // the program is an operand; the input is data
     }
-    let texts: Vec<Cow<'_, str>> = args.iter().map(|a| a.text.clone()).collect();
-    let mut i = 0;
-    while let Some(t) = texts.get(i) {
-        if let Some(rest) = redirection_rest(t) {
-            i += if rest.is_empty() { 2 } else { 1 };
-        } else if t.starts_with('-') {
-            i += 1;
-        } else {
-            return false; // a script operand: the input is its data
-        }
-    }
-    true
+    // A script operand (a word that is neither an option nor a redirection) makes the
+    // input its data.
+    !args
+        .iter()
+        .any(|a| a.is_word() && !a.word.as_str().starts_with('-'))
 }
 
 /// Whether `text` matches the glob `pattern` (`*`, `?`, `[...]` with ranges and `!`/`^`).
@@ -667,50 +629,6 @@ fn glob_matches(pattern: &[u8], text: &[u8]) -> bool {
         }
         Some((&p, rest)) => text.first() == Some(&p) && glob_matches(rest, &text[1..]),
     }
-}
-
-/// The index of the command word of a simple command: past leading assignments
-/// (`NAME=value`), redirections (`>out`, `2> out`, `<in`) and the reserved words that may
-/// precede a command (`then`, `do`, `!`, `time`).
-fn command_index(words: &[Word<'_>]) -> usize {
-    let mut i = 0;
-    while let Some(w) = words.get(i) {
-        let w = w.as_str();
-        if is_assignment(w) || RESERVED.contains(&w) {
-            i += 1;
-        } else if let Some(rest) = redirection_rest(w) {
-            // `>out` holds its target; a bare `>` or `2>` takes the next word.
-            i += if rest.is_empty() { 2 } else { 1 };
-        } else {
-            break;
-        }
-    }
-    i
-}
-
-/// Reserved words after which the next word is the command.
-const RESERVED: [&str; 9] = [
-    "if", "then", "else", "elif", "do", "while", "until", "!", "time",
-];
-fn is_assignment(word: &str) -> bool {
-    match word.split_once('=') {
-        Some((name, _)) => {
-            let mut chars = name.chars();
-            matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
-                && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-        }
-        None => false,
-    }
-}
-
-/// For a redirection word (`[n]<`, `[n]>`, `>>`, `>|`, `<>`...), the target text that
-/// follows the operator.
-fn redirection_rest(word: &str) -> Option<&str> {
-    let after_digits = word.trim_start_matches(|c: char| c.is_ascii_digit());
-    if !after_digits.starts_with(['<', '>']) {
-        return None;
-    }
-    Some(after_digits.trim_start_matches(['<', '>', '|']))
 }
 
 /// A short cluster holding `r` or `R`, or a long option that is a prefix of
@@ -803,6 +721,10 @@ mod tests {
     #[case("parallel rm -r ::: x")]
     #[case("script -c 'rm -r x'")]
     #[case("trap 'rm -rf x' EXIT")]
+    #[case("2>&1 rm -rf x")]
+    #[case(">|log rm -rf x")]
+    #[case("echo hi 2>")]
+    #[case("echo hi >>>x")]
     // item 11: any argument of any command
     #[case("git rebase -x 'rm -rf victimdir' HEAD~1")]
     #[case("git rebase --exec='rm -rf x' HEAD~1")]
@@ -920,6 +842,9 @@ mod tests {
     #[case("ls -aé x")]
     #[case("git log --format=%H -r")]
     #[case("rm 'x' -- -r")]
+    #[case("2>&1 echo hi")]
+    #[case("echo hi >>x 2>&1")]
+    #[case("cat <(ls)")]
     fn non_dangerous_twins(#[case] line: &str) {
         assert!(!is_dangerous(line), "{line}");
     }

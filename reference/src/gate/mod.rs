@@ -2,7 +2,8 @@
 //! and `execute_code` (and the card-only tools), whether it may run without asking the
 //! person.
 //!
-//! One concern per file: [`words`] reads a line, [`lists`] holds the fixed lists,
+//! One concern per file: [`words`] reads a line, [`syntax`] reads the shell syntax around
+//! its words (splits, redirections, the command word), [`lists`] holds the fixed lists,
 //! [`flags`] finds escape flags, [`jail`] resolves paths on the real filesystem,
 //! [`danger`] finds recursive deletes, [`grants`] keeps the grant table, [`offers`] works
 //! out what a card offers, [`card`] handles channels, windows, answers and the audit
@@ -27,6 +28,7 @@ pub mod jail;
 pub mod lists;
 pub mod offers;
 pub mod session;
+pub mod syntax;
 pub mod tool;
 pub mod words;
 

@@ -1,5 +1,6 @@
 //! Reading a command line: the metacharacter scan (GATE-META-1), POSIX word splitting with
-//! quote removal (GATE-READ-5) and a lenient reader for the dangerous-list scan.
+//! quote removal (GATE-READ-5) and a lenient reader for the dangerous-list scan. Where a
+//! line splits into commands and which words are redirections is [`super::syntax`]'s.
 //!
 //! Pure text processing over the line it is given: this module touches no file, no
 //! environment and no clock. It never expands anything: globs, `~`, variables and
@@ -254,20 +255,6 @@ pub fn first_word(line: &str) -> Option<Result<Word<'_>, Unreadable>> {
     Words::strict(line).next()
 }
 
-/// The characters at which [`simple_commands`] splits a line.
-const COMMAND_BOUNDARIES: &[u8] = b";&|\n\r(){}`";
-
-/// Splits `line` into the texts of its simple commands, at `;` `&` `|` newline, carriage
-/// return, `(` `)` (so also `$(`), `{` `}` and backticks, **wherever they stand, quoted or
-/// not**.
-///
-/// Splitting without regard to quotes is deliberate: the dangerous-list scan must find a
-/// delete inside a substitution in double quotes and inside a quoted argument a shell will
-/// run, and a split inside a harmless quoted argument can only make it ask more.
-pub fn simple_commands(line: &str) -> impl Iterator<Item = &str> {
-    line.split(|c: char| c.is_ascii() && COMMAND_BOUNDARIES.contains(&(c as u8)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,24 +373,5 @@ mod tests {
             .map(|w| w.unwrap().text.into_owned())
             .collect();
         assert_eq!(words, ["rm", "-rf", "x"]);
-    }
-
-    #[test]
-    fn simple_commands_split_everywhere() {
-        let parts: Vec<&str> = simple_commands("ls; echo \"$(rm -rf x)\" | `id` {a}").collect();
-        assert_eq!(
-            parts,
-            [
-                "ls",
-                " echo \"$",
-                "rm -rf x",
-                "\" ",
-                " ",
-                "id",
-                " ",
-                "a",
-                ""
-            ]
-        );
     }
 }

@@ -9,7 +9,7 @@
 //! order), because `serde_json`'s map is ordered.
 
 use super::config::Event;
-use crate::gate::words::{simple_commands, Words};
+use crate::gate::syntax::{simple_commands, tokens};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -55,8 +55,9 @@ pub fn argv_of(tool: &str, input: &Value) -> Option<Vec<Vec<String>>> {
     Some(
         simple_commands(line)
             .map(|c| {
-                Words::lenient(c)
-                    .filter_map(|w| w.ok().map(|w| w.text.into_owned()))
+                tokens(c)
+                    .into_iter()
+                    .map(|t| t.word.text.into_owned())
                     .collect::<Vec<_>>()
             })
             .filter(|w| !w.is_empty())

@@ -1,13 +1,15 @@
 //! The redirections a shell line opens for writing (ORDER-REDIR-1, TRUST-WRITE-11): `>`,
-//! `>>`, `>|`, `<>`, `&>`, `&>>` and their `N>` forms, with the target attached or in the
-//! next word; `>&N` and `N>&M` duplicate a descriptor and open nothing. Each target is a
-//! write of untrusted data by the trust map's table, planned before the line runs.
+//! `>>`, `>|`, `<>`, `&>`, `&>>` and their `N>` and `{name}>` forms, with the target
+//! attached, in the next word, or glued to the word before (`echo hi>out`), and `>&file`
+//! (bash writes the file); `>&N`, `N>&M` and `>&-` duplicate or close a descriptor and
+//! open nothing. Each target is a write of untrusted data by the trust map's table,
+//! planned before the line runs.
 //!
-//! Read from the gate's own word reader ([`crate::gate::words`]). Errs toward finding a
-//! redirection where there is none (a quoted `">"` counts): a false one only asks more.
-//! Pure text processing.
+//! Read from the gate's one reader of redirections ([`crate::gate::syntax`]), which
+//! splits quote-blind: a redirection inside a quoted argument counts too, which only asks
+//! more. Pure text processing.
 
-use crate::gate::words::{simple_commands, Words};
+use crate::gate::syntax::{parts, tokens, Token};
 
 /// One redirection target, as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,55 +20,48 @@ pub struct Target {
     pub path: String,
 }
 
-/// If `word` is a redirection that opens for writing: its operator and the target text
-/// attached to it (empty when the target is the next word). `None` for a read
-/// redirection, a duplication or an ordinary word.
-fn write_op(word: &str) -> Option<(String, &str)> {
-    let digits = word.len() - word.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let rest = &word[digits..];
-    let ops = [">>", ">|", "<>", ">", "&>>", "&>"];
-    let op = ops.iter().find(|op| rest.starts_with(**op))?;
-    if digits > 0 && op.starts_with('&') {
-        return None;
-    }
-    let target = &rest[op.len()..];
-    if target.starts_with('&') && (*op == ">" || *op == ">>") {
-        // `>&2`, `2>&1`, `>&-`: a duplication (a bare `>&` at the end is split by the
-        // reader anyway).
-        return None;
-    }
-    Some((word[..digits + op.len()].to_string(), target))
-}
-
 /// Every target of `line` opened for writing, in order.
 pub fn targets(line: &str) -> Vec<Target> {
     let mut out = Vec::new();
-    // `>|` is `>` that overrides noclobber; the command splitter would cut it at `|`.
-    let line = line.replace(">|", "> ");
-    for command in simple_commands(&line) {
-        let words: Vec<String> = Words::lenient(command)
-            .filter_map(|w| w.ok().map(|w| w.text.into_owned()))
-            .collect();
-        let mut i = 0;
-        while i < words.len() {
-            if let Some((op, attached)) = write_op(&words[i]) {
-                if !attached.is_empty() {
-                    out.push(Target {
-                        op,
-                        path: attached.to_string(),
-                    });
-                } else if let Some(next) = words.get(i + 1) {
-                    out.push(Target {
-                        op,
-                        path: next.clone(),
-                    });
-                    i += 1;
+    for part in parts(line) {
+        let before = out.len();
+        read_targets(&tokens(part.text), &mut out);
+        if part.opens_quoted {
+            // A part that opens inside a double quote (`" > out` of `echo "$(cat a)" >
+            // out`) is read with that quote open too: the redirection after it is the
+            // shell's. A target both readings find is one target.
+            let mut second = Vec::new();
+            read_targets(&tokens(&format!("\"{}", part.text)), &mut second);
+            for t in second {
+                if !out[before..].contains(&t) {
+                    out.push(t);
                 }
             }
-            i += 1;
         }
     }
     out
+}
+
+/// Adds each target `tokens` open for writing to `out`.
+fn read_targets(tokens: &[Token<'_>], out: &mut Vec<Target>) {
+    for (i, t) in tokens.iter().enumerate() {
+        let Some(r) = &t.redirect else {
+            continue;
+        };
+        let path = match &r.attached {
+            Some(attached) => attached.clone(),
+            None => match tokens.get(i + 1) {
+                Some(next) if next.target => next.word.text.to_string(),
+                _ => continue,
+            },
+        };
+        if r.op.writes(&path) {
+            out.push(Target {
+                op: format!("{}{}", r.fd, r.op.text()),
+                path,
+            });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -96,6 +91,13 @@ mod tests {
     #[case("ls && echo x > 'a b'", &["a b"])]
     #[case("echo $(cat x > y)", &["y"])]
     #[case("echo hi", &[])]
+    #[case("echo hi>notes.txt", &["notes.txt"])]
+    #[case("echo hi >&notes.txt", &["notes.txt"])]
+    #[case("echo hi 2>&-", &[])]
+    #[case("exec {fd}>log", &["log"])]
+    #[case("2>&1 >out echo hi", &["out"])]
+    #[case("echo \"$(cat a)\" > out", &["out"])]
+    #[case("cat <<< x >out", &["out"])]
     fn finds_write_targets(#[case] line: &str, #[case] expected: &[&str]) {
         assert_eq!(paths(line), expected, "{line}");
     }

@@ -3,10 +3,12 @@
 //! ([`crate::gate::words`]): no second shell parser.
 //!
 //! - **Deny and ask** patterns match when **any** reading matches: the whole line as
-//!   written; each simple command (split by [`simple_commands`] at `;` `&&` `||` `|` `&`
-//!   newline, `$(`, `)`, backticks and braces, quoted or not) as written; each simple
-//!   command with quotes removed, leading assignments and redirections skipped and the
-//!   program named by its last path component; the same after a leading run of options
+//!   written; each simple command (split by [`crate::gate::syntax::parts`] at `;` `&&`
+//!   `||` `|` `&` newline, `$(`, `)`, backticks and braces, quoted or not, never inside
+//!   a redirection operator such as `2>&1`) as written; each simple command with quotes
+//!   removed, redirections with their targets, assignments and reserved words (`!`,
+//!   `time`, `coproc`, ...) skipped to its command word (both command words of bash's and
+//!   dash's reading of `&>`) and the program named by its last path component; the same after a leading run of options
 //!   (`git -c x=y push` is also read `git push`); after a wrapper (`sudo`, `env`,
 //!   `nice -n 5`, `sh -c`, ...) every later word as the start of a command; and every
 //!   quoted argument of a wrapper re-read as a line of its own (`sh -c 'a && rm -rf x'`).
@@ -20,7 +22,7 @@
 //! Pure text processing: touches nothing.
 
 use crate::gate::lists::{basename, is_danger_wrapper};
-use crate::gate::words::{simple_commands, Words};
+use crate::gate::syntax::{command_starts, parts, tokens, Token};
 use std::borrow::Cow;
 
 use super::glob::fold_text;
@@ -45,15 +47,14 @@ impl Readings {
     pub fn of(line: &str) -> Readings {
         let mut r = Readings::default();
         push_unique(&mut r.any, fold_text(line));
-        for command in simple_commands(line) {
-            let words: Vec<Cow<'_, str>> = Words::lenient(command)
-                .filter_map(|w| w.ok().map(|w| w.text))
-                .collect();
-            if words.is_empty() {
+        for part in parts(line) {
+            let tokens = part.tokens();
+            if tokens.is_empty() {
                 continue;
             }
+            let words = texts(&tokens);
             let joined = fold_text(&words.join(" "));
-            read_command(command, &words, Some(&joined), 0, &mut r);
+            read_command(part.text, &tokens, &words, Some(&joined), 0, &mut r);
             r.every.push(joined);
         }
         if let Some(respelled) = crate::gate::danger::respell(line) {
@@ -75,17 +76,22 @@ fn read_into(line: &str, depth: usize, r: &mut Readings) {
         r.too_deep = true;
         return;
     }
-    for command in simple_commands(line) {
-        let words: Vec<Cow<'_, str>> = Words::lenient(command)
-            .filter_map(|w| w.ok().map(|w| w.text))
-            .collect();
-        read_command(command, &words, None, depth, r);
+    for part in parts(line) {
+        let tokens = tokens(part.text);
+        let words = texts(&tokens);
+        read_command(part.text, &tokens, &words, None, depth, r);
     }
+}
+
+/// The texts of `tokens`, quotes removed.
+fn texts<'a>(tokens: &[Token<'a>]) -> Vec<Cow<'a, str>> {
+    tokens.iter().map(|t| t.word.text.clone()).collect()
 }
 
 /// Adds the deny/ask readings of one simple command, read as `words`.
 fn read_command(
     command: &str,
+    tokens: &[Token<'_>],
     words: &[Cow<'_, str>],
     joined: Option<&str>,
     depth: usize,
@@ -101,27 +107,35 @@ fn read_command(
     if !plain {
         push_unique(&mut r.any, fold_text(trimmed));
     }
-    let start = command_index(words);
-    if start >= words.len() {
+    let starts = command_starts(tokens);
+    if starts.is_empty() {
         return;
     }
     match joined {
         Some(j) => push_unique(&mut r.any, j.to_string()),
         None => push_unique(&mut r.any, fold_text(&words.join(" "))),
     }
-    let renamed = basename(&words[start]).len() != words[start].len();
-    if start > 0 || renamed {
-        add_command(&words[start..], r);
-    } else {
-        add_options_dropped(&words[start..], r);
+    for start in starts {
+        read_from(&words[start..], start > 0, depth, r);
     }
-    if is_danger_wrapper(&words[start]) {
+}
+
+/// Adds the readings of a command whose command word is `words[0]`; `skipped` when
+/// assignments, redirections or reserved words stood before it.
+fn read_from(words: &[Cow<'_, str>], skipped: bool, depth: usize, r: &mut Readings) {
+    let renamed = basename(&words[0]).len() != words[0].len();
+    if skipped || renamed {
+        add_command(words, r);
+    } else {
+        add_options_dropped(words, r);
+    }
+    if is_danger_wrapper(&words[0]) {
         // The wrapper's own options and arguments cannot be told from the command it
         // runs without knowing each wrapper: every later word may start it.
-        for j in start + 1..words.len() {
+        for j in 1..words.len() {
             add_command(&words[j..], r);
         }
-        for w in &words[start + 1..] {
+        for w in &words[1..] {
             if w.contains([' ', '\t', ';', '&', '|', '\n']) {
                 read_into(w, depth + 1, r);
             }
@@ -171,41 +185,6 @@ fn add_options_dropped(words: &[Cow<'_, str>], r: &mut Readings) {
     }
 }
 
-/// The index of the command word: past leading assignments (`NAME=value`) and
-/// redirections (`>out`, `2> out`).
-fn command_index(words: &[Cow<'_, str>]) -> usize {
-    let mut i = 0;
-    while let Some(w) = words.get(i) {
-        if is_assignment(w) {
-            i += 1;
-        } else if let Some(rest) = redirection_rest(w) {
-            i += if rest.is_empty() { 2 } else { 1 };
-        } else {
-            break;
-        }
-    }
-    i
-}
-
-fn is_assignment(word: &str) -> bool {
-    match word.split_once('=') {
-        Some((name, _)) => {
-            let mut chars = name.chars();
-            matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
-                && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-        }
-        None => false,
-    }
-}
-
-fn redirection_rest(word: &str) -> Option<&str> {
-    let after_digits = word.trim_start_matches(|c: char| c.is_ascii_digit());
-    if !after_digits.starts_with(['<', '>']) && !after_digits.starts_with("&>") {
-        return None;
-    }
-    Some(after_digits.trim_start_matches(['<', '>', '|', '&']))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,6 +227,29 @@ mod tests {
     #[case("find . -exec rm {} +")]
     #[case("$'\\x72m' -rf x")]
     #[case("rm${IFS}-rf x")]
+    // behind a leading redirection or reserved word (issue 29, item 6)
+    #[case("2>&1 rm x")]
+    #[case(">&2 rm x")]
+    #[case("2>&- rm x")]
+    #[case("0<&- rm x")]
+    #[case(">|log rm x")]
+    #[case("2>|log rm x")]
+    #[case("&>log rm x")]
+    #[case("&>>log rm x")]
+    #[case("3<>log rm x")]
+    #[case("<<<hi rm x")]
+    #[case("<<- EOF rm x\nhi\nEOF")]
+    #[case("{fd}>&- rm x")]
+    #[case("echo hi &>/dev/null rm x")]
+    #[case("coproc rm x")]
+    #[case("! 2>&1 rm x")]
+    #[case("time -p 2>&1 rm x")]
+    #[case("echo \"$(>&2 rm x)\"")]
+    #[case("cat <(2>&1 rm x)")]
+    #[case("true && 2>&1 rm x")]
+    #[case("2>&1 >&2 X=1 rm x")]
+    #[case("sh -c '2>&1 rm x'")]
+    #[case("echo \\>&rm x")]
     fn deny_readings_find_rm(#[case] line: &str) {
         assert!(
             any_starts(line, "rm"),
