@@ -143,14 +143,12 @@ pub fn main() -> i32 {
 }
 
 /// Checks options meant for a `run` elsewhere (inside a `vm` guest) with `run`'s parser.
-fn check_run_args(args: &[String]) -> Result<(), String> {
+fn check_run_args(args: &[String]) -> Result<(), clap::Error> {
     let argv = ["gatehouse-conform", "run"]
         .into_iter()
         .map(String::from)
         .chain(args.iter().cloned());
-    Cli::try_parse_from(argv)
-        .map(|_| ())
-        .map_err(|e| format!("the options for the inner run: {}", e.kind()))
+    Cli::try_parse_from(argv).map(|_| ())
 }
 
 fn dirs(d: &Dirs) -> Result<(PathBuf, PathBuf), Error> {
@@ -231,9 +229,9 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         env,
         wire_log,
     )
-    .map_err(|f| Error::Start {
+    .map_err(|source| Error::Start {
         command: command.display(),
-        detail: f.detail(),
+        source,
     })?;
     let hello = client
         .hello()
