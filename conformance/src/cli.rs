@@ -127,11 +127,13 @@ struct TraceArgs {
 /// Parses the arguments, runs the command, returns the exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Run(args) => run(args),
-        Command::Trace(args) => trace_cmd(args),
-        Command::Lint(dirs) => lint(dirs),
-        Command::Vm(args) => crate::vm::main(args, check_run_args).map_err(Error::Vm),
+    // The `vm` command's errors are its own (`VmError`), kept apart so that `error`
+    // does not import `vm`, which imports it.
+    let result: Result<i32, Box<dyn std::error::Error>> = match cli.command {
+        Command::Run(args) => run(args).map_err(Into::into),
+        Command::Trace(args) => trace_cmd(args).map_err(Into::into),
+        Command::Lint(dirs) => lint(dirs).map_err(Into::into),
+        Command::Vm(args) => crate::vm::main(args, check_run_args).map_err(Into::into),
     };
     match result {
         Ok(code) => code,

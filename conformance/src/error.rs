@@ -70,7 +70,4 @@ pub enum Error {
         /// What went wrong.
         source: crate::client::Failure,
     },
-    /// The `vm` command could not run: kernels.toml, the images, QEMU, its options.
-    #[error(transparent)]
-    Vm(#[from] crate::vm::VmError),
 }
