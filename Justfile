@@ -22,6 +22,15 @@ conform-bwrap:
     cargo build-static
     cargo run --release -p gatehouse-conformance -- run --filter fence/ --impl "env GATEHOUSE_FENCE=bwrap ${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release/gatehouse adapter"
 
+# The fakes' table (conformance/tests/fakes/fakes.toml): each fake implementation fails the
+# scenarios written for its flaw, and the ones without a flaw pass; one line per miss.
+# About 30 suite runs, one per core at once (GATEHOUSE_FAKES_JOBS=N); only some rows:
+# GATEHOUSE_FAKES=gate-model,naive-paths just fakes. The fakes that wrap the reference run
+# its static build, made first.
+fakes:
+    cargo build-static
+    cargo test --release --locked -p gatehouse-conformance --test fakes_table -- --ignored
+
 # Every MUST and SHOULD in spec/ has a scenario or a written reason.
 trace:
     cargo run --release -p gatehouse-conformance -- trace

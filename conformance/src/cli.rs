@@ -133,11 +133,13 @@ struct TraceArgs {
 /// Parses the arguments, runs the command, returns the exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Run(args) => run(args),
-        Command::Trace(args) => trace_cmd(args),
-        Command::Lint(dirs) => lint(dirs),
-        Command::Vm(args) => crate::vm::main(args, check_run_args).map_err(Error::Vm),
+    // The `vm` command's errors are its own (`VmError`), kept apart so that `error`
+    // does not import `vm`, which imports it.
+    let result: Result<i32, Box<dyn std::error::Error>> = match cli.command {
+        Command::Run(args) => run(args).map_err(Into::into),
+        Command::Trace(args) => trace_cmd(args).map_err(Into::into),
+        Command::Lint(dirs) => lint(dirs).map_err(Into::into),
+        Command::Vm(args) => crate::vm::main(args, check_run_args).map_err(Into::into),
     };
     match result {
         Ok(code) => code,
@@ -149,14 +151,12 @@ pub fn main() -> i32 {
 }
 
 /// Checks options meant for a `run` elsewhere (inside a `vm` guest) with `run`'s parser.
-fn check_run_args(args: &[String]) -> Result<(), String> {
+fn check_run_args(args: &[String]) -> Result<(), clap::Error> {
     let argv = ["gatehouse-conform", "run"]
         .into_iter()
         .map(String::from)
         .chain(args.iter().cloned());
-    Cli::try_parse_from(argv)
-        .map(|_| ())
-        .map_err(|e| format!("the options for the inner run: {}", e.kind()))
+    Cli::try_parse_from(argv).map(|_| ())
 }
 
 fn dirs(d: &Dirs) -> Result<(PathBuf, PathBuf), Error> {
@@ -244,9 +244,9 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         env,
         wire_log,
     )
-    .map_err(|f| Error::Start {
+    .map_err(|source| Error::Start {
         command: command.display(),
-        detail: f.detail(),
+        source,
     })?;
     let hello = client
         .hello()

@@ -72,14 +72,11 @@ pub enum Error {
     #[error("building the reference `gatehouse` failed ({0}); fix the build or pass --impl 'CMD'")]
     Build(ExitStatus),
     /// The implementation could not be started or refused the handshake.
-    #[error("{command}: {detail}")]
+    #[error("{command}: {source}")]
     Start {
         /// The implementation command.
         command: String,
         /// What went wrong.
-        detail: String,
+        source: crate::client::Failure,
     },
-    /// The `vm` command could not run: kernels.toml, the images, QEMU, its options.
-    #[error("{0}")]
-    Vm(String),
 }

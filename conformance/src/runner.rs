@@ -346,7 +346,7 @@ fn run_steps(
         let p = built.paths.clone();
         let sub = |x: &str| p.apply(x);
         let label = step.label(what);
-        if let crate::controls::Action::Order(a, _) = &step.action {
+        if let Some((a, _)) = step.action.downcast::<order::model::Action>() {
             // Steps the runner answers itself, or that end and restart the implementation.
             let answer = match a {
                 a if a.is_local() => Some(crate::controls::order::judge::local(

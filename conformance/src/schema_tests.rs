@@ -102,10 +102,9 @@ fn every_request_the_runner_builds_validates() {
                     &mut ops,
                 );
             }
-            if let crate::controls::Action::Order(
-                crate::controls::order::model::Action::Crash(c),
-                _,
-            ) = &step.action
+            if let Some((crate::controls::order::model::Action::Crash(c), _)) =
+                step.action
+                    .downcast::<crate::controls::order::model::Action>()
             {
                 let arm = crate::controls::order::wire::crash_at("s1", &c.at);
                 check(

@@ -1,8 +1,10 @@
 //! The controls the suite certifies, one module each (`gate`, `paths`, `trust`, `fence`,
-//! plus `open` for judging the `open` answer), and the registry that dispatches to them.
-//! Each control owns its scenario model (setup fields, steps, `expect` keys), its wire
-//! messages and its judge; this module only routes a key, a step or a setup to the
-//! control that owns it. A new control is one new module plus its lines here.
+//! `order`, plus `open` for judging the `open` answer), and the registry that dispatches
+//! to them. Each control implements [`Control`] (its keys and the reading of its steps)
+//! and [`ControlAction`] (the request of a step, the judging of its answer, its allowed
+//! twin); the runner holds its steps as [`Action`]s and never names a control. A new
+//! control is its module, one line in `registry!` and, if it has `[setup]` keys, its
+//! fields of [`SetupPatch`] and [`Setup`].
 
 pub mod fence;
 pub mod gate;
@@ -11,15 +13,122 @@ pub mod order;
 pub mod paths;
 pub mod trust;
 
+use std::any::Any;
+use std::fmt::Debug;
 use std::sync::OnceLock;
 
-use serde::de::{self, MapAccess};
+use serde::de::{self, DeserializeOwned, MapAccess};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use crate::judge::Judge;
-use crate::protocol::{to_object, SessionDirs};
+use crate::protocol::SessionDirs;
 use crate::vocab::Family;
+
+/// The registry: every control, in the order their keys are listed and their actions
+/// tried. Adding a control is one line here (and its module).
+macro_rules! registry {
+    ($($control:ty),* $(,)?) => {
+        /// Every control, in the order their keys are listed and their messages sorted.
+        pub const REGISTRY: &[Registered] = &[$(Registered {
+            actions: <$control as Control>::ACTION_KEYS,
+            expect: <$control as Control>::EXPECT_KEYS,
+            setup: <$control as Control>::SETUP_KEYS,
+        }),*];
+
+        /// Reads the value of action `key` (one of [`action_keys`]) with the owning
+        /// control's parser; the second part holds the problems serde cannot see.
+        pub fn parse_action<'de, A: MapAccess<'de>>(
+            key: &str,
+            map: &mut A,
+        ) -> Result<(Bare, Problems), A::Error> {
+            $(
+                if <$control as Control>::ACTION_KEYS.contains(&key) {
+                    let (action, problems) = <$control as Control>::parse(key, map)?;
+                    return Ok((Bare(Box::new(action)), problems));
+                }
+            )*
+            Err(de::Error::unknown_field(key, action_keys()))
+        }
+    };
+}
+
+registry![
+    gate::Gate,
+    paths::Paths,
+    trust::Trust,
+    open::Open,
+    fence::Fence,
+    order::Order,
+];
+
+/// Problems with a step that serde cannot see (`posture = false`), one message each; the
+/// loader reports each at the step's line.
+pub type Problems = Vec<String>;
+
+/// What one control implements: the scenario keys it owns and the reading of its steps.
+/// The rest of a step (its request, the judging of its answer, its allowed twin) is the
+/// [`ControlAction`] the control reads.
+pub trait Control {
+    /// Its action keys in a `[[case]]` or `[[step]]`.
+    const ACTION_KEYS: &'static [&'static str];
+    /// Its `expect` keys.
+    const EXPECT_KEYS: &'static [&'static str];
+    /// Its `[setup]` keys (its fields of [`SetupPatch`]).
+    const SETUP_KEYS: &'static [&'static str];
+    /// One of its steps as read.
+    type Action: ControlAction;
+    /// Reads the value of action `key`, one of [`Control::ACTION_KEYS`].
+    fn parse<'de, A: MapAccess<'de>>(
+        key: &str,
+        map: &mut A,
+    ) -> Result<(Self::Action, Problems), A::Error>;
+}
+
+/// What a step is to the runner, beyond its control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepKind {
+    /// `opened`: sends nothing, judges the `open` answer.
+    Opened,
+    /// Runs a command in the plane: the implicit guard and the `stdout_*` checks apply.
+    Run,
+    /// A tool call whose answer may open a card.
+    Call,
+    /// `answer = "silence"`: nobody answers the card.
+    Silence,
+    /// Anything else.
+    Other,
+}
+
+/// One control's step: its action read, and everything the runner asks of it with its
+/// expectation. Each control classifies its own `expect` fields here, in `judge` and
+/// `twin`, and nowhere else.
+pub trait ControlAction: Debug + Clone + Send + Sync + 'static {
+    /// Its `expect` table.
+    type Expect: DeserializeOwned + Default + Debug + Clone + Send + Sync + 'static;
+    /// A short label for messages: `decide "ls /etc"`.
+    fn label(&self) -> String;
+    /// The `expect` keys that apply to this action.
+    fn expect_keys(&self) -> &'static [&'static str];
+    /// The capability the action needs, beyond `gate` for the gate's own steps.
+    fn capability(&self) -> Option<&'static str>;
+    /// What the step is to the runner.
+    fn kind(&self) -> StepKind {
+        StepKind::Other
+    }
+    /// The request line's body (without id), or `None` when it sends nothing.
+    fn request(
+        &self,
+        session: &str,
+        setup: &Setup,
+        sub: &dyn Fn(&str) -> String,
+    ) -> Option<Map<String, Value>>;
+    /// Compares `answer` with the expectation.
+    fn judge(&self, x: &Self::Expect, j: &mut Judge<'_>, answer: &Map<String, Value>);
+    /// The allowed-twin classification: a refusal (`false`) or an allowed outcome
+    /// (`true`) of a family; `proves_effect`: the step's `check` proves an effect.
+    fn twin(&self, x: &Self::Expect, proves_effect: bool) -> Option<(Family, bool)>;
+}
 
 /// One registered control: the keys it owns in a scenario file.
 pub struct Registered {
@@ -30,40 +139,6 @@ pub struct Registered {
     /// Its `[setup]` keys.
     pub setup: &'static [&'static str],
 }
-
-/// Every control, in the order their keys are listed and their messages sorted.
-pub const REGISTRY: &[Registered] = &[
-    Registered {
-        actions: gate::model::ACTION_KEYS,
-        expect: gate::model::EXPECT_KEYS,
-        setup: gate::model::SETUP_KEYS,
-    },
-    Registered {
-        actions: paths::model::ACTION_KEYS,
-        expect: paths::model::EXPECT_KEYS,
-        setup: paths::model::SETUP_KEYS,
-    },
-    Registered {
-        actions: trust::model::ACTION_KEYS,
-        expect: trust::model::EXPECT_KEYS,
-        setup: trust::model::SETUP_KEYS,
-    },
-    Registered {
-        actions: open::ACTION_KEYS,
-        expect: open::EXPECT_KEYS,
-        setup: &[],
-    },
-    Registered {
-        actions: fence::model::ACTION_KEYS,
-        expect: fence::model::EXPECT_KEYS,
-        setup: fence::model::SETUP_KEYS,
-    },
-    Registered {
-        actions: order::model::ACTION_KEYS,
-        expect: order::model::EXPECT_KEYS,
-        setup: order::model::SETUP_KEYS,
-    },
-];
 
 /// The capabilities this runner knows.
 pub const KNOWN_CAPABILITIES: &[&str] =
@@ -91,121 +166,77 @@ pub fn setup_keys() -> &'static [&'static str] {
     KEYS.get_or_init(|| joined(|r| r.setup))
 }
 
-/// An action as read, before its `expect` table is attached.
-#[derive(Debug, Clone)]
-pub enum Bare {
-    /// A gate step.
-    Gate(gate::model::Action),
-    /// A file-tool step.
-    Paths(paths::model::Action),
-    /// A trust-map step.
-    Trust(trust::model::Action),
-    /// `opened`.
-    Opened(open::Action),
-    /// A fence step.
-    Fence(fence::model::Action),
-    /// A permissions-and-hooks step.
-    Order(order::model::Action),
+/// The object-safe face of a [`ControlAction`] before its `expect` table is attached.
+trait AnyBare: Debug + Send + Sync {
+    fn label(&self) -> String;
+    fn expect_keys(&self) -> &'static [&'static str];
+    fn attach(&self, text: Option<&str>) -> Result<Action, ExpectError>;
+    fn clone_box(&self) -> Box<dyn AnyBare>;
 }
 
-/// Reads the value of action `key` (one of [`action_keys`]) with the owning control's
-/// parser; the second part holds the problems serde cannot see.
-pub fn parse_action<'de, A: MapAccess<'de>>(
-    key: &str,
-    map: &mut A,
-) -> Result<(Bare, Vec<String>), A::Error> {
-    let owns = |keys: &[&str]| keys.contains(&key);
-    Ok(if owns(gate::model::ACTION_KEYS) {
-        let (a, p) = gate::model::parse(key, map)?;
-        (Bare::Gate(a), p)
-    } else if owns(paths::model::ACTION_KEYS) {
-        (Bare::Paths(paths::model::parse(key, map)?), Vec::new())
-    } else if owns(trust::model::ACTION_KEYS) {
-        let (a, p) = trust::model::parse(key, map)?;
-        (Bare::Trust(a), p)
-    } else if owns(open::ACTION_KEYS) {
-        let (a, p) = open::parse(key, map)?;
-        (Bare::Opened(a), p)
-    } else if owns(fence::model::ACTION_KEYS) {
-        let (a, p) = fence::model::parse(key, map)?;
-        (Bare::Fence(a), p)
-    } else if owns(order::model::ACTION_KEYS) {
-        let (a, p) = order::model::parse(key, map)?;
-        (Bare::Order(a), p)
-    } else {
-        return Err(de::Error::unknown_field(key, action_keys()));
-    })
+impl<T: ControlAction> AnyBare for T {
+    fn label(&self) -> String {
+        ControlAction::label(self)
+    }
+    fn expect_keys(&self) -> &'static [&'static str] {
+        ControlAction::expect_keys(self)
+    }
+    fn attach(&self, text: Option<&str>) -> Result<Action, ExpectError> {
+        let expect = match text {
+            None => T::Expect::default(),
+            Some(text) => {
+                T::Expect::deserialize(toml::de::ValueDeserializer::new(text)).map_err(|e| {
+                    ExpectError::Invalid(
+                        e.span().map(|s| s.start),
+                        e.message().trim_end().replace('\n', " "),
+                    )
+                })?
+            }
+        };
+        Ok(Action(Box::new(Bound {
+            action: self.clone(),
+            expect,
+        })))
+    }
+    fn clone_box(&self) -> Box<dyn AnyBare> {
+        Box::new(self.clone())
+    }
+}
+
+/// An action as read, before its `expect` table is attached.
+#[derive(Debug)]
+pub struct Bare(Box<dyn AnyBare>);
+
+impl Clone for Bare {
+    fn clone(&self) -> Self {
+        Bare(self.0.clone_box())
+    }
 }
 
 impl Bare {
     /// A short label for messages: `decide "ls /etc"`.
     pub fn label(&self) -> String {
-        match self {
-            Bare::Gate(a) => a.label(),
-            Bare::Paths(a) => a.label(),
-            Bare::Trust(a) => a.label(),
-            Bare::Opened(_) => "opened".to_string(),
-            Bare::Fence(a) => a.label(),
-            Bare::Order(a) => a.label(),
-        }
-    }
-
-    fn expect_keys(&self) -> &'static [&'static str] {
-        match self {
-            Bare::Gate(a) => a.expect_keys(),
-            Bare::Paths(a) => a.expect_keys(),
-            Bare::Trust(a) => a.expect_keys(),
-            Bare::Opened(_) => open::EXPECT_KEYS,
-            Bare::Fence(a) => a.expect_keys(),
-            Bare::Order(a) => a.expect_keys(),
-        }
+        self.0.label()
     }
 
     /// Attaches the `expect` table, given as its source text (`None`: not written).
     pub fn with_expect(self, text: Option<&str>) -> Result<Action, ExpectError> {
-        let Some(text) = text else {
-            return Ok(self.attach());
-        };
-        let raw: toml::Value = toml::Value::deserialize(toml::de::ValueDeserializer::new(text))
-            .map_err(|e| ExpectError::Invalid(e.span().map(|s| s.start), e.message().into()))?;
-        let own = self.expect_keys();
-        let misplaced: Vec<&'static str> = raw
-            .as_table()
-            .into_iter()
-            .flat_map(|t| t.keys())
-            .filter(|k| !own.contains(&k.as_str()))
-            .filter_map(|k| expect_keys().iter().find(|x| **x == k.as_str()).copied())
-            .collect();
-        if !misplaced.is_empty() {
-            return Err(ExpectError::Misplaced(misplaced));
+        if let Some(text) = text {
+            let raw: toml::Value = toml::Value::deserialize(toml::de::ValueDeserializer::new(text))
+                .map_err(|e| ExpectError::Invalid(e.span().map(|s| s.start), e.message().into()))?;
+            let own = self.0.expect_keys();
+            let misplaced: Vec<&'static str> = raw
+                .as_table()
+                .into_iter()
+                .flat_map(|t| t.keys())
+                .filter(|k| !own.contains(&k.as_str()))
+                .filter_map(|k| expect_keys().iter().find(|x| **x == k.as_str()).copied())
+                .collect();
+            if !misplaced.is_empty() {
+                return Err(ExpectError::Misplaced(misplaced));
+            }
         }
-        fn typed<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, ExpectError> {
-            T::deserialize(toml::de::ValueDeserializer::new(text)).map_err(|e| {
-                ExpectError::Invalid(
-                    e.span().map(|s| s.start),
-                    e.message().trim_end().replace('\n', " "),
-                )
-            })
-        }
-        Ok(match self {
-            Bare::Gate(action) => Action::Gate(action, typed(text)?),
-            Bare::Paths(action) => Action::Paths(action, typed(text)?),
-            Bare::Trust(action) => Action::Trust(action, typed(text)?),
-            Bare::Opened(_) => Action::Opened(typed(text)?),
-            Bare::Fence(action) => Action::Fence(action, typed(text)?),
-            Bare::Order(action) => Action::Order(action, Box::new(typed(text)?)),
-        })
-    }
-
-    fn attach(self) -> Action {
-        match self {
-            Bare::Gate(a) => Action::Gate(a, Default::default()),
-            Bare::Paths(a) => Action::Paths(a, Default::default()),
-            Bare::Trust(a) => Action::Trust(a, Default::default()),
-            Bare::Opened(_) => Action::Opened(Default::default()),
-            Bare::Fence(a) => Action::Fence(a, Default::default()),
-            Bare::Order(a) => Action::Order(a, Default::default()),
-        }
+        self.0.attach(text)
     }
 }
 
@@ -218,74 +249,102 @@ pub enum ExpectError {
     Invalid(Option<usize>, String),
 }
 
-/// One step's action with its expectation, owned by one control.
+/// A control's action with its expectation.
 #[derive(Debug, Clone)]
-pub enum Action {
-    /// A gate step.
-    Gate(gate::model::Action, gate::model::Expect),
-    /// A file-tool step.
-    Paths(paths::model::Action, paths::model::Expect),
-    /// A trust-map step.
-    Trust(trust::model::Action, trust::model::Expect),
-    /// `opened`: judge the answer `open` gave.
-    Opened(open::Expect),
-    /// A fence step.
-    Fence(fence::model::Action, fence::model::Expect),
-    /// A permissions-and-hooks step.
-    Order(order::model::Action, Box<order::model::Expect>),
+struct Bound<T: ControlAction> {
+    action: T,
+    expect: T::Expect,
+}
+
+/// The object-safe face of a [`Bound`] step.
+trait AnyStep: Debug + Send + Sync {
+    fn label(&self) -> String;
+    fn capability(&self) -> Option<&'static str>;
+    fn kind(&self) -> StepKind;
+    fn request(
+        &self,
+        session: &str,
+        setup: &Setup,
+        sub: &dyn Fn(&str) -> String,
+    ) -> Option<Map<String, Value>>;
+    fn judge(&self, j: &mut Judge<'_>, answer: &Map<String, Value>);
+    fn twin(&self, proves_effect: bool) -> Option<(Family, bool)>;
+    fn as_any(&self) -> &dyn Any;
+    fn clone_box(&self) -> Box<dyn AnyStep>;
+}
+
+impl<T: ControlAction> AnyStep for Bound<T> {
+    fn label(&self) -> String {
+        self.action.label()
+    }
+    fn capability(&self) -> Option<&'static str> {
+        self.action.capability()
+    }
+    fn kind(&self) -> StepKind {
+        self.action.kind()
+    }
+    fn request(
+        &self,
+        session: &str,
+        setup: &Setup,
+        sub: &dyn Fn(&str) -> String,
+    ) -> Option<Map<String, Value>> {
+        self.action.request(session, setup, sub)
+    }
+    fn judge(&self, j: &mut Judge<'_>, answer: &Map<String, Value>) {
+        self.action.judge(&self.expect, j, answer)
+    }
+    fn twin(&self, proves_effect: bool) -> Option<(Family, bool)> {
+        self.action.twin(&self.expect, proves_effect)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn clone_box(&self) -> Box<dyn AnyStep> {
+        Box::new(self.clone())
+    }
+}
+
+/// One step's action with its expectation, owned by one control.
+#[derive(Debug)]
+pub struct Action(Box<dyn AnyStep>);
+
+impl Clone for Action {
+    fn clone(&self) -> Self {
+        Action(self.0.clone_box())
+    }
 }
 
 impl Action {
     /// A short label for messages: `decide "ls /etc"`.
     pub fn label(&self) -> String {
-        match self {
-            Action::Gate(a, _) => a.label(),
-            Action::Paths(a, _) => a.label(),
-            Action::Trust(a, _) => a.label(),
-            Action::Opened(_) => "opened".to_string(),
-            Action::Fence(a, _) => a.label(),
-            Action::Order(a, _) => a.label(),
-        }
+        self.0.label()
     }
 
     /// The capability the action needs, beyond `gate` for the gate's own steps.
     pub fn capability(&self) -> Option<&'static str> {
-        match self {
-            Action::Paths(..) => Some("paths"),
-            Action::Trust(..) => Some("trust"),
-            Action::Fence(..) => Some("fence"),
-            Action::Order(order::model::Action::Act(_), _) => Some("fence"),
-            Action::Order(..) => Some("permissions"),
-            Action::Gate(..) | Action::Opened(_) => None,
-        }
+        self.0.capability()
     }
 
     /// Whether it is `opened` (sends nothing).
     pub fn is_opened(&self) -> bool {
-        matches!(self, Action::Opened(_))
+        self.0.kind() == StepKind::Opened
     }
 
     /// Whether it runs a command in the plane (`run`): the implicit guard and the
     /// `stdout_*` checks apply.
     pub fn is_run(&self) -> bool {
-        matches!(
-            self,
-            Action::Fence(fence::model::Action::Run { .. }, _)
-                | Action::Order(order::model::Action::Act(_), _)
-        )
+        self.0.kind() == StepKind::Run
     }
 
     /// Whether it is a tool call whose answer may open a card.
     pub fn is_call(&self) -> bool {
-        matches!(self, Action::Gate(gate::model::Action::Call { .. }, _))
+        self.0.kind() == StepKind::Call
     }
 
     /// Whether it is `answer = "silence"`: nobody answers the card.
     pub fn is_silence(&self) -> bool {
-        matches!(
-            self,
-            Action::Gate(gate::model::Action::Answer(gate::model::Choice::Silence), _)
-        )
+        self.0.kind() == StepKind::Silence
     }
 
     /// The request line's body (without id), or `None` for `opened`.
@@ -295,51 +354,27 @@ impl Action {
         setup: &Setup,
         sub: &dyn Fn(&str) -> String,
     ) -> Option<Map<String, Value>> {
-        let session = session.to_string();
-        Some(match self {
-            Action::Gate(a, _) => to_object(&gate::wire::request(a, session, sub)),
-            Action::Paths(a, _) => to_object(&paths::wire::request(a, session, &setup.paths, sub)),
-            Action::Trust(a, _) => to_object(&trust::wire::request(a, session, sub)),
-            Action::Opened(_) => return None,
-            Action::Fence(a, _) => to_object(&fence::wire::request(a, session, sub)),
-            Action::Order(a, _) => {
-                order::wire::request(a, &session, std::path::Path::new(&sub("@CONFIG@")), sub)?
-            }
-        })
+        self.0.request(session, setup, sub)
     }
 
     /// Compares `answer` with the expectation.
     pub fn judge(&self, j: &mut Judge<'_>, answer: &Map<String, Value>) {
-        match self {
-            Action::Gate(a, x) => gate::judge::judge(j, a, x, answer),
-            Action::Paths(_, x) => paths::judge::judge(j, x, answer),
-            Action::Trust(_, x) => {
-                paths::judge::quarantine(j, answer);
-                trust::judge::judge(j, x, answer)
-            }
-            Action::Opened(x) => {
-                paths::judge::quarantine(j, answer);
-                open::judge(j, x, answer)
-            }
-            Action::Fence(_, x) => {
-                paths::judge::quarantine(j, answer);
-                fence::judge::judge(j, x, answer)
-            }
-            Action::Order(a, x) => order::judge::judge(j, a, x, answer),
-        }
+        self.0.judge(j, answer)
     }
 
     /// The allowed-twin classification: a refusal (`false`) or an allowed outcome
     /// (`true`) of a family; `proves_effect`: the step's `check` proves an effect.
     pub fn twin(&self, proves_effect: bool) -> Option<(Family, bool)> {
-        match self {
-            Action::Gate(a, x) => gate::judge::twin(a, x),
-            Action::Paths(a, x) => paths::judge::twin(a, x),
-            Action::Trust(a, x) => trust::judge::twin(a, x),
-            Action::Opened(_) => None,
-            Action::Fence(a, x) => fence::judge::twin(a, x, proves_effect),
-            Action::Order(a, x) => order::judge::twin(a, x),
-        }
+        self.0.twin(proves_effect)
+    }
+
+    /// The action and expectation, when the step is of control action `T` (for the
+    /// steps the runner answers itself).
+    pub fn downcast<T: ControlAction>(&self) -> Option<(&T, &T::Expect)> {
+        self.0
+            .as_any()
+            .downcast_ref::<Bound<T>>()
+            .map(|b| (&b.action, &b.expect))
     }
 }
 

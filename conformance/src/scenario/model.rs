@@ -92,7 +92,7 @@ pub struct Entry {
     /// Optional name, unique in the file.
     pub name: Option<String>,
     /// Every action key written, read, with the problems serde cannot see.
-    pub actions: Vec<(Bare, Vec<String>)>,
+    pub actions: Vec<(Bare, controls::Problems)>,
     /// What the answer must show, as written.
     pub expect: Option<Spanned<toml::Value>>,
     /// What the runner checks itself after the step.

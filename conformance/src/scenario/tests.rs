@@ -202,6 +202,67 @@ fn fixture_paths_stay_inside() {
 }
 
 #[test]
+fn unknown_placeholders_are_errors_with_their_position() {
+    // A misspelt home would be sent as written: `cat` fails, and a refusal would pass.
+    let e = errors(&format!(
+        "{HEAD}[[step]]\nrun = \"cat @HOM@/.ssh/key\"\nexpect = {{ exit = \"nonzero\" }}\n\
+         [[step]]\nrun = \"true\"\nexpect = {{ exit = 0 }}\ncheck = {{ exists = [\"@WORKSPCE@/x\", \"@NOPE@\"] }}\n"
+    ));
+    assert_eq!(
+        e.iter()
+            .filter(|l| l.contains("unknown placeholder"))
+            .map(|l| l.split(": unknown").next().unwrap_or_default())
+            .collect::<Vec<_>>(),
+        ["gate/x.toml:5:12", "gate/x.toml:10:22", "gate/x.toml:10:38"],
+        "{e:#?}"
+    );
+    assert!(e[0].contains("`@HOM@`"), "{e:#?}");
+    // The twin: the same file spelled right loads.
+    assert_eq!(
+        errors(&format!(
+            "{HEAD}[[step]]\nrun = \"cat @HOME@/.ssh/key\"\nexpect = {{ exit = \"nonzero\" }}\n\
+             [[step]]\nrun = \"true\"\nexpect = {{ exit = 0 }}\ncheck = {{ exists = [\"@WORKSPACE@/x\", \"@NAME:3@\"] }}\n"
+        )),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_check_path_stays_beneath_its_placeholder() {
+    for climbs in [
+        "@OUTSIDE@/../..",
+        "@HOME@/a/../../x",
+        "@LOG@/..",
+        "a/../../x",
+        "@BOGUS",
+    ] {
+        let e = errors(&format!(
+            "{HEAD}[[step]]\nrun = \"true\"\nexpect = {{ exit = 0 }}\ncheck = {{ unchanged = [\"{climbs}\"] }}\n"
+        ));
+        assert!(
+            e.iter()
+                .any(|l| l.starts_with("gate/x.toml:4:1: step 1: check path `")
+                    && (l.contains("climbs out of") || l.contains("without `..`"))),
+            "{climbs}: {e:#?}"
+        );
+    }
+    // The twins: beneath the root, the root itself, a sibling of it named by a suffix
+    // (`@LOG@.gone` is `R/log.gone`), a relative path.
+    for stays in [
+        "@OUTSIDE@",
+        "@OUTSIDE@/a/./b",
+        "@LOG@.gone",
+        "a/b",
+        "@NAME:3@",
+    ] {
+        let e = errors(&format!(
+            "{HEAD}[[step]]\nrun = \"true\"\nexpect = {{ exit = 0 }}\ncheck = {{ unchanged = [\"{stays}\"] }}\n"
+        ));
+        assert_eq!(e, Vec::<String>::new(), "{stays}");
+    }
+}
+
+#[test]
 fn unknown_capabilities_are_rejected() {
     let e = one_error(&format!(
         "{HEAD}capabilities = [\"gates\"]\n[[step]]\ngrants = true\n"
@@ -252,7 +313,7 @@ fn new_keys_are_strict() {
     let e = one_error(&format!(
         "{HEAD}[[step]]\nrun = \"true\"\ncheck = {{ unchanged = [\"/etc\"] }}\n"
     ));
-    assert!(e.contains("must start with a placeholder"), "{e}");
+    assert!(e.contains("must start with a placeholder of a root"), "{e}");
     let e = one_error(&format!(
         "{HEAD}[[step]]\nrun = \"true\"\ncheck = {{ socket_untouched = true }}\n"
     ));

@@ -11,6 +11,7 @@ use super::error::{line_col, ScenarioError};
 use super::model::*;
 use super::twin::missing_twins;
 use crate::controls::{self, Action, ExpectError, SetupPatch, KNOWN_CAPABILITIES};
+use crate::fixture::placeholders::{split_root, unknown_placeholders};
 use crate::fixture::{Fixture, Tree};
 use crate::spec::is_requirement_id;
 
@@ -85,6 +86,16 @@ pub fn validate(
         }
     }
     check_fixture(&mut cx, &file.fixture);
+    for unknown in unknown_placeholders(source) {
+        cx.err(
+            Some(unknown.offset),
+            format!(
+                "unknown placeholder `{}`: nothing replaces it, so it would be sent as written \
+                 (see scenarios/README.md for the list)",
+                unknown.token
+            ),
+        );
+    }
 
     let body = match (file.cases, file.steps) {
         (Some(_), Some(_)) => {
@@ -329,17 +340,40 @@ fn check_check(
         .chain(&c.exists)
         .chain(c.content.keys());
     for p in paths {
-        let path = Path::new(p);
-        let ok = !p.is_empty()
-            && (p.starts_with('@')
-                || path
-                    .components()
-                    .all(|c| matches!(c, Component::Normal(_) | Component::CurDir)));
-        if !ok {
-            cx.err(
-                offset,
-                format!("{what} {index}: check path `{p}` must start with a placeholder (`@OUTSIDE@/...`) or be relative to the workspace"),
-            );
+        let beneath = |rest: &str| {
+            Path::new(rest)
+                .components()
+                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+        };
+        match split_root(p) {
+            Some((root, rest)) => {
+                // Resolved as if the root were `/r/root`: a suffix (`@LOG@.gone`) names a
+                // sibling in the session's directory and is fine; a `..` is not.
+                let resolved = format!("/r/root{rest}");
+                let stays = Path::new(&resolved).components().all(|c| {
+                    matches!(
+                        c,
+                        Component::RootDir | Component::Normal(_) | Component::CurDir
+                    )
+                });
+                if !stays {
+                    cx.err(
+                        offset,
+                        format!("{what} {index}: check path `{p}` climbs out of `{root}`: no `..` after the placeholder"),
+                    );
+                }
+            }
+            None => {
+                if p.is_empty()
+                    || p.starts_with('@') && !p.starts_with("@NAME:") && !p.starts_with("@PATH:")
+                    || !beneath(p)
+                {
+                    cx.err(
+                        offset,
+                        format!("{what} {index}: check path `{p}` must start with a placeholder of a root (`@OUTSIDE@/...`) or be relative to the workspace, without `..`"),
+                    );
+                }
+            }
         }
     }
 }

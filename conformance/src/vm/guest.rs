@@ -204,15 +204,15 @@ pub fn run(boot: &Boot, watch: &dyn Watch) -> GuestResult {
         }
         seen = port.events.len();
         if let Some(status) = exited {
-            break (port, Ok(status));
+            break (port, Stopped::Exited(status));
         }
         if port.garbage.is_some() {
             kill(&mut child);
-            break (port, Err("garbage"));
+            break (port, Stopped::Garbage);
         }
         if started.elapsed() > boot.timeout {
             kill(&mut child);
-            break (port, Err("timeout"));
+            break (port, Stopped::Timeout);
         }
         std::thread::sleep(Duration::from_millis(250));
     };
@@ -235,29 +235,29 @@ pub fn run(boot: &Boot, watch: &dyn Watch) -> GuestResult {
 fn judge(
     boot: &Boot,
     port: &Port,
-    stopped: Result<std::process::ExitStatus, &str>,
+    stopped: Stopped,
     qemu_stderr: &str,
     console: &Path,
 ) -> Option<String> {
     let tail = || console_tail(console, 3);
     match stopped {
-        Err("timeout") => {
+        Stopped::Timeout => {
             return Some(format!(
                 "hung: no power-off within {} s; last console lines: {}",
                 boot.timeout.as_secs(),
                 tail()
             ))
         }
-        Err(_) => {
+        Stopped::Garbage => {
             return Some(format!(
                 "garbage on the report port: {}",
                 port.garbage.clone().unwrap_or_default()
             ))
         }
-        Ok(status) if !status.success() => {
+        Stopped::Exited(status) if !status.success() => {
             return Some(format!("qemu exited with {status}: {}", qemu_stderr.trim()))
         }
-        Ok(_) => {}
+        Stopped::Exited(_) => {}
     }
     if let Some(g) = &port.garbage {
         return Some(format!("garbage on the report port: {g}"));
@@ -339,14 +339,39 @@ fn users(boot: &Boot, port: &Port) -> Vec<UserRun> {
 const REPORT_MAX: u64 = 256 << 20;
 
 /// Unpacks a gzipped report, refusing one that unpacks beyond `max` bytes.
-fn gunzip(gz: &[u8], max: u64) -> Result<Vec<u8>, String> {
+fn gunzip(gz: &[u8], max: u64) -> Result<Vec<u8>, GunzipError> {
     let mut out = Vec::new();
     let mut reader = flate2::read::GzDecoder::new(gz).take(max + 1);
-    reader.read_to_end(&mut out).map_err(|e| e.to_string())?;
+    reader.read_to_end(&mut out)?;
     if out.len() as u64 > max {
-        return Err(format!("it unpacks to more than {max} bytes"));
+        return Err(GunzipError::TooLarge { max });
     }
     Ok(out)
+}
+
+/// Why a guest's gzipped report could not be unpacked.
+#[derive(Debug, thiserror::Error)]
+enum GunzipError {
+    /// It is not gzip, or is cut off.
+    #[error(transparent)]
+    Corrupt(#[from] std::io::Error),
+    /// It unpacks beyond the bound.
+    #[error("it unpacks to more than {max} bytes")]
+    TooLarge {
+        /// The bound.
+        max: u64,
+    },
+}
+
+/// How the guest's QEMU stopped, or why the runner stopped it.
+#[derive(Debug)]
+enum Stopped {
+    /// QEMU exited by itself.
+    Exited(std::process::ExitStatus),
+    /// The report port carried garbage; QEMU was killed.
+    Garbage,
+    /// No power-off within the timeout; QEMU was killed.
+    Timeout,
 }
 
 /// The inner runner's own lines (`gatehouse-conform: ...`) from the console.
@@ -515,7 +540,10 @@ mod tests {
         z.write_all(br#"{"scenarios": []}"#).unwrap();
         let gz = z.finish().unwrap();
         assert_eq!(gunzip(&gz, REPORT_MAX).unwrap(), br#"{"scenarios": []}"#);
-        assert!(gunzip(&gz, 5).unwrap_err().contains("more than 5 bytes"));
+        assert!(matches!(
+            gunzip(&gz, 5),
+            Err(GunzipError::TooLarge { max: 5 })
+        ));
         assert!(gunzip(b"not gzip at all", REPORT_MAX).is_err());
     }
 

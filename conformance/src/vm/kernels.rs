@@ -6,6 +6,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::error::VmError;
+
 /// The whole file.
 #[derive(Debug, Clone, Deserialize)]
 pub struct KernelsFile {
@@ -120,19 +122,23 @@ impl GuestPlan {
 
 impl KernelsFile {
     /// Reads and checks the file; every problem names it.
-    pub fn load(path: &Path) -> Result<KernelsFile, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let file: KernelsFile =
-            toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<KernelsFile, VmError> {
+        let text = std::fs::read_to_string(path).map_err(|source| VmError::ReadKernels {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let file: KernelsFile = toml::from_str(&text).map_err(|e| VmError::ParseKernels {
+            path: path.to_path_buf(),
+            source: Box::new(e),
+        })?;
         for k in &file.kernels {
             for v in &k.variants {
                 if !file.variants.contains_key(v) {
-                    return Err(format!(
-                        "{}: kernel {} names the variant {v:?}, which no [variant.{v}] declares",
-                        path.display(),
-                        k.id
-                    ));
+                    return Err(VmError::UndeclaredVariant {
+                        path: path.to_path_buf(),
+                        kernel: k.id.clone(),
+                        variant: v.clone(),
+                    });
                 }
             }
         }
@@ -140,29 +146,29 @@ impl KernelsFile {
     }
 
     /// The kernel with this id.
-    pub fn kernel(&self, id: &str) -> Result<&Kernel, String> {
-        self.kernels.iter().find(|k| k.id == id).ok_or_else(|| {
-            let known: Vec<_> = self.kernels.iter().map(|k| k.id.as_str()).collect();
-            format!(
-                "--kernel {id}: not in kernels.toml (known: {})",
-                known.join(", ")
-            )
-        })
+    pub fn kernel(&self, id: &str) -> Result<&Kernel, VmError> {
+        self.kernels
+            .iter()
+            .find(|k| k.id == id)
+            .ok_or_else(|| VmError::UnknownKernel {
+                kernel: id.to_string(),
+                known: self.kernels.iter().map(|k| k.id.clone()).collect(),
+            })
     }
 
     /// The guest for `kernel` in `variant`.
-    pub fn plan(&self, kernel: &str, variant: &str) -> Result<GuestPlan, String> {
+    pub fn plan(&self, kernel: &str, variant: &str) -> Result<GuestPlan, VmError> {
         let k = self.kernel(kernel)?;
         let v = if variant == BASE {
             Variant::default()
         } else {
-            self.variants.get(variant).cloned().ok_or_else(|| {
-                let known: Vec<_> = self.variants.keys().map(String::as_str).collect();
-                format!(
-                    "--variant {variant}: not in kernels.toml (known: base, {})",
-                    known.join(", ")
-                )
-            })?
+            self.variants
+                .get(variant)
+                .cloned()
+                .ok_or_else(|| VmError::UnknownVariant {
+                    variant: variant.to_string(),
+                    known: self.variants.keys().cloned().collect(),
+                })?
         };
         Ok(GuestPlan {
             kernel: k.id.clone(),
@@ -180,17 +186,17 @@ impl KernelsFile {
     }
 
     /// The whole matrix: every kernel in `base` and in each of its declared variants.
-    pub fn matrix(&self) -> Result<Vec<GuestPlan>, String> {
+    pub fn matrix(&self) -> Result<Vec<GuestPlan>, VmError> {
         self.matrix_of(|_| true)
     }
 
     /// The part of the matrix `.ci/run` can afford: the kernels marked `ci`, each in
     /// `base` and in its variants.
-    pub fn ci_matrix(&self) -> Result<Vec<GuestPlan>, String> {
+    pub fn ci_matrix(&self) -> Result<Vec<GuestPlan>, VmError> {
         self.matrix_of(|k| k.ci)
     }
 
-    fn matrix_of(&self, keep: impl Fn(&Kernel) -> bool) -> Result<Vec<GuestPlan>, String> {
+    fn matrix_of(&self, keep: impl Fn(&Kernel) -> bool) -> Result<Vec<GuestPlan>, VmError> {
         let mut plans = Vec::new();
         for k in self.kernels.iter().filter(|k| keep(k)) {
             plans.push(self.plan(&k.id, BASE)?);
@@ -279,11 +285,18 @@ mod tests {
     #[test]
     fn unknown_kernels_and_variants_are_named() {
         let f = file();
-        assert!(f.plan("4.19", BASE).unwrap_err().contains("--kernel 4.19"));
-        assert!(f
-            .plan("6.1", "nope")
-            .unwrap_err()
-            .contains("--variant nope"));
+        let e = f.plan("4.19", BASE).unwrap_err();
+        assert!(
+            matches!(&e, VmError::UnknownKernel { kernel, known } if kernel == "4.19" && known == &["5.10", "6.1"]),
+            "{e:?}"
+        );
+        assert!(e.to_string().starts_with("--kernel 4.19: "), "{e}");
+        let e = f.plan("6.1", "nope").unwrap_err();
+        assert!(
+            matches!(&e, VmError::UnknownVariant { variant, .. } if variant == "nope"),
+            "{e:?}"
+        );
+        assert!(e.to_string().starts_with("--variant nope: "), "{e}");
     }
 
     #[test]

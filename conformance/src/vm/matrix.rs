@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use super::error::VmError;
 use super::guest::{GuestResult, UserRun};
 
 /// Counts of one user's run in one scenario folder.
@@ -103,17 +104,26 @@ pub fn write(
     results: &[GuestResult],
     command: &str,
     wall: f64,
-) -> Result<String, String> {
+) -> Result<String, VmError> {
     let put = |name: String, bytes: &[u8]| {
-        std::fs::write(dir.join(&name), bytes)
-            .map_err(|e| format!("cannot write {}: {e}", dir.join(&name).display()))
+        std::fs::write(dir.join(&name), bytes).map_err(|source| VmError::Write {
+            path: dir.join(&name),
+            source,
+        })
+    };
+    let pretty = |name: &str, v: &Value| {
+        serde_json::to_string_pretty(v).map_err(|source| VmError::Serialize {
+            path: dir.join(name),
+            source,
+        })
     };
     for g in results {
         for u in &g.users {
             let stem = format!("{}-{}-{}", g.plan.kernel, g.plan.variant, u.user);
             if let Some(r) = &u.report {
-                let text = serde_json::to_string_pretty(r).expect("a parsed report serializes");
-                put(format!("{stem}.json"), text.as_bytes())?;
+                let name = format!("{stem}.json");
+                let text = pretty(&name, r)?;
+                put(name, text.as_bytes())?;
             }
             if let Some(x) = &u.junit {
                 put(format!("{stem}.xml"), x)?;
@@ -125,9 +135,7 @@ pub fn write(
     let summary = summary_json(results, command, wall);
     put(
         "matrix.json".into(),
-        serde_json::to_string_pretty(&summary)
-            .expect("the summary serializes")
-            .as_bytes(),
+        pretty("matrix.json", &summary)?.as_bytes(),
     )?;
     Ok(md)
 }

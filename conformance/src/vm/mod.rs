@@ -4,6 +4,7 @@
 //! module plans the guests, boots them a few at a time, and reports. It never links the
 //! reference either: inside the guest the ordinary `run` talks to `gatehouse adapter`.
 
+mod error;
 mod guest;
 mod kernels;
 mod matrix;
@@ -16,6 +17,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+pub use error::VmError;
 pub use guest::Users;
 use guest::{Boot, GuestResult, Watch};
 use kernels::{GuestPlan, KernelsFile, BASE};
@@ -91,22 +93,25 @@ const REPORTS: &str = "the guest sets this itself; the vm command writes its rep
 
 /// Runs the `vm` command. `check_run` validates the pass-through options with the real
 /// `run` parser, so a typo is caught here rather than after a boot.
-pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Result<i32, String> {
+pub fn main(
+    args: VmArgs,
+    check_run: fn(&[String]) -> Result<(), clap::Error>,
+) -> Result<i32, VmError> {
     let started = Instant::now();
     for a in &args.run_args {
         let flag = a.split('=').next().unwrap_or(a);
         if let Some((_, why)) = GUEST_OWNED.iter().find(|(owned, _)| *owned == flag) {
-            return Err(format!("{flag}: {why}"));
+            return Err(VmError::GuestOwned {
+                flag: flag.to_string(),
+                why,
+            });
         }
     }
     if let Some(a) = args.run_args.iter().find(|a| a.contains('\n')) {
-        return Err(format!(
-            "{a:?}: an option for the inner run cannot hold a newline"
-        ));
+        return Err(VmError::Newline { arg: a.clone() });
     }
-    check_run(&args.run_args)?;
-    let images =
-        locate::dir(args.images.as_deref(), "vm-images", "--images").map_err(|e| e.to_string())?;
+    check_run(&args.run_args).map_err(|source| VmError::RunArgs { source })?;
+    let images = locate::dir(args.images.as_deref(), "vm-images", "--images").map_err(Box::new)?;
     let file = KernelsFile::load(&images.join("kernels.toml"))?;
     let mut plans: Vec<GuestPlan> = if args.all {
         file.matrix()?
@@ -126,18 +131,22 @@ pub fn main(args: VmArgs, check_run: fn(&[String]) -> Result<(), String>) -> Res
     let accel = match std::env::var("GATEHOUSE_ACCEL").as_deref() {
         Ok("kvm") => "kvm".to_string(),
         Ok("tcg") | Err(_) => "tcg".to_string(),
-        Ok(other) => return Err(format!("GATEHOUSE_ACCEL={other}: use tcg or kvm")),
+        Ok(other) => {
+            return Err(VmError::Accel {
+                value: other.to_string(),
+            })
+        }
     };
     let qemu = PathBuf::from(
         std::env::var_os("GATEHOUSE_QEMU").unwrap_or_else(|| "qemu-system-x86_64".into()),
     );
     prerequisites(&qemu)?;
-    std::fs::create_dir_all(&args.out_dir)
-        .map_err(|e| format!("cannot create {}: {e}", args.out_dir.display()))?;
-    let out_dir = args
-        .out_dir
-        .canonicalize()
-        .map_err(|e| format!("{}: {e}", args.out_dir.display()))?;
+    let out_dir = std::fs::create_dir_all(&args.out_dir)
+        .and_then(|()| args.out_dir.canonicalize())
+        .map_err(|source| VmError::OutDir {
+            path: args.out_dir.clone(),
+            source,
+        })?;
     let mut ids: Vec<String> = plans.iter().map(|p| p.kernel.clone()).collect();
     ids.dedup();
     let built = build_images(&images, &ids)?;
@@ -214,7 +223,7 @@ fn command_line() -> String {
     format!("gatehouse-conform {}", args.join(" "))
 }
 
-fn prerequisites(qemu: &Path) -> Result<(), String> {
+fn prerequisites(qemu: &Path) -> Result<(), VmError> {
     let found = Command::new(qemu)
         .arg("--version")
         .stdout(Stdio::null())
@@ -222,10 +231,9 @@ fn prerequisites(qemu: &Path) -> Result<(), String> {
         .status();
     match found {
         Ok(s) if s.success() => Ok(()),
-        _ => Err(format!(
-            "{} is not installed (apt-get install qemu-system-x86)",
-            qemu.display()
-        )),
+        _ => Err(VmError::NoQemu {
+            qemu: qemu.to_path_buf(),
+        }),
     }
 }
 
@@ -234,8 +242,12 @@ fn prerequisites(qemu: &Path) -> Result<(), String> {
 fn build_images(
     images: &Path,
     ids: &[String],
-) -> Result<BTreeMap<String, (PathBuf, PathBuf)>, String> {
+) -> Result<BTreeMap<String, (PathBuf, PathBuf)>, VmError> {
     let script = images.join("build.py");
+    let spawn_error = |source| VmError::BuildSpawn {
+        script: script.clone(),
+        source,
+    };
     let mut child = Command::new("python3")
         .arg(&script)
         .arg("image")
@@ -243,13 +255,23 @@ fn build_images(
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
-        .map_err(|e| format!("cannot run python3 {}: {e}", script.display()))?;
-    let stdout = child.stdout.take().expect("stdout is piped");
+        .map_err(spawn_error)?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| spawn_error(std::io::Error::other("its stdout was not piped")))?;
     let mut built = BTreeMap::new();
     for line in std::io::BufReader::new(stdout).lines() {
-        let line = line.map_err(|e| format!("{}: {e}", script.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&line)
-            .map_err(|e| format!("{}: not JSON ({e}): {line}", script.display()))?;
+        let line = line.map_err(|source| VmError::BuildRead {
+            script: script.clone(),
+            source,
+        })?;
+        let v: serde_json::Value =
+            serde_json::from_str(&line).map_err(|source| VmError::BuildJson {
+                script: script.clone(),
+                line: line.clone(),
+                source,
+            })?;
         let get = |k: &str| {
             v.get(k)
                 .and_then(serde_json::Value::as_str)
@@ -260,22 +282,22 @@ fn build_images(
             get("vmlinuz"),
             get("initramfs"),
         ) else {
-            return Err(format!(
-                "{}: an incomplete answer: {line}",
-                script.display()
-            ));
+            return Err(VmError::BuildIncomplete {
+                script: script.clone(),
+                line,
+            });
         };
         built.insert(id.to_string(), (kernel, ramfs));
     }
-    let status = child.wait().map_err(|e| e.to_string())?;
+    let status = child.wait().map_err(spawn_error)?;
     if !status.success() {
-        return Err(format!("building the images failed ({status}); see above"));
+        return Err(VmError::BuildFailed { script, status });
     }
     if let Some(missing) = ids.iter().find(|id| !built.contains_key(*id)) {
-        return Err(format!(
-            "{} built no image for kernel {missing}",
-            script.display()
-        ));
+        return Err(VmError::BuildMissing {
+            script,
+            kernel: missing.clone(),
+        });
     }
     Ok(built)
 }

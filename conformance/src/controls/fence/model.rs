@@ -217,7 +217,7 @@ pub enum Action {
 pub fn parse<'de, A: MapAccess<'de>>(
     key: &str,
     map: &mut A,
-) -> Result<(Action, Vec<String>), A::Error> {
+) -> Result<(Action, crate::controls::Problems), A::Error> {
     let mut problems = Vec::new();
     let action = match key {
         "run" => {

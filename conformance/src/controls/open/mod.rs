@@ -10,7 +10,9 @@ use super::fence::judge::posture;
 use super::fence::model::ExpectPosture;
 use super::trust::judge::settings;
 use super::trust::model::ExpectSetting;
+use super::{Control, ControlAction, Problems, Setup, StepKind};
 use crate::judge::Judge;
+use crate::vocab::Family;
 
 /// The action keys this part owns.
 pub const ACTION_KEYS: &[&str] = &["opened"];
@@ -23,7 +25,7 @@ pub struct Action;
 pub fn parse<'de, A: MapAccess<'de>>(
     key: &str,
     map: &mut A,
-) -> Result<(Action, Vec<String>), A::Error> {
+) -> Result<(Action, Problems), A::Error> {
     if key != "opened" {
         return Err(A::Error::custom(format!("`{key}` is not `opened`")));
     }
@@ -58,5 +60,52 @@ pub fn judge(j: &mut Judge<'_>, x: &Expect, a: &Map<String, Value>) {
     }
     if let Some(p) = &x.posture {
         posture(j, p, a.get("posture"));
+    }
+}
+
+/// `opened`: the part of the `open` answer a scenario judges.
+pub struct Open;
+
+impl Control for Open {
+    const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
+    const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
+    const SETUP_KEYS: &'static [&'static str] = &[];
+    type Action = Action;
+    fn parse<'de, A: MapAccess<'de>>(
+        key: &str,
+        map: &mut A,
+    ) -> Result<(Action, Problems), A::Error> {
+        parse(key, map)
+    }
+}
+
+impl ControlAction for Action {
+    type Expect = Expect;
+    fn label(&self) -> String {
+        "opened".to_string()
+    }
+    fn expect_keys(&self) -> &'static [&'static str] {
+        EXPECT_KEYS
+    }
+    fn capability(&self) -> Option<&'static str> {
+        None
+    }
+    fn kind(&self) -> StepKind {
+        StepKind::Opened
+    }
+    fn request(
+        &self,
+        _: &str,
+        _: &Setup,
+        _: &dyn Fn(&str) -> String,
+    ) -> Option<Map<String, Value>> {
+        None
+    }
+    fn judge(&self, x: &Expect, j: &mut Judge<'_>, answer: &Map<String, Value>) {
+        super::paths::judge::quarantine(j, answer);
+        judge(j, x, answer)
+    }
+    fn twin(&self, _: &Expect, _: bool) -> Option<(Family, bool)> {
+        None
     }
 }
