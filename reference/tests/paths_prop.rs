@@ -96,6 +96,21 @@ fn outcome(roots: &Roots, path: &str, follow: bool) -> Result<(u64, u64), &'stat
         .map_err(|e| e.code())
 }
 
+/// `lookup`'s outcome, asked again (up to 50 times) while it is `busy`.
+fn settled<T: PartialEq + Copy>(
+    lookup: impl Fn() -> Result<T, &'static str>,
+) -> Result<T, &'static str> {
+    let mut last = lookup();
+    for _ in 0..50 {
+        if last != Err("busy") {
+            break;
+        }
+        std::thread::yield_now();
+        last = lookup();
+    }
+    last
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -115,9 +130,14 @@ proptest! {
         prop_assert_eq!(w.backend(), Backend::Walk);
         for (path, follow, _) in &lookups {
             let trailing = &(path.ends_with('/') || path.ends_with("/."));
-            let a = outcome(&o, path, *follow);
-            let b = outcome(&w, path, *follow);
-            prop_assert_eq!(a, b, "backends disagree on {:?} (follow {})", path, follow);
+            let a = settled(|| outcome(&o, path, *follow));
+            let b = settled(|| outcome(&w, path, *follow));
+            // `busy` is openat2's EAGAIN outlasting its retries because something renamed
+            // or mounted anywhere on the machine meanwhile (a loaded CI host): a refusal,
+            // never an escape, and no statement about the tree; it is not compared.
+            if a != Err("busy") && b != Err("busy") {
+                prop_assert_eq!(a, b, "backends disagree on {:?} (follow {})", path, follow);
+            }
             if let Ok(obj) = a {
                 prop_assert!(allowed.contains(&obj), "{:?} resolved outside the root", path);
                 // PATH-KEY-6: the key, spelled back, names the object the path opened.
