@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-step() { printf "\n==> [%s, %d s into the run] %s\n" "$(date -u +%T)" "$SECONDS" "$*"; }
+step() { printf "\n==> [%s, %d s into the static checks] %s\n" "$(date -u +%T)" "$SECONDS" "$*"; }
 
 step "format and lints"
 cargo fmt --all -- --check
