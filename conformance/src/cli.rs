@@ -205,7 +205,8 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         Some(cmd) => ImplCommand::parse(cmd),
         None => locate::reference()?,
     };
-    let bait = Bait::generate();
+    let mut bait = Bait::generate();
+    bait.keyring = crate::keyring::Keyring::new(&crate::bait::token());
     let wire_log = match &args.record_wire {
         Some(path) => Some(
             std::fs::OpenOptions::new()
@@ -225,13 +226,23 @@ fn run(args: RunArgs) -> Result<i32, Error> {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string())),
     );
-    let mut client = Client::start(
-        command.clone(),
+    // Started in a session keyring holding the keyring bait, where one can be planted.
+    let spawned = bait
+        .keyring
+        .as_ref()
+        .map_or_else(|| command.clone(), |k| k.wrap(&command));
+    let started_client = Client::start(
+        spawned,
         Duration::from_secs_f64(args.step_timeout),
         env,
         wire_log,
-    )
-    .map_err(|f| Error::Start {
+    );
+    if started_client.is_err() {
+        if let Some(k) = &bait.keyring {
+            k.remove();
+        }
+    }
+    let mut client = started_client.map_err(|f| Error::Start {
         command: command.display(),
         detail: f.detail(),
     })?;
@@ -264,6 +275,9 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         &mut [&mut *reporter],
     );
     client.shutdown();
+    if let Some(k) = &bait.keyring {
+        k.remove();
+    }
     let info = RunnerInfo {
         name: "gatehouse-conform".into(),
         version: env!("CARGO_PKG_VERSION").into(),

@@ -17,6 +17,7 @@ mod exit;
 mod filter;
 mod fixture;
 mod judge;
+mod keyring;
 mod locate;
 mod protocol;
 mod record;
