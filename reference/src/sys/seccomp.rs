@@ -347,7 +347,7 @@ mod tests {
             }
         }
         assert_eq!(
-            verdict(libc::SYS_ioctl, [0, libc::TIOCGWINSZ as u64, 0, 0, 0, 0]),
+            verdict(libc::SYS_ioctl, [0, libc::TIOCGWINSZ, 0, 0, 0, 0]),
             RET_ALLOW
         );
     }
