@@ -40,6 +40,8 @@ pub struct Bait {
     pub env: Vec<(String, String)>,
     /// The contents of the planted home key.
     pub home_secret: String,
+    /// The key planted in the implementation's session keyring (Linux, with python3).
+    pub keyring: Option<crate::keyring::Keyring>,
 }
 
 impl Bait {
@@ -63,6 +65,7 @@ impl Bait {
         Bait {
             env,
             home_secret: format!("FAKE-HOME-KEY-{t}"),
+            keyring: None,
         }
     }
 
@@ -72,6 +75,11 @@ impl Bait {
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .chain(std::iter::once((HOME_SECRET, self.home_secret.as_str())))
+            .chain(
+                self.keyring
+                    .iter()
+                    .map(|k| ("the session keyring's key", k.payload.as_str())),
+            )
     }
 
     /// The names of the secrets `text` shows, or an empty list.

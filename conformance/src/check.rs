@@ -126,6 +126,16 @@ pub fn after(
     }
     out.extend(http_checks(check, built));
     out.extend(log_checks(check, &p.log));
+    if check.keyring_unchanged {
+        match &bait.keyring {
+            Some(k) => out.extend(
+                k.changed()
+                    .into_iter()
+                    .map(|m| format!("check keyring_unchanged: {m}")),
+            ),
+            None => out.push("check keyring_unchanged: the runner planted no keyring bait".into()),
+        }
+    }
     if check.process_alive {
         match built.process.as_mut() {
             Some(proc_) => out.extend(proc_.harmed().map(|m| format!("check process_alive: {m}"))),

@@ -218,7 +218,8 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     };
     // The run's time is the suite's: it starts once the reference is built.
     let started = Instant::now();
-    let bait = Bait::generate();
+    let mut bait = Bait::generate();
+    bait.keyring = crate::keyring::Keyring::new(&crate::bait::token());
     let wire_log = match &args.record_wire {
         Some(path) => Some(
             std::fs::OpenOptions::new()
@@ -238,13 +239,23 @@ fn run(args: RunArgs) -> Result<i32, Error> {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string())),
     );
-    let mut client = Client::start(
-        command.clone(),
+    // Started in a session keyring holding the keyring bait, where one can be planted.
+    let spawned = bait
+        .keyring
+        .as_ref()
+        .map_or_else(|| command.clone(), |k| k.wrap(&command));
+    let started_client = Client::start(
+        spawned,
         Duration::from_secs_f64(args.step_timeout),
         env,
         wire_log,
-    )
-    .map_err(|source| Error::Start {
+    );
+    if started_client.is_err() {
+        if let Some(k) = &bait.keyring {
+            k.remove();
+        }
+    }
+    let mut client = started_client.map_err(|source| Error::Start {
         command: command.display(),
         source,
     })?;
@@ -277,6 +288,9 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         &mut [&mut *reporter],
     );
     client.shutdown();
+    if let Some(k) = &bait.keyring {
+        k.remove();
+    }
     let info = RunnerInfo {
         name: "gatehouse-conform".into(),
         version: env!("CARGO_PKG_VERSION").into(),

@@ -18,6 +18,7 @@ mod filter;
 mod fixture;
 mod identity;
 mod judge;
+mod keyring;
 mod locate;
 mod protocol;
 mod record;

@@ -75,7 +75,7 @@ fn run_scenario(
         steps: Vec::new(),
     };
     client.clear_stderr();
-    let end = match skip_reason(client, s, host_os) {
+    let end = match skip_reason(client, s, host_os).or_else(|| keyring_missing(s, bait)) {
         Some(reason) => End::Skipped(reason),
         None => match &s.body {
             Body::Sequence(steps) => run_session(
@@ -190,6 +190,32 @@ fn skip_reason(client: &mut Client, s: &Scenario, host_os: &str) -> Option<Strin
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
+    }
+}
+
+/// `[platform] keyring_bait` and `arch`: the runner's own host, not the implementation's word.
+fn keyring_missing(s: &Scenario, bait: &Bait) -> Option<String> {
+    if let Some(arch) = &s.platform.arch {
+        let here = std::env::consts::ARCH;
+        if !arch.iter().any(|a| a == here) {
+            return Some(format!(
+                "platform: runs on {}; this host is {here}",
+                arch.join(", ")
+            ));
+        }
+    }
+    if !s.platform.keyring_bait {
+        return None;
+    }
+    match &bait.keyring {
+        None => Some(
+            "platform: needs the keyring bait; the runner plants none here (Linux with python3 only)"
+                .to_string(),
+        ),
+        Some(k) => k
+            .planted()
+            .err()
+            .map(|why| format!("platform: needs the keyring bait; planting it failed: {why}")),
     }
 }
 

@@ -81,6 +81,14 @@ pub struct Platform {
     /// and skips the scenario, naming the filesystem's answer, where it lacks them.
     #[serde(default)]
     pub fixture_xattrs: bool,
+    /// `true`: the steps need the key the runner plants in the implementation's session
+    /// keyring (Linux, with python3 and the kernel's keys); skipped, naming why, where
+    /// none was planted.
+    #[serde(default)]
+    pub keyring_bait: bool,
+    /// The runner's host architectures (`std::env::consts::ARCH`); absent means any.
+    #[serde(default)]
+    pub arch: Option<Vec<String>>,
 }
 
 /// One `[[case]]` row or `[[step]]` entry as written: the keys every entry may carry and
@@ -184,6 +192,10 @@ pub struct Check {
     /// The runner's own process is alive and not stopped.
     #[serde(default)]
     pub process_alive: bool,
+    /// The session keyring the runner started the implementation in holds exactly the
+    /// key it planted, with its payload (`[platform] keyring_bait`).
+    #[serde(default)]
+    pub keyring_unchanged: bool,
     /// Paths the runner's HTTP server (`[fixture.http]`) must have been asked for.
     #[serde(default)]
     pub http_seen: Vec<String>,

@@ -154,6 +154,12 @@ pub fn validate(
                 "`check.socket_untouched` needs a [fixture.socket]".into(),
             );
         }
+        if steps_of(b).iter().any(|s| s.check.keyring_unchanged) && !file.platform.keyring_bait {
+            cx.err(
+                None,
+                "`check.keyring_unchanged` needs `[platform] keyring_bait = true`".into(),
+            );
+        }
     }
     match body {
         Some(body) if cx.errors.is_empty() => Ok(Scenario {

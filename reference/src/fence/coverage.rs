@@ -36,6 +36,9 @@ pub enum Coverage {
     UnixAbstract,
     /// `capabilities`: running as root inside gives no power over the fence.
     Capabilities,
+    /// `keyring`: none of the kernel's keyrings (the launcher's session keyring, the
+    /// user's, a named one) is reachable (FENCE-JAIL-19).
+    Keyring,
     /// `process_view`: host processes are invisible.
     ProcessView,
     /// `ipc`: no IPC object shared with the host.
@@ -49,7 +52,7 @@ pub enum Coverage {
 
 impl Coverage {
     /// Every protection, in the chapter's order.
-    pub const ALL: [Coverage; 14] = [
+    pub const ALL: [Coverage; 15] = [
         Coverage::Write,
         Coverage::RenameLink,
         Coverage::Truncate,
@@ -60,6 +63,7 @@ impl Coverage {
         Coverage::UnixSocket,
         Coverage::UnixAbstract,
         Coverage::Capabilities,
+        Coverage::Keyring,
         Coverage::ProcessView,
         Coverage::Ipc,
         Coverage::Uts,
@@ -79,6 +83,7 @@ impl Coverage {
             Coverage::UnixSocket => "unix_socket",
             Coverage::UnixAbstract => "unix_abstract",
             Coverage::Capabilities => "capabilities",
+            Coverage::Keyring => "keyring",
             Coverage::ProcessView => "process_view",
             Coverage::Ipc => "ipc",
             Coverage::Uts => "uts",
@@ -114,7 +119,7 @@ impl std::fmt::Display for Coverage {
 ///
 /// Process visibility, IPC, UTS and network are reported but not required: Seatbelt cannot
 /// hide host processes, and the plane does not promise an air gap.
-pub const REQUIRED: [Coverage; 10] = [
+pub const REQUIRED: [Coverage; 11] = [
     Coverage::Write,
     Coverage::RenameLink,
     Coverage::Truncate,
@@ -125,6 +130,7 @@ pub const REQUIRED: [Coverage; 10] = [
     Coverage::UnixSocket,
     Coverage::UnixAbstract,
     Coverage::Capabilities,
+    Coverage::Keyring,
 ];
 
 #[cfg(test)]

@@ -126,8 +126,8 @@ impl Kind {
                         ],
                     ),
                     layer(
-                        "macos (no abstract sockets, no Linux capabilities)",
-                        vec![UnixAbstract, Capabilities],
+                        "macos (no abstract sockets, no Linux capabilities, no kernel keyrings)",
+                        vec![UnixAbstract, Capabilities, Keyring],
                     ),
                 ];
             }
@@ -137,7 +137,10 @@ impl Kind {
         if let Some(abi) = self.landlock_abi() {
             layers.push(landlock_layer(abi));
         }
-        layers.push(layer("seccomp", vec![Coverage::UnixSocket]));
+        layers.push(layer(
+            "seccomp",
+            vec![Coverage::UnixSocket, Coverage::Keyring],
+        ));
         layers
     }
 }
