@@ -6,7 +6,60 @@
 use std::path::{Path, PathBuf};
 
 use super::env::never_passes;
-use crate::choices::Choices;
+use crate::choices::{Choices, Source};
+
+/// A choice that cannot be honoured without weakening the fence: the session refuses it
+/// in one line and nothing runs (`choice_refused`).
+#[derive(Debug, thiserror::Error)]
+pub enum ChoiceError {
+    /// A flag's value that is not one (a variable name, a value, a domain).
+    #[error(transparent)]
+    Flag(#[from] crate::choices::FlagError),
+    /// The files, or the mode they and the flags make, cannot be used.
+    #[error(transparent)]
+    Load(#[from] crate::choices::LoadError),
+    /// An allowed domain the proxy cannot take.
+    #[error(transparent)]
+    Domain(#[from] crate::net::NameError),
+    /// A choice naming `HOME` or `TMPDIR` (FENCE-ENV-10).
+    #[error("{name} ({source_}): the fence sets {name} to the session's scratch directory; it cannot be passed or set")]
+    FenceOwned {
+        /// The variable.
+        name: String,
+        /// Where it was chosen.
+        source_: Source,
+    },
+    /// A secret-looking name passed by `--pass-env` (FENCE-ENV-9).
+    #[error("--pass-env {name} ({source_}): the name looks like a secret; pass it on purpose with --pass-secret-env {name}")]
+    SecretByPassEnv {
+        /// The variable.
+        name: String,
+        /// Where it was chosen.
+        source_: Source,
+    },
+    /// An extra path that cannot be resolved (FENCE-PATHS-2).
+    #[error("--{flag} {} ({source_}): {error}", path.display())]
+    Missing {
+        /// `ro`, `rw` or `hide`.
+        flag: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// Where it was chosen.
+        source_: Source,
+        /// Why it cannot be resolved.
+        error: std::io::Error,
+    },
+    /// A writable root holding a path jailed code must never change (FENCE-PATHS-2).
+    #[error("--rw {} ({source_}): would make {} writable, which jailed code must never change", path.display(), guarded.display())]
+    WouldExpose {
+        /// The writable root as given.
+        path: PathBuf,
+        /// Where it was chosen.
+        source_: Source,
+        /// The guarded path it holds.
+        guarded: PathBuf,
+    },
+}
 
 /// An environment: names and values.
 pub type Env = Vec<(String, String)>;
@@ -22,48 +75,52 @@ pub fn apply_env(
     base: Vec<(String, String)>,
     parent: &[(String, String)],
     s: &Choices,
-) -> Result<(Env, Vec<String>), String> {
+) -> Result<(Env, Vec<String>), ChoiceError> {
     let mut env = base;
     let mut secrets = Vec::new();
     let set = |env: &mut Vec<(String, String)>, k: &str, v: &str| {
         env.retain(|(n, _)| n != k);
         env.push((k.to_string(), v.to_string()));
     };
-    let owned = |k: &str, src: &dyn std::fmt::Display| {
+    let owned = |k: &str, src: &Source| {
         if FENCE_OWNED.contains(&k) {
-            Err(format!(
-                "{k} ({src}): the fence sets {k} to the session's scratch directory; it cannot be passed or set"
-            ))
+            Err(ChoiceError::FenceOwned {
+                name: k.to_string(),
+                source_: src.clone(),
+            })
         } else {
             Ok(())
         }
     };
     for v in &s.pass_env {
-        owned(&v.value, &v.source)?;
-        if never_passes(&v.value) {
-            return Err(format!(
-                "--pass-env {} ({}): the name looks like a secret; pass it on purpose with --pass-secret-env {}",
-                v.value, v.source, v.value
-            ));
+        let name = v.value.as_str();
+        owned(name, &v.source)?;
+        if never_passes(name) {
+            return Err(ChoiceError::SecretByPassEnv {
+                name: name.to_string(),
+                source_: v.source.clone(),
+            });
         }
-        if let Some((_, val)) = parent.iter().find(|(k, _)| *k == v.value) {
-            set(&mut env, &v.value, val);
+        if let Some((_, val)) = parent.iter().find(|(k, _)| k == name) {
+            set(&mut env, name, val);
         }
     }
     for v in &s.pass_secrets {
-        owned(&v.value, &v.source)?;
-        if let Some((_, val)) = parent.iter().find(|(k, _)| *k == v.value) {
-            set(&mut env, &v.value, val);
-            if never_passes(&v.value) {
-                secrets.push(v.value.clone());
+        let name = v.value.as_str();
+        owned(name, &v.source)?;
+        if let Some((_, val)) = parent.iter().find(|(k, _)| k == name) {
+            set(&mut env, name, val);
+            if never_passes(name) {
+                secrets.push(name.to_string());
             }
         }
     }
     for v in &s.set_env {
-        owned(&v.value.0, &v.source)?;
-        set(&mut env, &v.value.0, &v.value.1);
-        if never_passes(&v.value.0) {
-            secrets.push(v.value.0.clone());
+        let name = v.value.0.as_str();
+        owned(name, &v.source)?;
+        set(&mut env, name, &v.value.1);
+        if never_passes(name) {
+            secrets.push(name.to_string());
         }
     }
     env.sort();
@@ -87,9 +144,17 @@ pub struct ExtraPaths {
 /// Resolve the extra paths of `s`. `protected_outside` are paths outside the workspaces
 /// that jailed code must never be able to write (the user's configuration file's
 /// directory, the session-log directory): a writable root holding one is refused.
-pub fn resolve_paths(s: &Choices, protected_outside: &[PathBuf]) -> Result<ExtraPaths, String> {
-    let resolve = |flag: &str, p: &Path, src: &dyn std::fmt::Display| {
-        std::fs::canonicalize(p).map_err(|e| format!("--{flag} {} ({src}): {e}", p.display()))
+pub fn resolve_paths(
+    s: &Choices,
+    protected_outside: &[PathBuf],
+) -> Result<ExtraPaths, ChoiceError> {
+    let resolve = |flag: &'static str, p: &Path, src: &Source| {
+        std::fs::canonicalize(p).map_err(|error| ChoiceError::Missing {
+            flag,
+            path: p.to_path_buf(),
+            source_: src.clone(),
+            error,
+        })
     };
     let mut out = ExtraPaths::default();
     for v in &s.read_only {
@@ -100,12 +165,11 @@ pub fn resolve_paths(s: &Choices, protected_outside: &[PathBuf]) -> Result<Extra
         for guarded in protected_outside {
             let g = std::fs::canonicalize(guarded).unwrap_or_else(|_| guarded.clone());
             if g.starts_with(&p) {
-                return Err(format!(
-                    "--rw {} ({}): would make {} writable, which jailed code must never change",
-                    v.value.display(),
-                    v.source,
-                    g.display()
-                ));
+                return Err(ChoiceError::WouldExpose {
+                    path: v.value.clone(),
+                    source_: v.source.clone(),
+                    guarded: g,
+                });
             }
         }
         out.writable.push(p);
@@ -119,7 +183,11 @@ pub fn resolve_paths(s: &Choices, protected_outside: &[PathBuf]) -> Result<Extra
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::choices::{Source, Sourced};
+    use crate::choices::{EnvName, Source, Sourced};
+
+    fn name(n: &str) -> EnvName {
+        EnvName::new(n).unwrap()
+    }
 
     fn flag<T>(v: T, name: &'static str) -> Sourced<T> {
         Sourced::new(v, Source::Flag(name))
@@ -139,8 +207,8 @@ mod tests {
     #[test]
     fn pass_env_passes_one_variable_and_set_env_sets_one() {
         let s = Choices {
-            pass_env: vec![flag("CARGO_HOME".into(), "pass-env")],
-            set_env: vec![flag(("RUST_LOG".into(), "debug".into()), "set-env")],
+            pass_env: vec![flag(name("CARGO_HOME"), "pass-env")],
+            set_env: vec![flag((name("RUST_LOG"), "debug".into()), "set-env")],
             ..Choices::default()
         };
         let (env, secrets) =
@@ -153,13 +221,17 @@ mod tests {
     #[test]
     fn a_secret_looking_name_needs_the_explicit_flag_and_is_listed() {
         let s = Choices {
-            pass_env: vec![flag("NPM_TOKEN".into(), "pass-env")],
+            pass_env: vec![flag(name("NPM_TOKEN"), "pass-env")],
             ..Choices::default()
         };
         let e = apply_env(vec![], &parent(), &s).unwrap_err();
-        assert!(e.contains("--pass-secret-env NPM_TOKEN"), "{e}");
+        assert!(
+            matches!(&e, ChoiceError::SecretByPassEnv { name, .. } if name == "NPM_TOKEN"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("--pass-secret-env NPM_TOKEN"), "{e}");
         let s = Choices {
-            pass_secrets: vec![flag("NPM_TOKEN".into(), "pass-secret-env")],
+            pass_secrets: vec![flag(name("NPM_TOKEN"), "pass-secret-env")],
             ..Choices::default()
         };
         let (env, secrets) = apply_env(vec![], &parent(), &s).unwrap();
@@ -170,12 +242,13 @@ mod tests {
     #[test]
     fn home_and_tmpdir_stay_the_fences() {
         let s = Choices {
-            set_env: vec![flag(("HOME".into(), "/root".into()), "set-env")],
+            set_env: vec![flag((name("HOME"), "/root".into()), "set-env")],
             ..Choices::default()
         };
-        assert!(apply_env(vec![], &parent(), &s)
-            .unwrap_err()
-            .contains("HOME"));
+        assert!(matches!(
+            apply_env(vec![], &parent(), &s).unwrap_err(),
+            ChoiceError::FenceOwned { name, .. } if name == "HOME"
+        ));
     }
 
     #[test]
@@ -184,7 +257,7 @@ mod tests {
             read_only: vec![flag(PathBuf::from("/does/not/exist"), "ro")],
             ..Choices::default()
         };
-        let e = resolve_paths(&s, &[]).unwrap_err();
+        let e = resolve_paths(&s, &[]).unwrap_err().to_string();
         assert!(e.starts_with("--ro /does/not/exist (--ro): "), "{e}");
         assert!(!e.contains('\n'));
     }
@@ -198,7 +271,10 @@ mod tests {
             writable: vec![flag(d.path().to_path_buf(), "rw")],
             ..Choices::default()
         };
-        let e = resolve_paths(&s, &[cfg]).unwrap_err();
-        assert!(e.contains("never change"), "{e}");
+        let e = resolve_paths(&s, std::slice::from_ref(&cfg)).unwrap_err();
+        assert!(
+            matches!(&e, ChoiceError::WouldExpose { guarded, .. } if *guarded == std::fs::canonicalize(&cfg).unwrap()),
+            "{e}"
+        );
     }
 }
