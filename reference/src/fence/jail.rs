@@ -16,8 +16,6 @@ use std::ffi::OsString;
 #[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
 
-#[cfg(target_os = "linux")]
-use super::plan::Fault;
 use super::plan::{Enforcement, Plan};
 
 /// The environment variable carrying the plan (JSON) to the helper. An environment variable
@@ -709,7 +707,7 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                     // Read-only with the whole tree, by its seal below.
                     let bind = if dir { mount::rbind } else { mount::bind };
                     bind(&src, &dst).map_err(named(path)).map_err(fail)?;
-                } else if plan.fault == Some(Fault::ReadOnlyHole) {
+                } else if plan.read_only_hole() {
                     // The injected fault of the probe's tests (plan::Fault): bound
                     // writable, silently; the command's own probe must refuse the jail.
                     let bind = if dir { mount::rbind } else { mount::bind };
@@ -886,7 +884,7 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 let from = network
                     .take()
                     .ok_or_else(|| fail(io::Error::other("no network namespace is on its way")))?;
-                if plan.fault == Some(Fault::SharedNetwork) {
+                if plan.shared_network() {
                     // The injected fault (plan::Fault): claim a join that never happened
                     // (a thread making the namespace is still waited for: none outlives
                     // this step).
@@ -923,7 +921,7 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 enforcement.capabilities_dropped = true;
             }
             // On top of the mount tree, at the plan's ABI; a partial result is an error.
-            Step::Landlock(rules) if plan.fault == Some(Fault::ReadOnlyHole) => {
+            Step::Landlock(rules) if plan.read_only_hole() => {
                 // The injected fault: claim what was not done.
                 enforcement.landlock = Some(landlock::LandlockReport {
                     abi: rules.abi,
