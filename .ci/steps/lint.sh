@@ -12,6 +12,9 @@ step "format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "the library builds without the command line's crates (clap, anyhow)"
+cargo check -p gatehouse --lib --no-default-features --locked
+
 step "no two modules import each other"
 python3 .ci/module_cycles.py
 

@@ -100,12 +100,11 @@ impl Keyring {
     }
 
     /// Whether the last start planted the key: `Err` with the script's reason.
-    pub fn planted(&self) -> Result<(), String> {
-        let status = std::fs::read_to_string(self.status_file())
-            .map_err(|e| format!("the planting left no status: {e}"))?;
+    pub fn planted(&self) -> Result<(), NotPlanted> {
+        let status = std::fs::read_to_string(self.status_file()).map_err(NotPlanted::NoStatus)?;
         match status.trim_end().strip_prefix("planted ") {
             Some(_) => Ok(()),
-            None => Err(status.trim_end().to_string()),
+            None => Err(NotPlanted::Refused(status.trim_end().to_string())),
         }
     }
 
@@ -184,4 +183,15 @@ mod tests {
         assert_eq!(a.last().map(String::as_str), Some("x"));
         assert_eq!(hex(b"AZ"), "415a");
     }
+}
+
+/// Why the keyring bait is not in place.
+#[derive(Debug, thiserror::Error)]
+pub enum NotPlanted {
+    /// The planting script left no status file.
+    #[error("the planting left no status: {0}")]
+    NoStatus(std::io::Error),
+    /// The script said why it could not plant the key.
+    #[error("{0}")]
+    Refused(String),
 }

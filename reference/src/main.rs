@@ -182,54 +182,32 @@ struct ExecArgs {
 impl ExecArgs {
     /// The flags as a settings layer, each value with the flag it came from.
     fn layer(&self) -> Result<gatehouse::choices::Layer> {
-        use gatehouse::choices::{layers::check_env_name, Layer, Source, Sourced};
-        let flag = |name: &'static str| Source::Flag(name);
-        let mut l = Layer::default();
-        if let Some(n) = &self.network {
-            let mode = n
-                .parse()
-                .map_err(|e: String| Usage(format!("--network: {e}")))?;
-            l.network = Some(Sourced::new(mode, flag("network")));
-        }
-        for d in &self.allow_domain {
-            gatehouse::net::DomainPattern::parse(d)
-                .map_err(|e| Usage(format!("--allow-domain: {e}")))?;
-            l.allow_domains
-                .push(Sourced::new(d.clone(), flag("allow-domain")));
-        }
-        for (names, out, what) in [
-            (&self.pass_env, &mut l.pass_env, "pass-env"),
-            (
-                &self.pass_secret_env,
-                &mut l.pass_secrets,
-                "pass-secret-env",
-            ),
-        ] {
-            for n in names {
-                check_env_name(n).map_err(|e| Usage(format!("--{what}: {e}")))?;
-                out.push(Sourced::new(n.clone(), flag(what)));
-            }
-        }
+        use gatehouse::choices::{Flags, Layer};
+        let network =
+            match &self.network {
+                None => None,
+                Some(n) => Some(n.parse().map_err(
+                    |e: gatehouse::choices::UnknownNetworkMode| Usage(format!("--network: {e}")),
+                )?),
+            };
+        let mut set_env = Vec::new();
         for kv in &self.set_env {
             let Some((k, v)) = kv.split_once('=') else {
                 bail!(Usage(format!("--set-env {kv}: expected NAME=VALUE")));
             };
-            check_env_name(k).map_err(|e| Usage(format!("--set-env: {e}")))?;
-            l.set_env.push(Sourced::new(
-                (k.to_string(), v.to_string()),
-                flag("set-env"),
-            ));
+            set_env.push((k.to_string(), v.to_string()));
         }
-        for (paths, out, what) in [
-            (&self.read_only, &mut l.read_only, "ro"),
-            (&self.writable, &mut l.writable, "rw"),
-            (&self.hidden, &mut l.hidden, "hide"),
-        ] {
-            for p in paths {
-                out.push(Sourced::new(p.clone(), flag(what)));
-            }
-        }
-        Ok(l)
+        let flags = Flags {
+            network,
+            allow_domains: self.allow_domain.clone(),
+            pass_env: self.pass_env.clone(),
+            pass_secret_env: self.pass_secret_env.clone(),
+            set_env,
+            read_only: self.read_only.clone(),
+            writable: self.writable.clone(),
+            hidden: self.hidden.clone(),
+        };
+        Ok(Layer::from_flags(&flags).map_err(|e| Usage(e.to_string()))?)
     }
 }
 
@@ -360,7 +338,7 @@ fn adapter() -> Result<()> {
 fn info(args: InfoArgs) -> Result<()> {
     args.emulate.apply();
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let posture = gatehouse::plane::cli::info(args.json, &cwd).map_err(Usage);
+    let posture = gatehouse::plane::cli::info(args.json, &cwd).map_err(|e| Usage(e.to_string()));
     let settings = gatehouse::plane::cli::settings_report(&cwd).map_err(|e| Usage(e.to_string()));
     match (posture, settings) {
         (Ok(p), Ok(lines)) if args.json => {

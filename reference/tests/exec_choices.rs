@@ -39,7 +39,12 @@ impl Case {
             .env("CARGO_HOME", "/opt/cargo-home")
             .env("NPM_TOKEN", "npm_bait_token")
             .env_remove(gatehouse::fence::plan::FAULT_ENV);
-        c.output().unwrap()
+        let o = c.output().unwrap();
+        // Whatever ran, ran in the fence the test named (FENCE-RUN-5's posture line).
+        if o.status.success() {
+            common::assert_ran_on(backend, &String::from_utf8_lossy(&o.stderr));
+        }
+        o
     }
 }
 
@@ -117,6 +122,7 @@ fn a_native_jail_left_on_the_hosts_network_is_refused_and_nothing_runs() {
     // fault the command runs.
     let o = faulty("host", "always");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    common::assert_ran_on("native", &text(&o).1);
     std::fs::remove_file(&marker).unwrap();
     let o = c.exec("native", &[], &script);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);

@@ -115,7 +115,20 @@ fn degraded_options(allow: bool) -> FenceOptions {
 
 fn prepare(fx: &Fx, options: &FenceOptions) -> Fence {
     match Fence::prepare(fx.policy(), options) {
-        Ok(f) => f,
+        Ok(f) => {
+            // The backend asked for is the one that holds the commands: never another
+            // that happened to work (FENCE-RUN-5's posture says which).
+            let asked = match options.backend {
+                BackendChoice::Native => Some(BackendKind::Native),
+                BackendChoice::Bwrap => Some(BackendKind::Bwrap),
+                BackendChoice::Off => Some(BackendKind::Off),
+                _ => None,
+            };
+            if let Some(kind) = asked {
+                assert_eq!(f.posture().backend, kind, "{}", f.posture().render());
+            }
+            f
+        }
         Err(e) => panic!(
             "fence {:?} not available: {e}\n(is `__jail` dispatched by {}?)",
             options.backend,
@@ -361,6 +374,16 @@ macro_rules! enforcement_tests {
             }
 
             #[test]
+            fn twin_a_process_of_the_jail_can_be_signalled_from_inside() {
+                let fx = Fx::new();
+                let f = fence(&fx);
+                // `wait` reports 137 (128 + SIGKILL) only for a child the kill reached.
+                let out = sh(&f, "sleep 30 & kill -KILL $! && wait $!; echo \"status=$?\"");
+                assert!(out.status.success(), "{}", text(&out.stderr));
+                assert_eq!(text(&out.stdout), "status=137\n");
+            }
+
+            #[test]
             fn a_host_unix_socket_reachable_in_the_mount_tree_cannot_be_connected() {
                 let fx = Fx::new();
                 let f = fence(&fx);
@@ -426,9 +449,24 @@ macro_rules! enforcement_tests {
                 let f = fence(&fx);
                 let host_tmp = std::env::temp_dir().join(format!("gatehouse-escape-{}", std::process::id()));
                 let log = fx.logs.join("session.jsonl");
-                let _ = sh(&f, &format!("echo x > {}; echo forged >> {}", host_tmp.display(), log.display()));
+                let out = sh(&f, &format!("echo x > {}; echo forged >> {}; echo tried", host_tmp.display(), log.display()));
+                // The attempts ran: what is refused is the writes, not the command.
+                assert_eq!(text(&out.stdout), "tried\n", "{}", text(&out.stderr));
                 assert!(!host_tmp.exists());
                 assert_eq!(std::fs::read_to_string(&log).unwrap(), "{\"kind\":\"start\"}\n");
+            }
+
+            #[test]
+            fn twin_the_jails_own_tmp_is_writable() {
+                let fx = Fx::new();
+                let f = fence(&fx);
+                let out = sh(&f, "echo scratch > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"");
+                assert!(out.status.success(), "{}", text(&out.stderr));
+                assert_eq!(text(&out.stdout), "scratch\n");
+                assert_eq!(
+                    std::fs::read_to_string(fx.scratch.join("tmp/f")).unwrap(),
+                    "scratch\n"
+                );
             }
 
             #[test]

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::wire::fence::{WirePosture, WireRun, WireToggle};
 use super::wire::{field, WireError};
-use gatehouse::choices::{Layer, NetworkMode, Source, Sourced};
+use gatehouse::choices::{Flags, NetworkMode};
 use gatehouse::fence::{current_posture, FenceOptions};
 use gatehouse::plane::session::{
     RunTool, Session, SessionChoices, SessionError, SessionSetup, Switch,
@@ -40,40 +40,29 @@ struct WireChoices {
     trust_project: bool,
 }
 
-/// `choices` translated into the flags' layer, each value sourced as its flag.
+/// `choices` translated into the flags as sent; the plane session checks them when it
+/// opens (a bad variable name is a refused choice, FENCE-ENV-11), as the command line's
+/// flags are checked by the same constructor.
 fn choices_of(setup: &Map<String, Value>) -> Result<Option<SessionChoices>, WireError> {
     let Some(w) = field::<WireChoices>(setup, "choices")? else {
         return Ok(None);
     };
-    let flag = |name: &'static str| Source::Flag(name);
     let network = match w.network {
         None => None,
-        Some(n) => Some(Sourced::new(
+        Some(n) => Some(
             n.parse::<NetworkMode>()
                 .map_err(|e| WireError::unsupported(format!("setup field \"choices\": {e}")))?,
-            flag("network"),
-        )),
+        ),
     };
-    let strings = |v: Vec<String>, name: &'static str| {
-        v.into_iter().map(|x| Sourced::new(x, flag(name))).collect()
-    };
-    let paths = |v: Vec<PathBuf>, name: &'static str| {
-        v.into_iter().map(|x| Sourced::new(x, flag(name))).collect()
-    };
-    let flags = Layer {
+    let flags = Flags {
         network,
-        allow_domains: strings(w.allow_domains, "allow-domain"),
-        pass_env: strings(w.pass_env, "pass-env"),
-        pass_secrets: strings(w.pass_secret_env, "pass-secret-env"),
-        set_env: w
-            .set_env
-            .into_iter()
-            .map(|kv| Sourced::new(kv, flag("set-env")))
-            .collect(),
-        read_only: paths(w.ro, "ro"),
-        writable: paths(w.rw, "rw"),
-        hidden: paths(w.hide, "hide"),
-        files: Vec::new(),
+        allow_domains: w.allow_domains,
+        pass_env: w.pass_env,
+        pass_secret_env: w.pass_secret_env,
+        set_env: w.set_env.into_iter().collect(),
+        read_only: w.ro,
+        writable: w.rw,
+        hidden: w.hide,
     };
     Ok(Some(SessionChoices {
         flags,
@@ -106,9 +95,10 @@ pub fn host_posture() -> &'static WirePosture {
 }
 
 fn wire_error(e: SessionError) -> WireError {
-    match e {
-        SessionError::Setup(m) => WireError::unsupported(m),
-        SessionError::Failed(m) => WireError::error(m),
+    if e.is_setup() {
+        WireError::unsupported(e.to_string())
+    } else {
+        WireError::error(e.to_string())
     }
 }
 
@@ -318,14 +308,29 @@ mod tests {
         .choices
         .unwrap();
         assert!(c.config_files && c.trust_project);
-        assert_eq!(c.flags.pass_env[0].value, "A");
-        assert_eq!(c.flags.pass_env[0].source, Source::Flag("pass-env"));
-        assert_eq!(c.flags.pass_secrets[0].value, "T_TOKEN");
-        assert_eq!(c.flags.set_env[0].value, ("B".into(), "1".into()));
-        assert_eq!(c.flags.read_only[0].value, PathBuf::from("/r"));
-        assert_eq!(c.flags.writable[0].value, PathBuf::from("/x"));
-        assert_eq!(c.flags.hidden[0].value, PathBuf::from("/h"));
-        assert_eq!(c.flags.network.as_ref().unwrap().value, NetworkMode::Off);
+        assert_eq!(
+            c.flags,
+            Flags {
+                network: Some(NetworkMode::Off),
+                allow_domains: vec![],
+                pass_env: vec!["A".into()],
+                pass_secret_env: vec!["T_TOKEN".into()],
+                set_env: vec![("B".into(), "1".into())],
+                read_only: vec![PathBuf::from("/r")],
+                writable: vec![PathBuf::from("/x")],
+                hidden: vec![PathBuf::from("/h")],
+            }
+        );
+        // A bad name is not the adapter's to judge: it reaches the session as sent, which
+        // refuses it (FENCE-ENV-11), as it refuses the command line's.
+        let c = setup_of(&setup(json!({
+            "workspace": "/w", "choices": {"set_env": {"HOME=/x/evil": "x"}}
+        })))
+        .unwrap()
+        .unwrap()
+        .choices
+        .unwrap();
+        assert_eq!(c.flags.set_env, vec![("HOME=/x/evil".into(), "x".into())]);
         for bad in [
             json!({"workspace": "/w", "choices": {"unhide": ["/x"]}}),
             json!({"workspace": "/w", "choices": {"network": "wide-open"}}),

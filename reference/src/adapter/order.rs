@@ -125,6 +125,17 @@ pub fn open_session(
     }
 }
 
+/// Why a file `load` reads cannot be used (each error names its file or directory).
+#[derive(Debug, thiserror::Error)]
+enum LoadError {
+    /// The agent file or the settings file.
+    #[error(transparent)]
+    Config(#[from] gatehouse::config::ConfigError),
+    /// The state directory.
+    #[error(transparent)]
+    State(#[from] gatehouse::records::RecordError),
+}
+
 /// `load`: reads the files an `open` would read and checks the state directory, and says
 /// whether they load, with the one line of the first error.
 pub fn load(request: &Map<String, Value>) -> Result<Map<String, Value>, WireError> {
@@ -132,22 +143,22 @@ pub fn load(request: &Map<String, Value>) -> Result<Map<String, Value>, WireErro
     let settings_file: Option<PathBuf> = field(request, "settings_file")?;
     let state_dir: Option<PathBuf> = field(request, "state_dir")?;
     let roots: Vec<PathBuf> = field(request, "roots")?.unwrap_or_default();
-    let outcome: Result<(), String> = (|| {
+    let outcome: Result<(), LoadError> = (|| {
         if let Some(f) = &agent_file {
-            AgentFile::load(f).map_err(|e| e.to_string())?;
+            AgentFile::load(f)?;
         }
         if let Some(f) = &settings_file {
-            SettingsFile::load(f).map_err(|e| e.to_string())?;
+            SettingsFile::load(f)?;
         }
         if let Some(d) = &state_dir {
             let roots: Vec<&Path> = roots.iter().map(PathBuf::as_path).collect();
-            StateDir::open(d, &roots).map_err(|e| e.to_string())?;
+            StateDir::open(d, &roots)?;
         }
         Ok(())
     })();
     let mut m = Map::new();
     m.insert("loaded".into(), json!(outcome.is_ok()));
-    m.insert("error".into(), json!(outcome.err()));
+    m.insert("error".into(), json!(outcome.err().map(|e| e.to_string())));
     Ok(m)
 }
 

@@ -12,6 +12,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::file::{FileError, Parsed};
+use super::name::EnvName;
 
 /// Where a setting came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,16 +69,24 @@ pub enum NetworkMode {
     AllowList,
 }
 
+/// A network mode that is none of `off`, `host`, `allow-list`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown network mode `{given}` (off, host, allow-list)")]
+pub struct UnknownNetworkMode {
+    /// The mode as given.
+    pub given: String,
+}
+
 impl std::str::FromStr for NetworkMode {
-    type Err = String;
+    type Err = UnknownNetworkMode;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "off" => Ok(NetworkMode::Off),
             "host" => Ok(NetworkMode::Host),
             "allow-list" => Ok(NetworkMode::AllowList),
-            other => Err(format!(
-                "unknown network mode `{other}` (off, host, allow-list)"
-            )),
+            other => Err(UnknownNetworkMode {
+                given: other.to_string(),
+            }),
         }
     }
 }
@@ -102,11 +111,11 @@ pub struct Chosen<N> {
     /// `network.allow-domains` / `--allow-domain` (used in `allow-list` mode).
     pub allow_domains: Vec<Sourced<String>>,
     /// `env.pass` / `--pass-env`: variables passed by name.
-    pub pass_env: Vec<Sourced<String>>,
+    pub pass_env: Vec<Sourced<EnvName>>,
     /// `env.pass-secrets` / `--pass-secret-env`: secret-looking variables passed on purpose.
-    pub pass_secrets: Vec<Sourced<String>>,
+    pub pass_secrets: Vec<Sourced<EnvName>>,
     /// `env.set` / `--set-env`: variables set to a value (one per name once merged).
-    pub set_env: Vec<Sourced<(String, String)>>,
+    pub set_env: Vec<Sourced<(EnvName, String)>>,
     /// `paths.read-only` / `--ro`: visible read-only.
     pub read_only: Vec<Sourced<PathBuf>>,
     /// `paths.writable` / `--rw`: extra writable roots.
@@ -123,6 +132,28 @@ pub type Layer = Chosen<Option<Sourced<NetworkMode>>>;
 
 /// The merged choices.
 pub type Choices = Chosen<Sourced<NetworkMode>>;
+
+/// A network mode that the other choices contradict.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModeError {
+    /// A mode other than `allow-list` named beside an allowed domain.
+    #[error(
+        "network mode `{}` ({}) conflicts with the allowed domain `{}` ({}): domains are allowed only in the `allow-list` mode",
+        mode.value, mode.source, domain.value, domain.source
+    )]
+    Conflict {
+        /// The mode, where it was named.
+        mode: Sourced<NetworkMode>,
+        /// The first allowed domain, where it was named.
+        domain: Sourced<String>,
+    },
+    /// `allow-list` with nothing allowed.
+    #[error("network mode `allow-list` ({named_at}) with no allowed domain (--allow-domain NAME)")]
+    NoDomain {
+        /// Where the mode was named.
+        named_at: Source,
+    },
+}
 
 /// Which file a layer was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,23 +235,22 @@ impl Layer {
             l.allow_domains
                 .push(Sourced::new(d.get_ref().clone(), src(p.line(d))));
         }
-        for v in &c.env.pass {
-            check_env_name(v.get_ref()).map_err(|e| p.invalid(v, format!("env.pass: {e}")))?;
-            l.pass_env
-                .push(Sourced::new(v.get_ref().clone(), src(p.line(v))));
-        }
-        for v in &c.env.pass_secrets {
-            check_env_name(v.get_ref())
-                .map_err(|e| p.invalid(v, format!("env.pass-secrets: {e}")))?;
-            l.pass_secrets
-                .push(Sourced::new(v.get_ref().clone(), src(p.line(v))));
+        for (list, out, key) in [
+            (&c.env.pass, &mut l.pass_env, "env.pass"),
+            (&c.env.pass_secrets, &mut l.pass_secrets, "env.pass-secrets"),
+        ] {
+            for v in list {
+                let name = EnvName::new(v.get_ref().as_str())
+                    .map_err(|e| p.invalid(v, format!("{key}: {e}")))?;
+                out.push(Sourced::new(name, src(p.line(v))));
+            }
         }
         for (k, v) in &c.env.set {
-            check_env_name(k).map_err(|e| p.invalid(v, format!("env.set: {e}")))?;
-            l.set_env.push(Sourced::new(
-                (k.clone(), v.get_ref().clone()),
-                src(p.line(v)),
-            ));
+            let set = EnvName::new(k.as_str())
+                .map_err(|e| e.to_string())
+                .and_then(|n| n.with_value(v.get_ref().clone()).map_err(|e| e.to_string()))
+                .map_err(|e| p.invalid(v, format!("env.set: {e}")))?;
+            l.set_env.push(Sourced::new(set, src(p.line(v))));
         }
         for (list, out) in [
             (&c.paths.read_only, &mut l.read_only),
@@ -236,14 +266,6 @@ impl Layer {
         }
         Ok(l)
     }
-}
-
-/// A variable name a jail can carry: non-empty, no `=`, no NUL.
-pub fn check_env_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.contains('=') || name.contains('\0') {
-        return Err(format!("`{name}` is not a variable name"));
-    }
-    Ok(())
 }
 
 impl Default for Choices {
@@ -290,31 +312,26 @@ impl Choices {
 
     /// Checks across choices: an allow-list needs the `allow-list` mode, and a mode
     /// named explicitly wins over the implication of `--allow-domain`.
-    pub fn finish(mut self) -> Result<Choices, String> {
+    pub fn finish(mut self) -> Result<Choices, ModeError> {
         if !self.allow_domains.is_empty() {
             match self.network.value {
                 NetworkMode::AllowList => {}
                 NetworkMode::Off if self.network.source == Source::Default => {
-                    self.network = Sourced::new(
-                        NetworkMode::AllowList,
-                        self.allow_domains[0].source.clone(),
-                    );
+                    self.network =
+                        Sourced::new(NetworkMode::AllowList, self.allow_domains[0].source.clone());
                 }
-                other => {
-                    return Err(format!(
-                        "network mode `{other}` ({}) conflicts with the allowed domain `{}` ({}): domains are allowed only in the `allow-list` mode",
-                        self.network.source,
-                        self.allow_domains[0].value,
-                        self.allow_domains[0].source
-                    ))
+                mode => {
+                    return Err(ModeError::Conflict {
+                        mode: Sourced::new(mode, self.network.source.clone()),
+                        domain: self.allow_domains[0].clone(),
+                    })
                 }
             }
         }
         if self.network.value == NetworkMode::AllowList && self.allow_domains.is_empty() {
-            return Err(format!(
-                "network mode `allow-list` ({}) with no allowed domain (--allow-domain NAME)",
-                self.network.source
-            ));
+            return Err(ModeError::NoDomain {
+                named_at: self.network.source.clone(),
+            });
         }
         Ok(self)
     }

@@ -16,17 +16,36 @@
 //!
 //! - [`file`](mod@file): one file, parsed strictly, values with their lines;
 //! - [`layers`]: the layers (files, command line) merged, with provenance;
+//! - [`flags`]: the flags (the command line's or the protocol's) checked into a layer;
+//! - [`name`]: a variable name, checked once for every layer (FENCE-ENV-11);
 //! - [`load`]: finding the files and merging them with the command line.
 //!
 //! May touch: reads the two files; nothing else.
 
 pub mod file;
+pub mod flags;
 pub mod layers;
+pub mod name;
 
 use std::path::{Path, PathBuf};
 
 pub use file::FileError;
-pub use layers::{Choices, Chosen, FileKind, Layer, NetworkMode, Source, Sourced};
+pub use flags::{FlagError, Flags};
+pub use layers::{
+    Choices, Chosen, FileKind, Layer, ModeError, NetworkMode, Source, Sourced, UnknownNetworkMode,
+};
+pub use name::{EnvName, EnvNameError, EnvValueError};
+
+/// The choices of a session that cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// A file that cannot be read or holds a mistake (it names file, line and key).
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A network mode the other choices contradict.
+    #[error(transparent)]
+    Mode(#[from] ModeError),
+}
 
 /// The project file, relative to the project root.
 pub const PROJECT_FILE: &str = ".gatehouse/config.toml";
@@ -57,14 +76,13 @@ pub struct Inputs<'a> {
 }
 
 /// Read the files, merge them with `flags`, and check the result.
-pub fn load(inputs: &Inputs<'_>, flags: &Layer) -> Result<Choices, String> {
+pub fn load(inputs: &Inputs<'_>, flags: &Layer) -> Result<Choices, LoadError> {
     let mut s = Choices::default();
     let mut trusted = inputs.trust_project;
     if !inputs.no_files {
         if let Some(uf) = &inputs.user_file {
             if let Some(p) = user_file_parsed(uf, &mut s)? {
-                let layer = Layer::from_file(&p, FileKind::User, inputs.home, inputs.project)
-                    .map_err(|e| e.to_string())?;
+                let layer = Layer::from_file(&p, FileKind::User, inputs.home, inputs.project)?;
                 let project = std::fs::canonicalize(inputs.project).ok();
                 for t in &p.config.trusted_projects {
                     let tp = PathBuf::from(t.get_ref());
@@ -74,7 +92,7 @@ pub fn load(inputs: &Inputs<'_>, flags: &Layer) -> Result<Choices, String> {
                                 t,
                                 format!("trusted-projects: `{}` is not absolute", t.get_ref()),
                             )
-                            .to_string());
+                            .into());
                     }
                     if project.is_some() && std::fs::canonicalize(&tp).ok() == project {
                         trusted = true;
@@ -94,9 +112,8 @@ pub fn load(inputs: &Inputs<'_>, flags: &Layer) -> Result<Choices, String> {
         if placeholder {
             // Nothing to read and nothing to say.
         } else if trusted {
-            if let Some(p) = file::load(&pf).map_err(|e| e.to_string())? {
-                let layer = Layer::from_file(&p, FileKind::Project, inputs.home, inputs.project)
-                    .map_err(|e| e.to_string())?;
+            if let Some(p) = file::load(&pf)? {
+                let layer = Layer::from_file(&p, FileKind::Project, inputs.home, inputs.project)?;
                 s.apply(&layer);
                 s.files.push((pf, None));
             }
@@ -108,7 +125,7 @@ pub fn load(inputs: &Inputs<'_>, flags: &Layer) -> Result<Choices, String> {
         }
     }
     s.apply(flags);
-    s.finish()
+    Ok(s.finish()?)
 }
 
 /// The user's file, parsed; `None` when there is none, or when it cannot be read by this
@@ -116,7 +133,7 @@ pub fn load(inputs: &Inputs<'_>, flags: &Layer) -> Result<Choices, String> {
 /// caller's `HOME`), which is passed over and said in the provenance, as git passes over
 /// its own files under an inaccessible `$HOME` (`ACCESS_EACCES_OK` in git's `config.c`).
 /// Passing over can only narrow: the user's file is where projects are trusted.
-fn user_file_parsed(uf: &Path, s: &mut Choices) -> Result<Option<file::Parsed>, String> {
+fn user_file_parsed(uf: &Path, s: &mut Choices) -> Result<Option<file::Parsed>, FileError> {
     match file::load(uf) {
         Ok(p) => Ok(p),
         Err(FileError::Read { source, .. })
@@ -128,7 +145,7 @@ fn user_file_parsed(uf: &Path, s: &mut Choices) -> Result<Option<file::Parsed>, 
             ));
             Ok(None)
         }
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e),
     }
 }
 
@@ -152,7 +169,7 @@ mod tests {
             }
             Tree { dir }
         }
-        fn load(&self, trust: bool, flags: &Layer) -> Result<Choices, String> {
+        fn load(&self, trust: bool, flags: &Layer) -> Result<Choices, LoadError> {
             let project = self.dir.path().join("p");
             let home = self.dir.path().join("home");
             load(
@@ -243,7 +260,7 @@ mod tests {
             None,
             Some("[env]\npass-secrets = [\"AWS_SECRET_ACCESS_KEY\"]\n"),
         );
-        let e = t.load(true, &Layer::default()).unwrap_err();
+        let e = t.load(true, &Layer::default()).unwrap_err().to_string();
         assert!(
             e.contains(".gatehouse/config.toml:2:") && e.contains("cannot ask"),
             "{e}"
@@ -253,7 +270,7 @@ mod tests {
     #[test]
     fn an_unknown_key_in_the_project_file_names_file_line_and_key() {
         let t = Tree::new(None, Some("[paths]\nreadonly = [\"x\"]\n"));
-        let e = t.load(true, &Layer::default()).unwrap_err();
+        let e = t.load(true, &Layer::default()).unwrap_err().to_string();
         assert!(
             e.contains(".gatehouse/config.toml:2: unknown field `readonly`"),
             "{e}"
@@ -263,7 +280,7 @@ mod tests {
     #[test]
     fn a_relative_path_in_the_user_file_is_refused() {
         let t = Tree::new(Some("[paths]\nhidden = [\"secrets\"]\n"), None);
-        let e = t.load(false, &Layer::default()).unwrap_err();
+        let e = t.load(false, &Layer::default()).unwrap_err().to_string();
         assert!(e.contains("user.toml:2:") && e.contains("absolute"), "{e}");
     }
 
@@ -273,6 +290,7 @@ mod tests {
         assert!(t
             .load(false, &Layer::default())
             .unwrap_err()
+            .to_string()
             .contains("no allowed domain"));
         let t = Tree::new(
             Some("[network]\nmode = \"host\"\nallow-domains = [\"a.org\"]\n"),
@@ -281,6 +299,7 @@ mod tests {
         assert!(t
             .load(false, &Layer::default())
             .unwrap_err()
+            .to_string()
             .contains("conflicts"));
     }
 
@@ -290,7 +309,7 @@ mod tests {
             Some("[network]\nallow-domains = [\n \"ok.org\",\n \"*\",\n]\n"),
             None,
         );
-        let e = t.load(false, &Layer::default()).unwrap_err();
+        let e = t.load(false, &Layer::default()).unwrap_err().to_string();
         assert!(e.contains("user.toml:4:"), "{e}");
     }
 

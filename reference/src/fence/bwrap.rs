@@ -110,7 +110,7 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     }
     // The injected fault of the probe's tests (plan::Fault): read-only paths bound
     // writable, silently; the command's own probe must refuse the jail.
-    let ro_bind = if super::plan::Fault::from_env() == Some(super::plan::Fault::ReadOnlyHole) {
+    let ro_bind = if super::plan::read_only_hole_from_env() {
         "--bind"
     } else {
         "--ro-bind"

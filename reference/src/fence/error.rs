@@ -47,6 +47,19 @@ pub enum FenceError {
         /// Why.
         reason: String,
     },
+    /// The session-log directory lies inside a writable root, where jailed code could
+    /// rewrite its own record: the setup's mistake, not the host's.
+    #[error(
+        "fence policy: {}: the session-log directory lies inside the writable root {}",
+        log.display(),
+        root.display()
+    )]
+    LogDirInWritableRoot {
+        /// The session-log directory.
+        log: PathBuf,
+        /// The writable root holding it.
+        root: PathBuf,
+    },
     /// The options are unusable.
     #[error("fence options: {reason}")]
     Options {

@@ -16,8 +16,6 @@ use std::ffi::OsString;
 #[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
 
-#[cfg(target_os = "linux")]
-use super::plan::Fault;
 use super::plan::{Enforcement, Plan};
 
 /// The environment variable carrying the plan (JSON) to the helper. An environment variable
@@ -202,39 +200,73 @@ pub fn run_early(early: &Early, plan: Plan) -> i32 {
 ///
 /// [`Step::ForkInit`]: super::plan::Step::ForkInit
 #[cfg(target_os = "linux")]
-fn resume_after_fork(plan: &Plan, early: &Early) -> Result<usize, String> {
+fn resume_after_fork(plan: &Plan, early: &Early) -> Result<usize, NotResumable> {
     use super::plan::{Action, Step};
     use super::posture::BackendKind;
     if plan.backend != BackendKind::Native {
-        return Err(format!("a {} plan for a native jail", plan.backend));
+        return Err(NotResumable::Backend(plan.backend));
     }
     if plan.parent_pid != Some(early.parent_pid) {
-        return Err("the plan names another launcher".into());
+        return Err(NotResumable::OtherLauncher);
     }
     if plan.host_network != early.host_network {
-        return Err("the plan's network mode is not the one the jail was made for".into());
+        return Err(NotResumable::OtherNetwork);
     }
     if !matches!(plan.action, Action::CheckedExec { .. }) {
-        return Err("an early init runs checked commands only".into());
+        return Err(NotResumable::NotChecked);
     }
     if plan.steps.first() != Some(&Step::DieWithParent) {
-        return Err("the plan does not start with die-with-parent".into());
+        return Err(NotResumable::NoDieWithParent);
     }
     let unshare = plan
         .steps
         .iter()
         .position(|s| *s == Step::Unshare)
-        .ok_or("the plan makes no namespaces")?;
+        .ok_or(NotResumable::NoUnshare)?;
     if let Some(other) = plan.steps[1..unshare]
         .iter()
         .find(|s| !matches!(s, Step::PrepareProtected { .. }))
     {
-        return Err(format!("{} before unshare", other.name()));
+        return Err(NotResumable::BeforeUnshare { step: other.name() });
     }
     if plan.steps.get(unshare + 1) != Some(&Step::ForkInit) {
-        return Err("the plan does not fork its init right after unshare".into());
+        return Err(NotResumable::NoForkAfterUnshare);
     }
     Ok(unshare + 2)
+}
+
+/// Why an early init cannot resume a plan: the plan is not the one its clone was made
+/// for. Each names the step or field of the plan that disagrees.
+#[cfg(target_os = "linux")]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum NotResumable {
+    /// The plan is another backend's.
+    #[error("a {0} plan for a native jail")]
+    Backend(super::posture::BackendKind),
+    /// `parent_pid` names another launcher.
+    #[error("the plan names another launcher")]
+    OtherLauncher,
+    /// `host_network` is not the jail's.
+    #[error("the plan's network mode is not the one the jail was made for")]
+    OtherNetwork,
+    /// The action is not a checked command.
+    #[error("an early init runs checked commands only")]
+    NotChecked,
+    /// The first step is not die-with-parent.
+    #[error("the plan does not start with die-with-parent")]
+    NoDieWithParent,
+    /// No unshare step.
+    #[error("the plan makes no namespaces")]
+    NoUnshare,
+    /// A step before unshare that the launcher does not take there.
+    #[error("{step} before unshare")]
+    BeforeUnshare {
+        /// The step's name.
+        step: &'static str,
+    },
+    /// The init is not forked right after unshare.
+    #[error("the plan does not fork its init right after unshare")]
+    NoForkAfterUnshare,
 }
 
 /// A checked command's action, once its plan is applied.
@@ -675,7 +707,7 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                     // Read-only with the whole tree, by its seal below.
                     let bind = if dir { mount::rbind } else { mount::bind };
                     bind(&src, &dst).map_err(named(path)).map_err(fail)?;
-                } else if plan.fault == Some(Fault::ReadOnlyHole) {
+                } else if plan.read_only_hole() {
                     // The injected fault of the probe's tests (plan::Fault): bound
                     // writable, silently; the command's own probe must refuse the jail.
                     let bind = if dir { mount::rbind } else { mount::bind };
@@ -852,7 +884,7 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 let from = network
                     .take()
                     .ok_or_else(|| fail(io::Error::other("no network namespace is on its way")))?;
-                if plan.fault == Some(Fault::SharedNetwork) {
+                if plan.shared_network() {
                     // The injected fault (plan::Fault): claim a join that never happened
                     // (a thread making the namespace is still waited for: none outlives
                     // this step).
@@ -889,7 +921,7 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 enforcement.capabilities_dropped = true;
             }
             // On top of the mount tree, at the plan's ABI; a partial result is an error.
-            Step::Landlock(rules) if plan.fault == Some(Fault::ReadOnlyHole) => {
+            Step::Landlock(rules) if plan.read_only_hole() => {
                 // The injected fault: claim what was not done.
                 enforcement.landlock = Some(landlock::LandlockReport {
                     abi: rules.abi,

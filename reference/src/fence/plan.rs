@@ -352,7 +352,9 @@ pub struct Plan {
     /// The launcher's pid, checked by [`Step::DieWithParent`].
     pub parent_pid: Option<u32>,
     /// A fault to inject, for the tests that show the probe catching a layer that fails
-    /// silently (see [`Fault`]).
+    /// silently (see [`Fault`]); only in a build with the `test-faults` feature; without
+    /// it a plan naming a fault is refused as an unknown field.
+    #[cfg(feature = "test-faults")]
     #[serde(default)]
     pub fault: Option<Fault>,
     /// The `host` network mode: [`Step::Unshare`] keeps the host's network namespace.
@@ -362,10 +364,14 @@ pub struct Plan {
 
 /// `GATEHOUSE_JAIL_FAULT`: make a layer fail silently, so a test can show that the jail's
 /// own probe refuses it and nothing runs. Only faults the probe's legs detect exist: a
-/// fault that a probe could miss would be a way to weaken the fence.
+/// fault that a probe could miss would be a way to weaken the fence. Read only by a build
+/// with the cargo feature `test-faults`, which the reference's own tests enable and no
+/// release build does: a release binary ignores the variable (`tests/release_faults.rs`).
+/// The name stays in every build so that tests can remove it from a child's environment.
 pub const FAULT_ENV: &str = "GATEHOUSE_JAIL_FAULT";
 
-/// A layer that fails silently.
+/// A layer that fails silently (only with the `test-faults` feature).
+#[cfg(feature = "test-faults")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fault {
@@ -378,6 +384,7 @@ pub enum Fault {
     SharedNetwork,
 }
 
+#[cfg(feature = "test-faults")]
 impl Fault {
     /// The fault named by [`FAULT_ENV`] in the launcher's environment.
     pub fn from_env() -> Option<Fault> {
@@ -386,6 +393,35 @@ impl Fault {
             Ok("shared-network") => Some(Fault::SharedNetwork),
             _ => None,
         }
+    }
+}
+
+/// Whether `GATEHOUSE_JAIL_FAULT=read-only-hole` is in force for a backend that builds its
+/// jail without a plan (bubblewrap's arguments): never without the `test-faults` feature.
+pub fn read_only_hole_from_env() -> bool {
+    #[cfg(feature = "test-faults")]
+    return Fault::from_env() == Some(Fault::ReadOnlyHole);
+    #[cfg(not(feature = "test-faults"))]
+    return false;
+}
+
+impl Plan {
+    /// The injected [`Fault::ReadOnlyHole`]: read-only binds left writable and Landlock
+    /// skipped, both reported done. Always `false` without the `test-faults` feature.
+    pub fn read_only_hole(&self) -> bool {
+        #[cfg(feature = "test-faults")]
+        return self.fault == Some(Fault::ReadOnlyHole);
+        #[cfg(not(feature = "test-faults"))]
+        return false;
+    }
+
+    /// The injected [`Fault::SharedNetwork`]: the join of the network namespace skipped
+    /// and claimed. Always `false` without the `test-faults` feature.
+    pub fn shared_network(&self) -> bool {
+        #[cfg(feature = "test-faults")]
+        return self.fault == Some(Fault::SharedNetwork);
+        #[cfg(not(feature = "test-faults"))]
+        return false;
     }
 }
 
@@ -736,6 +772,7 @@ impl Plan {
             env,
             cwd: policy.working_dir(),
             parent_pid: Some(std::process::id()),
+            #[cfg(feature = "test-faults")]
             fault: Fault::from_env(),
             host_network: policy.host_network,
         };

@@ -379,13 +379,10 @@ impl Policy {
         }
         if let Some(log) = &self.log_dir {
             if let Some(root) = self.writable_roots().iter().find(|r| log.starts_with(r)) {
-                return Err(bad(
-                    log,
-                    &format!(
-                        "the session-log directory lies inside the writable root {}",
-                        root.display()
-                    ),
-                ));
+                return Err(FenceError::LogDirInWritableRoot {
+                    log: log.clone(),
+                    root: root.clone(),
+                });
             }
         }
         Ok(())
@@ -416,8 +413,16 @@ pub enum BackendChoice {
     Off,
 }
 
+/// A backend name that is none of `auto`, `native`, `bwrap`, `seatbelt`, `off`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown fence backend `{given}` (auto, native, bwrap, seatbelt, off)")]
+pub struct UnknownBackend {
+    /// The name given.
+    pub given: String,
+}
+
 impl std::str::FromStr for BackendChoice {
-    type Err = String;
+    type Err = UnknownBackend;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "auto" => Ok(BackendChoice::Auto),
@@ -425,9 +430,9 @@ impl std::str::FromStr for BackendChoice {
             "bwrap" => Ok(BackendChoice::Bwrap),
             "seatbelt" => Ok(BackendChoice::Seatbelt),
             "off" => Ok(BackendChoice::Off),
-            other => Err(format!(
-                "unknown fence backend `{other}` (auto, native, bwrap, seatbelt, off)"
-            )),
+            other => Err(UnknownBackend {
+                given: other.to_string(),
+            }),
         }
     }
 }

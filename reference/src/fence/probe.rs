@@ -117,8 +117,11 @@ pub struct Verdict {
     pub chmod_went_through: bool,
 }
 
-fn cache() -> &'static Mutex<HashMap<String, Result<Verdict, String>>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Result<Verdict, String>>>> = OnceLock::new();
+/// The probes this process ran, by key: the verdict, or the failure as it was reported.
+type Probed = HashMap<String, Result<Verdict, std::sync::Arc<FenceError>>>;
+
+fn cache() -> &'static Mutex<Probed> {
+    static CACHE: OnceLock<Mutex<Probed>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
@@ -130,14 +133,31 @@ where
 {
     let backend = claimed.backend.to_string();
     if let Some(hit) = cache().lock().expect("probe cache").get(key) {
-        return hit.clone().map_err(|detail| FenceError::ProbeFailed {
+        return hit.clone().map_err(|first| FenceError::ProbeFailed {
             backend: backend.clone(),
             leg: "cached".into(),
-            detail,
+            detail: first.to_string(),
         });
     }
     let result = probe_once(claimed, run);
-    let stored = result.as_ref().map(Clone::clone).map_err(|e| e.to_string());
+    let stored = match &result {
+        Ok(v) => Ok(v.clone()),
+        // The first failure, kept as it was reported: every later caller is told it.
+        Err(FenceError::ProbeFailed {
+            backend,
+            leg,
+            detail,
+        }) => Err(std::sync::Arc::new(FenceError::ProbeFailed {
+            backend: backend.clone(),
+            leg: leg.clone(),
+            detail: detail.clone(),
+        })),
+        Err(other) => Err(std::sync::Arc::new(FenceError::ProbeFailed {
+            backend: backend.clone(),
+            leg: "setup".into(),
+            detail: other.to_string(),
+        })),
+    };
     cache()
         .lock()
         .expect("probe cache")
@@ -568,25 +588,44 @@ fn private_dir(dir: &Path) -> bool {
 pub fn preflight_in_jail(
     p: &Preflight,
     enforcement: &Enforcement,
-) -> Result<std::os::fd::OwnedFd, String> {
+) -> Result<std::os::fd::OwnedFd, PreflightError> {
     use std::io::{Read, Write};
+    let channel = |which: &'static str| move |source| PreflightError::Channel { which, source };
     let report = run_legs(&p.outside, &p.inside, &p.tag, enforcement.clone());
     // One line: serde_json never writes a raw newline inside a document.
-    let mut json = serde_json::to_vec(&report).map_err(|e| format!("probe report: {e}"))?;
+    let mut json = serde_json::to_vec(&report).map_err(PreflightError::Report)?;
     json.push(b'\n');
-    let out =
-        crate::sys::handoff::adopt(p.report_fd).map_err(|e| format!("report channel: {e}"))?;
-    let go = crate::sys::handoff::adopt(p.go_fd).map_err(|e| format!("go channel: {e}"))?;
+    let out = crate::sys::handoff::adopt(p.report_fd).map_err(channel("report"))?;
+    let go = crate::sys::handoff::adopt(p.go_fd).map_err(channel("go"))?;
     crate::sys::mark::mark("legs-done");
     let mut out = std::fs::File::from(out);
-    out.write_all(&json)
-        .map_err(|e| format!("report channel: {e}"))?;
+    out.write_all(&json).map_err(channel("report"))?;
     let mut answer = [0u8; 1];
     let mut go = std::fs::File::from(go);
     match go.read(&mut answer) {
         Ok(1) if answer[0] == GO => Ok(out.into()),
-        _ => Err("the launcher refused this jail after its probe; nothing runs".into()),
+        _ => Err(PreflightError::Refused),
     }
+}
+
+/// Why the helper's preflight ends without running the command.
+#[cfg(target_os = "linux")]
+#[derive(Debug, thiserror::Error)]
+pub enum PreflightError {
+    /// The legs' report cannot be written as JSON.
+    #[error("probe report: {0}")]
+    Report(serde_json::Error),
+    /// A channel to the launcher (`report` or `go`) failed.
+    #[error("{which} channel: {source}")]
+    Channel {
+        /// Which channel.
+        which: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The launcher did not say go.
+    #[error("the launcher refused this jail after its probe; nothing runs")]
+    Refused,
 }
 
 /// The init's last word on the report's channel: the code it leaves with (the command's),

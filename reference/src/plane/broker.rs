@@ -550,7 +550,8 @@ impl Broker {
                     warm,
                 })
             }
-            Err(detail) => {
+            Err(e) => {
+                let detail = e.to_string();
                 let old = ex.id;
                 let _ = ex.child.start_kill();
                 let _ = ex.child.wait().await;
@@ -710,21 +711,24 @@ async fn exchange(
     ex: &mut Executor,
     req: &ExecRequest,
     deadline: Duration,
-) -> Result<(ExitInfo, Vec<u8>, Vec<u8>, bool), String> {
-    let mut line = serde_json::to_vec(req).map_err(|e| e.to_string())?;
+) -> Result<(ExitInfo, Vec<u8>, Vec<u8>, bool), ExchangeError> {
+    let mut line = serde_json::to_vec(req).map_err(ExchangeError::Encode)?;
     line.push(b'\n');
     ex.stdin
         .write_all(&line)
         .await
-        .map_err(|e| format!("write: {e}"))?;
-    ex.stdin.flush().await.map_err(|e| format!("flush: {e}"))?;
+        .map_err(|e| ExchangeError::Io("write", e))?;
+    ex.stdin
+        .flush()
+        .await
+        .map_err(|e| ExchangeError::Io("flush", e))?;
     let mut answer = String::new();
     match tokio::time::timeout(deadline, ex.stdout.read_line(&mut answer)).await {
-        Err(_) => return Err("no answer before the deadline".into()),
-        Ok(Err(e)) => return Err(format!("read: {e}")),
+        Err(_) => return Err(ExchangeError::NoAnswer),
+        Ok(Err(e)) => return Err(ExchangeError::Io("read", e)),
         Ok(Ok(0)) => {
             let status = ex.child.try_wait().ok().flatten();
-            return Err(format!("the executor exited ({status:?})"));
+            return Err(ExchangeError::Exited(status));
         }
         Ok(Ok(_)) => {}
     }
@@ -737,6 +741,26 @@ async fn exchange(
             timed_out,
             ..
         }) if id == req.id => Ok((exit, stdout, stderr, timed_out)),
-        other => Err(format!("unexpected answer: {other:?}")),
+        other => Err(ExchangeError::Unexpected(format!("{other:?}"))),
     }
+}
+
+/// Why one request to an executor got no answer: the executor is taken for crashed.
+#[derive(Debug, thiserror::Error)]
+enum ExchangeError {
+    /// The request could not be written as JSON.
+    #[error("the request as JSON: {0}")]
+    Encode(serde_json::Error),
+    /// Writing, flushing or reading the executor's pipes failed (the step is named).
+    #[error("{0}: {1}")]
+    Io(&'static str, std::io::Error),
+    /// Nothing came back before the deadline.
+    #[error("no answer before the deadline")]
+    NoAnswer,
+    /// The executor exited (its status, if it could be read).
+    #[error("the executor exited ({0:?})")]
+    Exited(Option<std::process::ExitStatus>),
+    /// A line that is not the answer to this request (as read).
+    #[error("unexpected answer: {0}")]
+    Unexpected(String),
 }

@@ -14,6 +14,51 @@ use crate::exit::SETUP_FAILED as EXIT_SETUP_FAILED;
 use crate::fence::launch::{Stream, Streams};
 use crate::fence::{current_posture, Fence, FenceOptions, MountPoints, Policy, PostureChoices};
 
+/// Why `gatehouse info` or `gatehouse exec` could not do what was asked; each names what
+/// it concerns. (The command's own failure is its exit status, not an error.)
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The operator's options, or a fence that cannot be prepared or started.
+    #[error(transparent)]
+    Fence(#[from] crate::fence::FenceError),
+    /// A choice (flag, file, path) that cannot be honoured.
+    #[error(transparent)]
+    Choice(#[from] super::choices::ChoiceError),
+    /// An argument of the command that is not UTF-8.
+    #[error("argument {0:?} is not UTF-8")]
+    NotUtf8(OsString),
+    /// No command after `--`.
+    #[error("no command given (gatehouse exec [--workspace DIR]... -- CMD ARGS...)")]
+    NoCommand,
+    /// A step of running the command that failed on the host; `what` names it.
+    #[error("{what}: {source}")]
+    Io {
+        /// The step: `current directory`, `the allow-list proxy`, `the terminal relay`,
+        /// ...
+        what: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl CliError {
+    fn io(what: &'static str) -> impl FnOnce(std::io::Error) -> CliError {
+        move |source| CliError::Io { what, source }
+    }
+}
+
+impl From<crate::choices::LoadError> for CliError {
+    fn from(e: crate::choices::LoadError) -> CliError {
+        CliError::Choice(e.into())
+    }
+}
+
+impl From<crate::net::NameError> for CliError {
+    fn from(e: crate::net::NameError) -> CliError {
+        CliError::Choice(e.into())
+    }
+}
+
 /// `GATEHOUSE_ENV_SCRUBBING=off`: hand tools the full environment (reported in the posture).
 pub const ENV_SCRUBBING: &str = "GATEHOUSE_ENV_SCRUBBING";
 
@@ -31,8 +76,8 @@ pub fn env_scrubbing_from_env() -> bool {
 /// FENCE-PATHS-1). Options the environment spells wrongly (`GATEHOUSE_FENCE=bogus`), a
 /// file with an unknown key and a path that does not exist are an error, not a posture:
 /// the operator asked for something that cannot be.
-pub fn info(json: bool, project: &Path) -> Result<String, String> {
-    let mut posture = current_posture(&FenceOptions::from_env().map_err(|e| e.to_string())?);
+pub fn info(json: bool, project: &Path) -> Result<String, CliError> {
+    let mut posture = current_posture(&FenceOptions::from_env()?);
     posture.env_scrubbing = env_scrubbing_from_env();
     let settings = settings(project, &Layer::default(), false, false)?;
     let extra =
@@ -40,7 +85,7 @@ pub fn info(json: bool, project: &Path) -> Result<String, String> {
     let mut secrets: Vec<String> = settings
         .pass_secrets
         .iter()
-        .map(|v| v.value.clone())
+        .map(|v| v.value.to_string())
         .collect();
     secrets.sort();
     posture.choices = PostureChoices {
@@ -88,7 +133,7 @@ pub fn settings(
     flags: &Layer,
     trust_project: bool,
     no_files: bool,
-) -> Result<Choices, String> {
+) -> Result<Choices, crate::choices::LoadError> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
     let inputs = crate::choices::Inputs {
@@ -102,7 +147,7 @@ pub fn settings(
 }
 
 /// The settings' lines for `gatehouse info`: each setting with where it came from.
-pub fn settings_report(project: &Path) -> Result<Vec<String>, String> {
+pub fn settings_report(project: &Path) -> Result<Vec<String>, crate::choices::LoadError> {
     Ok(settings(project, &Layer::default(), false, false)?.provenance())
 }
 
@@ -113,7 +158,7 @@ pub use super::env::{PROXY_PORT, PROXY_VARIABLES};
 fn serve_proxy(
     allow: crate::net::AllowList,
     listener: std::net::TcpListener,
-) -> Result<crate::net::Running, String> {
+) -> Result<crate::net::Running, CliError> {
     let log = super::log::default_dir().and_then(|dir| {
         let id = format!(
             "exec-{}-{}",
@@ -148,7 +193,7 @@ fn serve_proxy(
     });
     crate::net::Proxy::new(allow, journal)
         .spawn(listener)
-        .map_err(|e| format!("the allow-list proxy: {e}"))
+        .map_err(CliError::io("the allow-list proxy"))
 }
 
 /// Run one command in the fence as a person would: its output streams to ours, its exit
@@ -164,23 +209,19 @@ pub fn exec(req: &ExecRequest) -> i32 {
     }
 }
 
-fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
+fn exec_inner(req: &ExecRequest) -> Result<i32, CliError> {
     crate::sys::mark::mark("exec-start");
-    let mut options = FenceOptions::from_env().map_err(|e| e.to_string())?;
+    let mut options = FenceOptions::from_env()?;
     options.allow_degraded |= req.allow_degraded;
     let argv: Vec<String> = req
         .command
         .iter()
-        .map(|a| {
-            a.clone()
-                .into_string()
-                .map_err(|a| format!("argument {a:?} is not UTF-8"))
-        })
+        .map(|a| a.clone().into_string().map_err(CliError::NotUtf8))
         .collect::<Result<_, _>>()?;
     if argv.is_empty() {
-        return Err("no command given (gatehouse exec [--workspace DIR]... -- CMD ARGS...)".into());
+        return Err(CliError::NoCommand);
     }
-    let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
+    let cwd = std::env::current_dir().map_err(CliError::io("current directory"))?;
     let workspaces: Vec<PathBuf> = if req.workspaces.is_empty() {
         vec![cwd.clone()]
     } else {
@@ -199,10 +240,9 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         }
     }
     let allow = if settings.network.value == NetworkMode::AllowList {
-        Some(
-            crate::net::AllowList::parse(settings.allow_domains.iter().map(|d| &d.value))
-                .map_err(|e| e.to_string())?,
-        )
+        Some(crate::net::AllowList::parse(
+            settings.allow_domains.iter().map(|d| &d.value),
+        )?)
     } else {
         None
     };
@@ -224,7 +264,9 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         } else {
             format!("--workspace {}", w.display())
         };
-        guarded.check(w, &label).map_err(|e| e.to_string())?;
+        guarded
+            .check(w, &label)
+            .map_err(super::choices::ChoiceError::from)?;
     }
     let extra = super::choices::resolve_paths(&settings, &guarded)?;
     // The scratch lives in the native jail's private /tmp; a backend that needs it on the
@@ -249,7 +291,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
             policy.cwd = Some(real_cwd);
         }
         crate::sys::mark::mark("fence-prepare");
-        let fence = Fence::prepare_for_checked(policy, &options).map_err(|e| e.to_string())?;
+        let fence = Fence::prepare_for_checked(policy, &options)?;
         crate::sys::mark::mark("fence-prepared");
         if !fence.policy().scratch_in_jail {
             host_scratch = Some(fence.policy().scratch.clone());
@@ -289,12 +331,12 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
         // after them on every way out.
         #[cfg(unix)]
         let mut ending = crate::sys::ending::Ending::hold()
-            .map_err(|e| format!("cannot hold the terminating signals: {e}"))?;
+            .map_err(CliError::io("cannot hold the terminating signals"))?;
         // Held until the command's jail is gone: a mount point of a missing protected path
         // is removed only by the last jail of this root out (FENCE-PROTECT-10).
         crate::sys::mark::mark("mount-points-claim");
         let mount_points = MountPoints::claim(fence.policy())
-            .map_err(|e| format!("the mount points of the protected paths: {e}"))?;
+            .map_err(CliError::io("the mount points of the protected paths"))?;
         // The command's own jail proves the probe's legs before the command starts; its
         // standard streams are pipes we relay (FENCE-JAIL-15), never our own descriptors.
         let listen = allow.as_ref().map(|_| PROXY_PORT);
@@ -334,7 +376,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
                 // posture and the relay's threads then cost no time of the command's.
                 let master = checked.take_terminal();
                 let started = if master.is_none() {
-                    checked.start().map_err(|e| e.to_string())
+                    checked.start().map_err(CliError::from)
                 } else {
                     Ok(())
                 };
@@ -351,7 +393,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
                 };
                 // With a terminal the command starts now that its relay runs; without one it
                 // started above and `start` has nothing left to send.
-                let started = started.and_then(|()| checked.start().map_err(|e| e.to_string()));
+                let started = started.and_then(|()| checked.start().map_err(CliError::from));
                 // The streams are copied in this thread until the jail's last process has
                 // closed them (a helper that refused says why on its stderr), then reaped.
                 super::relay::copy(&mut checked.child);
@@ -359,14 +401,14 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, String> {
                 let status = started.and_then(|()| {
                     checked
                         .wait()
-                        .map_err(|e| format!("cannot wait for the fence: {e}"))
+                        .map_err(CliError::io("cannot wait for the fence"))
                 });
                 if let Some(t) = tty {
                     t.finish();
                 }
                 status
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(CliError::from(e)),
         };
         // A jail that did not end as it should is ended first.
         if status.is_err() {
@@ -427,7 +469,7 @@ type RawGuard = crate::sys::pty::RawMode;
 struct RawGuard;
 
 impl TerminalRelay {
-    fn start(master: std::os::fd::OwnedFd) -> Result<TerminalRelay, String> {
+    fn start(master: std::os::fd::OwnedFd) -> Result<TerminalRelay, CliError> {
         let stdin = std::io::stdin();
         #[cfg(target_os = "linux")]
         let raw = {
@@ -453,7 +495,7 @@ impl TerminalRelay {
             Box::new(std::io::stdout()),
             crate::fence::control_strings::ControlStrings::for_our_terminal(),
         )
-        .map_err(|e| format!("the terminal relay: {e}"))?;
+        .map_err(CliError::io("the terminal relay"))?;
         Ok(TerminalRelay { relay, raw })
     }
 

@@ -559,6 +559,7 @@ mod tests {
             env: vec![("PATH".into(), "/usr/bin:/bin".into())],
             cwd: "/".into(),
             parent_pid: None,
+            #[cfg(feature = "test-faults")]
             fault: None,
             host_network: false,
         }

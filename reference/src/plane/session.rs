@@ -18,8 +18,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::broker::{Broker, PlaneConfig, PlaneError, RunRequest, CONFIRM_OFF};
-use super::choices::{apply_env, resolve_paths, ExtraPaths};
-use crate::choices::{Layer, NetworkMode};
+use super::choices::{apply_env, resolve_paths, ChoiceError, ExtraPaths};
+use crate::choices::{Flags, Layer, NetworkMode};
 use crate::fence::guarded::Guarded;
 use crate::fence::{
     BackendChoice, BackendKind, Fence, FenceError, FenceOptions, Policy, Posture, PostureChoices,
@@ -85,8 +85,9 @@ pub struct SessionSetup {
 /// files are read and the project's is trusted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SessionChoices {
-    /// The choices given as flags (they win over the files).
-    pub flags: Layer,
+    /// The choices given as flags, as sent (they win over the files); checked into a
+    /// layer when the session opens, where a bad one is a refused choice.
+    pub flags: Flags,
     /// Read the user's file (under `home`) and the project's (FENCE-CONF-1).
     pub config_files: bool,
     /// The person trusts the project, so its file is honoured (FENCE-CONF-3).
@@ -238,15 +239,41 @@ pub struct ToggleAnswer {
 }
 
 /// A failure that is not an answer: the setup cannot be honoured, or the plane broke.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    /// The setup names something the plane cannot take (a session-log directory inside a
-    /// workspace, ...).
-    #[error("{0}")]
-    Setup(String),
-    /// The plane failed.
-    #[error("{0}")]
-    Failed(String),
+    /// The setup's session-log directory lies inside a writable root: the setup names
+    /// something the plane cannot take.
+    #[error(
+        "setup field \"log_dir\": {}: the session-log directory lies inside the writable root {}",
+        log.display(),
+        root.display()
+    )]
+    LogDirInWritableRoot {
+        /// The session-log directory.
+        log: PathBuf,
+        /// The writable root holding it.
+        root: PathBuf,
+    },
+    /// The plane's runtime could not be started.
+    #[error("cannot start the plane's runtime")]
+    Runtime,
+    /// The session's private scratch directory could not be made.
+    #[error("cannot create the scratch directory: {0}")]
+    Scratch(std::io::Error),
+    /// The fence's policy could not be prepared.
+    #[error(transparent)]
+    Fence(FenceError),
+    /// The plane failed (an invalid request, a switch that did not happen).
+    #[error(transparent)]
+    Plane(#[from] PlaneError),
+}
+
+impl SessionError {
+    /// Whether the setup, not the host or the plane, is at fault (the protocol answers it
+    /// `unsupported`, naming the field).
+    pub fn is_setup(&self) -> bool {
+        matches!(self, SessionError::LogDirInWritableRoot { .. })
+    }
 }
 
 /// Where the session's plane stands.
@@ -293,7 +320,7 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime, SessionError> {
             .ok()
     })
     .as_ref()
-    .ok_or_else(|| SessionError::Failed("cannot start the plane's runtime".into()))
+    .ok_or(SessionError::Runtime)
 }
 
 fn lossy(bytes: &[u8]) -> String {
@@ -317,9 +344,7 @@ impl Session {
         setup: SessionSetup,
         operator: FenceOptions,
     ) -> Result<Session, SessionError> {
-        let scratch = crate::fence::probe::tempdir().map_err(|e| {
-            SessionError::Failed(format!("cannot create the scratch directory: {e}"))
-        })?;
+        let scratch = crate::fence::probe::tempdir().map_err(SessionError::Scratch)?;
         let mut session = Session {
             name: name.to_string(),
             setup,
@@ -337,7 +362,7 @@ impl Session {
             Err(reason) => {
                 session.state = State::Refusing {
                     refusal: Refusal::ChoiceRefused,
-                    posture: Box::new(Posture::unfenced(BackendKind::None, reason)),
+                    posture: Box::new(Posture::unfenced(BackendKind::None, reason.to_string())),
                 };
                 return Ok(session);
             }
@@ -364,11 +389,10 @@ impl Session {
     }
 
     /// Every workspace root checked against [`Session::guarded`]; the refusal's one line.
-    fn check_workspaces(&self) -> Result<(), String> {
+    fn check_workspaces(&self) -> Result<(), ChoiceError> {
         let g = self.guarded();
         for w in &self.setup.workspaces {
-            g.check(w, &format!("workspace {}", w.display()))
-                .map_err(|e| e.to_string())?;
+            g.check(w, &format!("workspace {}", w.display()))?;
         }
         Ok(())
     }
@@ -376,7 +400,7 @@ impl Session {
     /// The session's choices merged with the files they name and checked: `Ok(Err)` is a
     /// choice refused with its one line (nothing will run), `Err` one the plane cannot
     /// take at all.
-    fn apply_choices(&self) -> Result<Result<Applied, String>, SessionError> {
+    fn apply_choices(&self) -> Result<Result<Applied, ChoiceError>, SessionError> {
         let Some(c) = &self.setup.choices else {
             return Ok(Ok(Applied::default()));
         };
@@ -389,9 +413,13 @@ impl Session {
             trust_project: c.trust_project,
             no_files: !c.config_files,
         };
-        let settings = match crate::choices::load(&inputs, &c.flags) {
+        let flags = match Layer::from_flags(&c.flags) {
+            Ok(l) => l,
+            Err(e) => return Ok(Err(e.into())),
+        };
+        let settings = match crate::choices::load(&inputs, &flags) {
             Ok(s) => s,
-            Err(e) => return Ok(Err(e)),
+            Err(e) => return Ok(Err(e.into())),
         };
         let allow = match settings.network.value {
             NetworkMode::Off | NetworkMode::Host => None,
@@ -399,7 +427,7 @@ impl Session {
                 match crate::net::AllowList::parse(settings.allow_domains.iter().map(|d| &d.value))
                 {
                     Ok(a) => Some(a),
-                    Err(e) => return Ok(Err(e.to_string())),
+                    Err(e) => return Ok(Err(e.into())),
                 }
             }
         };
@@ -464,13 +492,10 @@ impl Session {
         // A policy the fence cannot take is the setup's problem, not a posture.
         let policy = match self.policy().resolve() {
             Ok(p) => p,
-            Err(FenceError::Policy { path, reason }) if reason.contains("session-log") => {
-                return Err(SessionError::Setup(format!(
-                    "setup field \"log_dir\": {}: {reason}",
-                    path.display()
-                )))
+            Err(FenceError::LogDirInWritableRoot { log, root }) => {
+                return Err(SessionError::LogDirInWritableRoot { log, root })
             }
-            Err(e) => return Err(SessionError::Failed(e.to_string())),
+            Err(e) => return Err(SessionError::Fence(e)),
         };
         let mut config = PlaneConfig::new(policy.clone(), options.clone(), self.name.clone());
         config.pool_size = 1;
@@ -570,7 +595,7 @@ impl Session {
                 refused: None,
                 posture: out.posture,
             }),
-            Err(PlaneError::Request(m)) => Err(SessionError::Failed(m)),
+            Err(e @ PlaneError::Request(_)) => Err(SessionError::Plane(e)),
             Err(e) => {
                 let refusal = Refusal::of(&e);
                 let posture = if refusal == Refusal::FenceUnavailable {
@@ -619,8 +644,7 @@ impl Session {
             Switch::Off => match &self.state {
                 State::Up(b) => {
                     let b = b.clone();
-                    rt.block_on(b.switch_off(CONFIRM_OFF))
-                        .map_err(|e| SessionError::Failed(e.to_string()))?;
+                    rt.block_on(b.switch_off(CONFIRM_OFF))?;
                 }
                 State::Refusing { .. } => {
                     let options = FenceOptions {

@@ -107,11 +107,18 @@ impl From<Abi> for u8 {
     }
 }
 
+/// A number that names no Landlock ABI this crate knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{given} is no Landlock ABI (1 to {})", Abi::NEWEST.number())]
+pub struct NotAnAbi {
+    /// The number given.
+    pub given: u8,
+}
+
 impl TryFrom<u8> for Abi {
-    type Error = String;
-    fn try_from(n: u8) -> Result<Abi, String> {
-        Abi::from_number(n)
-            .ok_or_else(|| format!("{n} is no Landlock ABI (1 to {})", Abi::NEWEST.number()))
+    type Error = NotAnAbi;
+    fn try_from(n: u8) -> Result<Abi, NotAnAbi> {
+        Abi::from_number(n).ok_or(NotAnAbi { given: n })
     }
 }
 

@@ -53,8 +53,18 @@ pub fn expected_backend(asked: gatehouse::paths::Backend) -> gatehouse::paths::B
     }
 }
 
-/// The backends to run on: native always; bwrap where it is installed (`.ci/run`
-/// installs it, and `GATEHOUSE_TEST_BWRAP=1` makes its absence a failure).
+/// The one way a test of this crate skips: one line on its output saying what is skipped
+/// and why (shown with `--nocapture`, and in a failure's report). A test calls it only
+/// where it states the reason; a missing fence backend is a failure unless
+/// [`backends`] says otherwise.
+pub fn skip(what: &str, why: &str) {
+    eprintln!("SKIPPED {what}: {why}");
+}
+
+/// The backends to run on: native always (its absence fails the test that needs it);
+/// bwrap where it is installed, else skipped with a line saying so, unless
+/// `GATEHOUSE_TEST_BWRAP=1` (set by `.ci/run`, which installs it) makes its absence a
+/// failure.
 pub fn backends() -> Vec<&'static str> {
     let mut b = vec!["native"];
     if Path::new("/usr/bin/bwrap").exists() {
@@ -64,6 +74,23 @@ pub fn backends() -> Vec<&'static str> {
             std::env::var_os("GATEHOUSE_TEST_BWRAP").is_none(),
             "GATEHOUSE_TEST_BWRAP is set but /usr/bin/bwrap is missing"
         );
+        skip(
+            "the bwrap backend",
+            "/usr/bin/bwrap is not installed (GATEHOUSE_TEST_BWRAP=1 makes this a failure)",
+        );
     }
     b
+}
+
+/// Asserts that `gatehouse exec`'s standard error (or a file it was sent to) names
+/// `backend` as the fence that held the command: the posture line
+/// `gatehouse exec: fence: <backend> ...` it prints before the command runs.
+pub fn assert_ran_on(backend: &str, stderr: &str) {
+    let line = format!("gatehouse exec: fence: {backend}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with(&line) && !l[line.len()..].starts_with(char::is_alphanumeric)),
+        "expected the {backend} fence to hold the command; stderr: {stderr}"
+    );
 }
