@@ -267,21 +267,11 @@ pub fn upstream_headers(headers: &HeaderMap, authority: &str) -> HeaderMap {
     out
 }
 
-/// The headers sent back to the client with an upstream response, and whether the
-/// upstream asked to close (the client's connection then closes after it too, so that a
-/// client reading to the end of the connection is not left waiting).
-pub fn downstream_headers(headers: &HeaderMap) -> (HeaderMap, bool) {
-    let close = headers
-        .get_all(hyper::header::CONNECTION)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|t| t.trim().eq_ignore_ascii_case("close"));
-    let mut out = end_to_end(headers);
-    if close {
-        out.insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
-    }
-    (out, close)
+/// The headers sent back to the client with an upstream response: its end-to-end ones.
+/// Whether the client's connection stays open is the proxy's own business with the
+/// client, not the upstream's (hyper frames the response for the client anew).
+pub fn downstream_headers(headers: &HeaderMap) -> HeaderMap {
+    end_to_end(headers)
 }
 
 /// The `X-Gatehouse-Refused` header's name.
