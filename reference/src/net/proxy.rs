@@ -766,9 +766,12 @@ mod tests {
         assert_eq!(*seen.lock().unwrap(), 1);
     }
 
+    /// Every byte a test server was sent.
+    type Kept = Arc<Mutex<Vec<u8>>>;
+
     /// A server on every address of one family (`0.0.0.0` or `::`), as a person's own
     /// services are often bound; it keeps every byte it is sent, until the end.
-    fn server_everywhere(any: &str) -> (u16, Arc<Mutex<Vec<u8>>>, Arc<Mutex<usize>>) {
+    fn server_everywhere(any: &str) -> (u16, Kept, Arc<Mutex<usize>>) {
         let l = TcpListener::bind(any).unwrap();
         let port = l.local_addr().unwrap().port();
         let (bytes, seen) = (Arc::new(Mutex::new(Vec::new())), Arc::new(Mutex::new(0)));
