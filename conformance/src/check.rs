@@ -156,6 +156,7 @@ fn http_checks(check: &Check, built: &Built) -> Vec<String> {
     let Some(server) = &built.http else {
         return vec!["check http: the fixture has no HTTP server".into()];
     };
+    server.settle();
     let seen = server.requests();
     let shown = || {
         let v: Vec<String> = seen

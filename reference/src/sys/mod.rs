@@ -7,6 +7,7 @@
 //!   put back, then the signal's death;
 //! - [`fs`]: no-follow walks and descriptors named through `/proc/self/fd`;
 //! - [`handoff`]: descriptors handed to the helper across exec, waiting with deadlines;
+//! - [`ifaddrs`]: the addresses of this machine's interfaces (`getifaddrs`);
 //! - [`landlock`]: the ordered [`landlock::Abi`], the kernel's ABI, rulesets;
 //! - [`legs`]: the single raw calls the fence's probe makes (`truncate`, `chmod`);
 //! - [`mark`]: timing marks of a diagnostic build (the `timing-marks` feature);
@@ -30,6 +31,8 @@ pub mod ending;
 pub mod fs;
 #[cfg(target_os = "linux")]
 pub mod handoff;
+#[cfg(unix)]
+pub mod ifaddrs;
 pub mod landlock;
 pub mod legs;
 pub mod mark;
