@@ -32,6 +32,8 @@ pub struct Keyring {
     name: String,
     /// The planted key's payload.
     pub payload: String,
+    /// The python interpreter's own path (`sys.executable`).
+    python: String,
     dir: PathBuf,
 }
 
@@ -41,14 +43,20 @@ impl Keyring {
         if !cfg!(target_os = "linux") {
             return None;
         }
+        // The interpreter itself, not a version manager's shim in front of it: a shim
+        // (pyenv, asdf) changes `PATH` before it starts python, and the implementation,
+        // which the planting script becomes, must start with the environment the runner
+        // gave it, not with the shim's `PATH` (a jail then looks for its own python3 in
+        // a directory it hides).
         let found = Command::new("python3")
-            .args(["-c", ""])
+            .args(["-c", "import sys; print(sys.executable)"])
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !found {
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        let python = String::from_utf8(found.stdout).ok()?.trim().to_string();
+        if python.is_empty() {
             return None;
         }
         let dir = std::env::temp_dir().join(format!(
@@ -60,6 +68,7 @@ impl Keyring {
         Some(Keyring {
             name: format!("gatehouse-conform-{token}"),
             payload: format!("FAKE-KEYRING-KEY-{token}"),
+            python,
             dir,
         })
     }
@@ -75,7 +84,7 @@ impl Keyring {
     /// `command` started through the planting script (which `exec`s it).
     pub fn wrap(&self, command: &ImplCommand) -> ImplCommand {
         let head = vec![
-            "python3".to_string(),
+            self.python.clone(),
             self.script(),
             "plant".to_string(),
             self.name.clone(),

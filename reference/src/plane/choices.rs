@@ -240,7 +240,9 @@ mod tests {
             read_only: vec![flag(PathBuf::from("/does/not/exist"), "ro")],
             ..Choices::default()
         };
-        let e = resolve_paths(&s, &Guarded::default()).unwrap_err().to_string();
+        let e = resolve_paths(&s, &Guarded::default())
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("--ro /does/not/exist (--ro): "), "{e}");
         assert!(!e.contains('\n'));
     }
