@@ -1,6 +1,6 @@
-//! The translator of capability `fence`: reads the `open` setup into a
-//! [`plane::Session`](gatehouse::plane::session::Session) and `run`, `posture` and `toggle`
-//! into its calls; the answers go back through [`super::wire::fence`]. Decides nothing:
+//! The control of capability `fence`: reads the `open` setup into a
+//! [`plane::Session`](gatehouse::plane::session::Session) and its ops `run`, `posture` and
+//! `toggle` into its calls; the answers go back through [`super::wire::fence`]. Decides nothing:
 //! the toggle's confirmations, the refusals and the fallback after a failed probe are the
 //! plane session's.
 //!
@@ -12,8 +12,9 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use super::wire::fence::{WirePosture, WireRun, WireToggle};
-use super::wire::{field, WireError};
+use super::control::{parse_as, Control, Sessions};
+use super::wire::fence::{FenceRequest, WirePosture, WireRun, WireToggle, OPS};
+use super::wire::{field, Body, WireError};
 use gatehouse::choices::{Flags, NetworkMode};
 use gatehouse::fence::{current_posture, FenceOptions};
 use gatehouse::plane::session::{
@@ -211,57 +212,93 @@ impl Fences {
         }
     }
 
-    /// `run` (FENCE-RUN-1, PROTO-FENCE-1).
-    pub fn run(
-        &mut self,
-        session: &str,
-        tool: &str,
-        input: &str,
-        cwd: Option<&str>,
-        tty: bool,
-    ) -> Result<WireRun, WireError> {
-        let s = self.session(session)?;
-        let tool = RunTool::from_name(tool).ok_or_else(|| {
-            WireError::unsupported(format!(
-                "the plane runs `shell` and `execute_code`, not {tool:?}"
-            ))
-        })?;
-        Ok(WireRun::of(
-            s.run_with(tool, input, cwd, tty).map_err(wire_error)?,
-        ))
-    }
-
-    /// `posture`.
-    pub fn posture(&mut self, session: &str) -> Result<WirePosture, WireError> {
-        Ok(WirePosture::of(&self.session(session)?.posture()))
-    }
-
-    /// `toggle` (FENCE-TOGGLE-*).
-    pub fn toggle(
-        &mut self,
-        session: &str,
-        to: &str,
-        confirmed: bool,
-    ) -> Result<WireToggle, WireError> {
-        let s = self.session(session)?;
-        let to = match to {
-            "on" => Switch::On,
-            "off" => Switch::Off,
-            other => {
-                return Err(WireError::error(format!(
-                    "toggle \"to\" is \"on\" or \"off\", not {other:?}"
-                )))
-            }
-        };
-        Ok(WireToggle::of(s.toggle(to, confirmed).map_err(wire_error)?))
-    }
-
     /// Ends the session's plane, if it has one.
     pub fn close(&mut self, session: &str) {
         if let Some(Slot::Live(s)) = self.slots.remove(session) {
             s.close();
         }
     }
+}
+
+/// The control of `fence`: its ops answered on the session's plane.
+pub struct Fence;
+
+impl Control for Fence {
+    const CAPABILITIES: &'static [&'static str] = &["fence"];
+    const OPS: &'static [&'static str] = OPS;
+    const SETUP_FIELDS: &'static [&'static str] = SETUP_FIELDS;
+    type Request = FenceRequest;
+
+    fn parse(op: &str, request: &Value) -> Result<FenceRequest, WireError> {
+        parse_as(op, request)
+    }
+
+    fn answer(request: FenceRequest, sessions: &mut dyn Sessions) -> Result<Body, WireError> {
+        match request {
+            FenceRequest::Run {
+                session,
+                tool,
+                input,
+                cwd,
+                tty,
+            } => {
+                sessions.started(&session)?;
+                let plane = sessions.plane(&session)?;
+                Ok(Body::Run(run(plane, &tool, &input, cwd.as_deref(), tty)?))
+            }
+            FenceRequest::Posture { session } => {
+                sessions.started(&session)?;
+                let posture = posture(sessions.plane(&session)?);
+                Ok(Body::Posture { posture })
+            }
+            FenceRequest::Toggle {
+                session,
+                to,
+                confirmed,
+            } => {
+                sessions.started(&session)?;
+                let plane = sessions.plane(&session)?;
+                Ok(Body::Toggle(toggle(plane, &to, confirmed)?))
+            }
+        }
+    }
+}
+
+/// `run` (FENCE-RUN-1, PROTO-FENCE-1).
+pub fn run(
+    s: &mut Session,
+    tool: &str,
+    input: &str,
+    cwd: Option<&str>,
+    tty: bool,
+) -> Result<WireRun, WireError> {
+    let tool = RunTool::from_name(tool).ok_or_else(|| {
+        WireError::unsupported(format!(
+            "the plane runs `shell` and `execute_code`, not {tool:?}"
+        ))
+    })?;
+    Ok(WireRun::of(
+        s.run_with(tool, input, cwd, tty).map_err(wire_error)?,
+    ))
+}
+
+/// `posture`.
+pub fn posture(s: &mut Session) -> WirePosture {
+    WirePosture::of(&s.posture())
+}
+
+/// `toggle` (FENCE-TOGGLE-*).
+pub fn toggle(s: &mut Session, to: &str, confirmed: bool) -> Result<WireToggle, WireError> {
+    let to = match to {
+        "on" => Switch::On,
+        "off" => Switch::Off,
+        other => {
+            return Err(WireError::error(format!(
+                "toggle \"to\" is \"on\" or \"off\", not {other:?}"
+            )))
+        }
+    };
+    Ok(WireToggle::of(s.toggle(to, confirmed).map_err(wire_error)?))
 }
 
 #[cfg(test)]

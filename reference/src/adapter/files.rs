@@ -1,6 +1,6 @@
-//! The translator of capabilities `paths` and `trust`: reads their setup fields into a
-//! [`workspace::Session`](gatehouse::workspace::Session), and each step into one call of it;
-//! the outcome goes back as the answer's fields. Decides nothing.
+//! The control of capabilities `paths` and `trust`: reads their setup fields into a
+//! [`workspace::Session`](gatehouse::workspace::Session), and each of their ops into one
+//! call of it; the outcome goes back as the answer's fields. Decides nothing.
 //!
 //! Touches nothing itself: the workspace session does.
 
@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::wire::files::Step;
-use super::wire::{field, WireError};
+use super::control::{Control, Sessions};
+use super::wire::files::{parse, Step, OPS};
+use super::wire::{field, Body, WireError};
 use gatehouse::paths::Backend;
 use gatehouse::workspace::{Config, Gesture, Session, SettingsDir, Start, WorkspaceError};
 
@@ -124,4 +125,28 @@ pub fn step(session: &mut Session, step: Step) -> Result<Map<String, Value>, Wir
             Map::new()
         }
     })
+}
+
+/// The control of `paths` and `trust`.
+pub struct Files;
+
+impl Control for Files {
+    const CAPABILITIES: &'static [&'static str] = &["paths", "trust"];
+    const OPS: &'static [&'static str] = OPS;
+    const SETUP_FIELDS: &'static [&'static str] = SETUP_FIELDS;
+    type Request = Step;
+
+    fn parse(_op: &str, request: &Value) -> Result<Step, WireError> {
+        parse(request)
+    }
+
+    fn answer(request: Step, sessions: &mut dyn Sessions) -> Result<Body, WireError> {
+        let name = request.session().to_string();
+        let answer = sessions
+            .opened(&name)?
+            .with_files(|files| step(files, request))
+            .map_err(|e| WireError::error(e.to_string()))?
+            .ok_or_else(|| WireError::error(format!("session {name:?} has no files")))?;
+        Ok(Body::Fields(answer?))
+    }
 }

@@ -1,13 +1,17 @@
-//! The translator of capability `gate`: turns the `setup` of an `open` request into the
-//! gate's configuration and the grants saved before the session, strictly: a value it cannot honour is `unsupported`
-//! (PROTO-SESSION-2). The session is the guarded one of [`super::order`], through
-//! whose order the steps (`decide`, `answer`, `grants`, `revoke`, `audit`) go.
+//! The control `gate`: turns the `setup` of an `open` request into the gate's
+//! configuration and the grants saved before the session, strictly: a value it cannot
+//! honour is `unsupported` (PROTO-SESSION-2); and answers the ops `decide`, `answer`,
+//! `grants`, `revoke` and `audit`, each one call of the session's guarded order of
+//! [`super::order`] (the gate is its first stage).
 //!
 //! Touches the filesystem only to resolve the workspace.
 
-use super::wire::{field, WireError};
-use gatehouse::gate::{Asker, CardWindows, GateConfig, Grant, Host};
-use serde_json::{Map, Value};
+use super::control::{parse_as, Control, Sessions};
+use super::order::{act_fields, decide_one, input_object};
+use super::wire::gate::{GateRequest, OPS};
+use super::wire::{field, Body, WireError};
+use gatehouse::gate::{Asker, CardWindows, GateConfig, Grant, Host, Tool, UnknownTool};
+use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -56,6 +60,94 @@ pub fn gate_config(setup: &Map<String, Value>) -> Result<(GateConfig, Vec<Grant>
     Ok((config, grants))
 }
 
+/// The control `gate`.
+pub struct Gate;
+
+impl Control for Gate {
+    const CAPABILITIES: &'static [&'static str] = &["gate"];
+    const OPS: &'static [&'static str] = OPS;
+    const SETUP_FIELDS: &'static [&'static str] = SETUP_FIELDS;
+    type Request = GateRequest;
+
+    fn parse(op: &str, request: &Value) -> Result<GateRequest, WireError> {
+        parse_as(op, request)
+    }
+
+    fn answer(request: GateRequest, sessions: &mut dyn Sessions) -> Result<Body, WireError> {
+        match request {
+            GateRequest::Decide {
+                session,
+                tool,
+                input,
+            } => {
+                let tool: Tool = tool
+                    .parse()
+                    .map_err(|e: UnknownTool| WireError::unsupported(e.to_string()))?;
+                let input = input_object(tool.name(), &Value::String(input));
+                decide_one(sessions.started(&session)?, tool.name(), input, None)
+            }
+            GateRequest::Answer { session, choice }
+                if sessions.started(&session)?.card_is_acted() =>
+            {
+                // The card of a call acted on: approving it runs the call in the fence.
+                let (s, plane) = sessions.with_plane(&session)?;
+                let (answered, acted) = s
+                    .answer_act(choice, plane, gatehouse::workspace::Answer::No)
+                    .map_err(|e| WireError::error(e.to_string()))?
+                    .map_err(|e| WireError::error(e.to_string()))?;
+                let mut m = acted.map(act_fields).unwrap_or_default();
+                m.insert("outcome".into(), json!(answered.outcome));
+                m.insert("saved".into(), json!(answered.saved));
+                m.insert("ran".into(), json!(m.get("ran") == Some(&json!(true))));
+                Ok(Body::Fields(m))
+            }
+            GateRequest::Answer { session, choice } => {
+                let answer = sessions
+                    .started(&session)?
+                    .answer(choice)
+                    .map_err(|e| WireError::error(e.to_string()))?
+                    .map_err(|e| WireError::error(e.to_string()))?;
+                Ok(Body::Answer {
+                    outcome: answer.outcome,
+                    saved: answer.saved,
+                })
+            }
+            GateRequest::Grants { session } => Ok(Body::Grants {
+                grants: sessions.started(&session)?.grants().list().to_vec(),
+            }),
+            GateRequest::Revoke { session, target } => Ok(Body::Revoked {
+                revoked: sessions
+                    .started(&session)?
+                    .revoke(&target)
+                    .map_err(|e| WireError::error(e.to_string()))?,
+            }),
+            GateRequest::Audit { session } => Ok(Body::Audit {
+                records: sessions
+                    .started(&session)?
+                    .audit()
+                    .into_iter()
+                    .map(audit_record)
+                    .collect(),
+            }),
+        }
+    }
+}
+
+/// An audit record as the protocol gives it: the tool, its text input, the outcome, what
+/// decided, and for a call acted on whether it ran (`null` for a call only decided).
+fn audit_record(r: &Value) -> Value {
+    let input = ["cmd", "code", "input"]
+        .iter()
+        .find_map(|k| r["input"].get(*k).and_then(Value::as_str))
+        .map_or_else(|| r["input"].clone(), |s| json!(s));
+    json!({
+        "tool": r["tool"], "input": input, "outcome": r["outcome"],
+        "stage": r["stage"], "route": r["route"], "reason": r["reason"],
+        "source": r["source"], "tool_use_id": r["tool_use_id"], "hooks": r["hooks"],
+        "ran": r.get("ran"), "not_run": r.get("not_run"), "withheld": r.get("withheld"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +191,38 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn parses_its_requests() {
+        let r = Gate::parse(
+            "decide",
+            &json!({"id": 2, "op": "decide", "session": "s1", "tool": "shell", "input": "ls /etc"}),
+        );
+        assert_eq!(
+            r.unwrap(),
+            GateRequest::Decide {
+                session: "s1".into(),
+                tool: "shell".into(),
+                input: "ls /etc".into()
+            }
+        );
+        let r = Gate::parse(
+            "answer",
+            &json!({"id": 3, "op": "answer", "session": "s1", "choice": "family"}),
+        );
+        assert_eq!(
+            r.unwrap(),
+            GateRequest::Answer {
+                session: "s1".into(),
+                choice: gatehouse::gate::Choice::Family
+            }
+        );
+        let r = Gate::parse(
+            "answer",
+            &json!({"id": 5, "op": "answer", "session": "s1", "choice": "maybe"}),
+        );
+        assert_eq!(r.unwrap_err().kind, super::super::wire::ErrorKind::Error);
     }
 
     #[test]

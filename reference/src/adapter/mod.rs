@@ -2,13 +2,19 @@
 //! input and output. Translation only: every behaviour is the library's, each step one
 //! call of a session of the library, and nothing here decides.
 //!
-//! From the bottom up: [`wire`] holds the JSON shapes and the setup-field reader; one
-//! translator per control above it, [`gate`] (the gate's setup), [`files`] (paths and
-//! trust, through [`gatehouse::workspace`]), [`order`] (permissions and hooks: every tool
-//! call through [`gatehouse::order::GuardedSession`]), [`fence`] (the plane, through
-//! [`gatehouse::plane::session`]) and [`environment`] (what `hello` says of the host); and
-//! [`server`] on top, reading requests and dispatching them.
+//! From the bottom up: [`wire`] holds the JSON shapes and the setup-field reader;
+//! [`control`] the trait every control implements and the session table as controls see
+//! it; one module per control above them, each owning its ops, the reading of their
+//! requests, their answers and its setup fields: [`gate`] (the gate's setup and its
+//! cards), [`order`] (permissions and hooks: every tool call through
+//! [`gatehouse::order::GuardedSession`]), [`files`] (paths and trust, through
+//! [`gatehouse::workspace`]) and [`fence`] (the plane, through
+//! [`gatehouse::plane::session`]); [`environment`] (what `hello` says of the host); and
+//! [`server`] on top, holding the list of controls and the session table, answering
+//! `hello`, `open`, `close` and `bye` and handing every other op to its control. Adding a
+//! control is one module and one line in [`server::REGISTRY`].
 
+pub mod control;
 pub mod environment;
 pub mod fence;
 pub mod files;
@@ -21,6 +27,3 @@ pub use server::serve;
 
 /// The protocol version this adapter speaks.
 pub const PROTOCOL_VERSION: &str = "1.5";
-
-/// The capabilities this adapter implements.
-pub const CAPABILITIES: &[&str] = &["gate", "permissions", "hooks", "paths", "trust", "fence"];

@@ -1,15 +1,17 @@
-//! The translator of capabilities `permissions` and `hooks` (and the records they keep):
+//! The control of capabilities `permissions` and `hooks` (and the records they keep):
 //! turns an `open` setup into a [`GuardedSession`], which every tool call of the session
-//! goes through (`decide` of the gate included), and translates the steps `call`,
-//! `calls`, `act`, `rule`, `load` and `crash_at` into one library call each.
+//! goes through (`decide` of the gate included), and answers the ops `call`, `calls`,
+//! `act`, `rule`, `load` and `crash_at`, one library call each.
 //!
 //! Touches the filesystem only to read the files a setup names and, where the runner
 //! names no state directory, to make a private one for the session.
 
-use super::wire::{field, WireError};
+use super::control::{parse_as, Control, Sessions};
+use super::wire::order::{OrderRequest, OPS};
+use super::wire::{field, Body, WireError};
 use gatehouse::config::{AgentFile, SettingsFile};
 use gatehouse::gate::GateConfig;
-use gatehouse::order::session::act::{Acted, NotRun};
+use gatehouse::order::session::act::{ActError, Acted, NotRun};
 use gatehouse::order::{GuardedSession, Ruling, SessionConfig};
 use gatehouse::permissions::{List, Mode};
 use gatehouse::records::crash::{arm, CrashPoint};
@@ -244,4 +246,98 @@ pub fn act_fields(a: Acted) -> Map<String, Value> {
         ),
     );
     m
+}
+
+/// One call through the session's order, decided and recorded: the answer of `decide`
+/// and `call`.
+pub fn decide_one(
+    s: &mut GuardedSession,
+    tool: &str,
+    input: Value,
+    id: Option<String>,
+) -> Result<Body, WireError> {
+    let call = s.call(tool, input, id);
+    let ruling = s
+        .decide(&call)
+        .map_err(|e| WireError::error(e.to_string()))?;
+    Ok(Body::Decision(ruling_fields(&ruling)))
+}
+
+/// The control of `permissions` and `hooks`.
+pub struct Order;
+
+impl Control for Order {
+    const CAPABILITIES: &'static [&'static str] = &["permissions", "hooks"];
+    const OPS: &'static [&'static str] = OPS;
+    const SETUP_FIELDS: &'static [&'static str] = SETUP_FIELDS;
+    type Request = OrderRequest;
+
+    fn parse(op: &str, request: &Value) -> Result<OrderRequest, WireError> {
+        parse_as(op, request)
+    }
+
+    fn answer(request: OrderRequest, sessions: &mut dyn Sessions) -> Result<Body, WireError> {
+        match request {
+            OrderRequest::Call {
+                session,
+                tool,
+                input,
+                call_id,
+            } => {
+                let input = input_object(&tool, &input);
+                decide_one(sessions.started(&session)?, &tool, input, call_id)
+            }
+            OrderRequest::Act {
+                session,
+                tool,
+                input,
+                call_id,
+                if_asked,
+            } => {
+                let input = input_object(&tool, &input);
+                let call = sessions.started(&session)?.call(&tool, input, call_id);
+                let (s, plane) = sessions.with_plane(&session)?;
+                let acted = s.act(&call, plane, if_asked).map_err(|e| match e {
+                    ActError::NotRunnable(_) => WireError::unsupported(e.to_string()),
+                    _ => WireError::error(e.to_string()),
+                })?;
+                Ok(Body::Fields(act_fields(acted)))
+            }
+            OrderRequest::Calls { session, calls } => {
+                let s = sessions.started(&session)?;
+                let calls: Vec<_> = calls
+                    .iter()
+                    .map(|c| s.call(&c.tool, input_object(&c.tool, &c.input), c.call_id.clone()))
+                    .collect();
+                let rulings = s
+                    .decide_many(&calls)
+                    .map_err(|e| WireError::error(e.to_string()))?;
+                let mut m = Map::new();
+                m.insert(
+                    "rulings".into(),
+                    Value::Array(
+                        rulings
+                            .iter()
+                            .map(|r| Value::Object(ruling_fields(r)))
+                            .collect(),
+                    ),
+                );
+                Ok(Body::Fields(m))
+            }
+            OrderRequest::Rule {
+                session,
+                list,
+                pattern,
+            } => Ok(Body::Fields(rule(
+                sessions.started(&session)?,
+                &list,
+                &pattern,
+            )?)),
+            OrderRequest::Load { fields } => Ok(Body::Fields(load(&fields)?)),
+            OrderRequest::CrashAt { session, point } => {
+                sessions.started(&session)?;
+                Ok(Body::Fields(crash_at(&point)?))
+            }
+        }
+    }
 }

@@ -1,19 +1,41 @@
 //! The protocol server, at the top of the adapter: reads one JSON request per line,
-//! dispatches it to the translator of its capability for the session it names, and writes
-//! one JSON answer per line, flushed at once.
+//! answers `hello`, `open`, `close` and `bye` itself, hands every other op to the control
+//! that owns it in [`REGISTRY`], and writes one JSON answer per line, flushed at once. It
+//! holds the session table, which the controls reach through [`Sessions`]; it never names
+//! a control's op.
 //!
 //! Touches only its input and output streams; the sessions do the rest.
 
-use super::gate::gate_config;
-use super::order::{input_object, ruling_fields};
+use super::control::{Registered, Sessions};
+use super::fence::{Fence, Fences};
+use super::files::Files;
+use super::gate::{gate_config, Gate};
+use super::order::Order;
 use super::wire::{parse_request, Body, Reply, Request, WireError};
-use super::{CAPABILITIES, PROTOCOL_VERSION};
-use gatehouse::gate::Tool;
-use gatehouse::order::session::act::ActError;
+use super::PROTOCOL_VERSION;
 use gatehouse::order::GuardedSession;
+use gatehouse::plane::session::Session as Plane;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
+
+/// The controls, in the order `hello` lists their capabilities. Adding a control is its
+/// module and one line here.
+pub const REGISTRY: &[Registered] = &[
+    Registered::of::<Gate>(),
+    Registered::of::<Order>(),
+    Registered::of::<Files>(),
+    Registered::of::<Fence>(),
+];
+
+/// The capabilities this adapter implements: every control's, in the registry's order.
+pub fn capabilities() -> Vec<&'static str> {
+    REGISTRY
+        .iter()
+        .flat_map(|c| c.capabilities)
+        .copied()
+        .collect()
+}
 
 /// The adapter's state: the open sessions by name.
 #[derive(Debug, Default)]
@@ -21,7 +43,7 @@ pub struct Server {
     /// Each session's guarded controls: every tool call goes through their order.
     sessions: HashMap<String, GuardedSession>,
     /// Each session's plane (capability `fence`).
-    fences: super::fence::Fences,
+    fences: Fences,
     /// The private state directory made for a session that named none, removed when the
     /// session closes or is replaced, and when the adapter ends: a suite run opens some
     /// 1,500 sessions, whose directories were left in the system's temporary directory.
@@ -47,19 +69,46 @@ impl Drop for Server {
     }
 }
 
-/// Refuses a setup field no capability takes (PROTO-SESSION-2).
+/// Refuses a setup field no control takes (PROTO-SESSION-2).
 fn check_fields(setup: &Map<String, Value>) -> Result<(), WireError> {
-    let known = |k: &str| {
-        super::gate::SETUP_FIELDS.contains(&k)
-            || super::order::SETUP_FIELDS.contains(&k)
-            || super::files::SETUP_FIELDS.contains(&k)
-            || super::fence::SETUP_FIELDS.contains(&k)
-    };
+    let known = |k: &str| REGISTRY.iter().any(|c| c.setup_fields.contains(&k));
     match setup.keys().find(|k| !known(k)) {
         Some(unknown) => Err(WireError::unsupported(format!(
             "unknown setup field {unknown:?}"
         ))),
         None => Ok(()),
+    }
+}
+
+fn no_session(name: &str) -> WireError {
+    WireError::error(format!("no open session {name:?}"))
+}
+
+impl Sessions for Server {
+    fn opened(&mut self, name: &str) -> Result<&mut GuardedSession, WireError> {
+        self.sessions.get_mut(name).ok_or_else(|| no_session(name))
+    }
+
+    fn started(&mut self, name: &str) -> Result<&mut GuardedSession, WireError> {
+        let s = self.opened(name)?;
+        if s.files().is_some_and(|f| !f.started()) {
+            // PROTO-SETUP-2: after `started: false` no step but `close`.
+            return Err(WireError::error(format!("session {name:?} did not start")));
+        }
+        Ok(s)
+    }
+
+    fn plane(&mut self, name: &str) -> Result<&mut Plane, WireError> {
+        self.fences.plane(name)
+    }
+
+    fn with_plane(&mut self, name: &str) -> Result<(&mut GuardedSession, &mut Plane), WireError> {
+        let plane = self.fences.plane(name)?;
+        let s = self
+            .sessions
+            .get_mut(name)
+            .ok_or_else(|| no_session(name))?;
+        Ok((s, plane))
     }
 }
 
@@ -96,18 +145,6 @@ impl Server {
         Server::default()
     }
 
-    fn session(&mut self, name: &str) -> Result<&mut GuardedSession, WireError> {
-        let s = self
-            .sessions
-            .get_mut(name)
-            .ok_or_else(|| WireError::error(format!("no open session {name:?}")))?;
-        if s.files().is_some_and(|f| !f.started()) {
-            // PROTO-SETUP-2: after `started: false` no step but `close`.
-            return Err(WireError::error(format!("session {name:?} did not start")));
-        }
-        Ok(s)
-    }
-
     /// Answers one request line.
     pub fn handle_line(&mut self, line: &str) -> (Reply, Flow) {
         let (id, request) = parse_request(line);
@@ -133,7 +170,7 @@ impl Server {
                 protocol: PROTOCOL_VERSION,
                 name: "gatehouse",
                 version: env!("CARGO_PKG_VERSION"),
-                capabilities: CAPABILITIES,
+                capabilities: capabilities(),
                 environment: super::environment::with_fence(),
             }),
             Request::Open { session, setup } => {
@@ -165,171 +202,17 @@ impl Server {
                     .map_or(Body::Done {}, |posture| Body::Posture { posture })
                     .with(opened))
             }
-            Request::Run {
-                session,
-                tool,
-                input,
-                cwd,
-                tty,
-            } => {
-                self.session(&session)?;
-                Ok(Body::Run(self.fences.run(
-                    &session,
-                    &tool,
-                    &input,
-                    cwd.as_deref(),
-                    tty,
-                )?))
-            }
-            Request::Posture { session } => {
-                self.session(&session)?;
-                let posture = self.fences.posture(&session)?;
-                Ok(Body::Posture { posture })
-            }
-            Request::Toggle {
-                session,
-                to,
-                confirmed,
-            } => {
-                self.session(&session)?;
-                Ok(Body::Toggle(self.fences.toggle(&session, &to, confirmed)?))
-            }
-            Request::Decide {
-                session,
-                tool,
-                input,
-            } => {
-                let tool: Tool = tool.parse().map_err(|e: gatehouse::gate::UnknownTool| {
-                    WireError::unsupported(e.to_string())
-                })?;
-                let input = input_object(tool.name(), &Value::String(input));
-                self.call(&session, tool.name(), input, None)
-            }
-            Request::Call {
-                session,
-                tool,
-                input,
-                call_id,
-            } => {
-                let input = input_object(&tool, &input);
-                self.call(&session, &tool, input, call_id)
-            }
-            Request::Act {
-                session,
-                tool,
-                input,
-                call_id,
-                if_asked,
-            } => {
-                let input = input_object(&tool, &input);
-                let s = self.session(&session)?;
-                let call = s.call(&tool, input, call_id);
-                let plane = self.fences.plane(&session)?;
-                let s = self
-                    .sessions
-                    .get_mut(&session)
-                    .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
-                let acted = s.act(&call, plane, if_asked).map_err(|e| match e {
-                    ActError::NotRunnable(_) => WireError::unsupported(e.to_string()),
-                    _ => WireError::error(e.to_string()),
-                })?;
-                Ok(Body::Fields(super::order::act_fields(acted)))
-            }
-            Request::Calls { session, calls } => {
-                let s = self.session(&session)?;
-                let calls: Vec<_> = calls
+            Request::Op { op, request } => {
+                let control = REGISTRY
                     .iter()
-                    .map(|c| s.call(&c.tool, input_object(&c.tool, &c.input), c.call_id.clone()))
-                    .collect();
-                let rulings = s
-                    .decide_many(&calls)
-                    .map_err(|e| WireError::error(e.to_string()))?;
-                let mut m = Map::new();
-                m.insert(
-                    "rulings".into(),
-                    Value::Array(
-                        rulings
-                            .iter()
-                            .map(|r| Value::Object(ruling_fields(r)))
-                            .collect(),
-                    ),
-                );
-                Ok(Body::Fields(m))
-            }
-            Request::Rule {
-                session,
-                list,
-                pattern,
-            } => Ok(Body::Fields(super::order::rule(
-                self.session(&session)?,
-                &list,
-                &pattern,
-            )?)),
-            Request::Load { fields } => Ok(Body::Fields(super::order::load(&fields)?)),
-            Request::CrashAt { session, point } => {
-                self.session(&session)?;
-                Ok(Body::Fields(super::order::crash_at(&point)?))
-            }
-            Request::Answer { session, choice } if self.session(&session)?.card_is_acted() => {
-                // The card of a call acted on: approving it runs the call in the fence.
-                let plane = self.fences.plane(&session)?;
-                let s = self
-                    .sessions
-                    .get_mut(&session)
-                    .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
-                let (answered, acted) = s
-                    .answer_act(choice, plane, gatehouse::workspace::Answer::No)
-                    .map_err(|e| WireError::error(e.to_string()))?
-                    .map_err(|e| WireError::error(e.to_string()))?;
-                let mut m = acted.map(super::order::act_fields).unwrap_or_default();
-                m.insert("outcome".into(), json!(answered.outcome));
-                m.insert("saved".into(), json!(answered.saved));
-                m.insert("ran".into(), json!(m.get("ran") == Some(&json!(true))));
-                Ok(Body::Fields(m))
-            }
-            Request::Answer { session, choice } => {
-                let answer = self
-                    .session(&session)?
-                    .answer(choice)
-                    .map_err(|e| WireError::error(e.to_string()))?
-                    .map_err(|e| WireError::error(e.to_string()))?;
-                Ok(Body::Answer {
-                    outcome: answer.outcome,
-                    saved: answer.saved,
-                })
-            }
-            Request::Grants { session } => Ok(Body::Grants {
-                grants: self.session(&session)?.grants().list().to_vec(),
-            }),
-            Request::Revoke { session, target } => Ok(Body::Revoked {
-                revoked: self
-                    .session(&session)?
-                    .revoke(&target)
-                    .map_err(|e| WireError::error(e.to_string()))?,
-            }),
-            Request::Audit { session } => Ok(Body::Audit {
-                records: self
-                    .session(&session)?
-                    .audit()
-                    .into_iter()
-                    .map(audit_record)
-                    .collect(),
-            }),
-            Request::Files(step) => {
-                let name = step.session().to_string();
-                let answer = self
-                    .sessions
-                    .get_mut(&name)
-                    .ok_or_else(|| WireError::error(format!("no open session {name:?}")))?
-                    .with_files(|files| super::files::step(files, step))
-                    .map_err(|e| WireError::error(e.to_string()))?
-                    .ok_or_else(|| WireError::error(format!("session {name:?} has no files")))?;
-                Ok(Body::Fields(answer?))
+                    .find(|c| c.ops.contains(&op.as_str()))
+                    .ok_or_else(|| WireError::unsupported(format!("unknown op {op:?}")))?;
+                (control.handle)(&op, &request, self)
             }
             Request::Close { session } => {
                 self.sessions
                     .remove(&session)
-                    .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
+                    .ok_or_else(|| no_session(&session))?;
                 self.fences.close(&session);
                 self.drop_private_state(&session);
                 Ok(Body::Done {})
@@ -337,40 +220,6 @@ impl Server {
             Request::Bye => Ok(Body::Done {}),
         }
     }
-}
-
-impl Server {
-    /// One call through the session's order, with the trust map and roots of the
-    /// session's file tools for its redirections.
-    fn call(
-        &mut self,
-        session: &str,
-        tool: &str,
-        input: Value,
-        id: Option<String>,
-    ) -> Result<Body, WireError> {
-        let s = self.session(session)?;
-        let call = s.call(tool, input, id);
-        let ruling = s
-            .decide(&call)
-            .map_err(|e| WireError::error(e.to_string()))?;
-        Ok(Body::Decision(ruling_fields(&ruling)))
-    }
-}
-
-/// An audit record as the protocol gives it: the tool, its text input, the outcome, what
-/// decided, and for a call acted on whether it ran (`null` for a call only decided).
-fn audit_record(r: &Value) -> Value {
-    let input = ["cmd", "code", "input"]
-        .iter()
-        .find_map(|k| r["input"].get(*k).and_then(Value::as_str))
-        .map_or_else(|| r["input"].clone(), |s| json!(s));
-    json!({
-        "tool": r["tool"], "input": input, "outcome": r["outcome"],
-        "stage": r["stage"], "route": r["route"], "reason": r["reason"],
-        "source": r["source"], "tool_use_id": r["tool_use_id"], "hooks": r["hooks"],
-        "ran": r.get("ran"), "not_run": r.get("not_run"), "withheld": r.get("withheld"),
-    })
 }
 
 /// Serves the protocol until `bye` or the end of `input`: one answer line per request
@@ -437,7 +286,7 @@ mod tests {
         assert_eq!(replies.len(), 12, "stops at bye");
         assert_eq!(replies[0]["name"], "gatehouse");
         assert_eq!(replies[0]["protocol"], super::PROTOCOL_VERSION);
-        assert_eq!(replies[0]["capabilities"], json!(super::CAPABILITIES));
+        assert_eq!(replies[0]["capabilities"], json!(capabilities()));
         assert_eq!(
             (&replies[1]["id"], &replies[1]["ok"]),
             (&json!(1), &json!(true))
@@ -496,6 +345,36 @@ mod tests {
         assert_eq!(replies[9]["error"]["kind"], "unsupported");
         assert_eq!(replies[10], json!({"id": 10, "ok": true}));
         assert_eq!(replies[11], json!({"id": 11, "ok": true}));
+    }
+
+    #[test]
+    fn every_op_has_one_owner() {
+        let mut ops: Vec<&str> = super::super::wire::SERVER_OPS.to_vec();
+        for control in REGISTRY {
+            ops.extend(control.ops);
+        }
+        let mut unique = ops.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), ops.len(), "an op owned twice: {ops:?}");
+    }
+
+    #[test]
+    fn unknown_ops_and_bad_requests() {
+        let replies = run(&[
+            json!({"id": 4, "op": "fly"}),
+            json!({"id": 5, "op": "answer", "session": "s1", "choice": "maybe"}),
+            json!({"id": 6, "op": "run", "session": "s1"}),
+        ]);
+        assert_eq!(replies[0]["id"], 4);
+        assert_eq!(replies[0]["error"]["kind"], "unsupported");
+        assert_eq!(replies[1]["id"], 5);
+        assert_eq!(replies[1]["error"]["kind"], "error");
+        assert!(replies[1]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("bad \"answer\" request"));
+        assert_eq!(replies[2]["error"]["kind"], "error");
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! The JSON shapes of capability `fence`: the posture object (execution-plane chapter,
-//! section 13) and the answers to `run` and `toggle`, each a direct rendering of the
-//! library's own value ([`Posture`], [`RunAnswer`], [`ToggleAnswer`]): the protections
-//! carry the chapter's codes already, so nothing is recomputed here.
+//! The JSON shapes of capability `fence`: its requests ([`FenceRequest`]), the posture
+//! object (execution-plane chapter, section 13) and the answers to `run` and `toggle`,
+//! each a direct rendering of the library's own value ([`Posture`], [`RunAnswer`],
+//! [`ToggleAnswer`]): the protections carry the chapter's codes already, so nothing is
+//! recomputed here.
 //!
 //! Pure data and serde: touches nothing.
 
@@ -196,4 +197,44 @@ mod tests {
         assert!(!off.degraded);
         assert_eq!(off.session_log, "unprotected");
     }
+}
+
+/// The ops of `fence`.
+pub const OPS: &[&str] = &["run", "posture", "toggle"];
+
+/// One request of `fence`.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum FenceRequest {
+    /// Runs one command in the plane as an approved call.
+    Run {
+        /// The session's name.
+        session: String,
+        /// `shell` or `execute_code`.
+        tool: String,
+        /// The line or code.
+        input: String,
+        /// Absolute, or relative to the workspace; `null` is the workspace.
+        #[serde(default)]
+        cwd: Option<String>,
+        /// Run it on a fresh pseudo-terminal of the jail's own (protocol 1.5,
+        /// PROTO-FENCE-5); its stdout is then what the terminal showed.
+        #[serde(default)]
+        tty: bool,
+    },
+    /// The session's posture.
+    Posture {
+        /// The session's name.
+        session: String,
+    },
+    /// The session's runtime toggle.
+    Toggle {
+        /// The session's name.
+        session: String,
+        /// `on` or `off`.
+        to: String,
+        /// Whether the person confirmed (switching off needs it).
+        #[serde(default)]
+        confirmed: bool,
+    },
 }

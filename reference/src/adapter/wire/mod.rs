@@ -1,14 +1,17 @@
 //! The JSON shapes of the adapter protocol, at the bottom of the adapter: requests as they
 //! arrive, answers as they leave, the error every failure is translated into, and the one
-//! reader of setup fields ([`field`]). [`fence`] and [`files`] hold the shapes of those
-//! capabilities.
+//! reader of setup fields ([`field`]). The requests here are the server's own (`hello`,
+//! `open`, `close`, `bye`); [`gate`], [`order`], [`files`] and [`fence`] hold the shapes
+//! of those controls' requests and answers.
 //!
 //! Pure data and serde: touches nothing.
 
 pub mod fence;
 pub mod files;
+pub mod gate;
+pub mod order;
 
-use gatehouse::gate::{AnswerOutcome, Choice, Grant};
+use gatehouse::gate::{AnswerOutcome, Grant};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -46,11 +49,8 @@ pub fn field<T: DeserializeOwned>(
     }
 }
 
-/// The ops this protocol version knows.
-pub const KNOWN_OPS: &[&str] = &[
-    "hello", "open", "decide", "answer", "grants", "revoke", "audit", "close", "bye", "run",
-    "posture", "toggle", "call", "calls", "rule", "load", "crash_at", "act",
-];
+/// The ops the server answers itself; every other op is a control's.
+pub const SERVER_OPS: &[&str] = &["hello", "open", "close", "bye"];
 
 /// One request, after its `op` has been recognised.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -69,127 +69,6 @@ pub enum Request {
         /// The setup, checked field by field (PROTO-SESSION-2).
         setup: Map<String, Value>,
     },
-    /// Puts one call to the gate.
-    Decide {
-        /// The session's name.
-        session: String,
-        /// The tool's protocol name.
-        tool: String,
-        /// The line or code.
-        input: String,
-    },
-    /// Answers the last card of the session.
-    Answer {
-        /// The session's name.
-        session: String,
-        /// What the person did.
-        choice: Choice,
-    },
-    /// Lists the grant table.
-    Grants {
-        /// The session's name.
-        session: String,
-    },
-    /// Takes grants back by key or number.
-    Revoke {
-        /// The session's name.
-        session: String,
-        /// A key, or a 1-based number.
-        target: String,
-    },
-    /// Returns the audit trail.
-    Audit {
-        /// The session's name.
-        session: String,
-    },
-    /// `fence`: runs one command in the plane as an approved call.
-    Run {
-        /// The session's name.
-        session: String,
-        /// `shell` or `execute_code`.
-        tool: String,
-        /// The line or code.
-        input: String,
-        /// Absolute, or relative to the workspace; `null` is the workspace.
-        #[serde(default)]
-        cwd: Option<String>,
-        /// Run it on a fresh pseudo-terminal of the jail's own (protocol 1.5,
-        /// PROTO-FENCE-5); its stdout is then what the terminal showed.
-        #[serde(default)]
-        tty: bool,
-    },
-    /// `fence`: the session's posture.
-    Posture {
-        /// The session's name.
-        session: String,
-    },
-    /// `fence`: the session's runtime toggle.
-    Toggle {
-        /// The session's name.
-        session: String,
-        /// `on` or `off`.
-        to: String,
-        /// Whether the person confirmed (switching off needs it).
-        #[serde(default)]
-        confirmed: bool,
-    },
-    /// `permissions`, `hooks`: one tool call through the whole order.
-    Call {
-        /// The session's name.
-        session: String,
-        /// The tool.
-        tool: String,
-        /// A string or an object of arguments.
-        input: Value,
-        /// The call's id.
-        #[serde(default)]
-        call_id: Option<String>,
-    },
-    /// `permissions`, `hooks` with `fence`: one call through the whole order and, when
-    /// allowed, run in the session's fence, its response through the response hooks.
-    Act {
-        /// The session's name.
-        session: String,
-        /// `shell` or `execute_code`.
-        tool: String,
-        /// A string or an object of arguments.
-        input: Value,
-        /// The call's id.
-        #[serde(default)]
-        call_id: Option<String>,
-        /// The person's answer to a redirection's trust prompt (`no` when absent).
-        #[serde(default)]
-        if_asked: gatehouse::workspace::Answer,
-    },
-    /// `permissions`, `hooks`: several calls decided at once.
-    Calls {
-        /// The session's name.
-        session: String,
-        /// The calls.
-        calls: Vec<CallSpec>,
-    },
-    /// `permissions`: a pattern added in the session.
-    Rule {
-        /// The session's name.
-        session: String,
-        /// `allow`, `ask` or `deny`.
-        list: String,
-        /// The pattern.
-        pattern: String,
-    },
-    /// `permissions`: whether the files an `open` would read load.
-    Load {
-        /// The request's fields.
-        #[serde(flatten)]
-        fields: Map<String, Value>,
-    },
-    /// Records: arms a crash point.
-    CrashAt {
-        /// The session's name.
-        session: String,
-        /// The point.
-        point: String,
-    },
     /// Ends a session.
     Close {
         /// The session's name.
@@ -197,23 +76,14 @@ pub enum Request {
     },
     /// Ends the conversation.
     Bye,
-    /// `paths` and `trust`: a file tool or a trust-map step, read by [`files::parse`].
+    /// Any other op: a control's, read by the control that answers it.
     #[serde(skip)]
-    Files(files::Step),
-}
-
-/// One call of a `call` or `calls` step.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CallSpec {
-    /// The tool.
-    pub tool: String,
-    /// Its input: a string (the line of `shell`, the code of `execute_code`, the input of
-    /// a card-only tool) or an object of arguments.
-    pub input: Value,
-    /// The call's id.
-    #[serde(default)]
-    pub call_id: Option<String>,
+    Op {
+        /// The op.
+        op: String,
+        /// The whole request.
+        request: Value,
+    },
 }
 
 /// The kind of a failed step (PROTO-ERR-1).
@@ -278,7 +148,7 @@ pub enum Body {
         /// The implementation's version.
         version: &'static str,
         /// The capabilities implemented.
-        capabilities: &'static [&'static str],
+        capabilities: Vec<&'static str>,
         /// The host.
         environment: Environment,
     },
@@ -411,14 +281,9 @@ pub fn parse_request(line: &str) -> (Option<i64>, Result<Request, WireError>) {
         Some(Value::String(op)) => op.as_str(),
         _ => return (id, Err(WireError::error("a request needs a string \"op\""))),
     };
-    if files::OPS.contains(&op) {
-        return (id, files::parse(&value).map(Request::Files));
-    }
-    if !KNOWN_OPS.contains(&op) {
-        return (
-            id,
-            Err(WireError::unsupported(format!("unknown op {op:?}"))),
-        );
+    if !SERVER_OPS.contains(&op) {
+        let op = op.to_string();
+        return (id, Ok(Request::Op { op, request: value }));
     }
     let request = Request::deserialize(&value)
         .map_err(|e| WireError::error(format!("bad {op:?} request: {e}")));
@@ -431,29 +296,26 @@ mod tests {
 
     #[test]
     fn parses_requests() {
-        let (id, r) = parse_request(
-            r#"{"id": 2, "op": "decide", "session": "s1", "tool": "shell", "input": "ls /etc"}"#,
-        );
+        let (id, r) = parse_request(r#"{"id": 2, "op": "close", "session": "s1"}"#);
         assert_eq!(id, Some(2));
         assert_eq!(
             r.unwrap(),
-            Request::Decide {
-                session: "s1".into(),
-                tool: "shell".into(),
-                input: "ls /etc".into()
-            }
-        );
-        let (_, r) =
-            parse_request(r#"{"id": 3, "op": "answer", "session": "s1", "choice": "family"}"#);
-        assert_eq!(
-            r.unwrap(),
-            Request::Answer {
-                session: "s1".into(),
-                choice: Choice::Family
+            Request::Close {
+                session: "s1".into()
             }
         );
         let (_, r) = parse_request(r#"{"id": 9, "op": "bye"}"#);
         assert_eq!(r.unwrap(), Request::Bye);
+        let line = r#"{"id": 3, "op": "answer", "session": "s1", "choice": "family"}"#;
+        let (_, r) = parse_request(line);
+        assert_eq!(
+            r.unwrap(),
+            Request::Op {
+                op: "answer".into(),
+                request: serde_json::from_str(line).unwrap()
+            },
+            "a control's op is left to the control"
+        );
     }
 
     #[test]
@@ -461,11 +323,10 @@ mod tests {
         assert_eq!(parse_request("nope").0, None);
         assert_eq!(parse_request("[1]").0, None);
         assert_eq!(parse_request(r#"{"op":"bye"}"#).0, None);
-        let (id, r) = parse_request(r#"{"id": 4, "op": "fly"}"#);
+        let (id, r) = parse_request(r#"{"id": 4, "op": 7}"#);
         assert_eq!(id, Some(4));
-        assert_eq!(r.unwrap_err().kind, ErrorKind::Unsupported);
-        let (id, r) =
-            parse_request(r#"{"id": 5, "op": "answer", "session": "s1", "choice": "maybe"}"#);
+        assert_eq!(r.unwrap_err().kind, ErrorKind::Error);
+        let (id, r) = parse_request(r#"{"id": 5, "op": "open", "session": "s1"}"#);
         assert_eq!(id, Some(5));
         assert_eq!(r.unwrap_err().kind, ErrorKind::Error);
     }
