@@ -168,32 +168,6 @@ fn quote(w: &str) -> String {
     format!("'{}'", w.replace('\'', r"'\''"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_shell_command_stays_one_shell() {
-        let k = Keyring {
-            name: "n".into(),
-            payload: "p".into(),
-            dir: "/t".into(),
-        };
-        let ImplCommand::Shell(s) = k.wrap(&ImplCommand::Shell("a 'b' | c".into())) else {
-            panic!("not a shell command");
-        };
-        assert_eq!(
-            s,
-            r"exec 'python3' '/t/keyring.py' 'plant' 'n' 'p' '/t/status' '--' 'sh' '-c' 'a '\''b'\'' | c'"
-        );
-        let ImplCommand::Argv(a) = k.wrap(&ImplCommand::Argv(vec!["x".into()])) else {
-            panic!("not argv");
-        };
-        assert_eq!(a.last().map(String::as_str), Some("x"));
-        assert_eq!(hex(b"AZ"), "415a");
-    }
-}
-
 /// Why the keyring bait is not in place.
 #[derive(Debug, thiserror::Error)]
 pub enum NotPlanted {
@@ -203,4 +177,31 @@ pub enum NotPlanted {
     /// The script said why it could not plant the key.
     #[error("{0}")]
     Refused(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shell_command_stays_one_shell() {
+        let k = Keyring {
+            name: "n".into(),
+            payload: "p".into(),
+            python: "/usr/bin/python3".into(),
+            dir: "/t".into(),
+        };
+        let ImplCommand::Shell(s) = k.wrap(&ImplCommand::Shell("a 'b' | c".into())) else {
+            panic!("not a shell command");
+        };
+        assert_eq!(
+            s,
+            r"exec '/usr/bin/python3' '/t/keyring.py' 'plant' 'n' 'p' '/t/status' '--' 'sh' '-c' 'a '\''b'\'' | c'"
+        );
+        let ImplCommand::Argv(a) = k.wrap(&ImplCommand::Argv(vec!["x".into()])) else {
+            panic!("not argv");
+        };
+        assert_eq!(a.last().map(String::as_str), Some("x"));
+        assert_eq!(hex(b"AZ"), "415a");
+    }
 }
