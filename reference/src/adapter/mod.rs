@@ -12,7 +12,7 @@
 //! [`gatehouse::plane::session`]); [`environment`] (what `hello` says of the host); and
 //! [`server`] on top, holding the list of controls and the session table, answering
 //! `hello`, `open`, `close` and `bye` and handing every other op to its control. Adding a
-//! control is one module and one line in [`server::REGISTRY`].
+//! control is one module and, in this file, its `mod` line and one line in [`REGISTRY`].
 
 pub mod control;
 pub mod environment;
@@ -24,6 +24,17 @@ pub mod server;
 pub mod wire;
 
 pub use server::serve;
+
+use control::Registered;
+
+/// The controls, in the order `hello` lists their capabilities. Adding a control is its
+/// module, its `mod` line above and one line here.
+pub const REGISTRY: &[Registered] = &[
+    Registered::of::<gate::Gate>(),
+    Registered::of::<order::Order>(),
+    Registered::of::<files::Files>(),
+    Registered::of::<fence::Fence>(),
+];
 
 /// The protocol version this adapter speaks.
 pub const PROTOCOL_VERSION: &str = "1.5";

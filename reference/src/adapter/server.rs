@@ -1,32 +1,21 @@
 //! The protocol server, at the top of the adapter: reads one JSON request per line,
 //! answers `hello`, `open`, `close` and `bye` itself, hands every other op to the control
-//! that owns it in [`REGISTRY`], and writes one JSON answer per line, flushed at once. It
+//! that owns it in [`super::REGISTRY`], and writes one JSON answer per line, flushed at once. It
 //! holds the session table, which the controls reach through [`Sessions`]; it never names
 //! a control's op.
 //!
 //! Touches only its input and output streams; the sessions do the rest.
 
-use super::control::{Registered, Sessions};
-use super::fence::{Fence, Fences};
-use super::files::Files;
-use super::gate::{gate_config, Gate};
-use super::order::Order;
+use super::control::Sessions;
+use super::fence::Fences;
+use super::gate::gate_config;
 use super::wire::{parse_request, Body, Reply, Request, WireError};
-use super::PROTOCOL_VERSION;
+use super::{PROTOCOL_VERSION, REGISTRY};
 use gatehouse::order::GuardedSession;
 use gatehouse::plane::session::Session as Plane;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
-
-/// The controls, in the order `hello` lists their capabilities. Adding a control is its
-/// module and one line here.
-pub const REGISTRY: &[Registered] = &[
-    Registered::of::<Gate>(),
-    Registered::of::<Order>(),
-    Registered::of::<Files>(),
-    Registered::of::<Fence>(),
-];
 
 /// The capabilities this adapter implements: every control's, in the registry's order.
 pub fn capabilities() -> Vec<&'static str> {
