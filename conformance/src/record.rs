@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::protocol::Hello;
 use crate::scenario::Tier;
+use crate::verdict::{Difference, Level};
 
 /// The outcome of a scenario, or of one case of a table scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -73,14 +74,44 @@ pub struct StepRecord {
     pub request: Value,
     /// The answer object, or `null` when none came.
     pub answer: Value,
-    /// What did not hold.
+    /// What did not hold (the messages of `differences`, in order).
     pub mismatches: Vec<String>,
+    /// What did not hold, each with its level and field (`spec/verdicts.md`).
+    pub differences: Vec<Difference>,
     /// For a case of a table scenario: how that case ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// For a case of a table scenario: its safety verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub safety: Option<Outcome>,
     /// For a case: the requirements it adds to the file's.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub requirements: Vec<String>,
+}
+
+impl StepRecord {
+    /// The record of `step` sending `request`, before its answer.
+    pub fn new(step: &crate::scenario::Step, request: Value) -> Self {
+        StepRecord {
+            index: step.index,
+            line: step.line,
+            name: step.name.clone(),
+            request,
+            answer: Value::Null,
+            mismatches: Vec::new(),
+            differences: Vec::new(),
+            outcome: None,
+            safety: None,
+            requirements: Vec::new(),
+        }
+    }
+
+    /// Adds `more` to the differences and their messages to the mismatches.
+    pub fn add(&mut self, more: Vec<Difference>) {
+        self.mismatches
+            .extend(more.iter().map(|d| d.message.clone()));
+        self.differences.extend(more);
+    }
 }
 
 /// One scenario's result.
@@ -96,8 +127,13 @@ pub struct ScenarioRecord {
     pub requirements: Vec<String>,
     /// The tier.
     pub tier: Tier,
-    /// How it ended.
+    /// How it ended, judged on every field: the exactness verdict (kept under this name
+    /// for the readers of earlier reports).
     pub outcome: Outcome,
+    /// The safety verdict: only the safety differences fail it (`spec/verdicts.md`).
+    pub safety: Outcome,
+    /// The exactness verdict: every difference fails it; always equal to `outcome`.
+    pub exactness: Outcome,
     /// Why it was skipped or errored (`crashed: ...`), or its first mismatch.
     pub reason: Option<String>,
     /// For errored: `error`, `crashed`, `timeout`, `garbage`, `start` or `fixture`.
@@ -161,6 +197,22 @@ pub struct RunRecord {
     pub requirements: BTreeMap<String, Counts>,
     /// Outcomes over scenarios.
     pub summary: Counts,
+    /// The verdicts over scenarios, at each level.
+    pub verdicts: Verdicts,
+    /// The level the run passes or fails on (`--level`).
+    pub level: Level,
+    /// The comparison with `--expectations`, when one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expectations: Option<crate::expectations::Comparison>,
+}
+
+/// The verdicts over scenarios, at each level.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Verdicts {
+    /// Safety verdicts.
+    pub safety: Counts,
+    /// Exactness verdicts (the same as `summary`).
+    pub exactness: Counts,
 }
 
 impl RunRecord {
@@ -184,9 +236,21 @@ impl RunRecord {
         cmd
     }
 
-    /// Whether the run succeeded: nothing failed or errored, no file was invalid.
+    /// Whether the run succeeded: no file was invalid and, with `--expectations`, every
+    /// verdict was as expected and no expected scenario is gone; without, nothing failed
+    /// or errored at the run's level.
     pub fn success(&self) -> bool {
-        self.summary.failed == 0 && self.summary.errored == 0 && self.invalid.is_empty()
+        if !self.invalid.is_empty() {
+            return false;
+        }
+        if let Some(c) = &self.expectations {
+            return c.success();
+        }
+        let counts = match self.level {
+            Level::Safety => self.verdicts.safety,
+            Level::Exactness => self.verdicts.exactness,
+        };
+        counts.failed == 0 && counts.errored == 0
     }
 }
 
@@ -201,6 +265,8 @@ const NOT_RERUN: &[(&str, bool)] = &[
     ("--json-out", true),
     ("--record-wire", true),
     ("--quiet", false),
+    ("--expectations", true),
+    ("--update-expectations", true),
 ];
 
 /// The words of the rerun command from the runner's path and its arguments (without the

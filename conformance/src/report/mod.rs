@@ -12,7 +12,10 @@ use std::io::Write;
 
 use crate::events::{Event, Reporter};
 use crate::protocol::Hello;
-use crate::record::{Counts, InvalidFile, Outcome, RunRecord, RunnerInfo, ScenarioRecord};
+use crate::record::{
+    Counts, InvalidFile, Outcome, RunRecord, RunnerInfo, ScenarioRecord, Verdicts,
+};
+use crate::verdict::Level;
 
 /// The formats a run can be rendered in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -46,9 +49,12 @@ pub fn assemble(
     invalid: Vec<InvalidFile>,
 ) -> RunRecord {
     let mut summary = Counts::default();
+    let mut verdicts = Verdicts::default();
     let mut requirements: BTreeMap<String, Counts> = BTreeMap::new();
     for s in &scenarios {
         summary.add(s.outcome);
+        verdicts.safety.add(s.safety);
+        verdicts.exactness.add(s.exactness);
         for id in &s.requirements {
             requirements.entry(id.clone()).or_default().add(s.outcome);
         }
@@ -71,6 +77,9 @@ pub fn assemble(
         invalid,
         requirements,
         summary,
+        verdicts,
+        level: Level::Exactness,
+        expectations: None,
     }
 }
 

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::model::{Action, Expect, Grant};
 use crate::judge::{show, show_opt, Judge};
+use crate::verdict::{self, Ctx, Level};
 use crate::vocab::{word, Family, GrantTool, OrNull};
 
 /// `decide`, `code`, `tool`.
@@ -212,5 +213,63 @@ fn show_grant_value(v: &Value) -> String {
     ) {
         (Some(kind), Some(key)) => format!("{kind} {key:?}"),
         _ => v.to_string(),
+    }
+}
+
+/// The level of each of the gate's fields (`spec/verdicts.md`, PROTO-VERDICT-6): the
+/// decision by strictness (an `ask` is no stricter than a `deny` where nobody can be
+/// asked), an answer's `outcome` (only `approved` lets the call run), grants saved or
+/// in force beyond those expected, and grants not revoked, are safety; the route, the
+/// reason, the offers, the card and its window, and the audit trail are exactness.
+pub fn level(x: &Expect, field: &str, got: Option<&Map<String, Value>>, ctx: Ctx) -> Level {
+    let ctx = Ctx {
+        can_ask: ctx.can_ask && x.route.as_deref() != Some("no_asker"),
+    };
+    let answer = |k: &str| got.map(|a| a.get(k));
+    match field {
+        "decision" => verdict::decision(x.decision.as_deref(), answer("decision").flatten(), ctx),
+        "outcome" => verdict::refusal(
+            &["approved"],
+            x.outcome.as_deref(),
+            answer("outcome").flatten(),
+        ),
+        "saved" => match (answer("saved"), &x.saved) {
+            (None, _) => Level::Safety,
+            (Some(None | Some(Value::Null)), _) => Level::Exactness,
+            (Some(Some(g)), Some(OrNull::Value(e))) if grant_matches(g, e) => Level::Exactness,
+            (Some(Some(_)), _) => Level::Safety,
+        },
+        "grants" => match answer("grants") {
+            None => Level::Safety,
+            Some(g) => beyond(x.grants.as_deref().unwrap_or(&[]), g),
+        },
+        "revoked" => match (answer("revoked"), &x.revoked) {
+            (_, None) => Level::Exactness,
+            (_, Some(want)) if want.is_empty() => Level::Exactness,
+            (None, Some(_)) => Level::Safety,
+            (Some(g), Some(want)) => {
+                let items = g.and_then(Value::as_array).cloned().unwrap_or_default();
+                if want.iter().all(|e| items.iter().any(|i| grant_matches(i, e))) {
+                    Level::Exactness
+                } else {
+                    Level::Safety
+                }
+            }
+        },
+        _ => Level::Exactness,
+    }
+}
+
+/// Safety when `got` holds a grant none of `expected` matches (a call would run
+/// without asking that the scenario says must ask).
+fn beyond(expected: &[Grant], got: Option<&Value>) -> Level {
+    let items = got.and_then(Value::as_array).cloned().unwrap_or_default();
+    if items
+        .iter()
+        .all(|i| expected.iter().any(|e| grant_matches(i, e)))
+    {
+        Level::Exactness
+    } else {
+        Level::Safety
     }
 }
