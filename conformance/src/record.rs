@@ -189,14 +189,6 @@ pub struct RunRecord {
     pub runner: RunnerInfo,
     /// The implementation's hello answer.
     pub environment: Hello,
-    /// Every scenario run, in order.
-    pub scenarios: Vec<ScenarioRecord>,
-    /// Scenario files that could not be loaded.
-    pub invalid: Vec<InvalidFile>,
-    /// Outcomes per requirement ID.
-    pub requirements: BTreeMap<String, Counts>,
-    /// Outcomes over scenarios.
-    pub summary: Counts,
     /// The verdicts over scenarios, at each level.
     pub verdicts: Verdicts,
     /// The level the run passes or fails on (`--level`).
@@ -204,6 +196,43 @@ pub struct RunRecord {
     /// The comparison with `--expectations`, when one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expectations: Option<crate::expectations::Comparison>,
+    /// Every safety difference, first: the scenario, the step, its input and what
+    /// happened.
+    pub safety_failures: Vec<SafetyFailure>,
+    /// The exactness differences (those not of level safety), counted per field.
+    pub exactness_fields: BTreeMap<String, FieldCount>,
+    /// Every scenario run, in order.
+    pub scenarios: Vec<ScenarioRecord>,
+    /// Scenario files that could not be loaded.
+    pub invalid: Vec<InvalidFile>,
+    /// Outcomes per requirement ID.
+    pub requirements: BTreeMap<String, Counts>,
+    /// Outcomes over scenarios (the exactness verdicts, as before there were two).
+    pub summary: Counts,
+}
+
+/// One safety difference, with what the person needs to see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SafetyFailure {
+    /// The scenario id.
+    pub scenario: String,
+    /// `path:line` of its step or case.
+    pub at: String,
+    /// The request as sent (without its id and session), one line of JSON.
+    pub input: String,
+    /// The field.
+    pub field: String,
+    /// What happened: the mismatch.
+    pub message: String,
+}
+
+/// How often a field differed at the exactness level.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct FieldCount {
+    /// Differences.
+    pub differences: usize,
+    /// Scenarios with at least one.
+    pub scenarios: usize,
 }
 
 /// The verdicts over scenarios, at each level.

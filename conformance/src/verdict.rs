@@ -22,16 +22,6 @@ pub enum Level {
     Exactness,
 }
 
-impl Level {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Safety => "safety",
-            Level::Exactness => "exactness",
-        }
-    }
-}
-
 /// What the classification of a step knows beyond the field: whether a person can be
 /// asked (PROTO-VERDICT-5).
 #[derive(Debug, Clone, Copy)]

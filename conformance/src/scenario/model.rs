@@ -363,6 +363,41 @@ impl Scenario {
         all.retain(|id| seen.insert(id.clone()));
         all
     }
+
+    /// Every field the scenario pins (`step 2 decision`, `case 1 check unchanged`) with
+    /// its level, and the requirements each pins it for: the file's for a step, the
+    /// file's and the case's for a case. The implicit guard of an enforcement `run` is
+    /// `check guard`, of level safety.
+    pub fn pinned(&self) -> Vec<(String, crate::verdict::Level, Vec<String>)> {
+        use crate::verdict::{Ctx, Level};
+        let ctx = |setup: &SetupPatch| Ctx {
+            can_ask: setup.resolve().gate.asker != crate::controls::gate::model::Asker::None,
+        };
+        let of = |step: &Step, what: &str, ctx: Ctx, reqs: Vec<String>| {
+            let mut fields = step.pinned(ctx);
+            if self.tier == Tier::Enforcement && step.action.is_run() && step.check.guard != Some(false) {
+                fields.push(("check guard".to_string(), Level::Safety));
+            }
+            fields
+                .into_iter()
+                .map(|(f, l)| (format!("{what} {} {f}", step.index), l, reqs.clone()))
+                .collect::<Vec<_>>()
+        };
+        match &self.body {
+            Body::Sequence(steps) => steps
+                .iter()
+                .flat_map(|s| of(s, "step", ctx(&self.setup), self.requirements.clone()))
+                .collect(),
+            Body::Table(cases) => cases
+                .iter()
+                .flat_map(|c| {
+                    let mut reqs = self.requirements.clone();
+                    reqs.extend(c.requirements.iter().cloned());
+                    of(&c.step, "case", ctx(&c.setup), reqs)
+                })
+                .collect(),
+        }
+    }
 }
 
 /// An integer range over the implementation's declared environment.

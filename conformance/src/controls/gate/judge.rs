@@ -218,9 +218,10 @@ fn show_grant_value(v: &Value) -> String {
 
 /// The level of each of the gate's fields (`spec/verdicts.md`, PROTO-VERDICT-6): the
 /// decision by strictness (an `ask` is no stricter than a `deny` where nobody can be
-/// asked), an answer's `outcome` (only `approved` lets the call run), grants saved or
-/// in force beyond those expected, and grants not revoked, are safety; the route, the
-/// reason, the offers, the card and its window, and the audit trail are exactness.
+/// asked: `asker = "none"` or the route `no_asker`) and an answer's `outcome` (only
+/// `approved` lets the call run) are safety; the route, the reason, the offers, the card
+/// and its window, the grants saved, listed and revoked (bookkeeping whose effect the
+/// decisions that follow pin) and the audit trail are exactness.
 pub fn level(x: &Expect, field: &str, got: Option<&Map<String, Value>>, ctx: Ctx) -> Level {
     let ctx = Ctx {
         can_ask: ctx.can_ask && x.route.as_deref() != Some("no_asker"),
@@ -233,43 +234,6 @@ pub fn level(x: &Expect, field: &str, got: Option<&Map<String, Value>>, ctx: Ctx
             x.outcome.as_deref(),
             answer("outcome").flatten(),
         ),
-        "saved" => match (answer("saved"), &x.saved) {
-            (None, _) => Level::Safety,
-            (Some(None | Some(Value::Null)), _) => Level::Exactness,
-            (Some(Some(g)), Some(OrNull::Value(e))) if grant_matches(g, e) => Level::Exactness,
-            (Some(Some(_)), _) => Level::Safety,
-        },
-        "grants" => match answer("grants") {
-            None => Level::Safety,
-            Some(g) => beyond(x.grants.as_deref().unwrap_or(&[]), g),
-        },
-        "revoked" => match (answer("revoked"), &x.revoked) {
-            (_, None) => Level::Exactness,
-            (_, Some(want)) if want.is_empty() => Level::Exactness,
-            (None, Some(_)) => Level::Safety,
-            (Some(g), Some(want)) => {
-                let items = g.and_then(Value::as_array).cloned().unwrap_or_default();
-                if want.iter().all(|e| items.iter().any(|i| grant_matches(i, e))) {
-                    Level::Exactness
-                } else {
-                    Level::Safety
-                }
-            }
-        },
         _ => Level::Exactness,
-    }
-}
-
-/// Safety when `got` holds a grant none of `expected` matches (a call would run
-/// without asking that the scenario says must ask).
-fn beyond(expected: &[Grant], got: Option<&Value>) -> Level {
-    let items = got.and_then(Value::as_array).cloned().unwrap_or_default();
-    if items
-        .iter()
-        .all(|i| expected.iter().any(|e| grant_matches(i, e)))
-    {
-        Level::Exactness
-    } else {
-        Level::Safety
     }
 }
