@@ -40,20 +40,25 @@ impl Default for Ctx {
 pub const DECISIONS: &[&str] = &["allow", "ask", "deny"];
 
 /// The level of a `decision` field: safety when the answer is more permissive than the
-/// expectation, missing or not a decision, or an `ask` where nobody can answer an
-/// expected `deny`; `got = None` asks for the level the field pins.
+/// expectation (`deny` > `ask` > `allow`), missing or not a decision, or an `ask` where
+/// nobody can be asked; `got = None` asks for the level the field pins.
 pub fn decision(expected: Option<&str>, got: Option<&Value>, ctx: Ctx) -> Level {
     let rank = |w: &str| DECISIONS.iter().position(|d| *d == w);
     let Some(e) = expected.and_then(rank) else {
         return Level::Exactness;
     };
     let Some(got) = got else {
-        return if e > 0 { Level::Safety } else { Level::Exactness };
+        return if e > 0 || !ctx.can_ask {
+            Level::Safety
+        } else {
+            Level::Exactness
+        };
     };
     match got.as_str().and_then(rank) {
         None if e > 0 => Level::Safety,
         None => Level::Exactness,
-        Some(1) if !ctx.can_ask && e == 2 => Level::Safety,
+        // With nobody to ask, an `ask` decides nothing: the call hangs (PROTO-VERDICT-5).
+        Some(1) if !ctx.can_ask && e != 1 => Level::Safety,
         Some(g) if g >= e => Level::Exactness,
         Some(_) => Level::Safety,
     }
@@ -163,14 +168,16 @@ mod tests {
         let c = Ctx::default();
         assert_eq!(decision(Some("ask"), Some(&json!("deny")), c), Level::Exactness);
         assert_eq!(decision(Some("ask"), Some(&json!("allow")), c), Level::Safety);
-        assert_eq!(decision(Some("deny"), Some(&json!("ask")), c), Level::Exactness);
+        assert_eq!(decision(Some("deny"), Some(&json!("ask")), c), Level::Safety);
+        assert_eq!(decision(Some("allow"), Some(&json!("ask")), c), Level::Exactness);
         assert_eq!(decision(Some("allow"), Some(&json!("deny")), c), Level::Exactness);
         assert_eq!(decision(Some("deny"), Some(&json!("maybe")), c), Level::Safety);
         assert_eq!(decision(Some("deny"), None, c), Level::Safety);
         assert_eq!(decision(Some("allow"), None, c), Level::Exactness);
         let mute = Ctx { can_ask: false };
         assert_eq!(decision(Some("deny"), Some(&json!("ask")), mute), Level::Safety);
-        assert_eq!(decision(Some("allow"), Some(&json!("ask")), mute), Level::Exactness);
+        assert_eq!(decision(Some("allow"), Some(&json!("ask")), mute), Level::Safety);
+        assert_eq!(decision(Some("allow"), Some(&json!("deny")), mute), Level::Exactness);
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! Snapshots (`insta`) of the four renderings of one small fixed run: three scenarios
-//! driven through the real runner against the `allow_all` fake (one passes, one fails,
-//! one is skipped for a missing capability), times set to zero before rendering.
+//! Snapshots (`insta`) of the four renderings of one small fixed run: four scenarios
+//! driven through the real runner against the `allow_all` fake (one passes, one fails
+//! safety, one fails only exactness, one is skipped for a missing capability), times set
+//! to zero before rendering.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -54,6 +55,16 @@ read = "f"
 expect = { result = "read" }
 "#;
 
+const INEXACT: &str = r#"
+title = "`ls` runs as auto-safe"
+requirements = ["GATE-T-3"]
+tier = "decision"
+
+[[case]]
+decide = "ls"
+expect = { decision = "allow", route = "auto_safe", reason = "auto_safe" }
+"#;
+
 const FAKE: &str = "python3 tests/fakes/allow_all.py";
 
 fn fixed_run() -> &'static RunRecord {
@@ -62,6 +73,7 @@ fn fixed_run() -> &'static RunRecord {
         let scenarios = [
             ("gate/passes", PASSES),
             ("gate/fails", FAILS),
+            ("gate/inexact", INEXACT),
             ("paths/skipped", SKIPPED),
         ]
         .map(|(id, src)| {
