@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use super::{fields_by_count, verdict_lines};
 use crate::record::{Outcome, RunRecord};
+use crate::verdict::Level;
 
 /// The human report.
 pub fn render(r: &RunRecord, verbose: bool) -> String {
@@ -105,8 +106,12 @@ pub fn render(r: &RunRecord, verbose: bool) -> String {
         }
         s.push('\n');
     }
-    for line in verdict_lines(r) {
-        let _ = writeln!(s, "{line}");
+    // A green run keeps its one summary line.
+    let green = r.verdicts.exactness.failed + r.verdicts.exactness.errored == 0;
+    if !green || r.expectations.is_some() || r.level == Level::Safety {
+        for line in verdict_lines(r) {
+            let _ = writeln!(s, "{line}");
+        }
     }
     let c = &r.summary;
     let _ = writeln!(
