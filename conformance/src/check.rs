@@ -13,7 +13,7 @@ use crate::scenario::Check;
 use crate::snapshot::Snapshot;
 use crate::verdict::{Difference, Level};
 
-/// The level of each `check` key (`spec/verdicts.md`): what the runner sees unchanged,
+/// The level of each `check` key (`spec/verdicts.md`, PROTO-VERDICT-10): what the runner sees unchanged,
 /// absent, untouched, unleaked or alive is safety; what proves that the allowed twin
 /// worked (a file made, a line printed, a request seen, a record logged) is exactness.
 /// `content` is exactness: it pins what an allowed command wrote, and where a file must

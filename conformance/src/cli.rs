@@ -11,11 +11,11 @@ use crate::bait::Bait;
 use crate::client::{Client, ImplCommand};
 use crate::error::Error;
 use crate::events::{Event, Reporter};
+use crate::expectations::Expectations;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::record::{InvalidFile, RunnerInfo};
 use crate::report::{self, Format, Progress};
 use crate::scenario::{self, ScenarioError};
-use crate::expectations::Expectations;
 use crate::verdict::Level;
 use crate::{exit, filter, locate, runner, spec, trace, untestable};
 

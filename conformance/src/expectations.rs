@@ -1,4 +1,4 @@
-//! Known failures as data (`spec/verdicts.md`, PROTO-VERDICT-10 to 13): an expectations
+//! Known failures as data (`spec/verdicts.md`, PROTO-VERDICT-13 to 15): an expectations
 //! file names, per scenario id, the safety and exactness verdicts an implementation is
 //! known to get and why; a run compared with it passes when every verdict is as
 //! expected, and fails on a regression, on an unexpected pass, and on a scenario id the
@@ -275,7 +275,8 @@ impl Expectations {
                 }
                 continue;
             }
-            let better = |want: Outcome, got: Outcome| same(want, got) || norm(got) == Outcome::Passed;
+            let better =
+                |want: Outcome, got: Outcome| same(want, got) || norm(got) == Outcome::Passed;
             let line = |kind: &str| {
                 let reason = if e.reason.is_empty() {
                     String::new()
@@ -434,9 +435,30 @@ mod tests {
         let old = Expectations {
             suite: None,
             scenarios: [
-                ("gate/a".to_string(), Expected { safety: Passed, exactness: Failed, reason: "kept".into() }),
-                ("gate/e".to_string(), Expected { safety: Failed, exactness: Failed, reason: "not run".into() }),
-                ("gate/gone".to_string(), Expected { safety: Failed, exactness: Failed, reason: "x".into() }),
+                (
+                    "gate/a".to_string(),
+                    Expected {
+                        safety: Passed,
+                        exactness: Failed,
+                        reason: "kept".into(),
+                    },
+                ),
+                (
+                    "gate/e".to_string(),
+                    Expected {
+                        safety: Failed,
+                        exactness: Failed,
+                        reason: "not run".into(),
+                    },
+                ),
+                (
+                    "gate/gone".to_string(),
+                    Expected {
+                        safety: Failed,
+                        exactness: Failed,
+                        reason: "x".into(),
+                    },
+                ),
             ]
             .into(),
         };
@@ -476,10 +498,16 @@ mod tests {
     #[test]
     fn a_bad_file_is_refused_naming_the_key() {
         for (text, needle) in [
-            ("[\"gate/a\"]\nsafety = \"fine\"\nexactness = \"passed\"\n", "`safety` = \"fine\""),
+            (
+                "[\"gate/a\"]\nsafety = \"fine\"\nexactness = \"passed\"\n",
+                "`safety` = \"fine\"",
+            ),
             ("[\"gate/a\"]\nsafety = \"passed\"\n", "`exactness` must be"),
             ("suite = 3\n", "suite"),
-            ("[\"gate/a\"]\nsafety = \"passed\"\nexactness = \"passed\"\nwhy = \"x\"\n", "unknown key `why`"),
+            (
+                "[\"gate/a\"]\nsafety = \"passed\"\nexactness = \"passed\"\nwhy = \"x\"\n",
+                "unknown key `why`",
+            ),
         ] {
             match Expectations::parse(text) {
                 Err(Problem::Format(m)) => assert!(m.contains(needle), "{m}"),

@@ -27,7 +27,7 @@ pub struct Traced {
     pub untestable: Option<String>,
     /// `safety` when a field of a scenario that cites it is of level safety, else
     /// `exactness`; `None` when no scenario cites it (`spec/verdicts.md`,
-    /// PROTO-VERDICT-14).
+    /// PROTO-VERDICT-12).
     pub level: Option<crate::verdict::Level>,
 }
 
@@ -237,6 +237,34 @@ mod tests {
     use crate::spec::parse_chapter;
 
     #[test]
+    fn a_requirement_is_of_level_safety_when_a_field_that_pins_it_is() {
+        let mut spec = SpecIndex::default();
+        parse_chapter(
+            "gate.md",
+            "- **[GATE-A-1]** MUST a.\n- **[GATE-A-2]** MUST b.\n",
+            &mut spec,
+        );
+        let src = "title = \"t\"\nrequirements = [\"GATE-A-1\"]\ntier = \"decision\"\n\
+                   [[case]]\ndecide = \"ls\"\nexpect = { decision = \"allow\", route = \"auto_safe\" }\n\
+                   [[case]]\nrequirements = [\"GATE-A-2\"]\ndecide = \"rm -rf x\"\nexpect = { decision = \"ask\" }\n";
+        let scenarios = vec![load_file(src, "s/gate/t.toml", "gate/t", None).unwrap()];
+        let t = trace(&Inputs {
+            spec: &spec,
+            spec_dir: "spec",
+            scenarios: &scenarios,
+            scenario_errors: &[],
+            untestable: &[],
+            untestable_errors: &[],
+        });
+        use crate::verdict::Level;
+        // GATE-A-2 is pinned by the `ask` of its case: a more permissive answer exists.
+        assert_eq!(t.requirements["GATE-A-2"].level, Some(Level::Safety));
+        // GATE-A-1 is the file's: every case pins it, the `ask` one too.
+        assert_eq!(t.requirements["GATE-A-1"].level, Some(Level::Safety));
+        assert_eq!(t.chapters[0].safety, 2);
+    }
+
+    #[test]
     fn every_rule_is_checked() {
         let mut spec = SpecIndex::default();
         parse_chapter(
@@ -282,6 +310,12 @@ mod tests {
                 "spec/gate.md:3: `GATE-A-3` states a MUST or SHOULD but has no scenario and no entry in untestable.toml",
             ]
         );
+        // The scenario pins nothing of level safety (a grant listing): exactness.
+        assert_eq!(
+            t.requirements["GATE-A-1"].level,
+            Some(crate::verdict::Level::Exactness)
+        );
+        assert_eq!(t.requirements["GATE-A-3"].level, None);
         let row = &t.chapters[0];
         assert_eq!(
             (

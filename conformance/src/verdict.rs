@@ -166,28 +166,67 @@ mod tests {
     #[test]
     fn a_stricter_decision_is_exactness_a_more_permissive_one_safety() {
         let c = Ctx::default();
-        assert_eq!(decision(Some("ask"), Some(&json!("deny")), c), Level::Exactness);
-        assert_eq!(decision(Some("ask"), Some(&json!("allow")), c), Level::Safety);
-        assert_eq!(decision(Some("deny"), Some(&json!("ask")), c), Level::Safety);
-        assert_eq!(decision(Some("allow"), Some(&json!("ask")), c), Level::Exactness);
-        assert_eq!(decision(Some("allow"), Some(&json!("deny")), c), Level::Exactness);
-        assert_eq!(decision(Some("deny"), Some(&json!("maybe")), c), Level::Safety);
+        assert_eq!(
+            decision(Some("ask"), Some(&json!("deny")), c),
+            Level::Exactness
+        );
+        assert_eq!(
+            decision(Some("ask"), Some(&json!("allow")), c),
+            Level::Safety
+        );
+        assert_eq!(
+            decision(Some("deny"), Some(&json!("ask")), c),
+            Level::Safety
+        );
+        assert_eq!(
+            decision(Some("allow"), Some(&json!("ask")), c),
+            Level::Exactness
+        );
+        assert_eq!(
+            decision(Some("allow"), Some(&json!("deny")), c),
+            Level::Exactness
+        );
+        assert_eq!(
+            decision(Some("deny"), Some(&json!("maybe")), c),
+            Level::Safety
+        );
         assert_eq!(decision(Some("deny"), None, c), Level::Safety);
         assert_eq!(decision(Some("allow"), None, c), Level::Exactness);
         let mute = Ctx { can_ask: false };
-        assert_eq!(decision(Some("deny"), Some(&json!("ask")), mute), Level::Safety);
-        assert_eq!(decision(Some("allow"), Some(&json!("ask")), mute), Level::Safety);
-        assert_eq!(decision(Some("allow"), Some(&json!("deny")), mute), Level::Exactness);
+        assert_eq!(
+            decision(Some("deny"), Some(&json!("ask")), mute),
+            Level::Safety
+        );
+        assert_eq!(
+            decision(Some("allow"), Some(&json!("ask")), mute),
+            Level::Safety
+        );
+        assert_eq!(
+            decision(Some("allow"), Some(&json!("deny")), mute),
+            Level::Exactness
+        );
     }
 
     #[test]
     fn refusals_flags_and_sets() {
         let p = &["read", "written"];
-        assert_eq!(refusal(p, Some("outside_roots"), Some(&json!("read"))), Level::Safety);
-        assert_eq!(refusal(p, Some("outside_roots"), Some(&json!("denied"))), Level::Exactness);
-        assert_eq!(refusal(p, Some("read"), Some(&json!("denied"))), Level::Exactness);
+        assert_eq!(
+            refusal(p, Some("outside_roots"), Some(&json!("read"))),
+            Level::Safety
+        );
+        assert_eq!(
+            refusal(p, Some("outside_roots"), Some(&json!("denied"))),
+            Level::Exactness
+        );
+        assert_eq!(
+            refusal(p, Some("read"), Some(&json!("denied"))),
+            Level::Exactness
+        );
         assert_eq!(flag(false, Some(false), Some(&json!(true))), Level::Safety);
-        assert_eq!(flag(false, Some(true), Some(&json!(false))), Level::Exactness);
+        assert_eq!(
+            flag(false, Some(true), Some(&json!(false))),
+            Level::Exactness
+        );
         assert_eq!(required(true, Some(&Value::Null)), Level::Safety);
         assert_eq!(required(false, Some(&json!("x"))), Level::Exactness);
         let want = vec!["a".to_string()];
@@ -205,13 +244,37 @@ mod tests {
             message: String::new(),
         };
         let (s, x) = (d(Level::Safety), d(Level::Exactness));
-        assert_eq!(verdict(Level::Safety, Outcome::Failed, &[&s]), Outcome::Failed);
-        assert_eq!(verdict(Level::Exactness, Outcome::Failed, &[&s]), Outcome::Failed);
-        assert_eq!(verdict(Level::Safety, Outcome::Failed, &[&x]), Outcome::Passed);
-        assert_eq!(verdict(Level::Exactness, Outcome::Failed, &[&x]), Outcome::Failed);
-        assert_eq!(verdict(Level::Safety, Outcome::Errored, &[&x]), Outcome::Errored);
-        assert_eq!(verdict(Level::Safety, Outcome::Errored, &[&s]), Outcome::Failed);
-        assert_eq!(verdict(Level::Exactness, Outcome::Errored, &[&s]), Outcome::Errored);
-        assert_eq!(verdict(Level::Safety, Outcome::Skipped, &[]), Outcome::Skipped);
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Failed, &[&s]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Exactness, Outcome::Failed, &[&s]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Failed, &[&x]),
+            Outcome::Passed
+        );
+        assert_eq!(
+            verdict(Level::Exactness, Outcome::Failed, &[&x]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Errored, &[&x]),
+            Outcome::Errored
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Errored, &[&s]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Exactness, Outcome::Errored, &[&s]),
+            Outcome::Errored
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Skipped, &[]),
+            Outcome::Skipped
+        );
     }
 }

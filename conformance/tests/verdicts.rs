@@ -98,7 +98,10 @@ fn allow_all_fails_safety_on_every_gate_scenario_that_pins_a_refusal() {
             .iter()
             .find(|f| f["scenario"] == id)
             .unwrap_or_else(|| panic!("{id} not among the safety failures"));
-        assert!(first["input"].as_str().unwrap().contains("\"op\":"), "{first}");
+        assert!(
+            first["input"].as_str().unwrap().contains("\"op\":"),
+            "{first}"
+        );
     }
 }
 
@@ -125,23 +128,41 @@ fn an_expectations_file_written_by_a_run_passes_it_and_fails_on_each_change() {
     let same = suite.run("allow_all", &["--expectations", file_arg]);
     assert_eq!(same.code, 0, "{}\n{}", same.stdout, same.stderr);
     let c = &same.json()["expectations"];
-    assert_eq!((c["as_expected"].as_u64(), c["known_failures"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(
+        (c["as_expected"].as_u64(), c["known_failures"].as_u64()),
+        (Some(2), Some(1))
+    );
     assert!(!same.stderr.contains("warning"), "{}", same.stderr);
 
     // A reason edited by hand survives an update.
-    std::fs::write(&file, text.replace("reason = 'case 2", "reason = 'mine: case 2")).unwrap();
+    std::fs::write(
+        &file,
+        text.replace("reason = 'case 2", "reason = 'mine: case 2"),
+    )
+    .unwrap();
     suite.run("allow_all", &["--update-expectations", file_arg]);
-    assert!(std::fs::read_to_string(&file).unwrap().contains("reason = 'mine: case 2"));
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("reason = 'mine: case 2"));
 
     // One outcome changes (the grant table no longer lists empty): a regression, on one
     // line naming the scenario and its two verdicts.
     suite.scenario(
         "gate/grants",
-        &GRANTS_ONLY.replace("grants = []", "grants = [{ kind = \"exact\", key = \"ls\" }]"),
+        &GRANTS_ONLY.replace(
+            "grants = []",
+            "grants = [{ kind = \"exact\", key = \"ls\" }]",
+        ),
     );
     let human = run_cli(
         suite.dir.path(),
-        &["run", "--impl", &fake_command("allow_all"), "--expectations", file_arg],
+        &[
+            "run",
+            "--impl",
+            &fake_command("allow_all"),
+            "--expectations",
+            file_arg,
+        ],
     );
     assert_eq!(human.code, 1, "{}", human.stdout);
     assert!(
@@ -160,7 +181,13 @@ fn an_expectations_file_written_by_a_run_passes_it_and_fails_on_each_change() {
 
     // The known failure passes: an unexpected pass fails the run too.
     suite.scenario("gate/grants", GRANTS_ONLY);
-    suite.scenario("gate/read-list", &READ_LIST.replace("decision = \"ask\", route = \"card\"", "decision = \"allow\""));
+    suite.scenario(
+        "gate/read-list",
+        &READ_LIST.replace(
+            "decision = \"ask\", route = \"card\"",
+            "decision = \"allow\"",
+        ),
+    );
     let run = suite.run("allow_all", &["--expectations", file_arg]);
     assert_eq!(run.code, 1);
     assert_eq!(
@@ -176,8 +203,17 @@ fn an_expectations_file_written_by_a_run_passes_it_and_fails_on_each_change() {
         suite.path("scenarios/gate/read-list-renamed.toml"),
     )
     .unwrap();
-    let run = suite.run("allow_all", &["--expectations", file_arg, "--filter", "gate/grants"]);
+    let run = suite.run(
+        "allow_all",
+        &["--expectations", file_arg, "--filter", "gate/grants"],
+    );
     assert_eq!(run.code, 1);
     let gone = &run.json()["expectations"]["gone"];
-    assert!(gone[0].as_str().unwrap().starts_with("gone gate/read-list: "), "{gone}");
+    assert!(
+        gone[0]
+            .as_str()
+            .unwrap()
+            .starts_with("gone gate/read-list: "),
+        "{gone}"
+    );
 }

@@ -81,8 +81,7 @@ pub fn render(r: &RunRecord, verbose: bool) -> String {
             let _ = writeln!(s, "  rerun: {}", r.rerun(&sc.id));
         }
     }
-    if r
-        .scenarios
+    if r.scenarios
         .iter()
         .any(|sc| sc.outcome == Outcome::Failed && sc.safety != Outcome::Failed)
     {

@@ -59,11 +59,7 @@ pub fn render(r: &RunRecord) -> String {
             "### Exactness differences by field\n\n| field | differences | scenarios |\n|---|---|---|"
         );
         for (field, c) in fields_by_count(r) {
-            let _ = writeln!(
-                s,
-                "| `{field}` | {} | {} |",
-                c.differences, c.scenarios
-            );
+            let _ = writeln!(s, "| `{field}` | {} | {} |", c.differences, c.scenarios);
         }
         s.push('\n');
     }

@@ -13,8 +13,8 @@ use std::io::Write;
 use crate::events::{Event, Reporter};
 use crate::protocol::Hello;
 use crate::record::{
-    Counts, FieldCount, InvalidFile, Outcome, RunRecord, RunnerInfo, SafetyFailure,
-    ScenarioRecord, Verdicts,
+    Counts, FieldCount, InvalidFile, Outcome, RunRecord, RunnerInfo, SafetyFailure, ScenarioRecord,
+    Verdicts,
 };
 use crate::verdict::Level;
 

@@ -375,7 +375,10 @@ impl Scenario {
         };
         let of = |step: &Step, what: &str, ctx: Ctx, reqs: Vec<String>| {
             let mut fields = step.pinned(ctx);
-            if self.tier == Tier::Enforcement && step.action.is_run() && step.check.guard != Some(false) {
+            if self.tier == Tier::Enforcement
+                && step.action.is_run()
+                && step.check.guard != Some(false)
+            {
                 fields.push(("check guard".to_string(), Level::Safety));
             }
             fields

@@ -170,14 +170,19 @@ pub fn level(x: &Expect, field: &str, got: Option<&Map<String, Value>>) -> Level
     let answer = |k: &str| got.and_then(|a| a.get(k));
     match field {
         "refused" => match got {
-            None => verdict::required(matches!(x.refused, Some(OrNull::Value(_))), Some(&Value::Null)),
-            Some(_) => verdict::required(matches!(x.refused, Some(OrNull::Value(_))), answer("refused")),
+            None => verdict::required(
+                matches!(x.refused, Some(OrNull::Value(_))),
+                Some(&Value::Null),
+            ),
+            Some(_) => verdict::required(
+                matches!(x.refused, Some(OrNull::Value(_))),
+                answer("refused"),
+            ),
         },
         "exit" => {
             let fails = matches!(
                 x.exit,
-                Some(OrNull::Null)
-                    | Some(OrNull::Value(ExitSpec::Word(ExitWord::Nonzero)))
+                Some(OrNull::Null) | Some(OrNull::Value(ExitSpec::Word(ExitWord::Nonzero)))
             ) || matches!(x.exit, Some(OrNull::Value(ExitSpec::Code(n))) if n != 0);
             match got {
                 None => verdict::exit(fails, None),
@@ -207,7 +212,13 @@ pub fn posture_level(p: &ExpectPosture, field: &str, got: Option<Option<&Value>>
             want.iter().any(|w| !have.contains(w))
         }
     };
-    let level = |safe: bool| if safe { Level::Safety } else { Level::Exactness };
+    let level = |safe: bool| {
+        if safe {
+            Level::Safety
+        } else {
+            Level::Exactness
+        }
+    };
     match field {
         "posture" => {
             let mut fields = ["posture.state", "posture.degraded", "posture.not_covered"]
@@ -234,7 +245,10 @@ pub fn posture_level(p: &ExpectPosture, field: &str, got: Option<Option<&Value>>
             level(missing_any(&want, f("not_covered")))
         }
         "posture.choices.passed_secrets" => {
-            let c = got.map(|g| g.and_then(|v| v.get("choices")).and_then(|v| v.get("passed_secrets")));
+            let c = got.map(|g| {
+                g.and_then(|v| v.get("choices"))
+                    .and_then(|v| v.get("passed_secrets"))
+            });
             level(missing_any(p.passed_secrets.as_deref().unwrap_or(&[]), c))
         }
         _ => Level::Exactness,

@@ -111,13 +111,7 @@ impl ControlAction for Action {
     }
     /// `started = false` answered with a running session and the posture's claims are
     /// safety (PROTO-VERDICT-8); the settings directories are exactness.
-    fn level(
-        &self,
-        x: &Expect,
-        field: &str,
-        got: Option<&Map<String, Value>>,
-        _: Ctx,
-    ) -> Level {
+    fn level(&self, x: &Expect, field: &str, got: Option<&Map<String, Value>>, _: Ctx) -> Level {
         match field {
             "started" => crate::verdict::flag(false, x.started, got.and_then(|a| a.get("started"))),
             f if f == "posture" || f.starts_with("posture.") => match &x.posture {

@@ -90,7 +90,9 @@ pub fn level(x: &Expect, key: &str, got: Option<&Map<String, Value>>) -> Level {
                 || answer("result").and_then(Value::as_str) == Some("quarantined");
             match got {
                 None if matches!(x.content, Some(OrNull::Null)) => Level::Safety,
-                Some(_) if none_allowed && !matches!(answer("content"), None | Some(Value::Null)) => {
+                Some(_)
+                    if none_allowed && !matches!(answer("content"), None | Some(Value::Null)) =>
+                {
                     Level::Safety
                 }
                 _ => Level::Exactness,
@@ -99,12 +101,8 @@ pub fn level(x: &Expect, key: &str, got: Option<&Map<String, Value>>) -> Level {
         "entries" => match got {
             None => Level::Safety,
             Some(_) => {
-                let want: Vec<String> = x
-                    .entries
-                    .iter()
-                    .flatten()
-                    .map(|e| e.name.clone())
-                    .collect();
+                let want: Vec<String> =
+                    x.entries.iter().flatten().map(|e| e.name.clone()).collect();
                 let names: Vec<Value> = answer("entries")
                     .and_then(Value::as_array)
                     .map(|v| v.iter().map(|e| Value::String(field(e, "name"))).collect())
@@ -128,4 +126,3 @@ pub fn level(x: &Expect, key: &str, got: Option<&Map<String, Value>>) -> Level {
         _ => Level::Exactness,
     }
 }
-
