@@ -11,20 +11,7 @@ use crate::bait::Bait;
 use crate::fixture::Built;
 use crate::scenario::Check;
 use crate::snapshot::Snapshot;
-use crate::verdict::{Difference, Level};
-
-/// The level of each `check` key (`spec/verdicts.md`, PROTO-VERDICT-10): what the runner sees unchanged,
-/// absent, untouched, unleaked or alive is safety; what proves that the allowed twin
-/// worked (a file made, a line printed, a request seen, a record logged) is exactness.
-/// `content` is exactness: it pins what an allowed command wrote, and where a file must
-/// keep its bytes the scenarios say `unchanged`. The implicit guard is safety.
-pub fn level(key: &str) -> Level {
-    match key {
-        "guard" | "unchanged" | "absent" | "stdout_lacks" | "no_bait" | "socket_untouched"
-        | "process_alive" | "http_unseen" | "http_untouched" => Level::Safety,
-        _ => Level::Exactness,
-    }
-}
+use crate::verdict::Difference;
 
 /// Each message of [`after`] as a difference of its `check` key's level.
 pub fn differences(messages: Vec<String>, label: &str) -> Vec<Difference> {
@@ -37,7 +24,7 @@ pub fn differences(messages: Vec<String>, label: &str) -> Vec<Difference> {
                 .unwrap_or("")
                 .to_string();
             Difference {
-                level: level(&key),
+                level: crate::verdict::check(&key),
                 field: format!("check {key}"),
                 message: format!("{label}: {m}"),
             }

@@ -20,9 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use crate::record::{Outcome, ScenarioRecord};
+use crate::record::{Comparison, Outcome, ScenarioRecord, SuiteCheck};
 
 /// An expectations file that cannot be read or is not of the format.
 #[derive(Debug, thiserror::Error)]
@@ -336,66 +334,6 @@ fn first_reason(r: &ScenarioRecord) -> String {
 enum Problem {
     Toml(String),
     Format(String),
-}
-
-/// The suite hashes of the file and of the run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SuiteCheck {
-    /// The file's `suite`, if it has one.
-    pub expected: Option<String>,
-    /// The run's.
-    pub actual: String,
-}
-
-impl SuiteCheck {
-    /// The warning when the file was made against another suite (or names none).
-    pub fn warning(&self, file: &str) -> Option<String> {
-        match &self.expected {
-            Some(e) if *e == self.actual => None,
-            Some(e) => Some(format!(
-                "warning: {file} was made against suite {e}; this run's suite is {}: the verdicts are compared all the same (a scenario the suite no longer has fails the run)",
-                self.actual
-            )),
-            None => Some(format!(
-                "warning: {file} names no suite; this run's suite is {}",
-                self.actual
-            )),
-        }
-    }
-}
-
-/// A run compared with an expectations file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Comparison {
-    /// The file, as given.
-    pub file: String,
-    /// The suite hashes.
-    pub suite: SuiteCheck,
-    /// Scenarios whose verdicts were as expected.
-    pub as_expected: usize,
-    /// Of those, the ones that failed or errored as the file says.
-    pub known_failures: usize,
-    /// A verdict worse than expected, one line each.
-    pub regressions: Vec<String>,
-    /// A verdict better than expected and none worse, one line each.
-    pub unexpected_passes: Vec<String>,
-    /// Scenario ids of the file the suite does not have, one line each.
-    pub gone: Vec<String>,
-}
-
-impl Comparison {
-    /// Whether the run is as expected.
-    pub fn success(&self) -> bool {
-        self.regressions.is_empty() && self.unexpected_passes.is_empty() && self.gone.is_empty()
-    }
-
-    /// Every line that fails the run: regressions, unexpected passes, scenarios gone.
-    pub fn lines(&self) -> impl Iterator<Item = &String> {
-        self.regressions
-            .iter()
-            .chain(&self.unexpected_passes)
-            .chain(&self.gone)
-    }
 }
 
 #[cfg(test)]

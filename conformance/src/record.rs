@@ -195,7 +195,7 @@ pub struct RunRecord {
     pub level: Level,
     /// The comparison with `--expectations`, when one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub expectations: Option<crate::expectations::Comparison>,
+    pub expectations: Option<Comparison>,
     /// Every safety difference, first: the scenario, the step, its input and what
     /// happened.
     pub safety_failures: Vec<SafetyFailure>,
@@ -209,6 +209,83 @@ pub struct RunRecord {
     pub requirements: BTreeMap<String, Counts>,
     /// Outcomes over scenarios (the exactness verdicts, as before there were two).
     pub summary: Counts,
+}
+
+/// The verdict at `level` of something that ended with `end` (its outcome over every
+/// field: passed, failed, skipped or errored) and the given differences: at exactness
+/// it is `end`; at safety only the safety differences fail it, and a scenario that
+/// errored with a safety difference has failed safety.
+pub fn verdict(level: Level, end: Outcome, differences: &[&Difference]) -> Outcome {
+    let failed = differences
+        .iter()
+        .any(|d| level == Level::Exactness || d.level == Level::Safety);
+    match end {
+        // As `outcome` has it: an error is an error first, unless safety failed.
+        Outcome::Errored if level == Level::Exactness => Outcome::Errored,
+        _ if failed => Outcome::Failed,
+        Outcome::Failed => Outcome::Passed,
+        other => other,
+    }
+}
+
+/// The suite hashes of the file and of the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SuiteCheck {
+    /// The file's `suite`, if it has one.
+    pub expected: Option<String>,
+    /// The run's.
+    pub actual: String,
+}
+
+impl SuiteCheck {
+    /// The warning when the file was made against another suite (or names none).
+    pub fn warning(&self, file: &str) -> Option<String> {
+        match &self.expected {
+            Some(e) if *e == self.actual => None,
+            Some(e) => Some(format!(
+                "warning: {file} was made against suite {e}; this run's suite is {}: the verdicts are compared all the same (a scenario the suite no longer has fails the run)",
+                self.actual
+            )),
+            None => Some(format!(
+                "warning: {file} names no suite; this run's suite is {}",
+                self.actual
+            )),
+        }
+    }
+}
+
+/// A run compared with an expectations file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Comparison {
+    /// The file, as given.
+    pub file: String,
+    /// The suite hashes.
+    pub suite: SuiteCheck,
+    /// Scenarios whose verdicts were as expected.
+    pub as_expected: usize,
+    /// Of those, the ones that failed or errored as the file says.
+    pub known_failures: usize,
+    /// A verdict worse than expected, one line each.
+    pub regressions: Vec<String>,
+    /// A verdict better than expected and none worse, one line each.
+    pub unexpected_passes: Vec<String>,
+    /// Scenario ids of the file the suite does not have, one line each.
+    pub gone: Vec<String>,
+}
+
+impl Comparison {
+    /// Whether the run is as expected.
+    pub fn success(&self) -> bool {
+        self.regressions.is_empty() && self.unexpected_passes.is_empty() && self.gone.is_empty()
+    }
+
+    /// Every line that fails the run: regressions, unexpected passes, scenarios gone.
+    pub fn lines(&self) -> impl Iterator<Item = &String> {
+        self.regressions
+            .iter()
+            .chain(&self.unexpected_passes)
+            .chain(&self.gone)
+    }
 }
 
 /// One safety difference, with what the person needs to see it.
@@ -326,5 +403,52 @@ fn shell_quote(s: &str) -> String {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_safety_difference_fails_both_an_exactness_one_only_exactness() {
+        let d = |level| Difference {
+            level,
+            field: "decision".into(),
+            message: String::new(),
+        };
+        let (s, x) = (d(Level::Safety), d(Level::Exactness));
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Failed, &[&s]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Exactness, Outcome::Failed, &[&s]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Failed, &[&x]),
+            Outcome::Passed
+        );
+        assert_eq!(
+            verdict(Level::Exactness, Outcome::Failed, &[&x]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Errored, &[&x]),
+            Outcome::Errored
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Errored, &[&s]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Exactness, Outcome::Errored, &[&s]),
+            Outcome::Errored
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Skipped, &[]),
+            Outcome::Skipped
+        );
     }
 }

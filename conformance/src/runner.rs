@@ -16,9 +16,9 @@ use crate::events::{Event, Reporter};
 use crate::fixture::Placeholders;
 use crate::fixture::{self, Built};
 use crate::protocol::{Reply, RequestBody, SessionDirs, SessionOp};
-use crate::record::{Outcome, ScenarioRecord, StepRecord};
+use crate::record::{verdict, Outcome, ScenarioRecord, StepRecord};
 use crate::scenario::{Body, Scenario, Step, Tier};
-use crate::verdict::{verdict, Ctx, Difference, Level};
+use crate::verdict::{Ctx, Difference, Level};
 
 /// How a session ended before its steps were judged.
 #[derive(Debug)]

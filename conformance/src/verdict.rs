@@ -1,14 +1,12 @@
-//! The two verdicts of `spec/verdicts.md`: every mismatch is of level **safety** (what a
+//! The levels of `spec/verdicts.md`: every mismatch is of level **safety** (what a
 //! person relies on) or **exactness** (the exact answer, where a stricter one is also
-//! safe), and every scenario gets one verdict at each level. Here are the levels, the
-//! orders of strictness the controls' classifications share, and the verdicts of a
-//! scenario; each control classifies its own fields in its `level` function, the
-//! runner's `check` table in `check::level`.
+//! safe). Here are the levels, the orders of strictness the controls' classifications
+//! share, and the level of each key of the runner's own `check` table ([`check`]); each
+//! control classifies its own fields in its `level` function, and a scenario's two
+//! verdicts are computed from the levels by `record::verdict`.
 
 use serde::Serialize;
 use serde_json::Value;
-
-use crate::record::Outcome;
 
 /// The level of a mismatch, or the level an expectation field pins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -130,6 +128,19 @@ pub fn exit(expects_failure: bool, got: Option<&Value>) -> Level {
     }
 }
 
+/// The level of each `check` key (`spec/verdicts.md`, PROTO-VERDICT-10): what the runner sees unchanged,
+/// absent, untouched, unleaked or alive is safety; what proves that the allowed twin
+/// worked (a file made, a line printed, a request seen, a record logged) is exactness.
+/// `content` is exactness: it pins what an allowed command wrote, and where a file must
+/// keep its bytes the scenarios say `unchanged`. The implicit guard is safety.
+pub fn check(key: &str) -> Level {
+    match key {
+        "guard" | "unchanged" | "absent" | "stdout_lacks" | "no_bait" | "socket_untouched"
+        | "process_alive" | "http_unseen" | "http_untouched" => Level::Safety,
+        _ => Level::Exactness,
+    }
+}
+
 /// One mismatch with its level and the field it concerns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Difference {
@@ -139,23 +150,6 @@ pub struct Difference {
     pub field: String,
     /// The message, as in `mismatches`.
     pub message: String,
-}
-
-/// The verdict at `level` of something that ended with `end` (its outcome over every
-/// field: passed, failed, skipped or errored) and the given differences: at exactness
-/// it is `end`; at safety only the safety differences fail it, and a scenario that
-/// errored with a safety difference has failed safety.
-pub fn verdict(level: Level, end: Outcome, differences: &[&Difference]) -> Outcome {
-    let failed = differences
-        .iter()
-        .any(|d| level == Level::Exactness || d.level == Level::Safety);
-    match end {
-        // As `outcome` has it: an error is an error first, unless safety failed.
-        Outcome::Errored if level == Level::Exactness => Outcome::Errored,
-        _ if failed => Outcome::Failed,
-        Outcome::Failed => Outcome::Passed,
-        other => other,
-    }
 }
 
 #[cfg(test)]
@@ -234,47 +228,5 @@ mod tests {
         assert_eq!(at_most(&want, Some(&json!([]))), Level::Exactness);
         assert_eq!(exit(true, Some(&json!(0))), Level::Safety);
         assert_eq!(exit(false, Some(&json!(1))), Level::Exactness);
-    }
-
-    #[test]
-    fn a_safety_difference_fails_both_an_exactness_one_only_exactness() {
-        let d = |level| Difference {
-            level,
-            field: "decision".into(),
-            message: String::new(),
-        };
-        let (s, x) = (d(Level::Safety), d(Level::Exactness));
-        assert_eq!(
-            verdict(Level::Safety, Outcome::Failed, &[&s]),
-            Outcome::Failed
-        );
-        assert_eq!(
-            verdict(Level::Exactness, Outcome::Failed, &[&s]),
-            Outcome::Failed
-        );
-        assert_eq!(
-            verdict(Level::Safety, Outcome::Failed, &[&x]),
-            Outcome::Passed
-        );
-        assert_eq!(
-            verdict(Level::Exactness, Outcome::Failed, &[&x]),
-            Outcome::Failed
-        );
-        assert_eq!(
-            verdict(Level::Safety, Outcome::Errored, &[&x]),
-            Outcome::Errored
-        );
-        assert_eq!(
-            verdict(Level::Safety, Outcome::Errored, &[&s]),
-            Outcome::Failed
-        );
-        assert_eq!(
-            verdict(Level::Exactness, Outcome::Errored, &[&s]),
-            Outcome::Errored
-        );
-        assert_eq!(
-            verdict(Level::Safety, Outcome::Skipped, &[]),
-            Outcome::Skipped
-        );
     }
 }

@@ -283,7 +283,7 @@ impl Step {
             self.check
                 .written()
                 .into_iter()
-                .map(|k| (format!("check {k}"), crate::check::level(k))),
+                .map(|k| (format!("check {k}"), crate::verdict::check(k))),
         );
         out
     }
