@@ -131,3 +131,46 @@ fn progress_only_on_a_terminal_outside_ci() {
     assert!(!progress_wanted(true, ci, false));
     assert!(!progress_wanted(true, None, true));
 }
+
+#[test]
+fn junit_follows_the_level_and_the_expectations() {
+    use crate::record::{Comparison, SuiteCheck};
+    use crate::verdict::Level;
+    let mut r = fixed_run().clone();
+    r.level = Level::Safety;
+    let xml = render(&r, Format::Junit, false);
+    // At the safety level, the exactness-only failure is a success.
+    assert!(xml.contains("failures=\"1\""), "{xml}");
+    assert!(xml.contains("type=\"safety\""), "{xml}");
+    assert!(!xml.contains("type=\"exactness\""), "{xml}");
+    r.level = Level::Exactness;
+    r.expectations = Some(Comparison {
+        file: "known.toml".into(),
+        suite: SuiteCheck {
+            expected: Some(r.runner.suite.hash.clone()),
+            actual: r.runner.suite.hash.clone(),
+        },
+        as_expected: 3,
+        known_failures: 1,
+        regressions: vec![
+            "regression gate/inexact: safety passed (expected passed), exactness failed (expected passed)".into(),
+        ],
+        unexpected_passes: Vec::new(),
+        gone: Vec::new(),
+    });
+    let xml = render(&r, Format::Junit, false);
+    // The known failure is skipped with its verdicts; the regression fails with its line.
+    assert!(
+        xml.contains("<skipped message=\"known failure: safety failed, exactness failed\"/>"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<failure message=\"regression gate/inexact: safety passed (expected passed), exactness failed (expected passed)\" type=\"expectations\"/>"),
+        "{xml}"
+    );
+    let human = render(&r, Format::Human, false);
+    assert!(
+        human.contains("\nexpectations: 3 scenario(s) as expected (1 known failure(s)), 1 regression(s), 0 unexpected pass(es), 0 gone\nregression gate/inexact: "),
+        "{human}"
+    );
+}
