@@ -7,9 +7,12 @@
 
 Each argument is LABEL=REPORT.json, a report written by
 `gatehouse-conform run --format json`. The output is Markdown: one row per implementation
-with passed / failed / skipped counts per scenario folder, then, per implementation, every
-failed scenario with the requirements it pins and the first mismatch the runner saw, and
-the reasons scenarios were skipped. It reads the reports only; it judges nothing itself.
+with, per scenario folder, the two verdicts of spec/verdicts.md (safety: what a person
+relies on; exactness: every field) counted passed / failed, and the skips; then, per
+implementation, the scenarios that failed safety with their first safety difference, then
+those that failed only on exactness with their first mismatch, and the reasons scenarios
+were skipped. It reads the reports only; it judges nothing itself. A report written
+before the verdicts (no `safety` field) counts its `outcome` at both levels.
 For a gate, a failed scenario is marked `decision` when some step got a different
 decision, and `report` when only the route, reason, offers or card differed.
 """
@@ -38,6 +41,19 @@ def folder(scenario_id):
     return scenario_id.split("/", 1)[0]
 
 
+def verdict(s, level):
+    return s.get(level, s["outcome"])
+
+
+def first_safety(s):
+    for step in s.get("steps", []):
+        for d in step.get("differences", []):
+            if d.get("level") == "safety":
+                name = step.get("name")
+                return ("%s: %s" % (name, d["message"])) if name else d["message"]
+    return s.get("reason") or ""
+
+
 def first_mismatch(s):
     for step in s.get("steps", []):
         for m in step.get("mismatches", []):
@@ -56,12 +72,14 @@ def kind_of_failure(s):
     return "report"
 
 
-def cell(counts):
-    parts = ["%d passed" % counts["passed"], "%d failed" % counts["failed"],
-             "%d skipped" % counts["skipped"]]
-    if counts["errored"]:
-        parts.append("%d errored" % counts["errored"])
-    return " / ".join(parts)
+def cell(safety, exactness):
+    if not sum(safety.values()):
+        return "-"
+    def one(c):
+        text = "%d passed / %d failed" % (c["passed"], c["failed"])
+        return text + (" / %d errored" % c["errored"] if c["errored"] else "")
+    return "safety %s; exactness %s; %d skipped" % (one(safety), one(exactness),
+                                                   safety["skipped"])
 
 
 def md_escape(text):
@@ -89,15 +107,20 @@ def main():
     w("|---|---|" + "---|" * len(folders))
     for label, r in reports:
         env = r["environment"]
-        counts = {f: collections.Counter() for f in folders}
+        safety = {f: collections.Counter() for f in folders}
+        exactness = {f: collections.Counter() for f in folders}
         for s in r["scenarios"]:
-            counts[folder(s["id"])][s["outcome"]] += 1
+            safety[folder(s["id"])][verdict(s, "safety")] += 1
+            exactness[folder(s["id"])][verdict(s, "exactness")] += 1
         w("| %s (`%s`) | %s | %s |" % (md_escape(env["name"]), label, md_escape(env["version"]),
-                                       " | ".join(cell(counts[f]) for f in folders)))
+                                       " | ".join(cell(safety[f], exactness[f])
+                                                  for f in folders)))
     w("")
     for label, r in reports:
         env = r["environment"]
-        failed = [s for s in r["scenarios"] if s["outcome"] in ("failed", "errored")]
+        unsafe = [s for s in r["scenarios"] if verdict(s, "safety") in ("failed", "errored")]
+        failed = [s for s in r["scenarios"] if s["outcome"] in ("failed", "errored")
+                  and s not in unsafe]
         w("### %s (`%s`)" % (env["name"], label))
         w("")
         w("Declared: capabilities %s, fence backend %s, Landlock ABI %s; summary %s." % (
@@ -106,8 +129,19 @@ def main():
             json.dumps(env["environment"].get("landlock_abi")),
             ", ".join("%d %s" % (r["summary"][o], o) for o in OUTCOMES)))
         w("")
+        if unsafe:
+            w("| failed safety | requirements | first safety difference |")
+            w("|---|---|---|")
+            for s in unsafe:
+                w("| `%s`%s | %s | %s |" % (
+                    s["id"], " (errored)" if verdict(s, "safety") == "errored" else "",
+                    ", ".join(s["requirements"]), md_escape(first_safety(s))))
+            w("")
+        else:
+            w("No scenario failed safety.")
+            w("")
         if failed:
-            w("| failed scenario | requirements | first mismatch |")
+            w("| failed only exactness | requirements | first mismatch |")
             w("|---|---|---|")
             for s in failed:
                 kind = kind_of_failure(s)
@@ -118,10 +152,11 @@ def main():
             kinds = collections.Counter(kind_of_failure(s) for s in failed if kind_of_failure(s))
             if kinds:
                 w("")
-                w("Of the failed gate scenarios, %d got a different decision on some line and "
-                  "%d differed only in the route, reason, offers or card." % (
+                w("Of the gate scenarios that failed only exactness, %d got a different "
+                  "(stricter) decision on some line and %d differed only in the route, reason, "
+                  "offers or card." % (
                       kinds["decision"], kinds["report"]))
-        else:
+        elif not unsafe:
             w("No scenario failed.")
         w("")
         skipped = collections.Counter(s.get("reason") or "" for s in r["scenarios"]

@@ -11,6 +11,26 @@ use crate::bait::Bait;
 use crate::fixture::Built;
 use crate::scenario::Check;
 use crate::snapshot::Snapshot;
+use crate::verdict::Difference;
+
+/// Each message of [`after`] as a difference of its `check` key's level.
+pub fn differences(messages: Vec<String>, label: &str) -> Vec<Difference> {
+    messages
+        .into_iter()
+        .map(|m| {
+            let key = m
+                .strip_prefix("check ")
+                .and_then(|r| r.split([' ', ':']).next())
+                .unwrap_or("")
+                .to_string();
+            Difference {
+                level: crate::verdict::check(&key),
+                field: format!("check {key}"),
+                message: format!("{label}: {m}"),
+            }
+        })
+        .collect()
+}
 
 /// The snapshots of one step, taken before it is sent.
 #[derive(Debug, Default)]

@@ -11,10 +11,12 @@ use crate::bait::Bait;
 use crate::client::{Client, ImplCommand};
 use crate::error::Error;
 use crate::events::{Event, Reporter};
+use crate::expectations::Expectations;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::record::{InvalidFile, RunnerInfo};
 use crate::report::{self, Format, Progress};
 use crate::scenario::{self, ScenarioError};
+use crate::verdict::Level;
 use crate::{exit, filter, locate, runner, spec, trace, untestable};
 
 /// The Gatehouse conformance runner.
@@ -95,8 +97,31 @@ struct RunArgs {
     /// Fail the run unless the implementation declares this fence backend (`none`: null).
     #[arg(long, value_name = "NAME")]
     expect_fence_backend: Option<String>,
+    /// The level the run passes or fails on (`spec/verdicts.md`): `exactness` (every
+    /// field; the default) or `safety` (only what a person relies on). Both verdicts are
+    /// reported either way.
+    #[arg(long, value_enum, value_name = "LEVEL", default_value = "exactness")]
+    level: LevelArg,
+    /// Compare the verdicts with FILE (known failures, `spec/verdicts.md`): the run
+    /// passes when every scenario's two verdicts are as FILE says (a scenario it does not
+    /// name: passed or skipped) and fails on a regression, an unexpected pass, or an id
+    /// the suite no longer has. Replaces --level for the exit status.
+    #[arg(long, value_name = "FILE")]
+    expectations: Option<PathBuf>,
+    /// Write FILE from this run: every scenario whose verdicts are not both passed or
+    /// skipped, keeping the reasons FILE (or --expectations) already gives, and the
+    /// entries of scenarios not run.
+    #[arg(long, value_name = "FILE")]
+    update_expectations: Option<PathBuf>,
     #[command(flatten)]
     dirs: Dirs,
+}
+
+/// `--level`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LevelArg {
+    Safety,
+    Exactness,
 }
 
 /// `--tier`: the scenario tiers by their names in the scenario files.
@@ -199,6 +224,13 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     let loaded = load_scenarios(&scenario_dir, Some(&spec.ids()))?;
     let suite = crate::identity::of(&scenario_dir, &spec_dir)?;
     print_errors(&loaded.errors);
+    let known: std::collections::BTreeSet<String> =
+        loaded.scenarios.iter().map(|s| s.id.clone()).collect();
+    let expectations = args
+        .expectations
+        .as_deref()
+        .map(Expectations::load)
+        .transpose()?;
     let mut selected =
         filter::select_all(&args.filter, &args.exclude, loaded.scenarios, |s| &s.id)?;
     if let Some(tier) = args.tier {
@@ -314,7 +346,29 @@ fn run(args: RunArgs) -> Result<i32, Error> {
             message: e.to_string(),
         })
         .collect();
-    let record = report::assemble(info, hello, records, invalid);
+    let suite_hash = info.suite.hash.clone();
+    let mut record = report::assemble(info, hello, records, invalid);
+    record.level = match args.level {
+        LevelArg::Safety => Level::Safety,
+        LevelArg::Exactness => Level::Exactness,
+    };
+    if let (Some(e), Some(path)) = (&expectations, &args.expectations) {
+        let shown = path.display().to_string();
+        let c = e.compare(&shown, &suite_hash, &record.scenarios, &known);
+        if let Some(w) = c.suite.warning(&shown) {
+            eprintln!("gatehouse-conform: {w}");
+        }
+        record.expectations = Some(c);
+    }
+    if let Some(path) = &args.update_expectations {
+        let base = match (path.exists(), &expectations) {
+            (true, _) => Expectations::load(path)?,
+            (false, Some(e)) => e.clone(),
+            (false, None) => Expectations::default(),
+        };
+        let new = base.updated(&suite_hash, &record.scenarios, &known);
+        write(path, &new.render())?;
+    }
     reporter.event(&Event::RunFinished { record: &record });
     if let Some(path) = &args.json_out {
         write(path, &report::render(&record, Format::Json, args.verbose))?;

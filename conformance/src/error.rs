@@ -48,6 +48,9 @@ pub enum Error {
     /// A file of the suite could not be read to compute its identity.
     #[error(transparent)]
     Identity(#[from] crate::identity::IdentityError),
+    /// An expectations file cannot be read or is not of the format.
+    #[error(transparent)]
+    Expectations(#[from] crate::expectations::ExpectationsError),
     /// A `--filter` or `--exclude` selects no scenario.
     #[error(transparent)]
     Unmatched(#[from] crate::filter::Unmatched),

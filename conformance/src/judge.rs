@@ -11,7 +11,7 @@ use crate::vocab::OrNull;
 /// Collects the mismatches of one step.
 pub struct Judge<'a> {
     prefix: String,
-    out: Vec<String>,
+    out: Vec<(String, String)>,
     /// The session's placeholder substitution, for paths in expectations.
     pub sub: &'a dyn Fn(&str) -> String,
 }
@@ -26,16 +26,16 @@ impl<'a> Judge<'a> {
         }
     }
 
-    /// The mismatches found.
-    pub fn finish(self) -> Vec<String> {
+    /// The mismatches found, each with the field it concerns.
+    pub fn finish(self) -> Vec<(String, String)> {
         self.out
     }
 
     /// One mismatch: `key: expected E, got G`.
     pub fn push(&mut self, key: &str, expected: &str, got: &str) {
-        self.out.push(format!(
-            "{}: {key}: expected {expected}, got {got}",
-            self.prefix
+        self.out.push((
+            key.to_string(),
+            format!("{}: {key}: expected {expected}, got {got}", self.prefix),
         ));
     }
 

@@ -14,6 +14,7 @@ mod controls;
 mod error;
 mod events;
 mod exit;
+mod expectations;
 mod filter;
 mod fixture;
 mod identity;
@@ -31,6 +32,7 @@ mod snapshot;
 mod spec;
 mod trace;
 mod untestable;
+mod verdict;
 mod vm;
 mod vocab;
 

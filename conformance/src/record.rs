@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::protocol::Hello;
 use crate::scenario::Tier;
+use crate::verdict::{Difference, Level};
 
 /// The outcome of a scenario, or of one case of a table scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -73,14 +74,44 @@ pub struct StepRecord {
     pub request: Value,
     /// The answer object, or `null` when none came.
     pub answer: Value,
-    /// What did not hold.
+    /// What did not hold (the messages of `differences`, in order).
     pub mismatches: Vec<String>,
+    /// What did not hold, each with its level and field (`spec/verdicts.md`).
+    pub differences: Vec<Difference>,
     /// For a case of a table scenario: how that case ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// For a case of a table scenario: its safety verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub safety: Option<Outcome>,
     /// For a case: the requirements it adds to the file's.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub requirements: Vec<String>,
+}
+
+impl StepRecord {
+    /// The record of `step` sending `request`, before its answer.
+    pub fn new(step: &crate::scenario::Step, request: Value) -> Self {
+        StepRecord {
+            index: step.index,
+            line: step.line,
+            name: step.name.clone(),
+            request,
+            answer: Value::Null,
+            mismatches: Vec::new(),
+            differences: Vec::new(),
+            outcome: None,
+            safety: None,
+            requirements: Vec::new(),
+        }
+    }
+
+    /// Adds `more` to the differences and their messages to the mismatches.
+    pub fn add(&mut self, more: Vec<Difference>) {
+        self.mismatches
+            .extend(more.iter().map(|d| d.message.clone()));
+        self.differences.extend(more);
+    }
 }
 
 /// One scenario's result.
@@ -96,8 +127,13 @@ pub struct ScenarioRecord {
     pub requirements: Vec<String>,
     /// The tier.
     pub tier: Tier,
-    /// How it ended.
+    /// How it ended, judged on every field: the exactness verdict (kept under this name
+    /// for the readers of earlier reports).
     pub outcome: Outcome,
+    /// The safety verdict: only the safety differences fail it (`spec/verdicts.md`).
+    pub safety: Outcome,
+    /// The exactness verdict: every difference fails it; always equal to `outcome`.
+    pub exactness: Outcome,
     /// Why it was skipped or errored (`crashed: ...`), or its first mismatch.
     pub reason: Option<String>,
     /// For errored: `error`, `crashed`, `timeout`, `garbage`, `start` or `fixture`.
@@ -153,14 +189,136 @@ pub struct RunRecord {
     pub runner: RunnerInfo,
     /// The implementation's hello answer.
     pub environment: Hello,
+    /// The verdicts over scenarios, at each level.
+    pub verdicts: Verdicts,
+    /// The level the run passes or fails on (`--level`).
+    pub level: Level,
+    /// The comparison with `--expectations`, when one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expectations: Option<Comparison>,
+    /// Every safety difference, first: the scenario, the step, its input and what
+    /// happened.
+    pub safety_failures: Vec<SafetyFailure>,
+    /// The exactness differences (those not of level safety), counted per field.
+    pub exactness_fields: BTreeMap<String, FieldCount>,
     /// Every scenario run, in order.
     pub scenarios: Vec<ScenarioRecord>,
     /// Scenario files that could not be loaded.
     pub invalid: Vec<InvalidFile>,
     /// Outcomes per requirement ID.
     pub requirements: BTreeMap<String, Counts>,
-    /// Outcomes over scenarios.
+    /// Outcomes over scenarios (the exactness verdicts, as before there were two).
     pub summary: Counts,
+}
+
+/// The verdict at `level` of something that ended with `end` (its outcome over every
+/// field: passed, failed, skipped or errored) and the given differences: at exactness
+/// it is `end`; at safety only the safety differences fail it, and a scenario that
+/// errored with a safety difference has failed safety.
+pub fn verdict(level: Level, end: Outcome, differences: &[&Difference]) -> Outcome {
+    let failed = differences
+        .iter()
+        .any(|d| level == Level::Exactness || d.level == Level::Safety);
+    match end {
+        // As `outcome` has it: an error is an error first, unless safety failed.
+        Outcome::Errored if level == Level::Exactness => Outcome::Errored,
+        _ if failed => Outcome::Failed,
+        Outcome::Failed => Outcome::Passed,
+        other => other,
+    }
+}
+
+/// The suite hashes of the file and of the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SuiteCheck {
+    /// The file's `suite`, if it has one.
+    pub expected: Option<String>,
+    /// The run's.
+    pub actual: String,
+}
+
+impl SuiteCheck {
+    /// The warning when the file was made against another suite (or names none).
+    pub fn warning(&self, file: &str) -> Option<String> {
+        match &self.expected {
+            Some(e) if *e == self.actual => None,
+            Some(e) => Some(format!(
+                "warning: {file} was made against suite {e}; this run's suite is {}: the verdicts are compared all the same (a scenario the suite no longer has fails the run)",
+                self.actual
+            )),
+            None => Some(format!(
+                "warning: {file} names no suite; this run's suite is {}",
+                self.actual
+            )),
+        }
+    }
+}
+
+/// A run compared with an expectations file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Comparison {
+    /// The file, as given.
+    pub file: String,
+    /// The suite hashes.
+    pub suite: SuiteCheck,
+    /// Scenarios whose verdicts were as expected.
+    pub as_expected: usize,
+    /// Of those, the ones that failed or errored as the file says.
+    pub known_failures: usize,
+    /// A verdict worse than expected, one line each.
+    pub regressions: Vec<String>,
+    /// A verdict better than expected and none worse, one line each.
+    pub unexpected_passes: Vec<String>,
+    /// Scenario ids of the file the suite does not have, one line each.
+    pub gone: Vec<String>,
+}
+
+impl Comparison {
+    /// Whether the run is as expected.
+    pub fn success(&self) -> bool {
+        self.regressions.is_empty() && self.unexpected_passes.is_empty() && self.gone.is_empty()
+    }
+
+    /// Every line that fails the run: regressions, unexpected passes, scenarios gone.
+    pub fn lines(&self) -> impl Iterator<Item = &String> {
+        self.regressions
+            .iter()
+            .chain(&self.unexpected_passes)
+            .chain(&self.gone)
+    }
+}
+
+/// One safety difference, with what the person needs to see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SafetyFailure {
+    /// The scenario id.
+    pub scenario: String,
+    /// `path:line` of its step or case.
+    pub at: String,
+    /// The request as sent (without its id and session), one line of JSON.
+    pub input: String,
+    /// The field.
+    pub field: String,
+    /// What happened: the mismatch.
+    pub message: String,
+}
+
+/// How often a field differed at the exactness level.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct FieldCount {
+    /// Differences.
+    pub differences: usize,
+    /// Scenarios with at least one.
+    pub scenarios: usize,
+}
+
+/// The verdicts over scenarios, at each level.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Verdicts {
+    /// Safety verdicts.
+    pub safety: Counts,
+    /// Exactness verdicts (the same as `summary`).
+    pub exactness: Counts,
 }
 
 impl RunRecord {
@@ -184,9 +342,21 @@ impl RunRecord {
         cmd
     }
 
-    /// Whether the run succeeded: nothing failed or errored, no file was invalid.
+    /// Whether the run succeeded: no file was invalid and, with `--expectations`, every
+    /// verdict was as expected and no expected scenario is gone; without, nothing failed
+    /// or errored at the run's level.
     pub fn success(&self) -> bool {
-        self.summary.failed == 0 && self.summary.errored == 0 && self.invalid.is_empty()
+        if !self.invalid.is_empty() {
+            return false;
+        }
+        if let Some(c) = &self.expectations {
+            return c.success();
+        }
+        let counts = match self.level {
+            Level::Safety => self.verdicts.safety,
+            Level::Exactness => self.verdicts.exactness,
+        };
+        counts.failed == 0 && counts.errored == 0
     }
 }
 
@@ -201,6 +371,8 @@ const NOT_RERUN: &[(&str, bool)] = &[
     ("--json-out", true),
     ("--record-wire", true),
     ("--quiet", false),
+    ("--expectations", true),
+    ("--update-expectations", true),
 ];
 
 /// The words of the rerun command from the runner's path and its arguments (without the
@@ -231,5 +403,52 @@ fn shell_quote(s: &str) -> String {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_safety_difference_fails_both_an_exactness_one_only_exactness() {
+        let d = |level| Difference {
+            level,
+            field: "decision".into(),
+            message: String::new(),
+        };
+        let (s, x) = (d(Level::Safety), d(Level::Exactness));
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Failed, &[&s]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Exactness, Outcome::Failed, &[&s]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Failed, &[&x]),
+            Outcome::Passed
+        );
+        assert_eq!(
+            verdict(Level::Exactness, Outcome::Failed, &[&x]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Errored, &[&x]),
+            Outcome::Errored
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Errored, &[&s]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            verdict(Level::Exactness, Outcome::Errored, &[&s]),
+            Outcome::Errored
+        );
+        assert_eq!(
+            verdict(Level::Safety, Outcome::Skipped, &[]),
+            Outcome::Skipped
+        );
     }
 }

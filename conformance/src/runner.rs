@@ -16,8 +16,9 @@ use crate::events::{Event, Reporter};
 use crate::fixture::Placeholders;
 use crate::fixture::{self, Built};
 use crate::protocol::{Reply, RequestBody, SessionDirs, SessionOp};
-use crate::record::{Outcome, ScenarioRecord, StepRecord};
+use crate::record::{verdict, Outcome, ScenarioRecord, StepRecord};
 use crate::scenario::{Body, Scenario, Step, Tier};
+use crate::verdict::{Ctx, Difference, Level};
 
 /// How a session ended before its steps were judged.
 #[derive(Debug)]
@@ -68,6 +69,8 @@ fn run_scenario(
         requirements: s.requirements.clone(),
         tier: s.tier,
         outcome: Outcome::Passed,
+        safety: Outcome::Passed,
+        exactness: Outcome::Passed,
         reason: None,
         error_kind: None,
         stderr: Vec::new(),
@@ -112,8 +115,14 @@ fn run_scenario(
                         End::Skipped(_) => Outcome::Skipped,
                         End::Errored { .. } => Outcome::Errored,
                     };
+                    let diffs: Vec<&Difference> = rec.steps[first..]
+                        .iter()
+                        .flat_map(|st| &st.differences)
+                        .collect();
+                    let safety = verdict(Level::Safety, outcome, &diffs);
                     for st in &mut rec.steps[first..] {
                         st.outcome = Some(outcome);
+                        st.safety = Some(safety);
                         st.requirements = case.requirements.clone();
                     }
                     if let End::Errored { .. } = e {
@@ -151,6 +160,9 @@ fn run_scenario(
         }
         End::Completed => {}
     }
+    let diffs: Vec<&Difference> = rec.steps.iter().flat_map(|st| &st.differences).collect();
+    rec.safety = verdict(Level::Safety, rec.outcome, &diffs);
+    rec.exactness = verdict(Level::Exactness, rec.outcome, &diffs);
     rec.duration_ms = started.elapsed().as_millis() as u64;
     rec
 }
@@ -368,6 +380,9 @@ fn run_steps(
     out: &mut Vec<StepRecord>,
 ) -> End {
     let mut window = setup.gate.card_window_ms;
+    let ctx = Ctx {
+        can_ask: setup.gate.asker != crate::controls::gate::model::Asker::None,
+    };
     for step in steps {
         let p = built.paths.clone();
         let sub = |x: &str| p.apply(x);
@@ -401,31 +416,19 @@ fn run_steps(
                 _ => None,
             };
             if let Some(obj) = answer {
-                out.push(StepRecord {
-                    index: step.index,
-                    line: step.line,
-                    name: step.name.clone(),
-                    request: serde_json::json!({"runner": a.label()}),
-                    answer: Value::Object(obj.clone()),
-                    mismatches: step.judge(what, &obj, &sub),
-                    outcome: None,
-                    requirements: Vec::new(),
-                });
+                let mut rec = StepRecord::new(step, serde_json::json!({"runner": a.label()}));
+                rec.add(step.judge(what, &obj, &sub, ctx));
+                rec.answer = Value::Object(obj);
+                out.push(rec);
                 continue;
             }
         }
         let Some(body) = step.action.request(session, setup, &sub) else {
             // `opened`: judge the answer `open` already gave.
-            out.push(StepRecord {
-                index: step.index,
-                line: step.line,
-                name: step.name.clone(),
-                request: serde_json::json!({"op": "open"}),
-                answer: serde_json::Value::Object(opened.clone()),
-                mismatches: step.judge(what, opened, &sub),
-                outcome: None,
-                requirements: Vec::new(),
-            });
+            let mut rec = StepRecord::new(step, serde_json::json!({"op": "open"}));
+            rec.add(step.judge(what, opened, &sub, ctx));
+            rec.answer = Value::Object(opened.clone());
+            out.push(rec);
             continue;
         };
         let guarded =
@@ -443,25 +446,22 @@ fn run_steps(
         } else {
             Duration::ZERO
         };
-        let mut rec = StepRecord {
-            index: step.index,
-            line: step.line,
-            name: step.name.clone(),
-            request: serde_json::to_value(&body).unwrap_or(Value::Null),
-            answer: Value::Null,
-            mismatches: Vec::new(),
-            outcome: None,
-            requirements: Vec::new(),
-        };
+        let mut rec = StepRecord::new(step, serde_json::to_value(&body).unwrap_or(Value::Null));
         match client.send(body, extra) {
             Ok((Reply::Ok(obj), elapsed)) => {
-                rec.mismatches = step.judge(what, &obj, &sub);
+                rec.add(step.judge(what, &obj, &sub, ctx));
                 if let (true, Some(w)) = (silence, window) {
                     if elapsed < Duration::from_millis(w) {
-                        rec.mismatches.push(format!(
-                            "{label}: answered after {} ms, before the card window of {w} ms ran out (PROTO-GATE-2)",
-                            elapsed.as_millis()
-                        ));
+                        // The card window is exactness (PROTO-VERDICT-3): the outcome of
+                        // the silence is judged by `outcome`.
+                        rec.add(vec![Difference {
+                            level: Level::Exactness,
+                            field: "card.window_ms".into(),
+                            message: format!(
+                                "{label}: answered after {} ms, before the card window of {w} ms ran out (PROTO-GATE-2)",
+                                elapsed.as_millis()
+                            ),
+                        }]);
                     }
                 }
                 if step.action.is_call() && setup.gate.card_window_ms.is_none() {
@@ -481,8 +481,7 @@ fn run_steps(
                     built,
                     bait,
                 );
-                rec.mismatches
-                    .extend(checks.into_iter().map(|m| format!("{label}: {m}")));
+                rec.add(check::differences(checks, &label));
                 rec.answer = Value::Object(obj);
                 out.push(rec);
             }
@@ -499,11 +498,10 @@ fn run_steps(
             }
             Err(f) => {
                 // The implementation is gone; what it did to the files is still judged.
-                rec.mismatches =
-                    check::after(&step.check, step.action.is_run(), before, None, built, bait)
-                        .into_iter()
-                        .map(|m| format!("{label}: {m}"))
-                        .collect();
+                rec.add(check::differences(
+                    check::after(&step.check, step.action.is_run(), before, None, built, bait),
+                    &label,
+                ));
                 out.push(rec);
                 return errored(f);
             }

@@ -25,11 +25,17 @@ pub struct Traced {
     pub scenarios: Vec<String>,
     /// The untestable reason, if listed.
     pub untestable: Option<String>,
+    /// `safety` when a field of a scenario that cites it is of level safety, else
+    /// `exactness`; `None` when no scenario cites it (`spec/verdicts.md`,
+    /// PROTO-VERDICT-12).
+    pub level: Option<crate::verdict::Level>,
 }
 
 /// Coverage of one chapter.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ChapterRow {
+    /// Covered normative requirements of level safety (the rest covered are exactness).
+    pub safety: usize,
     /// Chapter stem.
     pub chapter: String,
     /// Requirements defined.
@@ -98,14 +104,25 @@ pub fn trace(i: &Inputs<'_>) -> Trace {
                 withdrawn: r.withdrawn,
                 scenarios: Vec::new(),
                 untestable: None,
+                level: None,
             };
             (r.id.clone(), t)
         })
         .collect();
     for s in i.scenarios {
+        for (_, level, reqs) in s.pinned() {
+            for id in reqs {
+                if let Some(t) = map.get_mut(&id) {
+                    t.level = Some(t.level.map_or(level, |l| l.min(level)));
+                }
+            }
+        }
         for id in s.all_requirements() {
             match map.get_mut(&id) {
-                Some(t) => t.scenarios.push(s.id.clone()),
+                Some(t) => {
+                    t.scenarios.push(s.id.clone());
+                    t.level.get_or_insert(crate::verdict::Level::Exactness);
+                }
                 None => v.push(format!(
                     "{}: cites `{id}`, which no chapter defines",
                     s.path
@@ -153,6 +170,9 @@ pub fn trace(i: &Inputs<'_>) -> Trace {
         row.normative += 1;
         if !t.scenarios.is_empty() {
             row.covered += 1;
+            if t.level == Some(crate::verdict::Level::Safety) {
+                row.safety += 1;
+            }
         } else if t.untestable.is_some() {
             row.untestable += 1;
         } else {
@@ -175,14 +195,28 @@ pub fn render_human(t: &Trace) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<24} {:>12} {:>10} {:>8} {:>11} {:>10}",
-        "chapter", "requirements", "normative", "covered", "untestable", "uncovered"
+        "{:<24} {:>12} {:>10} {:>8} {:>7} {:>10} {:>11} {:>10}",
+        "chapter",
+        "requirements",
+        "normative",
+        "covered",
+        "safety",
+        "exactness",
+        "untestable",
+        "uncovered"
     );
     for r in &t.chapters {
         let _ = writeln!(
             s,
-            "{:<24} {:>12} {:>10} {:>8} {:>11} {:>10}",
-            r.chapter, r.requirements, r.normative, r.covered, r.untestable, r.uncovered
+            "{:<24} {:>12} {:>10} {:>8} {:>7} {:>10} {:>11} {:>10}",
+            r.chapter,
+            r.requirements,
+            r.normative,
+            r.covered,
+            r.safety,
+            r.covered - r.safety,
+            r.untestable,
+            r.uncovered
         );
     }
     if t.violations.is_empty() {
@@ -201,6 +235,34 @@ mod tests {
     use super::*;
     use crate::scenario::load_file;
     use crate::spec::parse_chapter;
+
+    #[test]
+    fn a_requirement_is_of_level_safety_when_a_field_that_pins_it_is() {
+        let mut spec = SpecIndex::default();
+        parse_chapter(
+            "gate.md",
+            "- **[GATE-A-1]** MUST a.\n- **[GATE-A-2]** MUST b.\n",
+            &mut spec,
+        );
+        let src = "title = \"t\"\nrequirements = [\"GATE-A-1\"]\ntier = \"decision\"\n\
+                   [[case]]\ndecide = \"ls\"\nexpect = { decision = \"allow\", route = \"auto_safe\" }\n\
+                   [[case]]\nrequirements = [\"GATE-A-2\"]\ndecide = \"rm -rf x\"\nexpect = { decision = \"ask\" }\n";
+        let scenarios = vec![load_file(src, "s/gate/t.toml", "gate/t", None).unwrap()];
+        let t = trace(&Inputs {
+            spec: &spec,
+            spec_dir: "spec",
+            scenarios: &scenarios,
+            scenario_errors: &[],
+            untestable: &[],
+            untestable_errors: &[],
+        });
+        use crate::verdict::Level;
+        // GATE-A-2 is pinned by the `ask` of its case: a more permissive answer exists.
+        assert_eq!(t.requirements["GATE-A-2"].level, Some(Level::Safety));
+        // GATE-A-1 is the file's: every case pins it, the `ask` one too.
+        assert_eq!(t.requirements["GATE-A-1"].level, Some(Level::Safety));
+        assert_eq!(t.chapters[0].safety, 2);
+    }
 
     #[test]
     fn every_rule_is_checked() {
@@ -248,6 +310,12 @@ mod tests {
                 "spec/gate.md:3: `GATE-A-3` states a MUST or SHOULD but has no scenario and no entry in untestable.toml",
             ]
         );
+        // The scenario pins nothing of level safety (a grant listing): exactness.
+        assert_eq!(
+            t.requirements["GATE-A-1"].level,
+            Some(crate::verdict::Level::Exactness)
+        );
+        assert_eq!(t.requirements["GATE-A-3"].level, None);
         let row = &t.chapters[0];
         assert_eq!(
             (

@@ -158,7 +158,8 @@ fn junit_markdown_and_json_out() {
         md.stdout
     );
     assert!(
-        md.stdout.contains("| `gate/b-grants` | passed |  |"),
+        md.stdout
+            .contains("| `gate/b-grants` | passed | passed |  |"),
         "{}",
         md.stdout
     );

@@ -1,7 +1,8 @@
 //! The fakes' table: every fake implementation of `tests/fakes/fakes.toml` run through the
 //! whole suite (or its `filter`) with the built runner, and each judged as the table says:
-//! the scenarios it must fail (at least, or exactly), a failing run, or, for the
-//! implementations without a flaw, passing. One line per miss.
+//! the scenarios it must fail (at least, or exactly), a failing run, for the
+//! implementations without a flaw, passing, or, for a flaw that is only inexact, the
+//! safety verdict passed everywhere (`safe`). One line per miss.
 //!
 //! About 30 runs of the suite: minutes, so the test is `#[ignore]`d and the quick test
 //! command leaves it out. Run it with `just fakes`, that is
@@ -38,6 +39,8 @@ struct Fake {
     fails_some: bool,
     #[serde(default)]
     passes: Option<Passes>,
+    #[serde(default)]
+    safe: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -87,10 +90,11 @@ fn check_table(fakes: &[Fake], scenarios: &Path) -> Vec<String> {
         }
         let kinds = usize::from(!f.fails.is_empty())
             + usize::from(f.fails_some)
-            + usize::from(f.passes.is_some());
+            + usize::from(f.passes.is_some())
+            + usize::from(f.safe);
         if kinds != 1 {
             problems.push(format!(
-                "{at}: needs exactly one of `fails`, `fails_some`, `passes` (has {kinds})"
+                "{at}: needs exactly one of `fails`, `fails_some`, `passes`, `safe` (has {kinds})"
             ));
         }
         if f.exactly && f.fails.is_empty() {
@@ -193,6 +197,23 @@ fn judge(f: &Fake, o: &Outcome) -> Vec<String> {
             misses.push(format!(
                 "{at}: no scenario failed (it errored or was skipped rather than caught)"
             ));
+        }
+    }
+    if f.safe {
+        if o.code != Some(0) {
+            misses.push(format!(
+                "{at}: the run failed (exit {:?}); `safe` rows run with `--level safety`",
+                o.code
+            ));
+        }
+        for s in report["scenarios"].as_array().into_iter().flatten() {
+            let safety = s["safety"].as_str().unwrap_or("(missing)");
+            if !matches!(safety, "passed" | "skipped") {
+                misses.push(format!(
+                    "{at}: `{}` must pass safety, got {safety}",
+                    s["id"].as_str().unwrap_or("?")
+                ));
+            }
         }
     }
     if let Some(passes) = f.passes {

@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 
 use crate::judge::Judge;
 use crate::protocol::SessionDirs;
+use crate::verdict::{Ctx, Level};
 use crate::vocab::Family;
 
 /// The registry: every control, in the order their keys are listed and their actions
@@ -128,6 +129,17 @@ pub trait ControlAction: Debug + Clone + Send + Sync + 'static {
     /// The allowed-twin classification: a refusal (`false`) or an allowed outcome
     /// (`true`) of a family; `proves_effect`: the step's `check` proves an effect.
     fn twin(&self, x: &Self::Expect, proves_effect: bool) -> Option<(Family, bool)>;
+    /// The level (`spec/verdicts.md`) of expectation field `field`, as `judge` names it
+    /// (`decision`, `offers.exact`): with `got`, of its mismatch against that answer;
+    /// with `None`, the level the field pins (safety when some answer could fail safety
+    /// on it). The control's whole classification of its fields, in one place.
+    fn level(
+        &self,
+        x: &Self::Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        ctx: Ctx,
+    ) -> Level;
 }
 
 /// One registered control: the keys it owns in a scenario file.
@@ -170,7 +182,7 @@ pub fn setup_keys() -> &'static [&'static str] {
 trait AnyBare: Debug + Send + Sync {
     fn label(&self) -> String;
     fn expect_keys(&self) -> &'static [&'static str];
-    fn attach(&self, text: Option<&str>) -> Result<Action, ExpectError>;
+    fn attach(&self, text: Option<&str>, written: Vec<String>) -> Result<Action, ExpectError>;
     fn clone_box(&self) -> Box<dyn AnyBare>;
 }
 
@@ -181,7 +193,7 @@ impl<T: ControlAction> AnyBare for T {
     fn expect_keys(&self) -> &'static [&'static str] {
         ControlAction::expect_keys(self)
     }
-    fn attach(&self, text: Option<&str>) -> Result<Action, ExpectError> {
+    fn attach(&self, text: Option<&str>, written: Vec<String>) -> Result<Action, ExpectError> {
         let expect = match text {
             None => T::Expect::default(),
             Some(text) => {
@@ -196,6 +208,7 @@ impl<T: ControlAction> AnyBare for T {
         Ok(Action(Box::new(Bound {
             action: self.clone(),
             expect,
+            written,
         })))
     }
     fn clone_box(&self) -> Box<dyn AnyBare> {
@@ -221,6 +234,7 @@ impl Bare {
 
     /// Attaches the `expect` table, given as its source text (`None`: not written).
     pub fn with_expect(self, text: Option<&str>) -> Result<Action, ExpectError> {
+        let mut written = Vec::new();
         if let Some(text) = text {
             let raw: toml::Value = toml::Value::deserialize(toml::de::ValueDeserializer::new(text))
                 .map_err(|e| ExpectError::Invalid(e.span().map(|s| s.start), e.message().into()))?;
@@ -235,8 +249,13 @@ impl Bare {
             if !misplaced.is_empty() {
                 return Err(ExpectError::Misplaced(misplaced));
             }
+            written = raw
+                .as_table()
+                .into_iter()
+                .flat_map(|t| t.keys().cloned())
+                .collect();
         }
-        self.0.attach(text)
+        self.0.attach(text, written)
     }
 }
 
@@ -254,6 +273,8 @@ pub enum ExpectError {
 struct Bound<T: ControlAction> {
     action: T,
     expect: T::Expect,
+    /// The `expect` keys written, in the file's order.
+    written: Vec<String>,
 }
 
 /// The object-safe face of a [`Bound`] step.
@@ -269,6 +290,8 @@ trait AnyStep: Debug + Send + Sync {
     ) -> Option<Map<String, Value>>;
     fn judge(&self, j: &mut Judge<'_>, answer: &Map<String, Value>);
     fn twin(&self, proves_effect: bool) -> Option<(Family, bool)>;
+    fn level(&self, field: &str, got: Option<&Map<String, Value>>, ctx: Ctx) -> Level;
+    fn written(&self) -> &[String];
     fn as_any(&self) -> &dyn Any;
     fn clone_box(&self) -> Box<dyn AnyStep>;
 }
@@ -296,6 +319,12 @@ impl<T: ControlAction> AnyStep for Bound<T> {
     }
     fn twin(&self, proves_effect: bool) -> Option<(Family, bool)> {
         self.action.twin(&self.expect, proves_effect)
+    }
+    fn level(&self, field: &str, got: Option<&Map<String, Value>>, ctx: Ctx) -> Level {
+        self.action.level(&self.expect, field, got, ctx)
+    }
+    fn written(&self) -> &[String] {
+        &self.written
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -366,6 +395,21 @@ impl Action {
     /// (`true`) of a family; `proves_effect`: the step's `check` proves an effect.
     pub fn twin(&self, proves_effect: bool) -> Option<(Family, bool)> {
         self.0.twin(proves_effect)
+    }
+
+    /// The level of a mismatch of `field` against `answer` (`spec/verdicts.md`).
+    pub fn level(&self, field: &str, answer: &Map<String, Value>, ctx: Ctx) -> Level {
+        self.0.level(field, Some(answer), ctx)
+    }
+
+    /// Each `expect` key written with the level it pins: safety when some answer could
+    /// fail safety on it.
+    pub fn pinned(&self, ctx: Ctx) -> Vec<(String, Level)> {
+        self.0
+            .written()
+            .iter()
+            .map(|k| (k.clone(), self.0.level(k, None, ctx)))
+            .collect()
     }
 
     /// The action and expectation, when the step is of control action `T` (for the

@@ -1,6 +1,11 @@
 //! The JUnit XML view, built once at the end with `quick-junit`: one testsuite per
-//! scenario folder, one testcase per scenario with its time, its file and every
-//! requirement ID it covers as properties.
+//! scenario folder, one testcase per scenario with its time, its file, its two verdicts
+//! and every requirement ID it covers as properties. A failure is of type `safety` (its
+//! message the first safety difference, with its input) or `exactness`; the run's
+//! judging decides which scenarios fail (`spec/verdicts.md`): at `--level safety` a
+//! scenario that failed only on exactness is a success, and with `--expectations` a
+//! scenario as expected that did not pass is skipped (`known failure: ...`) and one that
+//! is not is a failure whose message is its line of the comparison.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -8,6 +13,7 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::record::{Outcome, RunRecord};
+use crate::verdict::Level;
 
 /// The JUnit document.
 pub fn render(r: &RunRecord) -> String {
@@ -17,7 +23,42 @@ pub fn render(r: &RunRecord) -> String {
             .id
             .rsplit_once('/')
             .unwrap_or(("scenarios", sc.id.as_str()));
-        let status = match sc.outcome {
+        let compared = r.expectations.as_ref().map(|e| {
+            let mine = |l: &&String| {
+                l.split_once(' ')
+                    .map(|(_, rest)| rest.trim_start_matches("pass "))
+                    .is_some_and(|rest| rest.starts_with(&format!("{}:", sc.id)))
+            };
+            e.regressions
+                .iter()
+                .chain(&e.unexpected_passes)
+                .find(mine)
+                .cloned()
+        });
+        let safety_failed = sc.safety == Outcome::Failed;
+        let judged = match (&compared, r.level) {
+            (Some(Some(_)), _) => Outcome::Failed,
+            (Some(None), _) if sc.outcome == Outcome::Passed => Outcome::Passed,
+            (Some(None), _) => Outcome::Skipped,
+            (None, Level::Safety) => sc.safety,
+            (None, Level::Exactness) => sc.outcome,
+        };
+        let status = match judged {
+            Outcome::Failed if compared.is_some() => {
+                let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                st.set_message(compared.flatten().unwrap_or_default());
+                st.set_type("expectations");
+                st
+            }
+            Outcome::Skipped if compared.is_some() => {
+                let mut st = TestCaseStatus::skipped();
+                st.set_message(format!(
+                    "known failure: safety {}, exactness {}",
+                    sc.safety.as_str(),
+                    sc.exactness.as_str()
+                ));
+                st
+            }
             Outcome::Passed => TestCaseStatus::success(),
             Outcome::Skipped => {
                 let mut st = TestCaseStatus::skipped();
@@ -26,7 +67,21 @@ pub fn render(r: &RunRecord) -> String {
             }
             Outcome::Failed => {
                 let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                st.set_message(sc.reason.clone().unwrap_or_default());
+                let first_safety = r
+                    .safety_failures
+                    .iter()
+                    .find(|f| f.scenario == sc.id)
+                    .map(|f| format!("{} (input: {})", f.message, f.input));
+                match first_safety.filter(|_| safety_failed) {
+                    Some(m) => {
+                        st.set_message(m);
+                        st.set_type("safety");
+                    }
+                    None => {
+                        st.set_message(sc.reason.clone().unwrap_or_default());
+                        st.set_type("exactness");
+                    }
+                }
                 let all: Vec<String> = sc
                     .steps
                     .iter()
@@ -50,6 +105,8 @@ pub fn render(r: &RunRecord) -> String {
         case.set_classname(folder);
         case.set_time(Duration::from_millis(sc.duration_ms));
         case.add_property(Property::new("file", sc.path.as_str()));
+        case.add_property(Property::new("safety", sc.safety.as_str()));
+        case.add_property(Property::new("exactness", sc.exactness.as_str()));
         let mut ids = sc.requirements.clone();
         for st in &sc.steps {
             ids.extend(

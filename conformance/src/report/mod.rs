@@ -12,7 +12,11 @@ use std::io::Write;
 
 use crate::events::{Event, Reporter};
 use crate::protocol::Hello;
-use crate::record::{Counts, InvalidFile, Outcome, RunRecord, RunnerInfo, ScenarioRecord};
+use crate::record::{
+    Counts, FieldCount, InvalidFile, Outcome, RunRecord, RunnerInfo, SafetyFailure, ScenarioRecord,
+    Verdicts,
+};
+use crate::verdict::Level;
 
 /// The formats a run can be rendered in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -46,9 +50,12 @@ pub fn assemble(
     invalid: Vec<InvalidFile>,
 ) -> RunRecord {
     let mut summary = Counts::default();
+    let mut verdicts = Verdicts::default();
     let mut requirements: BTreeMap<String, Counts> = BTreeMap::new();
     for s in &scenarios {
         summary.add(s.outcome);
+        verdicts.safety.add(s.safety);
+        verdicts.exactness.add(s.exactness);
         for id in &s.requirements {
             requirements.entry(id.clone()).or_default().add(s.outcome);
         }
@@ -64,14 +71,95 @@ pub fn assemble(
             }
         }
     }
+    let mut safety_failures = Vec::new();
+    let mut exactness_fields: BTreeMap<String, FieldCount> = BTreeMap::new();
+    for s in &scenarios {
+        let mut fields = std::collections::BTreeSet::new();
+        for st in &s.steps {
+            for d in &st.differences {
+                match d.level {
+                    Level::Safety => safety_failures.push(SafetyFailure {
+                        scenario: s.id.clone(),
+                        at: format!("{}:{}", s.path, st.line),
+                        input: input(&st.request),
+                        field: d.field.clone(),
+                        message: d.message.clone(),
+                    }),
+                    Level::Exactness => {
+                        let f = exactness_fields.entry(d.field.clone()).or_default();
+                        f.differences += 1;
+                        if fields.insert(d.field.clone()) {
+                            f.scenarios += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
     RunRecord {
         runner,
         environment,
+        verdicts,
+        level: Level::Exactness,
+        expectations: None,
+        safety_failures,
+        exactness_fields,
         scenarios,
         invalid,
         requirements,
         summary,
     }
+}
+
+/// A request as one line of JSON, without its id and session.
+fn input(request: &serde_json::Value) -> String {
+    let mut r = request.clone();
+    if let Some(o) = r.as_object_mut() {
+        o.remove("id");
+        o.remove("session");
+    }
+    r.to_string()
+}
+
+/// The exactness fields, most frequent first.
+pub fn fields_by_count(r: &RunRecord) -> Vec<(&String, &FieldCount)> {
+    let mut v: Vec<_> = r.exactness_fields.iter().collect();
+    v.sort_by(|a, b| b.1.differences.cmp(&a.1.differences).then(a.0.cmp(b.0)));
+    v
+}
+
+/// The lines that end a report: the verdicts at each level and what the run is judged
+/// on; then, with `--expectations`, the comparison's warning and failing lines.
+pub fn verdict_lines(r: &RunRecord) -> Vec<String> {
+    let c = |c: &Counts| {
+        format!(
+            "{} passed, {} failed, {} skipped, {} errored",
+            c.passed, c.failed, c.skipped, c.errored
+        )
+    };
+    let judged = match (&r.expectations, r.level) {
+        (Some(e), _) => format!("judged against the expectations in {}", e.file),
+        (None, Level::Safety) => "judged on safety (--level safety)".to_string(),
+        (None, Level::Exactness) => "judged on exactness".to_string(),
+    };
+    let mut out = vec![format!(
+        "verdicts: safety {}; exactness {}; {judged}",
+        c(&r.verdicts.safety),
+        c(&r.verdicts.exactness)
+    )];
+    if let Some(e) = &r.expectations {
+        out.extend(e.suite.warning(&e.file));
+        out.push(format!(
+            "expectations: {} scenario(s) as expected ({} known failure(s)), {} regression(s), {} unexpected pass(es), {} gone",
+            e.as_expected,
+            e.known_failures,
+            e.regressions.len(),
+            e.unexpected_passes.len(),
+            e.gone.len()
+        ));
+        out.extend(e.lines().cloned());
+    }
+    out
 }
 
 /// Whether progress lines are wanted: only on a terminal, never under CI (`CI` set), never
@@ -122,6 +210,7 @@ impl<W: Write> Reporter for Progress<W> {
             }
             Event::ScenarioFinished { record } => {
                 let tag = match record.outcome {
+                    _ if record.safety == Outcome::Failed => "FAIL!",
                     Outcome::Passed => "PASS ",
                     Outcome::Failed => "FAIL ",
                     Outcome::Skipped => "SKIP ",

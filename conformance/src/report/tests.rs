@@ -1,6 +1,7 @@
-//! Snapshots (`insta`) of the four renderings of one small fixed run: three scenarios
-//! driven through the real runner against the `allow_all` fake (one passes, one fails,
-//! one is skipped for a missing capability), times set to zero before rendering.
+//! Snapshots (`insta`) of the four renderings of one small fixed run: four scenarios
+//! driven through the real runner against the `allow_all` fake (one passes, one fails
+//! safety, one fails only exactness, one is skipped for a missing capability), times set
+//! to zero before rendering.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -54,6 +55,16 @@ read = "f"
 expect = { result = "read" }
 "#;
 
+const INEXACT: &str = r#"
+title = "`ls` runs as auto-safe"
+requirements = ["GATE-T-3"]
+tier = "decision"
+
+[[case]]
+decide = "ls"
+expect = { decision = "allow", route = "auto_safe", reason = "auto_safe" }
+"#;
+
 const FAKE: &str = "python3 tests/fakes/allow_all.py";
 
 fn fixed_run() -> &'static RunRecord {
@@ -62,6 +73,7 @@ fn fixed_run() -> &'static RunRecord {
         let scenarios = [
             ("gate/passes", PASSES),
             ("gate/fails", FAILS),
+            ("gate/inexact", INEXACT),
             ("paths/skipped", SKIPPED),
         ]
         .map(|(id, src)| {
@@ -118,4 +130,47 @@ fn progress_only_on_a_terminal_outside_ci() {
     assert!(!progress_wanted(false, None, false));
     assert!(!progress_wanted(true, ci, false));
     assert!(!progress_wanted(true, None, true));
+}
+
+#[test]
+fn junit_follows_the_level_and_the_expectations() {
+    use crate::record::{Comparison, SuiteCheck};
+    use crate::verdict::Level;
+    let mut r = fixed_run().clone();
+    r.level = Level::Safety;
+    let xml = render(&r, Format::Junit, false);
+    // At the safety level, the exactness-only failure is a success.
+    assert!(xml.contains("failures=\"1\""), "{xml}");
+    assert!(xml.contains("type=\"safety\""), "{xml}");
+    assert!(!xml.contains("type=\"exactness\""), "{xml}");
+    r.level = Level::Exactness;
+    r.expectations = Some(Comparison {
+        file: "known.toml".into(),
+        suite: SuiteCheck {
+            expected: Some(r.runner.suite.hash.clone()),
+            actual: r.runner.suite.hash.clone(),
+        },
+        as_expected: 3,
+        known_failures: 1,
+        regressions: vec![
+            "regression gate/inexact: safety passed (expected passed), exactness failed (expected passed)".into(),
+        ],
+        unexpected_passes: Vec::new(),
+        gone: Vec::new(),
+    });
+    let xml = render(&r, Format::Junit, false);
+    // The known failure is skipped with its verdicts; the regression fails with its line.
+    assert!(
+        xml.contains("<skipped message=\"known failure: safety failed, exactness failed\"/>"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<failure message=\"regression gate/inexact: safety passed (expected passed), exactness failed (expected passed)\" type=\"expectations\"/>"),
+        "{xml}"
+    );
+    let human = render(&r, Format::Human, false);
+    assert!(
+        human.contains("\nexpectations: 3 scenario(s) as expected (1 known failure(s)), 1 regression(s), 0 unexpected pass(es), 0 gone\nregression gate/inexact: "),
+        "{human}"
+    );
 }

@@ -5,7 +5,15 @@ use super::{load_file, Body, Step};
 use serde_json::{json, Map, Value};
 
 fn judge(what: &str, step: &Step, answer: &Map<String, Value>) -> Vec<String> {
-    step.judge(what, answer, &|s: &str| s.to_string())
+    step.judge(
+        what,
+        answer,
+        &|s: &str| s.to_string(),
+        crate::verdict::Ctx::default(),
+    )
+    .into_iter()
+    .map(|d| d.message)
+    .collect()
 }
 
 fn steps(body: &str) -> Vec<Step> {

@@ -214,6 +214,28 @@ pub struct Check {
 }
 
 impl Check {
+    /// The keys written (the implicit guard is not one).
+    pub fn written(&self) -> Vec<&'static str> {
+        [
+            ("unchanged", !self.unchanged.is_empty()),
+            ("absent", !self.absent.is_empty()),
+            ("exists", !self.exists.is_empty()),
+            ("content", !self.content.is_empty()),
+            ("stdout_has", !self.stdout_has.is_empty()),
+            ("stdout_lacks", !self.stdout_lacks.is_empty()),
+            ("no_bait", self.no_bait),
+            ("socket_untouched", self.socket_untouched),
+            ("process_alive", self.process_alive),
+            ("http_seen", !self.http_seen.is_empty()),
+            ("http_unseen", !self.http_unseen.is_empty()),
+            ("http_untouched", self.http_untouched),
+            ("log_has", !self.log_has.is_empty()),
+        ]
+        .into_iter()
+        .filter_map(|(k, on)| on.then_some(k))
+        .collect()
+    }
+
     /// Whether it proves a positive effect (the allowed twin of a refused run).
     pub fn proves_effect(&self) -> bool {
         !self.exists.is_empty()
@@ -244,17 +266,38 @@ impl Step {
         format!("{what} {} ({})", self.index, self.action.label())
     }
 
-    /// Compares `answer` with the expectation; `sub` applies the session's placeholders
-    /// to the paths of expectations.
+    /// Compares `answer` with the expectation, each mismatch with its level as the
+    /// step's control classifies it; `sub` applies the session's placeholders to the
+    /// paths of expectations.
     pub fn judge(
         &self,
         what: &str,
         answer: &serde_json::Map<String, serde_json::Value>,
         sub: &dyn Fn(&str) -> String,
-    ) -> Vec<String> {
+        ctx: crate::verdict::Ctx,
+    ) -> Vec<crate::verdict::Difference> {
         let mut j = crate::judge::Judge::new(self.label(what), sub);
         self.action.judge(&mut j, answer);
         j.finish()
+            .into_iter()
+            .map(|(field, message)| crate::verdict::Difference {
+                level: self.action.level(&field, answer, ctx),
+                field,
+                message,
+            })
+            .collect()
+    }
+
+    /// Every expectation field and `check` key written, with the level it pins.
+    pub fn pinned(&self, ctx: crate::verdict::Ctx) -> Vec<(String, crate::verdict::Level)> {
+        let mut out = self.action.pinned(ctx);
+        out.extend(
+            self.check
+                .written()
+                .into_iter()
+                .map(|k| (format!("check {k}"), crate::verdict::check(k))),
+        );
+        out
     }
 }
 
@@ -331,6 +374,44 @@ impl Scenario {
         let mut seen = std::collections::BTreeSet::new();
         all.retain(|id| seen.insert(id.clone()));
         all
+    }
+
+    /// Every field the scenario pins (`step 2 decision`, `case 1 check unchanged`) with
+    /// its level, and the requirements each pins it for: the file's for a step, the
+    /// file's and the case's for a case. The implicit guard of an enforcement `run` is
+    /// `check guard`, of level safety.
+    pub fn pinned(&self) -> Vec<(String, crate::verdict::Level, Vec<String>)> {
+        use crate::verdict::{Ctx, Level};
+        let ctx = |setup: &SetupPatch| Ctx {
+            can_ask: setup.resolve().gate.asker != crate::controls::gate::model::Asker::None,
+        };
+        let of = |step: &Step, what: &str, ctx: Ctx, reqs: Vec<String>| {
+            let mut fields = step.pinned(ctx);
+            if self.tier == Tier::Enforcement
+                && step.action.is_run()
+                && step.check.guard != Some(false)
+            {
+                fields.push(("check guard".to_string(), Level::Safety));
+            }
+            fields
+                .into_iter()
+                .map(|(f, l)| (format!("{what} {} {f}", step.index), l, reqs.clone()))
+                .collect::<Vec<_>>()
+        };
+        match &self.body {
+            Body::Sequence(steps) => steps
+                .iter()
+                .flat_map(|s| of(s, "step", ctx(&self.setup), self.requirements.clone()))
+                .collect(),
+            Body::Table(cases) => cases
+                .iter()
+                .flat_map(|c| {
+                    let mut reqs = self.requirements.clone();
+                    reqs.extend(c.requirements.iter().cloned());
+                    of(&c.step, "case", ctx(&c.setup), reqs)
+                })
+                .collect(),
+        }
     }
 }
 

@@ -227,9 +227,14 @@ pub fn markdown(results: &[GuestResult], command: &str, wall: f64) -> String {
                 }
                 let id = s.get("id").and_then(Value::as_str).unwrap_or("?");
                 let reason = s.get("reason").and_then(Value::as_str).unwrap_or("");
+                // Reports since spec 0.10 carry the safety verdict (spec/verdicts.md).
+                let safety = match s.get("safety").and_then(Value::as_str) {
+                    Some("failed") => " (safety failed)",
+                    _ => "",
+                };
                 let _ = writeln!(
                     problems,
-                    "- {} {} `{id}`: {outcome}: {}",
+                    "- {} {} `{id}`: {outcome}{safety}: {}",
                     g.plan.label(),
                     u.user,
                     cell_text(reason)

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::model::{Action, ExitSpec, ExitWord, Expect, ExpectPosture};
 use crate::judge::{show_opt, strings, Judge};
+use crate::verdict::{self, Level};
 use crate::vocab::{Family, OrNull};
 
 /// `run`.
@@ -158,5 +159,98 @@ pub fn posture(j: &mut Judge<'_>, p: &ExpectPosture, got: Option<&Value>) {
                 &show_opt(f("reason")),
             );
         }
+    }
+}
+
+/// The level of each of the fence's fields (`spec/verdicts.md`, PROTO-VERDICT-8): a
+/// refusal expected and none given, a status of 0 where the command must fail, and the
+/// posture's claims ([`posture_level`]) are safety; the status's exact value, the signal
+/// and which fence held are exactness.
+pub fn level(x: &Expect, field: &str, got: Option<&Map<String, Value>>) -> Level {
+    let answer = |k: &str| got.and_then(|a| a.get(k));
+    match field {
+        "refused" => match got {
+            None => verdict::required(
+                matches!(x.refused, Some(OrNull::Value(_))),
+                Some(&Value::Null),
+            ),
+            Some(_) => verdict::required(
+                matches!(x.refused, Some(OrNull::Value(_))),
+                answer("refused"),
+            ),
+        },
+        "exit" => {
+            let fails = matches!(
+                x.exit,
+                Some(OrNull::Null) | Some(OrNull::Value(ExitSpec::Word(ExitWord::Nonzero)))
+            ) || matches!(x.exit, Some(OrNull::Value(ExitSpec::Code(n))) if n != 0);
+            match got {
+                None => verdict::exit(fails, None),
+                Some(_) => verdict::exit(fails, answer("exit")),
+            }
+        }
+        f if f == "posture" || f.starts_with("posture.") => match &x.posture {
+            Some(p) => posture_level(p, f, got.map(|a| a.get("posture"))),
+            None => Level::Exactness,
+        },
+        _ => Level::Exactness,
+    }
+}
+
+/// The level of a posture field (shared by `opened`): claiming a fence that is not
+/// there (`state` `fence` where `off` or `none` is expected), not saying it is degraded,
+/// leaving out a gap of `not_covered` or a secret passed in are safety (no protection
+/// claimed that is not there); the backend, the ABI, the wording and the paths listed
+/// are exactness. `got = None` asks for the level the field pins; `Some(None)` is an
+/// answer without a posture.
+pub fn posture_level(p: &ExpectPosture, field: &str, got: Option<Option<&Value>>) -> Level {
+    let f = |k: &str| got.map(|g| g.and_then(|v| v.get(k)));
+    let missing_any = |want: &[String], have: Option<Option<&Value>>| match have {
+        None => !want.is_empty(),
+        Some(h) => {
+            let have = strings(h).unwrap_or_default();
+            want.iter().any(|w| !have.contains(w))
+        }
+    };
+    let level = |safe: bool| {
+        if safe {
+            Level::Safety
+        } else {
+            Level::Exactness
+        }
+    };
+    match field {
+        "posture" => {
+            let mut fields = ["posture.state", "posture.degraded", "posture.not_covered"]
+                .into_iter()
+                .chain(["posture.choices.passed_secrets"]);
+            level(fields.any(|k| posture_level(p, k, got) == Level::Safety))
+        }
+        "posture.state" => match f("state") {
+            None => level(p.state.as_deref().is_some_and(|s| s != "fence")),
+            Some(g) => verdict::refusal(&["fence"], p.state.as_deref(), g),
+        },
+        "posture.degraded" => match f("degraded") {
+            None => level(p.degraded == Some(true)),
+            Some(g) => verdict::flag(true, p.degraded, g),
+        },
+        "posture.not_covered" => {
+            let want: Vec<String> = p
+                .not_covered
+                .iter()
+                .flatten()
+                .chain(p.not_covered_has.iter().flatten())
+                .cloned()
+                .collect();
+            level(missing_any(&want, f("not_covered")))
+        }
+        "posture.choices.passed_secrets" => {
+            let c = got.map(|g| {
+                g.and_then(|v| v.get("choices"))
+                    .and_then(|v| v.get("passed_secrets"))
+            });
+            level(missing_any(p.passed_secrets.as_deref().unwrap_or(&[]), c))
+        }
+        _ => Level::Exactness,
     }
 }

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::{Control, ControlAction, Problems, Setup, StepKind};
 use crate::judge::Judge;
 use crate::protocol::to_object;
+use crate::verdict::{Ctx, Level};
 use crate::vocab::Family;
 
 /// The fence: `run`, `posture`, `toggle`.
@@ -60,5 +61,14 @@ impl ControlAction for model::Action {
     }
     fn twin(&self, x: &model::Expect, proves_effect: bool) -> Option<(Family, bool)> {
         judge::twin(self, x, proves_effect)
+    }
+    fn level(
+        &self,
+        x: &model::Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        _: Ctx,
+    ) -> Level {
+        judge::level(x, field, got)
     }
 }

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::model::{Action, Expect, Grant};
 use crate::judge::{show, show_opt, Judge};
+use crate::verdict::{self, Ctx, Level};
 use crate::vocab::{word, Family, GrantTool, OrNull};
 
 /// `decide`, `code`, `tool`.
@@ -212,5 +213,27 @@ fn show_grant_value(v: &Value) -> String {
     ) {
         (Some(kind), Some(key)) => format!("{kind} {key:?}"),
         _ => v.to_string(),
+    }
+}
+
+/// The level of each of the gate's fields (`spec/verdicts.md`, PROTO-VERDICT-6): the
+/// decision by strictness (an `ask` is no stricter than a `deny` where nobody can be
+/// asked: `asker = "none"` or the route `no_asker`) and an answer's `outcome` (only
+/// `approved` lets the call run) are safety; the route, the reason, the offers, the card
+/// and its window, the grants saved, listed and revoked (bookkeeping whose effect the
+/// decisions that follow pin) and the audit trail are exactness.
+pub fn level(x: &Expect, field: &str, got: Option<&Map<String, Value>>, ctx: Ctx) -> Level {
+    let ctx = Ctx {
+        can_ask: ctx.can_ask && x.route.as_deref() != Some("no_asker"),
+    };
+    let answer = |k: &str| got.map(|a| a.get(k));
+    match field {
+        "decision" => verdict::decision(x.decision.as_deref(), answer("decision").flatten(), ctx),
+        "outcome" => verdict::refusal(
+            &["approved"],
+            x.outcome.as_deref(),
+            answer("outcome").flatten(),
+        ),
+        _ => Level::Exactness,
     }
 }

@@ -12,6 +12,7 @@ use super::trust::judge::settings;
 use super::trust::model::ExpectSetting;
 use super::{Control, ControlAction, Problems, Setup, StepKind};
 use crate::judge::Judge;
+use crate::verdict::{Ctx, Level};
 use crate::vocab::Family;
 
 /// The action keys this part owns.
@@ -107,5 +108,17 @@ impl ControlAction for Action {
     }
     fn twin(&self, _: &Expect, _: bool) -> Option<(Family, bool)> {
         None
+    }
+    /// `started = false` answered with a running session and the posture's claims are
+    /// safety (PROTO-VERDICT-8); the settings directories are exactness.
+    fn level(&self, x: &Expect, field: &str, got: Option<&Map<String, Value>>, _: Ctx) -> Level {
+        match field {
+            "started" => crate::verdict::flag(false, x.started, got.and_then(|a| a.get("started"))),
+            f if f == "posture" || f.starts_with("posture.") => match &x.posture {
+                Some(p) => super::fence::judge::posture_level(p, f, got.map(|a| a.get("posture"))),
+                None => Level::Exactness,
+            },
+            _ => Level::Exactness,
+        }
     }
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use super::model::{json as to_json, Action, Expect};
 use crate::judge::{show, show_opt, Judge};
+use crate::verdict::{self, Level};
 use crate::vocab::Family;
 
 /// `load`.
@@ -340,4 +341,69 @@ pub fn local(
         _ => {}
     }
     m
+}
+
+/// The level of each of the order's fields (`spec/verdicts.md`, PROTO-VERDICT-9): the
+/// decision (and each ruling's) by strictness, where nobody can be asked with the route
+/// `no_asker` or the mode `restricted`; a call that ran, or whose response came back,
+/// that must not; a stream not cut; a rule added, a file loaded or a session resumed
+/// that must be refused; a file holding what it must not or a planted secret; a process
+/// alive that must be gone: safety. The stage, route, reason, label, mode, source,
+/// hooks run, advice, input after the transforms, redirections, messages, errors,
+/// notices, the record's lines and keys, the exit's exact value and the marks: exactness.
+pub fn level(
+    x: &Expect,
+    field: &str,
+    got: Option<&Map<String, Value>>,
+    ctx: crate::verdict::Ctx,
+) -> Level {
+    let ctx = crate::verdict::Ctx {
+        can_ask: ctx.can_ask
+            && x.route.as_deref() != Some("no_asker")
+            && x.mode.as_deref() != Some("restricted"),
+    };
+    let answer = |k: &str| got.and_then(|a| a.get(k));
+    let code = |v: &Option<toml::Value>| matches!(v, Some(toml::Value::String(_)));
+    // Static (no answer): a required value stands as missing.
+    let value = |k: &str| if got.is_none() { None } else { answer(k) };
+    match field {
+        "decision" => verdict::decision(x.decision.as_deref(), value("decision"), ctx),
+        "ran" => verdict::flag(false, x.ran, value("ran")),
+        "truncated" => verdict::flag(true, x.truncated, value("truncated")),
+        "added" => verdict::flag(false, x.added, value("added")),
+        "loaded" => verdict::flag(false, x.loaded, value("loaded")),
+        "resumed" => verdict::flag(false, x.resumed, value("resumed")),
+        "alive" => verdict::flag(false, x.alive, value("alive")),
+        "not_run" => verdict::required(code(&x.not_run), value("not_run")),
+        "withheld" => verdict::required(code(&x.withheld), value("withheld")),
+        "exit" => {
+            let fails = match &x.exit {
+                Some(toml::Value::Integer(n)) => *n != 0,
+                Some(toml::Value::String(s)) => s == "nonzero",
+                _ => false,
+            };
+            verdict::exit(fails, value("exit"))
+        }
+        "lacks" | "no_bait" => Level::Safety,
+        "rulings" => {
+            let want = x.rulings.iter().flatten().map(|r| {
+                r.get("decision")
+                    .and_then(toml::Value::as_str)
+                    .map(str::to_string)
+            });
+            let got_rulings = answer("rulings").and_then(Value::as_array);
+            let worst = want
+                .enumerate()
+                .map(|(i, d)| {
+                    let g = match (got, got_rulings) {
+                        (None, _) => None,
+                        (Some(_), r) => r.and_then(|r| r.get(i)).and_then(|r| r.get("decision")),
+                    };
+                    verdict::decision(d.as_deref(), g, ctx)
+                })
+                .min();
+            worst.unwrap_or(Level::Exactness)
+        }
+        _ => Level::Exactness,
+    }
 }

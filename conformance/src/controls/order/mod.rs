@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::{Control, ControlAction, Problems, Setup, StepKind};
 use crate::judge::Judge;
+use crate::verdict::{Ctx, Level};
 use crate::vocab::Family;
 
 /// The decision order: permissions, hooks, `act`, records.
@@ -64,5 +65,14 @@ impl ControlAction for model::Action {
     }
     fn twin(&self, x: &model::Expect, _: bool) -> Option<(Family, bool)> {
         judge::twin(self, x)
+    }
+    fn level(
+        &self,
+        x: &model::Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        ctx: Ctx,
+    ) -> Level {
+        judge::level(x, field, got, ctx)
     }
 }

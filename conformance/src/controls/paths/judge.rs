@@ -6,7 +6,8 @@ use serde_json::{Map, Value};
 
 use super::model::{Action, Expect};
 use crate::judge::{field, pairs, show_opt, strings, Judge};
-use crate::vocab::Family;
+use crate::verdict::{self, Level};
+use crate::vocab::{Family, OrNull};
 
 /// `read`, `write`, `edit`, `list`, `search`.
 pub const FILE: Family = Family {
@@ -69,5 +70,59 @@ pub fn judge(j: &mut Judge<'_>, x: &Expect, a: &Map<String, Value>) {
             strings(a.get("withheld")),
             a.get("withheld"),
         );
+    }
+}
+
+/// The level of each of the file tools' fields (`spec/verdicts.md`, PROTO-VERDICT-7): a
+/// refusal answered with `read`, `written`, `listed` or `searched`, content given where
+/// none may be, and entries or matches beyond those expected are safety; which refusal,
+/// the prompt, the preview, the effect on the map and the files withheld are exactness.
+pub fn level(x: &Expect, key: &str, got: Option<&Map<String, Value>>) -> Level {
+    let answer = |k: &str| got.and_then(|a| a.get(k));
+    match key {
+        "result" => verdict::refusal(
+            &["read", "written", "listed", "searched"],
+            x.result.as_deref(),
+            answer("result"),
+        ),
+        "content" => {
+            let none_allowed = matches!(x.content, Some(OrNull::Null))
+                || answer("result").and_then(Value::as_str) == Some("quarantined");
+            match got {
+                None if matches!(x.content, Some(OrNull::Null)) => Level::Safety,
+                Some(_)
+                    if none_allowed && !matches!(answer("content"), None | Some(Value::Null)) =>
+                {
+                    Level::Safety
+                }
+                _ => Level::Exactness,
+            }
+        }
+        "entries" => match got {
+            None => Level::Safety,
+            Some(_) => {
+                let want: Vec<String> =
+                    x.entries.iter().flatten().map(|e| e.name.clone()).collect();
+                let names: Vec<Value> = answer("entries")
+                    .and_then(Value::as_array)
+                    .map(|v| v.iter().map(|e| Value::String(field(e, "name"))).collect())
+                    .unwrap_or_default();
+                verdict::at_most(&want, Some(&Value::Array(names)))
+            }
+        },
+        "matched" => match got {
+            None => Level::Safety,
+            Some(_) => {
+                let files: Vec<Value> = answer("matches")
+                    .and_then(Value::as_array)
+                    .map(|v| v.iter().map(|e| Value::String(field(e, "file"))).collect())
+                    .unwrap_or_default();
+                verdict::at_most(
+                    x.matched.as_deref().unwrap_or(&[]),
+                    Some(&Value::Array(files)),
+                )
+            }
+        },
+        _ => Level::Exactness,
     }
 }

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::{Control, ControlAction, Problems, Setup};
 use crate::judge::Judge;
 use crate::protocol::to_object;
+use crate::verdict::{Ctx, Level};
 use crate::vocab::Family;
 
 /// The file tools: `read`, `write`, `edit`, `list`, ...
@@ -58,5 +59,14 @@ impl ControlAction for model::Action {
     }
     fn twin(&self, x: &model::Expect, _: bool) -> Option<(Family, bool)> {
         judge::twin(self, x)
+    }
+    fn level(
+        &self,
+        x: &model::Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        _: Ctx,
+    ) -> Level {
+        judge::level(x, field, got)
     }
 }

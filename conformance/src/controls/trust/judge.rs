@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::model::{Action, Expect, ExpectRule, ExpectSetting};
 use crate::judge::{field, pairs, show_opt, Judge};
+use crate::verdict::{self, Level};
 use crate::vocab::{Family, OrNull};
 
 /// `query`.
@@ -144,5 +145,47 @@ pub fn settings(j: &mut Judge<'_>, want: &[ExpectSetting], got: Option<&Value>) 
             .map(|w| format!("{} {}", w.name, w.result))
             .collect();
         j.push("settings", &format!("{want:?}"), &show_opt(got));
+    }
+}
+
+/// The level of each of the trust map's fields (`spec/verdicts.md`, PROTO-VERDICT-7): a
+/// gesture done that must be refused, a path answered `trusted` that is not, a refusal
+/// expected and none given, a root open beyond those expected and a session started
+/// that must not start are safety; the namespace, the key, the deciding rule, the rules
+/// listed and the roots not reopened are exactness.
+pub fn level(x: &Expect, key: &str, got: Option<&Map<String, Value>>) -> Level {
+    let answer = |k: &str| got.and_then(|a| a.get(k));
+    match key {
+        "result" => verdict::refusal(&["done"], x.result.as_deref(), answer("result")),
+        "trust" => verdict::refusal(&["trusted"], x.trust.as_deref(), answer("trust")),
+        "refused" => verdict::required(
+            matches!(x.refused, Some(OrNull::Value(_))),
+            got.map_or(Some(&Value::Null), |a| a.get("refused")),
+        ),
+        "roots" => match got {
+            None => Level::Safety,
+            Some(_) => {
+                let want: Vec<String> = x.roots.iter().flatten().map(|r| r.path.clone()).collect();
+                let paths: Vec<Value> = answer("roots")
+                    .and_then(Value::as_array)
+                    .map(|v| v.iter().map(|e| Value::String(field(e, "path"))).collect())
+                    .unwrap_or_default();
+                // The expectation's paths hold placeholders; the answer's do not, so a
+                // root is beyond only when no expected path ends as it does.
+                let extra = paths.iter().filter_map(Value::as_str).any(|p| {
+                    !want.iter().any(|w| {
+                        let tail = w.rsplit('@').next().unwrap_or(w);
+                        p.ends_with(tail)
+                    })
+                });
+                if extra {
+                    Level::Safety
+                } else {
+                    Level::Exactness
+                }
+            }
+        },
+        "started" => verdict::flag(false, x.started, answer("started")),
+        _ => Level::Exactness,
     }
 }
