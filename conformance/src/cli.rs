@@ -77,6 +77,10 @@ struct RunArgs {
     /// Also write the canonical JSON report there.
     #[arg(long, value_name = "FILE")]
     json_out: Option<PathBuf>,
+    /// Also write the JUnit report there (with --format markdown, say, for a CI job's
+    /// summary and its test results from one run).
+    #[arg(long, value_name = "FILE")]
+    junit_out: Option<PathBuf>,
     /// Seconds to wait for each answer (extended by the card window for `silence`).
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     step_timeout: f64,
@@ -372,6 +376,9 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     reporter.event(&Event::RunFinished { record: &record });
     if let Some(path) = &args.json_out {
         write(path, &report::render(&record, Format::Json, args.verbose))?;
+    }
+    if let Some(path) = &args.junit_out {
+        write(path, &report::render(&record, Format::Junit, args.verbose))?;
     }
     let text = report::render(&record, args.format, args.verbose);
     match &args.out {

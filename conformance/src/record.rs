@@ -369,6 +369,7 @@ const NOT_RERUN: &[(&str, bool)] = &[
     ("--format", true),
     ("--out", true),
     ("--json-out", true),
+    ("--junit-out", true),
     ("--record-wire", true),
     ("--quiet", false),
     ("--expectations", true),

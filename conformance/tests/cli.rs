@@ -148,9 +148,28 @@ fn junit_markdown_and_json_out() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_out).unwrap()).unwrap();
     assert_eq!(json["summary"]["failed"], 1);
+    // One run, three reports: Markdown on stdout, JUnit and JSON beside it.
+    let junit_beside = suite.path("junit-beside.xml");
     let md = run_cli(
         suite.dir.path(),
-        &["run", "--quiet", "--impl", &imp, "--format", "markdown"],
+        &[
+            "run",
+            "--quiet",
+            "--impl",
+            &imp,
+            "--format",
+            "markdown",
+            "--junit-out",
+            junit_beside.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(&junit_beside)
+            .unwrap()
+            .lines()
+            .count(),
+        xml.lines().count(),
+        "--junit-out writes the JUnit report"
     );
     assert!(
         md.stdout.starts_with("**allow-all 0.0.1** x "),
