@@ -238,14 +238,11 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     let mut selected =
         filter::select_all(&args.filter, &args.exclude, loaded.scenarios, |s| &s.id)?;
     if let Some(tier) = args.tier {
-        let name = match tier {
-            TierArg::Decision => "decision",
-            TierArg::Enforcement => "enforcement",
-        };
-        let tier = scenario::Tier::from(tier);
-        selected.retain(|s| s.tier == tier);
+        selected.retain(|s| s.tier == scenario::Tier::from(tier));
         if selected.is_empty() {
-            return Err(Error::EmptyTier(name));
+            // The name as the flag took it.
+            let name = tier.to_possible_value().map(|v| v.get_name().to_string());
+            return Err(Error::EmptyTier(name.unwrap_or_default()));
         }
     }
     let command = match &args.implementation {

@@ -56,7 +56,7 @@ pub enum Error {
     Unmatched(#[from] crate::filter::Unmatched),
     /// `--tier` leaves nothing of what the filters selected.
     #[error("--tier {0}: none of the selected scenarios is of this tier")]
-    EmptyTier(&'static str),
+    EmptyTier(String),
     /// `--step-timeout` is not a positive number.
     #[error("--step-timeout {0}: must be a positive number of seconds")]
     StepTimeout(f64),

@@ -38,7 +38,9 @@ pub fn select_all<T>(
             .collect()
     };
     let mut keep = vec![filters.is_empty(); ids.len()];
-    for (flag, patterns) in [("--filter", filters), ("--exclude", excludes)] {
+    // Every filter before every exclude: what a pattern picks is kept (a filter) or
+    // dropped (an exclude), so an exclude always has the last word.
+    for (flag, patterns, kept) in [("--filter", filters, true), ("--exclude", excludes, false)] {
         for pattern in patterns {
             let picked = picks(pattern);
             if !picked.contains(&true) {
@@ -49,7 +51,7 @@ pub fn select_all<T>(
             }
             for (k, p) in keep.iter_mut().zip(picked) {
                 if p {
-                    *k = flag == "--filter";
+                    *k = kept;
                 }
             }
         }

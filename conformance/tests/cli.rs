@@ -232,13 +232,7 @@ fn junit_markdown_and_json_out() {
             String::from_utf8_lossy(&pasted.stderr)
         )
     });
-    let ids: Vec<&str> = report["scenarios"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, ["gate/a-read-list"]);
+    assert_eq!(common::ids_of(&report), ["gate/a-read-list"]);
 }
 
 #[test]
@@ -248,14 +242,7 @@ fn filters_repeat_excludes_take_away_and_a_pattern_that_selects_nothing_exits_2(
         .scenario("gate/b-grants", GRANTS_ONLY)
         .scenario("gate/c-grants", GRANTS_ONLY)
         .scenario("trust/d-grants", GRANTS_ONLY);
-    let ids = |run: common::Run| -> Vec<String> {
-        run.json()["scenarios"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["id"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let ids = |run: common::Run| run.ids();
     assert_eq!(
         ids(suite.run("allow_all", &["--filter", "gate/b", "--filter", "trust/"])),
         ["gate/b-grants", "trust/d-grants"]
@@ -272,6 +259,10 @@ fn filters_repeat_excludes_take_away_and_a_pattern_that_selects_nothing_exits_2(
         (
             &["--exclude", "trust/dd"][..],
             "--exclude trust/dd: matches no scenario",
+        ),
+        (
+            &["--tier", "enforcement"][..],
+            "--tier enforcement: none of the selected scenarios is of this tier",
         ),
     ] {
         let run = suite.run("allow_all", args);
@@ -381,14 +372,7 @@ fn tier_selects_the_scenarios_of_one_tier_and_composes_with_filter() {
         .scenario("gate/b-grants", GRANTS_ONLY)
         .scenario("gate/c-grants", &enforcement)
         .scenario("trust/d-grants", &enforcement);
-    let ids = |run: common::Run| -> Vec<String> {
-        run.json()["scenarios"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["id"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let ids = |run: common::Run| run.ids();
     assert_eq!(
         ids(suite.run("allow_all", &["--tier", "decision"])),
         ["gate/b-grants"]

@@ -95,6 +95,21 @@ impl Run {
             .cloned()
             .unwrap_or_else(|| panic!("no scenario {id} in {json:#}"))
     }
+
+    /// The ids of the scenarios the JSON report lists, in its order.
+    pub fn ids(&self) -> Vec<String> {
+        ids_of(&self.json())
+    }
+}
+
+/// The ids of the scenarios a JSON report lists, in its order.
+pub fn ids_of(report: &Value) -> Vec<String> {
+    report["scenarios"]
+        .as_array()
+        .expect("a report lists its scenarios")
+        .iter()
+        .map(|s| s["id"].as_str().expect("a scenario has an id").to_string())
+        .collect()
 }
 
 pub fn run_cli(cwd: &Path, args: &[&str]) -> Run {
