@@ -47,76 +47,49 @@ fn nextest_present() -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// Runs `cargo ARGS...`; `Err` with the exit code to end with (its own status, or 1 when
+/// cargo could not start), after one line saying which step failed.
+fn cargo_step(what: &str, args: &[&str], extra: &[String]) -> Result<(), ExitCode> {
+    match cargo().args(args).args(extra).status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => {
+            eprintln!("cargo xtask: {what} failed ({s})");
+            Err(ExitCode::from(
+                s.code().map_or(1, |c| c.clamp(1, 255) as u8),
+            ))
+        }
+        Err(e) => {
+            eprintln!("cargo xtask: cannot run cargo for {what}: {e}");
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
 fn test(extra: Vec<String>) -> ExitCode {
-    if !nextest_present() {
-        eprintln!(
-            "cargo xtask: cargo-nextest is not installed; installing {NEXTEST_VERSION} with `cargo install --locked` (once per machine)"
-        );
-        let installed = cargo()
-            .args([
+    let steps = || -> Result<(), ExitCode> {
+        if !nextest_present() {
+            eprintln!(
+                "cargo xtask: cargo-nextest is not installed; installing {NEXTEST_VERSION} with `cargo install --locked` (once per machine)"
+            );
+            let install = [
                 "install",
                 "--locked",
                 "cargo-nextest",
                 "--version",
                 NEXTEST_VERSION,
-            ])
-            .status();
-        match installed {
-            Ok(s) if s.success() => {}
-            Ok(s) => {
-                eprintln!("cargo xtask: installing cargo-nextest failed ({s})");
-                return ExitCode::FAILURE;
-            }
-            Err(e) => {
-                eprintln!("cargo xtask: cannot run cargo to install cargo-nextest: {e}");
-                return ExitCode::FAILURE;
-            }
+            ];
+            cargo_step("installing cargo-nextest", &install, &[])?;
         }
-    }
-    // The benches crate holds no tests; `.ci/run` compiles its benchmarks on their own.
-    let status = cargo()
-        .args([
-            "nextest",
-            "run",
-            "--workspace",
-            "--exclude",
-            "gatehouse-benches",
-            "--locked",
-        ])
-        .args(&extra)
-        .status();
-    match status {
+        // The benches crate holds no tests; `.ci/run` compiles its benchmarks on their own.
+        let workspace = ["--workspace", "--exclude", "gatehouse-benches", "--locked"];
+        let nextest = [&["nextest", "run"][..], &workspace].concat();
+        cargo_step("the tests", &nextest, &extra)?;
         // nextest runs no doctests; the one example in the reference's docs is compiled here.
-        Ok(s) if s.success() => run_doctests(),
-        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
-        Err(e) => {
-            eprintln!("cargo xtask: cannot run cargo nextest: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn run_doctests() -> ExitCode {
-    let status = cargo()
-        .args([
-            "test",
-            "--doc",
-            "--workspace",
-            "--exclude",
-            "gatehouse-benches",
-            "--locked",
-            "-q",
-        ])
-        .status();
-    match status {
-        Ok(s) if s.success() => ExitCode::SUCCESS,
-        Ok(s) => {
-            eprintln!("cargo xtask: the doctests failed ({s})");
-            ExitCode::FAILURE
-        }
-        Err(e) => {
-            eprintln!("cargo xtask: cannot run the doctests: {e}");
-            ExitCode::FAILURE
-        }
+        let doctests = [&["test", "--doc", "-q"][..], &workspace].concat();
+        cargo_step("the doctests", &doctests, &[])
+    };
+    match steps() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
     }
 }
