@@ -520,6 +520,49 @@ impl GuardedSession {
         Ok(Ok(answered))
     }
 
+    /// Records that the agent ran a call this session decided, as its post-tool event
+    /// says (GUARD-STATE-2): a call that asked was approved by the person (the agent's
+    /// own prompt), and it ran. Both are journal records folded into the decision, as
+    /// [`GuardedSession::answer`] and an act record are. Returns `false` (recording
+    /// nothing) when no decision of this session has the id.
+    pub fn note_ran(&mut self, tool_use_id: &str) -> Result<bool, RecordError> {
+        let id = json!(tool_use_id);
+        let Some(outcome) = self
+            .audit
+            .iter()
+            .rev()
+            .find(|r| {
+                r.get("kind").and_then(Value::as_str) == Some("decision") && r["tool_use_id"] == id
+            })
+            .map(|d| d["outcome"].clone())
+        else {
+            return Ok(false);
+        };
+        if outcome == json!("pending") {
+            self.append(json!({
+                "kind": "answer",
+                "session": self.id,
+                "tool_use_id": tool_use_id,
+                "outcome": "approved",
+                "saved": null,
+            }))?;
+            let last = self.audit.len() - 1;
+            fold_one(&mut self.audit, last);
+        }
+        self.append(json!({
+            "kind": "act",
+            "session": self.id,
+            "tool_use_id": tool_use_id,
+            "ran": true,
+            "not_run": null,
+            "exit": null,
+            "withheld": false,
+        }))?;
+        let last = self.audit.len() - 1;
+        fold_one(&mut self.audit, last);
+        Ok(true)
+    }
+
     /// The grant table.
     pub fn grants(&self) -> &GrantTable {
         &self.grants
