@@ -508,3 +508,45 @@ fn codex_install_switches_hooks_on() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
 }
+
+// GUARD-STATE-1: calls the agent makes in parallel in one session are each decided and
+// recorded whole (the session is taken one hook process at a time).
+#[test]
+fn parallel_calls_of_one_session_are_all_recorded() {
+    let f = std::sync::Arc::new(Fixture::new(""));
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            let f = f.clone();
+            std::thread::spawn(move || {
+                f.hook(
+                    "codex",
+                    &f.shell("codex", "cat notes.txt", &format!("p{i}")),
+                )
+            })
+        })
+        .collect();
+    for h in handles {
+        let (code, _, err) = h.join().unwrap();
+        assert_eq!(code, 0, "{err}");
+    }
+    let dir = std::fs::read_dir(f.root.join("state"))
+        .unwrap()
+        .flatten()
+        .flat_map(|e| std::fs::read_dir(e.path()).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .find(|p| p.ends_with("codex-019a-codex"))
+        .or_else(|| Some(f.root.join("state/codex-019a-codex")))
+        .unwrap();
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("torn")), "{names:?}");
+    let journal = std::fs::read_to_string(dir.join("audit.jsonl")).unwrap();
+    let decisions = journal
+        .lines()
+        .filter(|l| l.contains("\"kind\":\"decision\""))
+        .count();
+    assert_eq!(decisions, 8, "{journal}");
+}

@@ -179,13 +179,13 @@ fn decide(
             if pre.guarded == Guarded::Unguarded {
                 return Ok(Answer::Pass);
             }
-            let (mut session, roots) = open(agent, &config, &pre.session_id, &pre.cwd)?;
-            pre_tool(agent, &config, program, &mut session, &roots, &pre)
+            let mut o = open(agent, &config, &pre.session_id, &pre.cwd)?;
+            pre_tool(agent, &config, program, &mut o.session, &o.roots, &pre)
         }
         HookEvent::PostTool(post) => {
-            let (mut session, _) = open(agent, &config, &post.session_id, &post.cwd)?;
+            let mut o = open(agent, &config, &post.session_id, &post.cwd)?;
             if let Some(id) = &post.tool_use_id {
-                session.note_ran(id)?;
+                o.session.note_ran(id)?;
             }
             Ok(Answer::Pass)
         }
@@ -198,7 +198,7 @@ fn open(
     config: &GuardConfig,
     session_id: &str,
     cwd: &str,
-) -> Result<(GuardedSession, Vec<PathBuf>), GuardError> {
+) -> Result<Opened, GuardError> {
     let cwd = Path::new(cwd);
     if !cwd.is_absolute() {
         return Err(GuardError::Workspace(format!(
@@ -209,6 +209,18 @@ fn open(
     let state = StateDir::open(&state_dir, &[])?;
     let id = folder(agent, session_id);
     let dir = state.session(&id)?;
+    // One hook process at a time per session (GUARD-STATE-1): an agent runs tool calls in
+    // parallel, and a journal opened while another process appends would read that
+    // record half written. The lock is released when the process exits.
+    let lock_file = dir.join("guard.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_file)
+        .map_err(|e| RecordError::io(&lock_file, e))?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| RecordError::io(&lock_file, e.into()))?;
     let record_file = dir.join("guard.json");
     let roots = match read_json::<GuardRecord>(&record_file)? {
         Some(r) => r.roots,
@@ -291,7 +303,19 @@ fn open(
         trust: Some((TrustMap::new(first), opened)),
         resume,
     })?;
-    Ok((session, roots))
+    Ok(Opened {
+        session,
+        roots,
+        _lock: lock,
+    })
+}
+
+/// A session opened for one hook call, with its roots and the lock held while the call
+/// is decided and recorded.
+struct Opened {
+    session: GuardedSession,
+    roots: Vec<PathBuf>,
+    _lock: std::fs::File,
 }
 
 fn pre_tool(
