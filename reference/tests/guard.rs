@@ -59,7 +59,8 @@ impl Fixture {
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("XDG_STATE_HOME")
             .env_remove("GATEHOUSE_GUARD_CONFIG")
-            .env_remove("CODEX_HOME");
+            .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR");
         c
     }
 
@@ -549,4 +550,24 @@ fn parallel_calls_of_one_session_are_all_recorded() {
         .filter(|l| l.contains("\"kind\":\"decision\""))
         .count();
     assert_eq!(decisions, 8, "{journal}");
+}
+
+// GUARD-INSTALL-1: `--user` for Claude Code is the settings Claude Code reads: under
+// CLAUDE_CONFIG_DIR when it is set.
+#[test]
+fn claude_user_install_follows_claude_config_dir() {
+    let f = Fixture::new("");
+    let cfg = f.root.join("claude-cfg");
+    let out = f
+        .cmd(&["guard", "install", "claude-code", "--user"])
+        .env("CLAUDE_CONFIG_DIR", &cfg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(cfg.join("settings.json").exists());
+    assert!(!f.root.join("home/.claude/settings.json").exists());
 }

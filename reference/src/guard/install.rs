@@ -59,7 +59,14 @@ pub fn codex_home() -> Result<PathBuf, InstallError> {
 pub fn settings_file(agent: Agent, scope: &Scope) -> Result<PathBuf, InstallError> {
     Ok(match (agent, scope) {
         (Agent::ClaudeCode, Scope::Project(d)) => d.join(".claude").join("settings.json"),
-        (Agent::ClaudeCode, Scope::User) => home()?.join(".claude").join("settings.json"),
+        // Claude Code reads its user settings from CLAUDE_CONFIG_DIR when that is set.
+        (Agent::ClaudeCode, Scope::User) => match std::env::var_os("CLAUDE_CONFIG_DIR")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+        {
+            Some(dir) => dir.join("settings.json"),
+            None => home()?.join(".claude").join("settings.json"),
+        },
         (Agent::Gemini, Scope::Project(d)) => d.join(".gemini").join("settings.json"),
         (Agent::Gemini, Scope::User) => home()?.join(".gemini").join("settings.json"),
         (Agent::Codex, Scope::Project(_)) => {
