@@ -201,6 +201,7 @@ impl GuardedSession {
         let dir = state.session(&config.id)?;
         let record_file = dir.join("session.json");
         let stored: Option<SessionRecord> = read_json(&record_file)?;
+        let on_disk = stored.clone();
         if config.resume && stored.is_none() {
             return Err(SessionError::NothingToResume(record_file));
         }
@@ -290,11 +291,15 @@ impl GuardedSession {
             s.append(json!({ "kind": "notice", "message": n }))?;
         }
         // The grant table is written when it changes (or the setup brought grants); the
-        // record at once, so that the session can be resumed from its first step.
+        // record at once, so that the session can be resumed from its first step (unless
+        // the file already holds exactly this record: a resumed session that changed
+        // nothing is not written again, which spares a hook process per call its syncs).
         if !s.grants.is_empty() {
             s.save_grants()?;
         }
-        s.save_record()?;
+        if on_disk.as_ref() != Some(&s.session_record()) {
+            s.save_record()?;
+        }
         Ok(s)
     }
 
