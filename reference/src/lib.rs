@@ -17,6 +17,8 @@
 //! - [`choices`]: the person's choices for working in the fence (`config.toml`, TOML:
 //!   network, environment, extra paths), from files and flags, each with its source;
 //! - [`records`]: records that survive the process (replaced whole, or journalled);
+//! - [`guard`]: `gatehouse guard`, the library in front of Claude Code, Codex CLI and
+//!   Gemini CLI through their pre-tool hooks;
 //! - [`order`]: the one decision order every tool call walks across the controls, and the
 //!   guarded session that records it;
 //! - [`fence`]: the execution fence, what a tool's command can touch;
@@ -38,6 +40,7 @@ pub mod config;
 pub mod exit;
 pub mod fence;
 pub mod gate;
+pub mod guard;
 pub mod helper;
 pub mod hooks;
 pub mod net;

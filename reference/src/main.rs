@@ -1,6 +1,8 @@
 //! The `gatehouse` command: the protocol adapter (`gatehouse adapter`), a one-shot gate
 //! check (`gatehouse gate check -- 'LINE'`), the fence's posture (`gatehouse info`) and one
-//! command run in the fence (`gatehouse exec -- CMD ARGS...`).
+//! command run in the fence (`gatehouse exec -- CMD ARGS...`), and the pre-tool hook of
+//! Claude Code, Codex CLI and Gemini CLI (`gatehouse guard AGENT`, with `install`,
+//! `uninstall` and `doctor`).
 //!
 //! The edge of the program: parses arguments, reads the current directory and standard
 //! streams, and turns every failure into one line on standard error and an exit code.
@@ -46,6 +48,86 @@ enum Command {
     Info(InfoArgs),
     /// Run one command in the fence, print its output and exit with its status.
     Exec(ExecArgs),
+    /// Put Gatehouse in front of Claude Code, Codex CLI or Gemini CLI (their pre-tool hook).
+    Guard {
+        #[command(subcommand)]
+        command: GuardCommand,
+    },
+}
+
+/// `--config` of the hook commands.
+#[derive(Debug, Args)]
+struct HookArgs {
+    /// The guard's configuration (default: $GATEHOUSE_GUARD_CONFIG, else
+    /// $XDG_CONFIG_HOME/gatehouse/guard.toml).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum AgentArg {
+    ClaudeCode,
+    Codex,
+    Gemini,
+}
+
+impl AgentArg {
+    fn agent(self) -> gatehouse::guard::Agent {
+        use gatehouse::guard::Agent;
+        match self {
+            AgentArg::ClaudeCode => Agent::ClaudeCode,
+            AgentArg::Codex => Agent::Codex,
+            AgentArg::Gemini => Agent::Gemini,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+struct InstallArgs {
+    /// The agent.
+    #[arg(value_enum)]
+    agent: AgentArg,
+    /// The project in the current directory (the default for Claude Code and Gemini CLI).
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// The person's own settings (the only scope Codex CLI has).
+    #[arg(long)]
+    user: bool,
+}
+
+impl InstallArgs {
+    fn scope(&self) -> Result<gatehouse::guard::install::Scope> {
+        use gatehouse::guard::install::Scope;
+        let codex = matches!(self.agent, AgentArg::Codex);
+        Ok(if self.user || (codex && !self.project) {
+            Scope::User
+        } else {
+            Scope::Project(std::env::current_dir().context("cannot read the current directory")?)
+        })
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum GuardCommand {
+    /// The hook of Claude Code: reads its PreToolUse/PostToolUse JSON on standard input.
+    ClaudeCode(HookArgs),
+    /// The hook of Codex CLI: reads its PreToolUse/PostToolUse JSON on standard input.
+    Codex(HookArgs),
+    /// The hook of Gemini CLI: reads its BeforeTool/AfterTool JSON on standard input.
+    Gemini(HookArgs),
+    /// Merge the hook into the agent's settings (shows the change, keeps a backup).
+    Install(InstallArgs),
+    /// Take the hook out of the agent's settings again.
+    Uninstall(InstallArgs),
+    /// Say whether the hook is installed, whether the agent will run it, and what fence
+    /// this machine gives.
+    Doctor {
+        /// The agent.
+        #[arg(value_enum)]
+        agent: AgentArg,
+        #[command(flatten)]
+        hook: HookArgs,
+    },
 }
 
 /// How the kernel is made to look poorer than it is, so the behaviour of older or locked
@@ -383,6 +465,154 @@ fn exec(args: ExecArgs) -> Result<ExitCode> {
     Ok(ExitCode::from(u8::try_from(status).unwrap_or(u8::MAX)))
 }
 
+/// The hook: never an exit the agent reads as allow on failure. Standard input is read
+/// whole (at most 16 MiB), the library answers, and a panic anywhere is caught and turned
+/// into the block answer (Claude Code runs the call on exit 1 or 101; GUARD-FAIL-2).
+fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
+    use gatehouse::guard::dialect::Reply;
+    use std::io::{Read, Write};
+    std::panic::set_hook(Box::new(|_| {}));
+    let reply = std::panic::catch_unwind(|| {
+        let mut input = Vec::new();
+        let read = std::io::stdin()
+            .lock()
+            .take((16 << 20) + 1)
+            .read_to_end(&mut input);
+        if let Err(e) = read {
+            return Reply::block(&format!("cannot read the hook input: {e}"));
+        }
+        if input.len() > 16 << 20 {
+            return Reply::block("the hook input is larger than 16 MiB");
+        }
+        if std::env::var_os("GATEHOUSE_GUARD_TEST_PANIC").is_some() && cfg!(feature = "test-faults")
+        {
+            panic!("a test fault");
+        }
+        let program = match std::env::current_exe() {
+            Ok(p) => p,
+            Err(e) => return Reply::block(&format!("cannot find this program: {e}")),
+        };
+        let config = gatehouse::guard::config::config_path(args.config.as_deref())
+            .and_then(|p| gatehouse::guard::config::GuardConfig::load(&p));
+        gatehouse::guard::answer(agent, &input, config, &program)
+    })
+    .unwrap_or_else(|_| Reply::block("internal error (a panic); the call is blocked"));
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(reply.stdout.as_bytes())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
+        let _ = std::io::stderr().write_all(b"gatehouse guard: cannot write the answer\n");
+        return ExitCode::from(gatehouse::guard::dialect::EXIT_BLOCK);
+    }
+    let _ = std::io::stderr().write_all(reply.stderr.as_bytes());
+    ExitCode::from(reply.exit)
+}
+
+fn guard_change(changes: &[gatehouse::guard::install::Change]) {
+    for c in changes {
+        if !c.changed {
+            println!("{}: unchanged", c.file.display());
+            continue;
+        }
+        println!("--- {}", c.file.display());
+        print!("{}", c.diff);
+        if let Some(b) = &c.backup {
+            println!("(the file as it was is kept in {})", b.display());
+        }
+    }
+}
+
+fn guard_doctor(agent: gatehouse::guard::Agent, hook: &HookArgs) -> Result<ExitCode> {
+    use gatehouse::guard::install::{self, Scope};
+    use gatehouse::guard::Agent;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let mut ok = true;
+    match gatehouse::guard::config::config_path(hook.config.as_deref())
+        .and_then(|p| gatehouse::guard::config::GuardConfig::load(&p).map(|_| p))
+    {
+        Ok(p) => println!("configuration: {} reads", p.display()),
+        Err(e) => {
+            ok = false;
+            println!("configuration: {e} (every call is blocked until it is fixed)");
+        }
+    }
+    let mut any = false;
+    for scope in [Scope::User, Scope::Project(cwd.clone())] {
+        let Ok(file) = install::settings_file(agent, &scope) else {
+            continue;
+        };
+        match install::installed(agent, &scope) {
+            Ok(true) => {
+                any = true;
+                println!("hook: installed in {}", file.display());
+            }
+            Ok(false) => println!("hook: not in {}", file.display()),
+            Err(e) => println!("hook: {e}"),
+        }
+    }
+    ok &= any;
+    match agent {
+        Agent::ClaudeCode => println!(
+            "runs it: yes, Claude Code runs user and project hooks at once (unless disableAllHooks is set)"
+        ),
+        Agent::Gemini => println!("runs it: yes, Gemini CLI runs BeforeTool hooks by default"),
+        Agent::Codex => {
+            let file = install::codex_home()?.join("config.toml");
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            match install::codex_hooks_enabled(&text) {
+                Some(true) => println!("runs it: [features] hooks = true in {}", file.display()),
+                _ => {
+                    ok = false;
+                    println!(
+                        "runs it: no, {} does not set [features] hooks = true",
+                        file.display()
+                    );
+                }
+            }
+            println!(
+                "runs it: only when Codex trusts its hooks: start it with --dangerously-bypass-hook-trust (otherwise it skips them silently)"
+            );
+        }
+    }
+    println!("fence on this machine (what an allowed command runs in):");
+    match gatehouse::plane::cli::info(false, &cwd) {
+        Ok(p) => println!("{p}"),
+        Err(e) => {
+            ok = false;
+            println!("  cannot tell: {e}");
+        }
+    }
+    Ok(ExitCode::from(if ok { exit::OK } else { exit::FAILURE }))
+}
+
+fn guard(command: GuardCommand) -> Result<ExitCode> {
+    use gatehouse::guard::install;
+    Ok(match command {
+        GuardCommand::ClaudeCode(a) => guard_hook(gatehouse::guard::Agent::ClaudeCode, &a),
+        GuardCommand::Codex(a) => guard_hook(gatehouse::guard::Agent::Codex, &a),
+        GuardCommand::Gemini(a) => guard_hook(gatehouse::guard::Agent::Gemini, &a),
+        GuardCommand::Install(a) => {
+            let program = std::env::current_exe().context("cannot find this program")?;
+            let mut changes = install::install(a.agent.agent(), &a.scope()?, &program)
+                .map_err(|e| Usage(e.to_string()))?;
+            let config =
+                gatehouse::guard::config::config_path(None).map_err(|e| Usage(e.to_string()))?;
+            changes.extend(install::ensure_config(&config).map_err(|e| Usage(e.to_string()))?);
+            guard_change(&changes);
+            ExitCode::from(exit::OK)
+        }
+        GuardCommand::Uninstall(a) => {
+            let changes = install::uninstall(a.agent.agent(), &a.scope()?)
+                .map_err(|e| Usage(e.to_string()))?;
+            guard_change(&changes);
+            ExitCode::from(exit::OK)
+        }
+        GuardCommand::Doctor { agent, hook } => guard_doctor(agent.agent(), &hook)?,
+    })
+}
+
 fn main() -> ExitCode {
     gatehouse::sys::mark::mark("main");
     // The jail helper must be dispatched before clap or any thread exists: the kernel
@@ -398,6 +628,10 @@ fn main() -> ExitCode {
             command: GateCommand::Check(args),
         } => check(args),
         Command::Info(args) => info(args),
+        Command::Guard { command } => match guard(command) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
         Command::Exec(args) => match exec(args) {
             Ok(code) => {
                 gatehouse::sys::mark::mark("main-end");

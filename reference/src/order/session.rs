@@ -201,6 +201,7 @@ impl GuardedSession {
         let dir = state.session(&config.id)?;
         let record_file = dir.join("session.json");
         let stored: Option<SessionRecord> = read_json(&record_file)?;
+        let on_disk = stored.clone();
         if config.resume && stored.is_none() {
             return Err(SessionError::NothingToResume(record_file));
         }
@@ -290,11 +291,15 @@ impl GuardedSession {
             s.append(json!({ "kind": "notice", "message": n }))?;
         }
         // The grant table is written when it changes (or the setup brought grants); the
-        // record at once, so that the session can be resumed from its first step.
+        // record at once, so that the session can be resumed from its first step (unless
+        // the file already holds exactly this record: a resumed session that changed
+        // nothing is not written again, which spares a hook process per call its syncs).
         if !s.grants.is_empty() {
             s.save_grants()?;
         }
-        s.save_record()?;
+        if on_disk.as_ref() != Some(&s.session_record()) {
+            s.save_record()?;
+        }
         Ok(s)
     }
 
@@ -518,6 +523,49 @@ impl GuardedSession {
         self.journal.append(&record)?;
         self.pending = None;
         Ok(Ok(answered))
+    }
+
+    /// Records that the agent ran a call this session decided, as its post-tool event
+    /// says (GUARD-STATE-2): a call that asked was approved by the person (the agent's
+    /// own prompt), and it ran. Both are journal records folded into the decision, as
+    /// [`GuardedSession::answer`] and an act record are. Returns `false` (recording
+    /// nothing) when no decision of this session has the id.
+    pub fn note_ran(&mut self, tool_use_id: &str) -> Result<bool, RecordError> {
+        let id = json!(tool_use_id);
+        let Some(outcome) = self
+            .audit
+            .iter()
+            .rev()
+            .find(|r| {
+                r.get("kind").and_then(Value::as_str) == Some("decision") && r["tool_use_id"] == id
+            })
+            .map(|d| d["outcome"].clone())
+        else {
+            return Ok(false);
+        };
+        if outcome == json!("pending") {
+            self.append(json!({
+                "kind": "answer",
+                "session": self.id,
+                "tool_use_id": tool_use_id,
+                "outcome": "approved",
+                "saved": null,
+            }))?;
+            let last = self.audit.len() - 1;
+            fold_one(&mut self.audit, last);
+        }
+        self.append(json!({
+            "kind": "act",
+            "session": self.id,
+            "tool_use_id": tool_use_id,
+            "ran": true,
+            "not_run": null,
+            "exit": null,
+            "withheld": false,
+        }))?;
+        let last = self.audit.len() - 1;
+        fold_one(&mut self.audit, last);
+        Ok(true)
     }
 
     /// The grant table.

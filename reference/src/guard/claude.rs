@@ -1,0 +1,69 @@
+//! Claude Code's hook dialect (FACTS.md section 13): `PreToolUse` and `PostToolUse`, the
+//! `Bash` tool's `command`, the file tools' `file_path`; answers in `hookSpecificOutput`
+//! with `permissionDecision` allow or ask and an `updatedInput`, blocks by exit 2. The
+//! only agent here that really asks.
+//!
+//! Pure translation; touches nothing.
+
+use super::dialect::{
+    common, path_of, post_tool, pre_tool, Answer, Dialect, Guarded, HookEvent, Reply, ShapeError,
+};
+use serde_json::{json, Map, Value};
+
+/// Claude Code.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClaudeCode;
+
+fn classify(tool: &str, input: &Map<String, Value>) -> Result<Guarded, ShapeError> {
+    Ok(match tool {
+        "Bash" => Guarded::Shell {
+            command: super::dialect::string_field(input, "command")?,
+            field: "command",
+        },
+        "Read" => path_of(input, &["file_path"], "read")?,
+        "Write" => path_of(input, &["file_path"], "write")?,
+        "Edit" | "MultiEdit" => path_of(input, &["file_path"], "edit")?,
+        "NotebookEdit" => path_of(input, &["notebook_path"], "edit")?,
+        _ => Guarded::Unguarded,
+    })
+}
+
+fn decision(kind: &str, input: &Option<Map<String, Value>>, reason: &str) -> Reply {
+    let mut out = json!({
+        "hookEventName": "PreToolUse",
+        "permissionDecision": kind,
+        "permissionDecisionReason": reason,
+    });
+    if let Some(i) = input {
+        out["updatedInput"] = Value::Object(i.clone());
+    }
+    Reply::json(&json!({ "hookSpecificOutput": out }))
+}
+
+impl Dialect for ClaudeCode {
+    fn name(&self) -> &'static str {
+        "claude-code"
+    }
+
+    fn can_ask(&self) -> bool {
+        true
+    }
+
+    fn parse(&self, input: &Value) -> Result<HookEvent, ShapeError> {
+        let c = common(input)?;
+        match c.event.as_str() {
+            "PreToolUse" => pre_tool(c.obj, c.session_id, c.cwd, classify),
+            "PostToolUse" => post_tool(c.obj, c.session_id, c.cwd),
+            _ => Err(ShapeError::UnknownEvent(c.event)),
+        }
+    }
+
+    fn render(&self, answer: &Answer) -> Reply {
+        match answer {
+            Answer::Allow { input, reason } => decision("allow", input, reason),
+            Answer::Ask { input, reason } => decision("ask", input, reason),
+            Answer::Deny { reason } => Reply::block(reason),
+            Answer::Pass => Reply::silent(),
+        }
+    }
+}

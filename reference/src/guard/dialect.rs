@@ -1,0 +1,294 @@
+//! What every agent's pre-tool hook has in common, behind one trait: an event read from
+//! the agent's JSON ([`HookEvent`]), the library's answer in neutral form ([`Answer`]),
+//! and the bytes and exit status the agent reads back ([`Reply`]). Each agent's module
+//! ([`super::claude`], [`super::codex`], [`super::gemini`]) implements [`Dialect`] and
+//! decides nothing: it only translates.
+//!
+//! Pure data and JSON; touches nothing.
+
+use serde_json::{Map, Value};
+
+/// The exit status every agent reads as "blocked" (Claude Code, Codex CLI and Gemini CLI
+/// alike), with the reason on standard error.
+pub const EXIT_BLOCK: u8 = 2;
+
+/// A tool call the guard puts through the library, in the library's terms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Guarded {
+    /// A shell command line (`shell` with `{"cmd": LINE}`); `field` is the key of the
+    /// agent's input that holds it.
+    Shell {
+        /// The command line as the agent would run it.
+        command: String,
+        /// The key of `tool_input` holding it (`command`).
+        field: &'static str,
+    },
+    /// A file tool naming one path: the library's `read`, `write` or `edit`.
+    File {
+        /// `read`, `write` or `edit`.
+        tool: &'static str,
+        /// The path as the agent wrote it.
+        path: String,
+    },
+    /// A tool the guard does not guard: it passes unchanged.
+    Unguarded,
+}
+
+/// The agent's pre-tool event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreTool {
+    /// The agent's session id.
+    pub session_id: String,
+    /// The agent's working directory for the call.
+    pub cwd: String,
+    /// The agent's tool name.
+    pub tool_name: String,
+    /// The agent's input object, kept whole so that a rewrite changes one field only.
+    pub tool_input: Map<String, Value>,
+    /// The call's id, when the agent gives one.
+    pub tool_use_id: Option<String>,
+    /// What the library is asked.
+    pub guarded: Guarded,
+}
+
+/// The agent's post-tool event: the call ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PostTool {
+    /// The agent's session id.
+    pub session_id: String,
+    /// The agent's working directory.
+    pub cwd: String,
+    /// The agent's tool name.
+    pub tool_name: String,
+    /// The call's id, when the agent gives one.
+    pub tool_use_id: Option<String>,
+}
+
+/// One hook event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookEvent {
+    /// Before a tool runs.
+    PreTool(PreTool),
+    /// After it ran.
+    PostTool(PostTool),
+}
+
+/// The library's answer, in neutral form.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// Run it, with this input (the command rewritten to run in the fence).
+    Allow {
+        /// The input to run with; `None` keeps the agent's own.
+        input: Option<Map<String, Value>>,
+        /// Why, in one line.
+        reason: String,
+    },
+    /// Ask the person (only where the dialect can ask), showing this input.
+    Ask {
+        /// The input to run with if the person approves.
+        input: Option<Map<String, Value>>,
+        /// Why, in one line.
+        reason: String,
+    },
+    /// Refuse the call.
+    Deny {
+        /// Why, in one line: the reason code and a sentence.
+        reason: String,
+    },
+    /// Say nothing: a tool not guarded, or a post-tool event recorded.
+    Pass,
+}
+
+/// What the hook process writes and how it exits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// Standard output (one JSON object, or empty).
+    pub stdout: String,
+    /// Standard error (one line, or empty).
+    pub stderr: String,
+    /// The exit status.
+    pub exit: u8,
+}
+
+impl Reply {
+    /// The block answer every agent honours: exit 2 and one line on standard error.
+    pub fn block(reason: &str) -> Reply {
+        Reply {
+            stdout: String::new(),
+            stderr: format!("gatehouse guard: {}\n", one_line(reason)),
+            exit: EXIT_BLOCK,
+        }
+    }
+
+    /// Nothing to say: exit 0, no output.
+    pub fn silent() -> Reply {
+        Reply {
+            stdout: String::new(),
+            stderr: String::new(),
+            exit: 0,
+        }
+    }
+
+    /// One JSON object on standard output, exit 0.
+    pub fn json(v: &Value) -> Reply {
+        Reply {
+            stdout: format!("{v}\n"),
+            stderr: String::new(),
+            exit: 0,
+        }
+    }
+}
+
+/// `s` on one line: every control character (newlines included) shown as a space.
+pub fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// The hook's JSON does not have the shape this agent sends.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    /// The input is not one JSON object.
+    #[error("the hook input is not a JSON object: {0}")]
+    NotJson(String),
+    /// A field the dialect needs is missing or of the wrong type.
+    #[error("the hook input has no {0} of the expected type")]
+    Field(&'static str),
+    /// The event is not one this dialect knows.
+    #[error("unknown hook event {0:?}")]
+    UnknownEvent(String),
+}
+
+/// One agent's hook dialect: how its JSON reads, and how an answer is written for it.
+pub trait Dialect {
+    /// The agent's name as the command line spells it (`claude-code`).
+    fn name(&self) -> &'static str;
+    /// Whether the agent really asks the person when told to (only Claude Code).
+    fn can_ask(&self) -> bool;
+    /// Reads one event.
+    fn parse(&self, input: &Value) -> Result<HookEvent, ShapeError>;
+    /// Writes one answer; `Ask` is never given to a dialect that cannot ask.
+    fn render(&self, answer: &Answer) -> Reply;
+}
+
+/// The string field `key` of `obj`.
+pub fn string_field(obj: &Map<String, Value>, key: &'static str) -> Result<String, ShapeError> {
+    match obj.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        _ => Err(ShapeError::Field(key)),
+    }
+}
+
+/// The optional string field `key` of `obj` (present and not a string is an error).
+pub fn optional_string(
+    obj: &Map<String, Value>,
+    key: &'static str,
+) -> Result<Option<String>, ShapeError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(ShapeError::Field(key)),
+    }
+}
+
+/// The object field `key` of `obj`.
+pub fn object_field<'a>(
+    obj: &'a Map<String, Value>,
+    key: &'static str,
+) -> Result<&'a Map<String, Value>, ShapeError> {
+    match obj.get(key) {
+        Some(Value::Object(m)) => Ok(m),
+        _ => Err(ShapeError::Field(key)),
+    }
+}
+
+/// The fields every agent's events share, and the whole object.
+#[derive(Debug)]
+pub struct Common<'a> {
+    /// The event object.
+    pub obj: &'a Map<String, Value>,
+    /// `session_id` (never empty).
+    pub session_id: String,
+    /// `cwd`.
+    pub cwd: String,
+    /// `hook_event_name`.
+    pub event: String,
+}
+
+/// Reads the fields every agent's events share.
+pub fn common(input: &Value) -> Result<Common<'_>, ShapeError> {
+    let Value::Object(obj) = input else {
+        return Err(ShapeError::NotJson("not an object".into()));
+    };
+    let session_id = string_field(obj, "session_id")?;
+    if session_id.is_empty() {
+        return Err(ShapeError::Field("session_id"));
+    }
+    Ok(Common {
+        obj,
+        session_id,
+        cwd: string_field(obj, "cwd")?,
+        event: string_field(obj, "hook_event_name")?,
+    })
+}
+
+/// Reads a pre-tool event given how this agent names its tools (`classify` maps a tool
+/// name and its input to what the library is asked, or an error for a guarded tool whose
+/// input has the wrong shape).
+pub fn pre_tool(
+    obj: &Map<String, Value>,
+    session_id: String,
+    cwd: String,
+    classify: impl Fn(&str, &Map<String, Value>) -> Result<Guarded, ShapeError>,
+) -> Result<HookEvent, ShapeError> {
+    let tool_name = string_field(obj, "tool_name")?;
+    let tool_input = object_field(obj, "tool_input")?.clone();
+    let guarded = classify(&tool_name, &tool_input)?;
+    Ok(HookEvent::PreTool(PreTool {
+        session_id,
+        cwd,
+        tool_name,
+        tool_input,
+        tool_use_id: optional_string(obj, "tool_use_id")?,
+        guarded,
+    }))
+}
+
+/// Reads a post-tool event.
+pub fn post_tool(
+    obj: &Map<String, Value>,
+    session_id: String,
+    cwd: String,
+) -> Result<HookEvent, ShapeError> {
+    Ok(HookEvent::PostTool(PostTool {
+        session_id,
+        cwd,
+        tool_name: string_field(obj, "tool_name")?,
+        tool_use_id: optional_string(obj, "tool_use_id")?,
+    }))
+}
+
+/// A file tool's path field, the first of `keys` present (a string).
+pub fn path_of(
+    input: &Map<String, Value>,
+    keys: &[&'static str],
+    tool: &'static str,
+) -> Result<Guarded, ShapeError> {
+    for k in keys {
+        if input.contains_key(*k) {
+            return Ok(Guarded::File {
+                tool,
+                path: string_field(input, k)?,
+            });
+        }
+    }
+    Err(ShapeError::Field(keys.first().copied().unwrap_or("path")))
+}
+
+/// `input` with `field` set to `value`.
+pub fn with_field(input: &Map<String, Value>, field: &str, value: String) -> Map<String, Value> {
+    let mut m = input.clone();
+    m.insert(field.to_string(), Value::String(value));
+    m
+}

@@ -1,0 +1,442 @@
+//! `gatehouse guard`: the library in front of an agent the person already runs (spec
+//! chapter `guard.md`). Claude Code, Codex CLI and Gemini CLI each call a pre-tool hook
+//! with the call as JSON; the guard reads it ([`dialect::Dialect`], one module per agent),
+//! asks the library's one decision order ([`crate::order`]: patterns, the gate, grants,
+//! the mode, hooks, the trust map's plan) through a [`GuardedSession`] kept per agent
+//! session under the state directory, and writes the library's answer back in the
+//! agent's dialect. It decides nothing itself: an allow becomes the command rewritten to
+//! run in the fence ([`rewrite`]), an ask is an ask only where the agent asks (otherwise
+//! the library, told that nobody can be asked, has already denied it), a deny is the
+//! agent's block answer. Every failure is the block answer too ([`answer`] never returns
+//! anything else on error).
+//!
+//! - [`dialect`]: the trait and the neutral event and answer;
+//! - [`claude`], [`codex`], [`gemini`]: the three dialects;
+//! - [`config`]: the configuration file, `guard.toml`;
+//! - [`rewrite`]: the fenced command line and its quoting;
+//! - [`install`]: merging the hook into each agent's settings, and the doctor.
+//!
+//! May touch: the state directory (through [`GuardedSession`]), the configuration file,
+//! the files the configuration names, the workspace (the gate's jail and path roots), the
+//! process table (the agent file's hooks).
+
+pub mod claude;
+pub mod codex;
+pub mod config;
+pub mod dialect;
+pub mod gemini;
+pub mod install;
+pub mod rewrite;
+
+use crate::config::{AgentFile, ConfigError as FileError, SettingsFile};
+use crate::gate::{Asker, GateConfig, Verdict};
+use crate::order::{GuardedSession, Route, Ruling, SessionConfig, SessionError, SourceRef};
+use crate::paths::Roots;
+use crate::records::atomic::write_json;
+use crate::records::{read_json, RecordError, StateDir};
+use crate::trust::TrustMap;
+use config::{ConfigError, GuardConfig};
+use dialect::{Answer, Dialect, Guarded, HookEvent, PreTool, Reply, ShapeError};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// The agents the guard stands in front of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Agent {
+    /// Claude Code.
+    ClaudeCode,
+    /// Codex CLI.
+    Codex,
+    /// Gemini CLI.
+    Gemini,
+}
+
+impl Agent {
+    /// Every agent.
+    pub const ALL: [Agent; 3] = [Agent::ClaudeCode, Agent::Codex, Agent::Gemini];
+
+    /// Its dialect.
+    pub fn dialect(self) -> &'static dyn Dialect {
+        match self {
+            Agent::ClaudeCode => &claude::ClaudeCode,
+            Agent::Codex => &codex::Codex,
+            Agent::Gemini => &gemini::Gemini,
+        }
+    }
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        self.dialect().name()
+    }
+
+    /// The agent named `s`.
+    pub fn parse(s: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|a| a.name() == s)
+    }
+
+    /// The agent's name for people.
+    pub fn title(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code",
+            Agent::Codex => "Codex CLI",
+            Agent::Gemini => "Gemini CLI",
+        }
+    }
+}
+
+/// Why the guard could not decide (every one is answered with the block answer).
+#[derive(Debug, thiserror::Error)]
+pub enum GuardError {
+    /// The hook input is unreadable or of an unknown shape.
+    #[error(transparent)]
+    Shape(#[from] ShapeError),
+    /// The guard's configuration.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The agent file or settings file the configuration names.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// The session cannot be opened.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// A record cannot be read or written.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// The fenced command cannot be written.
+    #[error(transparent)]
+    Rewrite(#[from] rewrite::RewriteError),
+    /// No state directory can be found.
+    #[error(
+        "no state directory: set state-dir in the guard configuration, or XDG_STATE_HOME or HOME"
+    )]
+    NoStateDir,
+    /// The agent's working directory is unusable.
+    #[error("{0}")]
+    Workspace(String),
+}
+
+/// What the guard keeps of a session beside the library's records: its roots, fixed at
+/// its first call (a later `cd` of the agent never widens them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GuardRecord {
+    agent: String,
+    roots: Vec<PathBuf>,
+}
+
+/// The folder of an agent session: the agent's name and its id, every byte other than
+/// ASCII letters, digits and `-` written `_xx`, so two ids never share a folder.
+pub fn folder(agent: Agent, session_id: &str) -> String {
+    let mut out = format!("{}-", agent.name());
+    for b in session_id.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("_{b:02x}"));
+        }
+    }
+    out
+}
+
+/// Answers one hook call: `stdin` is the agent's JSON, `config` the guard's configuration
+/// as loaded, `program` the `gatehouse` the rewritten command calls. Never fails: every
+/// error is the agent's block answer (GUARD-FAIL-1).
+pub fn answer(
+    agent: Agent,
+    stdin: &[u8],
+    config: Result<GuardConfig, ConfigError>,
+    program: &Path,
+) -> Reply {
+    let dialect = agent.dialect();
+    match decide(agent, stdin, config, program) {
+        Ok(a) => {
+            if matches!(a, Answer::Ask { .. }) && !dialect.can_ask() {
+                // Never reached: the library was told nobody can be asked. Kept so that
+                // no path ever hands an ask to an agent that would run the call.
+                return Reply::block("the call needs approval and this agent cannot ask");
+            }
+            dialect.render(&a)
+        }
+        Err(e) => Reply::block(&e.to_string()),
+    }
+}
+
+fn decide(
+    agent: Agent,
+    stdin: &[u8],
+    config: Result<GuardConfig, ConfigError>,
+    program: &Path,
+) -> Result<Answer, GuardError> {
+    let text =
+        std::str::from_utf8(stdin).map_err(|e| ShapeError::NotJson(format!("not UTF-8 ({e})")))?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| ShapeError::NotJson(e.to_string()))?;
+    let event = agent.dialect().parse(&value)?;
+    let config = config?;
+    match event {
+        HookEvent::PreTool(pre) => {
+            if pre.guarded == Guarded::Unguarded {
+                return Ok(Answer::Pass);
+            }
+            let mut o = open(agent, &config, &pre.session_id, &pre.cwd)?;
+            pre_tool(agent, &config, program, &mut o.session, &o.roots, &pre)
+        }
+        HookEvent::PostTool(post) => {
+            let mut o = open(agent, &config, &post.session_id, &post.cwd)?;
+            if let Some(id) = &post.tool_use_id {
+                o.session.note_ran(id)?;
+            }
+            Ok(Answer::Pass)
+        }
+    }
+}
+
+/// Opens (or resumes) the library session of one agent session.
+fn open(
+    agent: Agent,
+    config: &GuardConfig,
+    session_id: &str,
+    cwd: &str,
+) -> Result<Opened, GuardError> {
+    let cwd = Path::new(cwd);
+    if !cwd.is_absolute() {
+        return Err(GuardError::Workspace(format!(
+            "the agent's working directory {cwd:?} is not absolute"
+        )));
+    }
+    let state_dir = config.state_dir().ok_or(GuardError::NoStateDir)?;
+    let state = StateDir::open(&state_dir, &[])?;
+    let id = folder(agent, session_id);
+    let dir = state.session(&id)?;
+    // One hook process at a time per session (GUARD-STATE-1): an agent runs tool calls in
+    // parallel, and a journal opened while another process appends would read that
+    // record half written. The lock is released when the process exits.
+    let lock_file = dir.join("guard.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_file)
+        .map_err(|e| RecordError::io(&lock_file, e))?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| RecordError::io(&lock_file, e.into()))?;
+    let record_file = dir.join("guard.json");
+    let roots = match read_json::<GuardRecord>(&record_file)? {
+        Some(r) => r.roots,
+        None => {
+            let roots = if config.workspaces.is_empty() {
+                vec![std::fs::canonicalize(cwd).map_err(|e| {
+                    GuardError::Workspace(format!(
+                        "the agent's working directory {} cannot be opened: {e}",
+                        cwd.display()
+                    ))
+                })?]
+            } else {
+                config.workspaces.clone()
+            };
+            write_json(
+                &record_file,
+                &GuardRecord {
+                    agent: agent.name().into(),
+                    roots: roots.clone(),
+                },
+            )?;
+            roots
+        }
+    };
+    // The gate's working directory is the agent's, when it lies inside a root: relative
+    // paths of the line are read from there (GUARD-DECIDE-3).
+    let real_cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    if !roots.iter().any(|r| crate::paths::is_within(&real_cwd, r)) {
+        return Err(GuardError::Workspace(format!(
+            "the agent works in {}, outside the session's workspace roots ({}); start the agent inside the workspace",
+            cwd.display(),
+            roots
+                .iter()
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let first = roots
+        .first()
+        .ok_or_else(|| GuardError::Workspace("the session has no workspace root".into()))?;
+    let mut opened = Roots::open(first).map_err(|e| {
+        GuardError::Workspace(format!(
+            "cannot open the workspace {}: {e}",
+            first.display()
+        ))
+    })?;
+    for r in &roots[1..] {
+        opened.add_dir(r).map_err(|e| {
+            GuardError::Workspace(format!("cannot open the workspace {}: {e}", r.display()))
+        })?;
+    }
+    let mut gate = GateConfig::new(real_cwd);
+    gate.asker = if agent.dialect().can_ask() {
+        Asker::Terminal
+    } else {
+        Asker::None
+    };
+    gate.allow_list = config.allow.clone();
+    let agent_file = config
+        .agent_file
+        .as_deref()
+        .map(AgentFile::load)
+        .transpose()?;
+    let settings = config
+        .settings_file
+        .as_deref()
+        .map(SettingsFile::load)
+        .transpose()?;
+    let resume = dir.join("session.json").exists();
+    let session = GuardedSession::open(SessionConfig {
+        id,
+        gate,
+        agent: agent_file,
+        settings,
+        flag: config.mode(),
+        state_dir,
+        roots: roots.clone(),
+        grants: Vec::new(),
+        trust: Some((TrustMap::new(first), opened)),
+        resume,
+    })?;
+    Ok(Opened {
+        session,
+        roots,
+        _lock: lock,
+    })
+}
+
+/// A session opened for one hook call, with its roots and the lock held while the call
+/// is decided and recorded.
+struct Opened {
+    session: GuardedSession,
+    roots: Vec<PathBuf>,
+    _lock: std::fs::File,
+}
+
+fn pre_tool(
+    agent: Agent,
+    config: &GuardConfig,
+    program: &Path,
+    session: &mut GuardedSession,
+    roots: &[PathBuf],
+    pre: &PreTool,
+) -> Result<Answer, GuardError> {
+    let (tool, input, shell) = match &pre.guarded {
+        Guarded::Shell { command, field } => {
+            ("shell", json!({ "cmd": command }), Some((command, *field)))
+        }
+        Guarded::File { tool, path } => {
+            if let Some(refusal) = confine(session, &pre.cwd, path) {
+                return Ok(Answer::Deny { reason: refusal });
+            }
+            (*tool, json!({ "path": path }), None)
+        }
+        Guarded::Unguarded => return Ok(Answer::Pass),
+    };
+    let call = session.call(tool, input, pre.tool_use_id.clone());
+    let ruling = session.decide(&call)?;
+    let sentence = explain(agent, &ruling);
+    let fenced = match shell {
+        Some((command, field)) => {
+            let program = config
+                .gatehouse
+                .clone()
+                .unwrap_or_else(|| program.to_path_buf());
+            let shell = config.shell.clone().unwrap_or_else(default_shell);
+            let line = rewrite::fenced_line(&program, roots, &config.exec, &shell, command)?;
+            Some(dialect::with_field(&pre.tool_input, field, line))
+        }
+        None => None,
+    };
+    Ok(match ruling.decision {
+        Verdict::Allow => Answer::Allow {
+            input: fenced,
+            reason: sentence,
+        },
+        Verdict::Ask => Answer::Ask {
+            input: fenced,
+            reason: sentence,
+        },
+        Verdict::Deny => Answer::Deny { reason: sentence },
+    })
+}
+
+/// `/bin/bash` where it exists (the agents' shell tools are bash), else `/bin/sh`.
+fn default_shell() -> PathBuf {
+    let bash = PathBuf::from("/bin/bash");
+    if bash.exists() {
+        bash
+    } else {
+        PathBuf::from("/bin/sh")
+    }
+}
+
+/// A file tool's path through the session's roots (GUARD-DECIDE-4): the refusal, when
+/// the path (or, for a file not yet there, its directory) leads outside every root.
+fn confine(session: &mut GuardedSession, cwd: &str, path: &str) -> Option<String> {
+    let full = Path::new(cwd).join(path);
+    let (_, roots) = session.trust_mut()?;
+    let refused = |e: crate::paths::PathError| {
+        Some(format!(
+            "denied ({}): {} lies outside the workspace roots, or cannot be reached safely: {e}",
+            e.code(),
+            full.display()
+        ))
+    };
+    match roots.resolve(&full, true) {
+        Ok(_) => None,
+        Err(e) if e.code() == "not_found" => match full.parent() {
+            Some(parent) => match roots.resolve(parent, true) {
+                Ok(_) => None,
+                Err(e) if e.code() == "not_found" => None,
+                Err(e) => refused(e),
+            },
+            None => None,
+        },
+        Err(e) => refused(e),
+    }
+}
+
+/// The ruling in one line a person understands: the decision, the reason code, the stage
+/// and a sentence.
+pub fn explain(agent: Agent, r: &Ruling) -> String {
+    let decision = match r.decision {
+        Verdict::Allow => "allowed",
+        Verdict::Ask => "asks",
+        Verdict::Deny => "denied",
+    };
+    let what = match (&r.route, &r.source) {
+        (Route::DenyPattern, Some(SourceRef::Pattern { pattern, .. })) => {
+            format!("a deny pattern matches: {pattern}")
+        }
+        (Route::NoAsker, _) => format!(
+            "it needs a person's approval, and {} cannot ask one from a hook; allow it with a pattern or the allow-list in the guard's configuration",
+            agent.title()
+        ),
+        (Route::Restricted, _) => {
+            "it needs approval, and the safety mode forbids every prompt".into()
+        }
+        (Route::Mode, _) if r.decision == Verdict::Deny => format!(
+            "the safety mode {} refuses calls labelled {}",
+            r.mode.mode.name(),
+            r.label.name()
+        ),
+        (Route::PreemptHook | Route::DefaultHook, _) => "a hook decided it".into(),
+        (Route::Transform, _) => "an input transform failed or the input is unreadable".into(),
+        (Route::Card, _) => "it needs your approval".into(),
+        _ if r.decision == Verdict::Allow => {
+            "it runs inside the fence (gatehouse exec)".into()
+        }
+        _ => "refused by the decision order".into(),
+    };
+    format!(
+        "{decision} ({}, stage {}): {what}",
+        r.reason,
+        r.stage.name()
+    )
+}

@@ -1,0 +1,573 @@
+//! `gatehouse guard AGENT` end to end, as each agent calls it: the hook JSON captured from
+//! Claude Code, Codex CLI and Gemini CLI (FACTS.md section 13) on standard input, the
+//! answer and the exit status checked (GUARD-* in spec/guard.md). A dangerous line, a read
+//! outside the workspace, an allowed read, a line a deny pattern matches, garbage and an
+//! unknown event, for each agent; then the fenced command really run, the state across
+//! processes, the failures, and install/uninstall.
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const AGENTS: [&str; 3] = ["claude-code", "codex", "gemini"];
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    ws: PathBuf,
+    config: PathBuf,
+}
+
+impl Fixture {
+    fn new(extra: &str) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let ws = root.join("ws");
+        std::fs::create_dir_all(ws.join("sub")).unwrap();
+        std::fs::write(ws.join("notes.txt"), "a\n").unwrap();
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        let settings = root.join("settings.yaml");
+        std::fs::write(
+            &settings,
+            "settings:\n  permissions:\n    deny: [\"shell:cmd=git push*\"]\n",
+        )
+        .unwrap();
+        let config = root.join("guard.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "state-dir = {:?}\nsettings-file = {:?}\n{extra}",
+                root.join("state"),
+                settings
+            ),
+        )
+        .unwrap();
+        Fixture {
+            _dir: dir,
+            root,
+            ws,
+            config,
+        }
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_gatehouse"));
+        c.args(args)
+            .current_dir(&self.ws)
+            .env("HOME", self.root.join("home"))
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("GATEHOUSE_GUARD_CONFIG")
+            .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR");
+        c
+    }
+
+    /// Runs the hook of `agent` on `input`: (exit, stdout, stderr).
+    fn hook_raw(&self, agent: &str, input: &[u8], config: bool) -> (i32, String, String) {
+        let mut c = self.cmd(&["guard", agent]);
+        if config {
+            c.env("GATEHOUSE_GUARD_CONFIG", &self.config);
+        }
+        let mut child = c
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    }
+
+    fn hook(&self, agent: &str, input: &Value) -> (i32, String, String) {
+        self.hook_raw(agent, input.to_string().as_bytes(), true)
+    }
+
+    /// The pre-tool JSON each agent sends for a shell line (FACTS.md section 13).
+    fn shell(&self, agent: &str, line: &str, id: &str) -> Value {
+        self.pre(agent, line, id, &self.ws)
+    }
+
+    fn pre(&self, agent: &str, line: &str, id: &str, cwd: &Path) -> Value {
+        let cwd = cwd.display().to_string();
+        match agent {
+            "claude-code" => json!({
+                "session_id": "3f0c-claude", "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
+                "permission_mode": "default", "hook_event_name": "PreToolUse",
+                "tool_name": "Bash", "tool_input": {"command": line, "description": "d"},
+                "tool_use_id": id,
+            }),
+            "codex" => json!({
+                "session_id": "019a-codex", "turn_id": "t1", "cwd": cwd,
+                "hook_event_name": "PreToolUse", "model": "m", "permission_mode": "default",
+                "tool_name": "Bash", "tool_input": {"command": line}, "tool_use_id": id,
+            }),
+            _ => json!({
+                "session_id": "g-1", "transcript_path": "/tmp/t.json", "cwd": cwd,
+                "hook_event_name": "BeforeTool", "timestamp": "2026-12-05T10:00:00Z",
+                "tool_name": "run_shell_command",
+                "tool_input": {"command": line, "description": "d"},
+            }),
+        }
+    }
+}
+
+/// The rewritten command of an allow or ask answer.
+fn rewritten(agent: &str, stdout: &str) -> String {
+    let v: Value = serde_json::from_str(stdout).unwrap();
+    let c = if agent == "gemini" {
+        &v["hookSpecificOutput"]["tool_input"]["command"]
+    } else {
+        &v["hookSpecificOutput"]["updatedInput"]["command"]
+    };
+    c.as_str().unwrap().to_string()
+}
+
+fn decision(agent: &str, stdout: &str) -> String {
+    let v: Value = serde_json::from_str(stdout).unwrap();
+    let d = if agent == "gemini" {
+        &v["decision"]
+    } else {
+        &v["hookSpecificOutput"]["permissionDecision"]
+    };
+    d.as_str().unwrap().to_string()
+}
+
+// GUARD-DECIDE-1, GUARD-REWRITE-1: a plain read inside the workspace is allowed, and runs
+// in the fence.
+#[test]
+fn an_allowed_read_is_rewritten_into_the_fence() {
+    let f = Fixture::new("");
+    for agent in AGENTS {
+        let (code, out, err) = f.hook(agent, &f.shell(agent, "cat notes.txt", "c1"));
+        assert_eq!(code, 0, "{agent}: {err}");
+        assert_eq!(decision(agent, &out), "allow", "{agent}");
+        let line = rewritten(agent, &out);
+        assert!(
+            line.starts_with(env!("CARGO_BIN_EXE_gatehouse")) || line.starts_with('\''),
+            "{line}"
+        );
+        assert!(line.contains(" exec --no-tty --workspace "), "{line}");
+        assert!(line.ends_with(" -c 'cat notes.txt'"), "{line}");
+        assert!(line.contains(&f.ws.display().to_string()), "{line}");
+    }
+}
+
+// GUARD-ASK-1, GUARD-ASK-2: a dangerous line asks in Claude Code (rewritten, so the
+// approved line runs in the fence) and is denied, with the reason, where the agent cannot
+// ask.
+#[test]
+fn a_dangerous_line_asks_only_where_the_agent_asks() {
+    let f = Fixture::new("");
+    let (code, out, err) = f.hook("claude-code", &f.shell("claude-code", "rm -rf ~", "c1"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(decision("claude-code", &out), "ask");
+    assert!(rewritten("claude-code", &out).ends_with(" -c 'rm -rf ~'"));
+    for agent in ["codex", "gemini"] {
+        let (code, out, err) = f.hook(agent, &f.shell(agent, "rm -rf ~", "c1"));
+        assert_eq!(code, 2, "{agent}: {out}");
+        assert!(out.is_empty(), "{agent}: {out}");
+        assert!(
+            err.starts_with("gatehouse guard: denied (dangerous"),
+            "{agent}: {err}"
+        );
+        assert!(err.contains("cannot ask"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+// GUARD-ASK-2: a line outside the auto-safe reads asks in Claude Code, is denied elsewhere.
+#[test]
+fn a_read_outside_the_workspace_is_not_allowed() {
+    let f = Fixture::new("");
+    let (code, out, _) = f.hook(
+        "claude-code",
+        &f.shell("claude-code", "cat /etc/passwd", "c1"),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(decision("claude-code", &out), "ask");
+    for agent in ["codex", "gemini"] {
+        let (code, out, err) = f.hook(agent, &f.shell(agent, "cat /etc/passwd", "c1"));
+        assert_eq!((code, out.as_str()), (2, ""), "{agent}: {err}");
+        assert!(err.contains("denied ("), "{err}");
+    }
+}
+
+// GUARD-DECIDE-4: the file tools' paths go through the roots: outside (or through a link
+// out) is denied, inside is decided by the order.
+#[test]
+fn file_tools_are_confined_to_the_roots() {
+    let f = Fixture::new("");
+    std::os::unix::fs::symlink("/etc", f.ws.join("out")).unwrap();
+    let cwd = f.ws.display().to_string();
+    let read = |path: &str| {
+        json!({"session_id": "s", "transcript_path": "/t", "cwd": cwd,
+            "permission_mode": "default", "hook_event_name": "PreToolUse",
+            "tool_name": "Read", "tool_input": {"file_path": path}, "tool_use_id": "r"})
+    };
+    for bad in ["/etc/passwd", "out/passwd", "../../etc/passwd"] {
+        let (code, out, err) = f.hook("claude-code", &read(bad));
+        assert_eq!((code, out.as_str()), (2, ""), "{bad}: {err}");
+        assert!(err.contains("denied (escape"), "{bad}: {err}");
+    }
+    let inside = f.ws.join("notes.txt").display().to_string();
+    let (code, out, err) = f.hook("claude-code", &read(&inside));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(decision("claude-code", &out), "allow");
+    let gem = json!({"session_id": "g", "transcript_path": "/t", "cwd": cwd,
+        "hook_event_name": "BeforeTool", "timestamp": "x", "tool_name": "read_file",
+        "tool_input": {"absolute_path": "/etc/passwd"}});
+    let (code, _, err) = f.hook("gemini", &gem);
+    assert_eq!(code, 2, "{err}");
+}
+
+// GUARD-DECIDE-1: the person's deny pattern denies in every dialect.
+#[test]
+fn a_deny_pattern_denies() {
+    let f = Fixture::new("");
+    for agent in AGENTS {
+        let (code, out, err) = f.hook(agent, &f.shell(agent, "git push origin main", "c1"));
+        assert_eq!((code, out.as_str()), (2, ""), "{agent}");
+        assert!(err.contains("deny_pattern"), "{agent}: {err}");
+        assert!(err.contains("git push*"), "{agent}: {err}");
+    }
+    // Its twin: another git line is not denied by it.
+    let (code, _, err) = f.hook("claude-code", &f.shell("claude-code", "git status", "c2"));
+    assert_eq!(code, 0, "{err}");
+}
+
+// GUARD-FAIL-1: garbage, non-UTF-8, a lone surrogate, an unknown event, a missing field,
+// a command of the wrong shape: the block answer.
+#[test]
+fn what_cannot_be_read_is_blocked() {
+    let f = Fixture::new("");
+    for agent in AGENTS {
+        let mut unknown = f.shell(agent, "ls", "c");
+        unknown["hook_event_name"] = json!("SessionStart");
+        let mut no_session = f.shell(agent, "ls", "c");
+        no_session.as_object_mut().unwrap().remove("session_id");
+        let mut argv = f.shell(agent, "ls", "c");
+        argv["tool_input"]["command"] = json!(["rm", "-rf", "/"]);
+        let inputs: Vec<Vec<u8>> = vec![
+            b"not json{".to_vec(),
+            b"".to_vec(),
+            b"{\"session_id\": \"\xff\xfe\"}".to_vec(),
+            br#"{"session_id":"\ud800","cwd":"/","hook_event_name":"PreToolUse"}"#.to_vec(),
+            b"[1,2]".to_vec(),
+            unknown.to_string().into_bytes(),
+            no_session.to_string().into_bytes(),
+            argv.to_string().into_bytes(),
+        ];
+        for input in inputs {
+            let (code, out, err) = f.hook_raw(agent, &input, true);
+            assert_eq!(code, 2, "{agent} {:?}", String::from_utf8_lossy(&input));
+            assert!(out.is_empty());
+            assert!(err.starts_with("gatehouse guard: "), "{err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+    }
+}
+
+// GUARD-FAIL-1: a missing or invalid configuration blocks every call.
+#[test]
+fn a_missing_or_invalid_configuration_blocks() {
+    let f = Fixture::new("");
+    for agent in AGENTS {
+        let input = f.shell(agent, "cat notes.txt", "c");
+        let (code, _, err) = f.hook_raw(agent, input.to_string().as_bytes(), false);
+        assert_eq!(code, 2, "{agent}: {err}");
+        assert!(err.contains("no guard configuration"), "{err}");
+    }
+    for bad in [
+        "bogus = 1\n",
+        "safety = \"lax\"\n",
+        "[exec]\nnetwork = \"wide\"\n",
+    ] {
+        let f = Fixture::new(bad);
+        let (code, _, err) = f.hook("codex", &f.shell("codex", "cat notes.txt", "c"));
+        assert_eq!(code, 2, "{bad}: {err}");
+    }
+}
+
+// GUARD-FAIL-2: a panic is the block answer, never exit 101.
+#[test]
+fn a_panic_blocks() {
+    let f = Fixture::new("");
+    for agent in AGENTS {
+        let input = f.shell(agent, "cat notes.txt", "c");
+        let mut c = f.cmd(&["guard", agent]);
+        c.env("GATEHOUSE_GUARD_CONFIG", &f.config)
+            .env("GATEHOUSE_GUARD_TEST_PANIC", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err,
+            "gatehouse guard: internal error (a panic); the call is blocked\n"
+        );
+    }
+}
+
+// GUARD-DECIDE-2: a tool the guard does not guard passes unchanged.
+#[test]
+fn an_unguarded_tool_passes() {
+    let f = Fixture::new("");
+    let input = json!({"session_id": "s", "transcript_path": "/t", "cwd": f.ws,
+        "permission_mode": "default", "hook_event_name": "PreToolUse",
+        "tool_name": "WebSearch", "tool_input": {"query": "q"}, "tool_use_id": "w"});
+    assert_eq!(
+        f.hook("claude-code", &input),
+        (0, String::new(), String::new())
+    );
+}
+
+// GUARD-REWRITE-1: the fenced command, run by the agent's shell, runs the original line
+// byte for byte (quotes, `$`, backticks, newlines) inside the fence.
+#[test]
+fn the_fenced_command_runs_the_original_line() {
+    // Quotes inside quotes, `$`, backticks and a newline (the gate reads a single-quoted
+    // `$HOME` beside backticks as dangerous, hence this spelling).
+    let line = "printf '%s\\n' 'it'\\''s' '$HOME' '`id`' \"a\\\"b\" 'c\nd'";
+    let allow = format!("allow = [{}]\n", toml::Value::String(line.into()));
+    let f = Fixture::new(&allow);
+    let direct = Command::new("/bin/bash")
+        .args(["-c", line])
+        .current_dir(&f.ws)
+        .output()
+        .unwrap();
+    assert!(direct.status.success());
+    let (code, out, err) = f.hook("claude-code", &f.shell("claude-code", line, "c1"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(decision("claude-code", &out), "allow");
+    let fenced = rewritten("claude-code", &out);
+    let ran = Command::new("/bin/bash")
+        .args(["-c", &fenced])
+        .current_dir(&f.ws)
+        .env("GATEHOUSE_GUARD_CONFIG", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&direct.stdout),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+}
+
+// GUARD-STATE-1, GUARD-STATE-2: one session per agent session id, across processes: an
+// ask answered by the agent's prompt (the post-tool event) is recorded as approved; the
+// roots stay those of the first call.
+#[test]
+fn state_lasts_across_calls() {
+    let f = Fixture::new("");
+    let (code, _, _) = f.hook("claude-code", &f.shell("claude-code", "npm test", "t1"));
+    assert_eq!(code, 0);
+    let post = json!({"session_id": "3f0c-claude", "transcript_path": "/t", "cwd": f.ws,
+        "permission_mode": "default", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "npm test"}, "tool_response": {"stdout": ""},
+        "tool_use_id": "t1"});
+    assert_eq!(f.hook("claude-code", &post).0, 0);
+    let dir = f.root.join("state/sessions/claude-code-3f0c-claude");
+    let dir = if dir.exists() {
+        dir
+    } else {
+        f.root.join("state/claude-code-3f0c-claude")
+    };
+    let journal = std::fs::read_to_string(dir.join("audit.jsonl")).unwrap();
+    let records: Vec<Value> = journal
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(records
+        .iter()
+        .any(|r| r["kind"] == "decision" && r["tool_use_id"] == "t1" && r["decision"] == "ask"));
+    assert!(records
+        .iter()
+        .any(|r| r["kind"] == "answer" && r["tool_use_id"] == "t1" && r["outcome"] == "approved"));
+    assert!(records
+        .iter()
+        .any(|r| r["kind"] == "act" && r["tool_use_id"] == "t1" && r["ran"] == true));
+    // The session's roots are those of its first call: a later cwd outside them blocks.
+    let elsewhere = f.root.join("home");
+    let (code, _, err) = f.hook(
+        "claude-code",
+        &f.pre("claude-code", "cat notes.txt", "t2", &elsewhere),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("outside the session's workspace roots"),
+        "{err}"
+    );
+    // Its twin: a subdirectory of the root is fine.
+    let (code, _, err) = f.hook(
+        "claude-code",
+        &f.pre("claude-code", "ls", "t3", &f.ws.join("sub")),
+    );
+    assert_eq!(code, 0, "{err}");
+}
+
+// GUARD-INSTALL-1, GUARD-INSTALL-2: install merges (keeping what was there, with a backup),
+// uninstall takes out only the guard's entries.
+#[test]
+fn install_merges_and_uninstall_restores() {
+    let f = Fixture::new("");
+    let settings = f.ws.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let before = json!({"model": "opus", "hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-hook"}]}]}});
+    std::fs::write(&settings, serde_json::to_string_pretty(&before).unwrap()).unwrap();
+    let out = f
+        .cmd(&["guard", "install", "claude-code", "--project"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        shown.contains("+ ") && shown.contains("guard claude-code"),
+        "{shown}"
+    );
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(after["model"], "opus");
+    let pre = after["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 2);
+    assert!(pre[0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .ends_with(" guard claude-code"));
+    assert!(after["hooks"]["PostToolUse"].is_array());
+    assert!(settings.with_extension("json.gatehouse-backup").exists());
+    // The configuration was written, and it reads.
+    assert!(f.root.join("home/.config/gatehouse/guard.toml").exists());
+    let doctor = f.cmd(&["guard", "doctor", "claude-code"]).output().unwrap();
+    let said = String::from_utf8(doctor.stdout).unwrap();
+    assert!(said.contains("hook: installed in"), "{said}");
+    assert!(said.contains("fence on this machine"), "{said}");
+    let out = f
+        .cmd(&["guard", "uninstall", "claude-code", "--project"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let restored: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(restored, before);
+    let doctor = f.cmd(&["guard", "doctor", "claude-code"]).output().unwrap();
+    assert_eq!(doctor.status.code(), Some(1));
+}
+
+// GUARD-INSTALL-3: Codex's hooks go to CODEX_HOME with the feature switched on, and the
+// doctor names the hook trust Codex needs.
+#[test]
+fn codex_install_switches_hooks_on() {
+    let f = Fixture::new("");
+    let home = f.root.join("codex-home");
+    let out = f
+        .cmd(&["guard", "install", "codex"])
+        .env("CODEX_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hooks: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("hooks.json")).unwrap()).unwrap();
+    assert_eq!(hooks["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+    let config = std::fs::read_to_string(home.join("config.toml")).unwrap();
+    assert!(config.contains("[features]\nhooks = true"), "{config}");
+    let doctor = f
+        .cmd(&["guard", "doctor", "codex"])
+        .env("CODEX_HOME", &home)
+        .output()
+        .unwrap();
+    let said = String::from_utf8(doctor.stdout).unwrap();
+    assert!(said.contains("--dangerously-bypass-hook-trust"), "{said}");
+    let refused = f
+        .cmd(&["guard", "install", "codex", "--project"])
+        .env("CODEX_HOME", &home)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+}
+
+// GUARD-STATE-1: calls the agent makes in parallel in one session are each decided and
+// recorded whole (the session is taken one hook process at a time).
+#[test]
+fn parallel_calls_of_one_session_are_all_recorded() {
+    let f = std::sync::Arc::new(Fixture::new(""));
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            let f = f.clone();
+            std::thread::spawn(move || {
+                f.hook(
+                    "codex",
+                    &f.shell("codex", "cat notes.txt", &format!("p{i}")),
+                )
+            })
+        })
+        .collect();
+    for h in handles {
+        let (code, _, err) = h.join().unwrap();
+        assert_eq!(code, 0, "{err}");
+    }
+    let dir = std::fs::read_dir(f.root.join("state"))
+        .unwrap()
+        .flatten()
+        .flat_map(|e| std::fs::read_dir(e.path()).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .find(|p| p.ends_with("codex-019a-codex"))
+        .or_else(|| Some(f.root.join("state/codex-019a-codex")))
+        .unwrap();
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("torn")), "{names:?}");
+    let journal = std::fs::read_to_string(dir.join("audit.jsonl")).unwrap();
+    let decisions = journal
+        .lines()
+        .filter(|l| l.contains("\"kind\":\"decision\""))
+        .count();
+    assert_eq!(decisions, 8, "{journal}");
+}
+
+// GUARD-INSTALL-1: `--user` for Claude Code is the settings Claude Code reads: under
+// CLAUDE_CONFIG_DIR when it is set.
+#[test]
+fn claude_user_install_follows_claude_config_dir() {
+    let f = Fixture::new("");
+    let cfg = f.root.join("claude-cfg");
+    let out = f
+        .cmd(&["guard", "install", "claude-code", "--user"])
+        .env("CLAUDE_CONFIG_DIR", &cfg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(cfg.join("settings.json").exists());
+    assert!(!f.root.join("home/.claude/settings.json").exists());
+}
