@@ -163,6 +163,27 @@ def run_process(argv, env, cwd, deadline_s=None, stdin_data=None):
     return res
 
 
+def confine(argv, root, extra_writable=()):
+    """argv inside a bubblewrap confinement of the adapter's own: the whole filesystem
+    read-only, a fresh /tmp, /dev and /proc, and only `root` (the scenario's directory,
+    holding the fixture and the session's agent directories) and `extra_writable` writable;
+    the network is shared (the scripted model listens on 127.0.0.1). It keeps a call that an
+    agent lets run from touching anything outside the fixture. An agent whose own sandbox
+    is on cannot nest its bubblewrap inside this one: its adapter runs it unconfined.
+    `GATEHOUSE_AGENT_CONFINE=0` turns it off (a host without bubblewrap); without
+    bubblewrap and without that switch the run fails rather than go unconfined."""
+    if os.environ.get("GATEHOUSE_AGENT_CONFINE", "1") == "0":
+        return argv
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise AgentError("bubblewrap (bwrap) is needed to keep the agent inside the fixture; "
+                         "install it or set GATEHOUSE_AGENT_CONFINE=0")
+    out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for path in (root,) + tuple(extra_writable):
+        out += ["--bind", path, path]
+    return out + ["--"] + argv
+
+
 class Agent:
     """One agent. Subclasses fill in the class fields and the methods below."""
 
@@ -455,5 +476,5 @@ def version_of(argv, default="unknown"):
         return default
 
 
-__all__ = ["Agent", "AgentError", "Call", "Observed", "RunResult", "Session", "Unsupported",
+__all__ = ["Agent", "AgentError", "Call", "confine", "Observed", "RunResult", "Session", "Unsupported",
            "run_process", "serve", "cache_dir", "npm_bin", "version_of", "time"]
