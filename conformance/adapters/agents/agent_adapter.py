@@ -191,6 +191,8 @@ class Agent:
     version = "?"
     wire = None                 # a scripted_model.Wire subclass
     capabilities = ["gate"]
+    fence_backend = None        # environment.fence_backend: the agent's sandbox, if any
+    deadline_s = None           # per-run deadline; None: GATEHOUSE_AGENT_DEADLINE
     known_setup = {"workspace", "home", "host", "asker", "allow_list", "grants",
                    "card_window_ms"}
 
@@ -273,7 +275,8 @@ class Session:
         cwd = self.cwd
         if call.cwd:
             cwd = call.cwd if os.path.isabs(call.cwd) else os.path.join(self.cwd, call.cwd)
-        result = run_process(argv, self.agent.env(self), cwd, stdin_data=stdin_data)
+        result = run_process(argv, self.agent.env(self), cwd, deadline_s=self.agent.deadline_s,
+                             stdin_data=stdin_data)
         requests = self.model.requests()
         try:
             return self.agent.observe(self, call, result, requests)
@@ -333,7 +336,7 @@ def handle(agent, sessions, req):
         return {"protocol": "1.5", "name": agent.name, "version": agent.version,
                 "capabilities": list(agent.capabilities),
                 "environment": {"os": "linux", "arch": u.machine, "kernel": u.release,
-                                "landlock_abi": None, "fence_backend": None}}
+                                "landlock_abi": None, "fence_backend": agent.fence_backend}}
     if op == "load":
         raise Unsupported("%s has no separate load check" % agent.name)
     if op == "open":
