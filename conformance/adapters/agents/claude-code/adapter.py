@@ -142,6 +142,7 @@ class ClaudeCode(core.Agent):
     name = "claude-code"
     wire = AnthropicWire
     capabilities = ["gate", "permissions", "hooks", "fence", "paths", "trust"]
+    fence_backend = "bwrap"     # its sandbox on Linux (settings sandbox.enabled)
     known_setup = core.Agent.known_setup | {
         "roots", "resolver", "startup", "skip_permissions", "settings_dirs",
         "fence_policy", "workspaces", "log_dir", "limits", "choices",
