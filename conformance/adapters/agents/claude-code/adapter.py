@@ -38,6 +38,7 @@ MODEL = "claude-sonnet-4-5"
 TOOLS = {"shell": "Bash", "read": "Read", "write": "Write", "edit": "Edit"}
 MODES = {None: "default", "strict": "default", "balanced": "default",
          "restricted": "dontAsk", "autonomous": "bypassPermissions", "yolo": "bypassPermissions"}
+HOME_DIRS = ("bridge-spawn", "ssh", "cache/model-catalog", "daemon", "child-logs", "file-history")
 EVENTS = {"pre_tool_use": "PreToolUse", "post_tool_use": "PostToolUse"}
 
 
@@ -164,9 +165,6 @@ class ClaudeCode(core.Agent):
         if setup.get("choices") is not None:
             raise Unsupported("choices: Claude Code's sandbox has no counterpart for "
                               "gatehouse exec's flags")
-        for g in setup.get("grants") or []:
-            if g.get("tool", "shell") != "shell":
-                raise Unsupported("grant for %s: Claude Code has no code tool" % g.get("tool"))
 
     def prepare(self, s):
         setup = s.setup
@@ -190,7 +188,8 @@ class ClaudeCode(core.Agent):
         for line in setup.get("allow_list") or []:
             person_rules["allow"].append("Bash(%s)" % line)
         for g in setup.get("grants") or []:
-            person_rules["allow"].append(("Bash(%s)" if g["kind"] == "exact" else "Bash(%s:*)") % g["key"])
+            key = g["key"] if g.get("tool", "shell") == "shell" else "python3 -c " + _q(g["key"])
+            person_rules["allow"].append(("Bash(%s)" if g["kind"] == "exact" else "Bash(%s:*)") % key)
         safety = setup.get("safety") or person.get("safety") or agent.get("safety")
         if safety not in MODES:
             raise Unsupported("safety %r: no Claude Code permission mode" % safety)
@@ -219,6 +218,11 @@ class ClaudeCode(core.Agent):
             json.dump({"hasCompletedOnboarding": True, "projects": {
                 setup["workspace"]: {"hasTrustDialogAccepted": trusted,
                                      "hasCompletedProjectOnboarding": True}}}, f)
+        # The directories Claude Code makes in the person's home at every start whatever
+        # CLAUDE_CONFIG_DIR says (a person who runs it has them): made here, before the
+        # first step, so that the runner's guard on the home judges the commands alone.
+        for d in HOME_DIRS:
+            os.makedirs(os.path.join(setup["home"], ".claude", d), exist_ok=True)
         s.state["prompts"] = os.path.join(s.dirs["model"], "prompts.jsonl")
         for answer in ("yes", "no"):
             with open(os.path.join(s.root, "mcp-%s.json" % answer), "w") as f:
@@ -231,7 +235,9 @@ class ClaudeCode(core.Agent):
         e.update(ANTHROPIC_BASE_URL=s.model.url, ANTHROPIC_API_KEY="sk-ant-scripted-model",
                  CLAUDE_CONFIG_DIR=s.state["config_dir"],
                  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_TELEMETRY="1",
-                 DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1")
+                 DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1",
+                 # its sandbox asks `npm root --global`, which logs under ~/.npm otherwise
+                 npm_config_cache=os.path.join(s.root, "npm"), NPM_CONFIG_UPDATE_NOTIFIER="false")
         if s.state["mode"] == "bypassPermissions" and os.geteuid() == 0:
             e["IS_SANDBOX"] = "1"   # as root, bypass mode refuses to start without it
         e.pop("ANTHROPIC_AUTH_TOKEN", None)
@@ -239,10 +245,14 @@ class ClaudeCode(core.Agent):
 
     def script(self, s, call):
         tool = TOOLS.get(call.tool)
+        if call.tool == "execute_code":
+            tool = "Bash"   # no code tool: the model runs code through Bash, as python3 -c
         if tool is None:
             raise Unsupported("tool %r: Claude Code has no counterpart" % call.tool)
         if tool == "Bash":
             line = call.line()
+            if call.tool == "execute_code":
+                line = "python3 -c %s" % _q(line)
             if call.cwd:
                 line = "cd %s && %s" % (_q(self._abs(s, call.cwd)), line)
             return [("Bash", {"command": line, "description": "Run the requested command"}), "done"]

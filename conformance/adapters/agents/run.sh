@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs the suite's chapters against every agent adapter (the whole agents, each driven by a
+# scripted model on 127.0.0.1), keeps each canonical JSON report in reports/agents/, and
+# rewrites the agents section of docs/implementations.md, between its own two marker lines
+# (the peers' table below the peers' marker is conformance/adapters/peers.sh's). `just
+# agents` runs it after install.sh. The list of agents is the one below, in one place.
+#
+#   conformance/adapters/agents/run.sh                 every agent, every chapter it can take
+#   conformance/adapters/agents/run.sh --only claude-code --filter hooks/
+#   conformance/adapters/agents/run.sh --table-only    re-render from the reports already there
+#
+# An agent run takes 1-9 s, so a chapter takes minutes and the whole suite an hour or more
+# per agent; `--filter` (repeatable, passed to the runner) narrows it. The runner's step
+# timeout is set above the adapters' own deadline (GATEHOUSE_AGENT_DEADLINE, 45 s).
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+
+# LABEL|IMPLEMENTATION
+agents=(
+  "claude-code|python3 conformance/adapters/agents/claude-code/adapter.py"
+  "opencode|python3 conformance/adapters/agents/opencode/adapter.py"
+)
+chapters=(--filter gate/ --filter permissions/ --filter hooks/ --filter trust/ --filter decision/ --filter fence/)
+
+runner="${GATEHOUSE_CONFORM:-}"
+if [ -z "$runner" ]; then
+  cargo build --release --locked -q -p gatehouse-conformance
+  runner="${CARGO_TARGET_DIR:-target}/release/gatehouse-conform"
+fi
+out=reports/agents
+mkdir -p "$out"
+table_only=false only=() filters=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --table-only) table_only=true ;;
+    --only) only+=("$2"); shift ;;
+    --filter) filters+=(--filter "$2"); shift ;;
+    *) echo "agents: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ ${#filters[@]} -gt 0 ] || filters=("${chapters[@]}")
+
+args=()
+for entry in "${agents[@]}"; do
+  label="${entry%%|*}" impl="${entry#*|}"
+  if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$label"; then
+    [ -f "$out/$label.json" ] && args+=("$label=$out/$label.json")
+    continue
+  fi
+  args+=("$label=$out/$label.json")
+  $table_only && continue
+  [ -f "${impl#python3 }" ] || { echo "agents: $label: no adapter yet (${impl#python3 })" >&2; args=("${args[@]:0:${#args[@]}-1}"); continue; }
+  start=$(date +%s)
+  # An agent is expected to fail scenarios: the exit status is the table's, not ours.
+  "$runner" run --impl "$impl" "${filters[@]}" --step-timeout 60 --quiet --format json \
+    --out "$out/$label.json" >/dev/null || true
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r["summary"], sys.argv[3] + " s")' \
+    "$out/$label.json" "$label" "$(( $(date +%s) - start ))"
+done
+[ ${#args[@]} -gt 0 ] || { echo "agents: no report to render" >&2; exit 1; }
+
+doc=docs/implementations.md
+begin='<!-- agents table: begin (written by `just agents`) -->'
+end='<!-- agents table: end -->'
+grep -qF "$begin" "$doc" && grep -qF "$end" "$doc" || { echo "agents: $doc lacks the agents marker lines" >&2; exit 1; }
+table="$(python3 conformance/adapters/table.py --command "just agents" "${args[@]}" | sed 's/^## The table/### The agents table/')"
+python3 - "$doc" "$begin" "$end" "$table" <<'PY'
+import sys
+doc, begin, end, table = sys.argv[1:]
+text = open(doc).read()
+head, _, rest = text.partition(begin)
+_, _, tail = rest.partition(end)
+open(doc, "w").write(head + begin + "\n\n" + table.rstrip("\n") + "\n\n" + end + tail)
+PY
+echo "agents: wrote the agents section of $doc"
