@@ -179,6 +179,12 @@ def confine(argv, root, extra_writable=()):
         raise AgentError("bubblewrap (bwrap) is needed to keep the agent inside the fixture; "
                          "install it or set GATEHOUSE_AGENT_CONFINE=0")
     out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    # What the run needs that may live under /tmp, hidden by the fresh one: the agents'
+    # cache, these adapters, the python that runs helpers (read-only, as elsewhere).
+    for need in (cache_dir(), HERE, os.path.dirname(sys.executable)):
+        real = os.path.realpath(need)
+        if real.startswith("/tmp/") and os.path.exists(real):
+            out += ["--ro-bind", real, real]
     for path in (root,) + tuple(extra_writable):
         out += ["--bind", path, path]
     return out + ["--"] + argv
@@ -341,9 +347,14 @@ def handle(agent, sessions, req):
         raise Unsupported("%s has no separate load check" % agent.name)
     if op == "open":
         setup = req["setup"]
-        if setup.get("resume"):
-            raise Unsupported("resume: the adapter keeps no session record to reopen")
-        agent.check_setup(setup)
+        try:
+            if setup.get("resume"):
+                raise Unsupported("resume: the adapter keeps no session record to reopen")
+            agent.check_setup(setup)
+        except Unsupported:
+            # Later steps of that session are unsupported too, not an error of the agent.
+            sessions.setdefault("__unsupported__", set()).add(req["session"])
+            raise
         s = Session(agent, req["session"], setup)
         s.open()
         try:
@@ -355,6 +366,8 @@ def handle(agent, sessions, req):
         return {}
     s = sessions.get(req.get("session"))
     if s is None:
+        if req.get("session") in sessions.get("__unsupported__", ()):
+            raise Unsupported("session %r: its open was unsupported" % req.get("session"))
         raise AgentError("no session %r" % req.get("session"))
     if op == "close":
         sessions.pop(req["session"]).close()
@@ -454,8 +467,9 @@ def serve(agent, stdin=None, stdout=None):
             stdout.write(json.dumps(answer) + "\n")
             stdout.flush()
     finally:
-        for s in list(sessions.values()):
-            s.close()
+        for sid, s in list(sessions.items()):
+            if sid != "__unsupported__":
+                s.close()
 
 
 def cache_dir():
