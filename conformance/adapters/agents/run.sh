@@ -25,7 +25,7 @@ agents=(
 chapters=(--filter gate/ --filter permissions/ --filter hooks/ --filter trust/ --filter decision/ --filter fence/)
 
 runner="${GATEHOUSE_CONFORM:-}"
-if [ -z "$runner" ]; then
+if [ -z "$runner" ] && ! printf '%s\n' "$@" | grep -qx -- --table-only; then
   cargo build --release --locked -q -p gatehouse-conformance
   runner="${CARGO_TARGET_DIR:-target}/release/gatehouse-conform"
 fi
@@ -49,8 +49,11 @@ for entry in "${agents[@]}"; do
     [ -f "$out/$label.json" ] && args+=("$label=$out/$label.json")
     continue
   fi
+  if $table_only; then
+    [ -f "$out/$label.json" ] && args+=("$label=$out/$label.json")
+    continue
+  fi
   args+=("$label=$out/$label.json")
-  $table_only && continue
   [ -f "${impl#python3 }" ] || { echo "agents: $label: no adapter yet (${impl#python3 })" >&2; args=("${args[@]:0:${#args[@]}-1}"); continue; }
   run_filters=("${filters[@]}")
   if [ ${#run_filters[@]} -eq 0 ]; then
@@ -70,10 +73,12 @@ doc=docs/implementations.md
 begin='<!-- agents table: begin (written by `just agents`) -->'
 end='<!-- agents table: end -->'
 grep -qF "$begin" "$doc" && grep -qF "$end" "$doc" || { echo "agents: $doc lacks the agents marker lines" >&2; exit 1; }
-table="$(python3 conformance/adapters/table.py --command "just agents" "${args[@]}" | sed 's/^## The table/### The agents table/')"
-python3 - "$doc" "$begin" "$end" "$table" <<'PY'
+python3 conformance/adapters/table.py --command "just agents" "${args[@]}" \
+  | sed 's/^## The table/### The agents table/' > "$out/table.md"
+python3 - "$doc" "$begin" "$end" "$out/table.md" <<'PY'
 import sys
 doc, begin, end, table = sys.argv[1:]
+table = open(table).read()
 text = open(doc).read()
 head, _, rest = text.partition(begin)
 _, _, tail = rest.partition(end)
