@@ -67,6 +67,14 @@ peers-table:
     conformance/adapters/install.sh
     conformance/adapters/peers.sh
 
+# The agents end to end (conformance/adapters/agents/): install the four pinned agents from
+# npm into target/peers/agents/, run each headless against the suite with a scripted model
+# on 127.0.0.1, and rewrite the agents section of docs/implementations.md. Slow (each run
+# starts the agent); narrow it: just agents --only claude-code --filter hooks/
+agents *ARGS:
+    conformance/adapters/install.sh --agents
+    conformance/adapters/agents/run.sh {{ARGS}}
+
 # The suite inside a QEMU guest on one kernel of vm-images/kernels.toml: just vm 6.1
 # (more: just vm 6.1 --variant userns-off --user root --filter fence/)
 vm KERNEL *ARGS:

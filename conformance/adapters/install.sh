@@ -6,6 +6,9 @@
 #   conformance/adapters/install.sh          everything (what `just peers` runs)
 #   conformance/adapters/install.sh --ci     Debian's bubblewrap and the landlock crate's
 #                                            example sandboxer only (what .ci/run needs)
+#   conformance/adapters/install.sh --agents            the four agents only (`just agents`)
+#   conformance/adapters/install.sh --agent claude-code  that agent only (the agents' CI step);
+#                                            repeatable
 #
 # The cache is $GATEHOUSE_PEERS_CACHE, by default target/peers in the repository.
 #   - Debian (apt-get): bubblewrap; for sandbox-runtime also ripgrep and socat, which it
@@ -16,6 +19,11 @@
 #     built as its binary: $CACHE/landlock-sandboxer/target/release/sandboxer.
 #   - npm: @openai/codex@0.171.0 (its Linux sandbox and `codex execpolicy`) and
 #     @anthropic-ai/sandbox-runtime@0.0.83 (the `srt` CLI) into $CACHE/npm.
+#   - npm, the agents (conformance/adapters/agents/): each into $CACHE/agents/LABEL with
+#     `npm install --prefix`, never globally. Claude Code's native program is in the
+#     platform package @anthropic-ai/claude-code-linux-x64, which npm installs as an
+#     optional dependency; npm 11 may skip the postinstall that links it into the wrapper,
+#     so the adapter looks in both places and this script checks that one is there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -24,13 +32,61 @@ SRT_VERSION=0.0.83
 LANDLOCK_VERSION=0.4.8
 ANYHOW_VERSION=1.0.105
 
-ci=false
-[ "${1:-}" = "--ci" ] && ci=true
+# LABEL|NPM PACKAGE@VERSION|PROGRAM (relative to node_modules) that prints the version
+AGENTS=(
+  "claude-code|@anthropic-ai/claude-code@2.1.332|.bin/claude"
+  "codex-cli|@openai/codex@0.171.0|.bin/codex"
+  "gemini-cli|@google/gemini-cli@0.61.0|.bin/gemini"
+  "opencode|opencode-ai@1.18.33|.bin/opencode"
+)
+
+ci=false agents_only=false want_agents=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ci) ci=true ;;
+    --agents) agents_only=true ;;
+    --agent) agents_only=true; want_agents+=("$2"); shift ;;
+    *) echo "install.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
 cache="${GATEHOUSE_PEERS_CACHE:-$PWD/target/peers}"
 mkdir -p "$cache"
 cache="$(cd "$cache" && pwd)"
 
 say() { printf 'peers: %s\n' "$*"; }
+
+install_agents() {
+  command -v npm >/dev/null || {
+    say "apt-get install npm"; apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
+  for entry in "${AGENTS[@]}"; do
+    IFS='|' read -r label spec prog <<<"$entry"
+    if [ ${#want_agents[@]} -gt 0 ] && ! printf '%s\n' "${want_agents[@]}" | grep -qx "$label"; then
+      continue
+    fi
+    dir="$cache/agents/$label"
+    mkdir -p "$dir"
+    start=$(date +%s)
+    say "npm install $spec into $dir"
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$spec" >/dev/null
+    if [ "$label" = claude-code ]; then
+      native="$dir/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+      wrapped="$dir/node_modules/@anthropic-ai/claude-code/bin/claude.exe"
+      [ -s "$native" ] && [ "$(stat -c %s "$native")" -gt 1000000 ] \
+        || [ "$(stat -c %s "$wrapped" 2>/dev/null || echo 0)" -gt 1000000 ] \
+        || { say "claude-code: no native program in $native nor $wrapped" >&2; exit 1; }
+    fi
+    say "npm $label $("$dir/node_modules/$prog" --version 2>/dev/null | head -1) ($(du -sh "$dir" | cut -f1), $(( $(date +%s) - start )) s)"
+  done
+}
+
+if $agents_only; then
+  command -v bwrap >/dev/null || { say "apt-get install bubblewrap"; apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }
+  install_agents
+  exit 0
+fi
 
 # Debian
 need_apt=()
@@ -87,3 +143,5 @@ npm install --prefix "$cache/npm" --no-audit --no-fund --loglevel=error \
   "@openai/codex@$CODEX_VERSION" "@anthropic-ai/sandbox-runtime@$SRT_VERSION" >/dev/null
 say "npm $("$cache/npm/node_modules/.bin/codex" --version)"
 say "npm sandbox-runtime $("$cache/npm/node_modules/.bin/srt" --version)"
+
+install_agents

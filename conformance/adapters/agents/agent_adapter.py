@@ -1,0 +1,497 @@
+"""The part every agent adapter shares: the adapter protocol around one real agent.
+
+An agent adapter (`claude-code/adapter.py`, `opencode/adapter.py`, ...) scores a whole
+agent (its rules, modes, hooks, sandbox and prompt) by running it headless for each step,
+with its model replaced by the scripted model of `scripted_model.py`, which makes the
+call the step describes. This module speaks the protocol (spec/adapter-protocol.md) for
+it and owns everything that is not particular to one agent:
+
+- `hello` with the agent's name, version and capabilities; `open` checks the setup
+  (`Agent.check_setup` raises `Unsupported` naming the field the agent cannot express,
+  which the runner counts as skipped with that reason), makes the session's directories
+  *inside the scenario's fixture* (`R/.agent-<session>/`, beside the runner's workspace,
+  home and outside trees: the agent's config directory, its temporary directory, XDG
+  directories, the scripted model's log), starts a scripted model on 127.0.0.1 for the
+  session and lets the agent write its configuration (`Agent.prepare`); `close` stops the
+  model and removes the directory; `bye` ends.
+- every tool-call step becomes a `Call` (the protocol's tool: `shell`, `execute_code`,
+  `read`, `write`, `edit`, or another name; its input; its id; what the person answers if
+  the agent asks; whether the call is already approved, as a fence `run` is). The agent
+  adapter turns it into the script (`Agent.script`: turns in the agent's own vocabulary)
+  and the command line (`Agent.command`), the core runs the agent with a deadline, and the
+  agent adapter reads what happened from the agent's output (`Agent.observe` returns an
+  `Observed`: ran, asked, denied and by what, exit, the output the model was given).
+- a per-run deadline (`GATEHOUSE_AGENT_DEADLINE`, seconds, default 45; keep the runner's
+  `--step-timeout` above it): the agent runs in a session and process group of its own,
+  with no terminal (stdin is /dev/null, no controlling tty), and the whole group is killed
+  at the deadline and after every run. A run that hangs, crashes, or prints what the agent
+  adapter cannot read is answered `error` (the runner reports the step `errored`) with the
+  agent's last stderr lines; the adapter itself goes on with the next request.
+- the ops: `decide`/`code`/`tool` and `call` report `allow` (the agent ran it without
+  asking), `ask` (it asked through its own channel) or `deny` (refused without asking);
+  the prompt is answered "no" so that nothing runs on an ask, and `answer` with `once`
+  runs the call again with the prompt answered "yes". `act` reports `ran`, `not_run`,
+  `exit` and the output the model was given. `run` (the fence) runs the call approved.
+  `read`, `write` and `edit` (the file tools) go through the agent's own file tools. What
+  an agent has no counterpart for (grant tables, the trust map's queries, postures,
+  toggles, restarts) is `unsupported` with the reason, never invented.
+
+The adapter judges nothing: the runner checks the files itself. The agent gets the
+runner's environment (as a person's agent gets the person's), with `HOME` set to the
+session's home, `PWD` and the working directory set to the workspace, `TMPDIR` and the XDG
+directories inside the fixture, and telemetry and update checks off where the agent allows
+(`Agent.env`). Standard library only.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+from scripted_model import ScriptedModel  # noqa: E402
+
+DEADLINE_S = float(os.environ.get("GATEHOUSE_AGENT_DEADLINE", "45"))
+STDERR_LINES = 8
+
+
+class Unsupported(Exception):
+    """The agent has nothing that expresses this setup field or step."""
+
+
+class AgentError(Exception):
+    """The agent run failed (hung, crashed, or printed what cannot be read)."""
+
+
+class Call:
+    """One tool call, in the protocol's vocabulary."""
+
+    def __init__(self, tool, input, call_id=None, if_asked="no", approved=False, cwd=None):
+        self.tool = tool
+        self.input = input
+        self.call_id = call_id
+        self.if_asked = if_asked    # what the person answers if the agent asks: yes | no
+        self.approved = approved    # a fence `run`: approved before the agent sees it
+        self.cwd = cwd
+
+    def line(self):
+        """The command line or code of a shell/execute_code call."""
+        if isinstance(self.input, str):
+            return self.input
+        for key in ("cmd", "command", "code"):
+            if isinstance(self.input, dict) and isinstance(self.input.get(key), str):
+                return self.input[key]
+        raise Unsupported("a %s call whose input has no command: %r" % (self.tool, self.input))
+
+
+class Observed:
+    """What one agent run showed. `by` says what refused: rule, hook, mode, user, sandbox."""
+
+    def __init__(self, ran=False, asked=False, denied=False, by=None, exit=None,
+                 output="", message=None):
+        self.ran = ran
+        self.asked = asked
+        self.denied = denied
+        self.by = by
+        self.exit = exit
+        self.output = output
+        self.message = message
+
+    def decision(self):
+        if self.asked:
+            return "ask"
+        return "allow" if self.ran else "deny"
+
+    def __repr__(self):
+        return "Observed(%r)" % self.__dict__
+
+
+class RunResult:
+    def __init__(self, rc, stdout, stderr):
+        self.rc = rc
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def last_stderr(self, n=STDERR_LINES):
+        lines = [line for line in self.stderr.splitlines() if line.strip()]
+        return "\n".join(lines[-n:]) or "(no stderr)"
+
+
+def run_process(argv, env, cwd, deadline_s=None, stdin_data=None):
+    """Runs argv in a session of its own, no terminal, stdout and stderr to files; kills
+    the whole process group at the deadline (raising AgentError with the last stderr
+    lines) and after it ends (helpers it left behind)."""
+    deadline_s = DEADLINE_S if deadline_s is None else deadline_s
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err,
+                                 stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+                                 start_new_session=True)
+        except OSError as e:
+            raise AgentError("cannot start %s: %s" % (argv[0], e))
+        timed_out = False
+        try:
+            if stdin_data is not None:
+                try:
+                    p.stdin.write(stdin_data.encode())
+                    p.stdin.close()
+                except BrokenPipeError:
+                    pass
+            p.wait(timeout=deadline_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            p.wait()
+        out.seek(0)
+        err.seek(0)
+        res = RunResult(p.returncode, out.read().decode("utf-8", "replace"),
+                        err.read().decode("utf-8", "replace"))
+    if timed_out:
+        raise AgentError("the agent did not finish within %g s and was killed; last stderr:\n%s"
+                         % (deadline_s, res.last_stderr()))
+    return res
+
+
+def confine(argv, root, extra_writable=()):
+    """argv inside a bubblewrap confinement of the adapter's own: the whole filesystem
+    read-only, a fresh /tmp, /dev and /proc, and only `root` (the scenario's directory,
+    holding the fixture and the session's agent directories) and `extra_writable` writable;
+    the network is shared (the scripted model listens on 127.0.0.1). It keeps a call that an
+    agent lets run from touching anything outside the fixture. An agent whose own sandbox
+    is on cannot nest its bubblewrap inside this one: its adapter runs it unconfined.
+    `GATEHOUSE_AGENT_CONFINE=0` turns it off (a host without bubblewrap); without
+    bubblewrap and without that switch the run fails rather than go unconfined."""
+    if os.environ.get("GATEHOUSE_AGENT_CONFINE", "1") == "0":
+        return argv
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise AgentError("bubblewrap (bwrap) is needed to keep the agent inside the fixture; "
+                         "install it or set GATEHOUSE_AGENT_CONFINE=0")
+    out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    # What the run needs that may live under /tmp, hidden by the fresh one: the agents'
+    # cache, these adapters, the python that runs helpers (read-only, as elsewhere).
+    for need in (cache_dir(), HERE, os.path.dirname(sys.executable)):
+        real = os.path.realpath(need)
+        if real.startswith("/tmp/") and os.path.exists(real):
+            out += ["--ro-bind", real, real]
+    for path in (root,) + tuple(extra_writable):
+        out += ["--bind", path, path]
+    return out + ["--"] + argv
+
+
+class Agent:
+    """One agent. Subclasses fill in the class fields and the methods below."""
+
+    name = "?"
+    version = "?"
+    wire = None                 # a scripted_model.Wire subclass
+    capabilities = ["gate"]
+    fence_backend = None        # environment.fence_backend: the agent's sandbox, if any
+    deadline_s = None           # per-run deadline; None: GATEHOUSE_AGENT_DEADLINE
+    known_setup = {"workspace", "home", "host", "asker", "allow_list", "grants",
+                   "card_window_ms"}
+
+    def check_setup(self, setup):
+        """Raises Unsupported naming a field the agent cannot express. The shared rules
+        first; subclasses call this and add their own."""
+        unknown = sorted(set(setup) - self.known_setup)
+        if unknown:
+            raise Unsupported("setup field(s) %s: %s has no counterpart" % (", ".join(unknown), self.name))
+        if setup.get("host", "posix") != "posix":
+            raise Unsupported("host %r: the agent runs here, on POSIX" % setup["host"])
+        if setup.get("card_window_ms") is not None:
+            raise Unsupported("card_window_ms: %s's prompt has no time window" % self.name)
+
+    def prepare(self, session):
+        """Writes the agent's configuration for the session (its files under
+        session.dirs, or its settings in the workspace)."""
+
+    def env(self, session):
+        """The agent's environment: the runner's, placed inside the fixture."""
+        d = session.dirs
+        return dict(os.environ, HOME=session.setup["home"], PWD=session.cwd, TMPDIR=d["tmp"],
+                    XDG_CONFIG_HOME=d["xdg_config"], XDG_DATA_HOME=d["xdg_data"],
+                    XDG_CACHE_HOME=d["xdg_cache"], XDG_STATE_HOME=d["xdg_state"],
+                    NO_COLOR="1", TERM="dumb", CI="1")
+
+    def script(self, session, call):
+        """The scripted model's turns for this call, in the agent's own vocabulary."""
+        raise NotImplementedError
+
+    def command(self, session, call):
+        """The argument list of one headless run (and optionally stdin text: return
+        (argv, stdin_data))."""
+        raise NotImplementedError
+
+    def observe(self, session, call, result, requests):
+        """Reads an Observed from the run's RunResult and the scripted model's log;
+        raises AgentError when the output cannot be read."""
+        raise NotImplementedError
+
+    def held_by(self, session):
+        """What holds a command of a fence `run`: the agent's sandbox or `off`."""
+        return "off"
+
+    def cleanup(self, session):
+        """Anything prepare made outside session.dirs."""
+
+
+class Session:
+    def __init__(self, agent, sid, setup):
+        self.agent = agent
+        self.sid = sid
+        self.setup = setup
+        self.cwd = setup["workspace"]
+        root = os.path.join(os.path.dirname(os.path.normpath(setup["workspace"])),
+                            ".agent-%s" % sid)
+        self.root = root
+        self.dirs = {k: os.path.join(root, k) for k in
+                     ("config", "tmp", "xdg_config", "xdg_data", "xdg_cache", "xdg_state", "model")}
+        self.model = None
+        self.pending = None      # (op, call) whose prompt was answered "no"
+        self.state = {}          # the agent adapter's own
+
+    def open(self):
+        for d in self.dirs.values():
+            os.makedirs(d, exist_ok=True)
+        self.model = ScriptedModel(self.agent.wire(), os.path.join(self.dirs["model"], "requests.jsonl")).start()
+
+    def close(self):
+        if self.model:
+            self.model.stop()
+        self.agent.cleanup(self)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def execute(self, call):
+        """One headless run of the agent for `call`; returns an Observed."""
+        self.model.script(self.agent.script(self, call))
+        cmd = self.agent.command(self, call)
+        argv, stdin_data = cmd if isinstance(cmd, tuple) else (cmd, None)
+        cwd = self.cwd
+        if call.cwd:
+            cwd = call.cwd if os.path.isabs(call.cwd) else os.path.join(self.cwd, call.cwd)
+        result = run_process(argv, self.agent.env(self), cwd, deadline_s=self.agent.deadline_s,
+                             stdin_data=stdin_data)
+        requests = self.model.requests()
+        try:
+            return self.agent.observe(self, call, result, requests)
+        except AgentError:
+            raise
+        except (ValueError, KeyError, TypeError, IndexError) as e:
+            raise AgentError("cannot read the agent's output (%r, exit %s); last stderr:\n%s"
+                             % (e, result.rc, result.last_stderr()))
+
+
+def _call_of(req, tool=None, input=None):
+    return Call(tool or req.get("tool", "shell"), req.get("input") if input is None else input,
+                call_id=req.get("call_id"))
+
+
+def _gate_answer(obs):
+    d = obs.decision()
+    ans = {"decision": d, "route": "card" if d == "ask" else None, "reason": None,
+           "offers": None, "card": None}
+    if d == "ask":
+        ans["card"] = {"channel": "terminal", "window_ms": None}
+    return ans
+
+
+def _order_answer(obs):
+    ans = _gate_answer(obs)
+    stage = None
+    if obs.denied:
+        stage = {"hook": "preempt_hook", "rule": "deny_pattern"}.get(obs.by)
+    ans.update({"stage": stage, "label": None, "mode": None, "mode_source": None,
+                "source": None, "hooks": [], "advice": None, "input": None, "redirects": []})
+    if obs.message:
+        ans["hooks"] = [{"event": "pre_tool_use", "hook": None, "verdict": "deny",
+                         "code": None, "message": obs.message}] if obs.by == "hook" else []
+    return ans
+
+
+def _ran_fields(obs, held_by):
+    ran = obs.ran
+    return {"ran": ran, "not_run": None if ran else ("pending" if obs.asked else "denied"),
+            "exit": obs.exit if ran else None, "signal": None,
+            "stdout": obs.output if ran else "", "stderr": "",
+            "held_by": held_by if ran else None, "refused": None, "posture": None,
+            "truncated": False, "withheld": None,
+            "response": {"exit": obs.exit if ran else None, "signal": None,
+                         "stdout": obs.output if ran else "", "stderr": "", "truncated": False},
+            "marked": []}
+
+
+FILE_OPS = ("read", "write", "edit", "list", "search")
+
+
+def handle(agent, sessions, req):
+    op = req.get("op")
+    if op == "hello":
+        u = os.uname()
+        return {"protocol": "1.5", "name": agent.name, "version": agent.version,
+                "capabilities": list(agent.capabilities),
+                "environment": {"os": "linux", "arch": u.machine, "kernel": u.release,
+                                "landlock_abi": None, "fence_backend": agent.fence_backend}}
+    if op == "load":
+        raise Unsupported("%s has no separate load check" % agent.name)
+    if op == "open":
+        setup = req["setup"]
+        try:
+            if setup.get("resume"):
+                raise Unsupported("resume: the adapter keeps no session record to reopen")
+            agent.check_setup(setup)
+        except Unsupported:
+            # Later steps of that session are unsupported too, not an error of the agent.
+            sessions.setdefault("__unsupported__", set()).add(req["session"])
+            raise
+        s = Session(agent, req["session"], setup)
+        s.open()
+        try:
+            agent.prepare(s)
+        except BaseException:
+            s.close()
+            raise
+        sessions[req["session"]] = s
+        return {}
+    s = sessions.get(req.get("session"))
+    if s is None:
+        if req.get("session") in sessions.get("__unsupported__", ()):
+            raise Unsupported("session %r: its open was unsupported" % req.get("session"))
+        raise AgentError("no session %r" % req.get("session"))
+    if op == "close":
+        sessions.pop(req["session"]).close()
+        return {}
+    if op in ("decide", "code", "tool"):
+        tool = {"decide": "shell", "code": "execute_code"}.get(op, req.get("tool"))
+        call = Call(tool, req.get("input"))
+        obs = s.execute(call)
+        s.pending = ("decide", call) if obs.asked else None
+        return _gate_answer(obs)
+    if op == "call":
+        call = _call_of(req)
+        obs = s.execute(call)
+        s.pending = ("call", call) if obs.asked else None
+        return _order_answer(obs)
+    if op == "act":
+        call = _call_of(req)
+        obs = s.execute(call)
+        s.pending = ("act", call) if obs.asked else None
+        return dict(_order_answer(obs), **_ran_fields(obs, agent.held_by(s)))
+    if op == "answer":
+        choice = req.get("choice")
+        if s.pending is None:
+            return {"outcome": "not_offered", "saved": None}
+        kind, call = s.pending
+        s.pending = None
+        if choice == "refuse":
+            # The run that asked was answered "no" already: that was the refusal.
+            ans = {"outcome": "refused", "saved": None}
+            if kind == "act":
+                ans.update(_ran_fields(Observed(asked=False, denied=True), None))
+                ans["not_run"] = "denied"
+            return ans
+        if choice == "once":
+            call.if_asked = "yes"
+            obs = s.execute(call)
+            ans = {"outcome": "approved" if obs.ran else "refused", "saved": None}
+            if kind == "act":
+                ans.update(_ran_fields(obs, agent.held_by(s)))
+            return ans
+        raise Unsupported("answer %r: %s's headless prompt answers once or refuses; it has no %s"
+                          % (choice, agent.name, "window to let run out" if choice == "silence"
+                             else "standing permission to save"))
+    if op == "run":
+        tool = req.get("tool", "shell")
+        if req.get("tty"):
+            raise Unsupported("tty: %s runs its tools without a terminal" % agent.name)
+        call = Call(tool, req["input"], approved=True, if_asked="yes", cwd=req.get("cwd"))
+        obs = s.execute(call)
+        if not obs.ran:
+            raise AgentError("the approved call did not run (%r)" % obs)
+        return {"exit": obs.exit, "signal": None, "stdout": obs.output, "stderr": "",
+                "held_by": agent.held_by(s), "refused": None}
+    if op in FILE_OPS:
+        if op in ("list", "search"):
+            raise Unsupported("%s: the adapter maps read, write and edit only" % op)
+        return file_op(agent, s, op, req)
+    raise Unsupported("%s has no counterpart for %r" % (agent.name, op))
+
+
+def file_op(agent, s, op, req):
+    inp = {k: req[k] for k in ("path", "content", "old", "new") if k in req}
+    call = Call(op, inp, if_asked="yes" if req.get("if_asked", "yes" if op != "read" else "no") == "yes"
+                else "no")
+    obs = s.execute(call)
+    if op == "read":
+        return {"result": "read" if obs.ran and obs.exit == 0 else ("declined" if obs.asked else "refused"),
+                "content": obs.output if obs.ran and obs.exit == 0 else None,
+                "prompted": obs.asked, "preview": None, "size": None}
+    done = obs.ran and obs.exit == 0
+    return {"result": "written" if done else ("declined" if obs.asked else "refused"),
+            "prompted": obs.asked, "effect": None}
+
+
+def serve(agent, stdin=None, stdout=None):
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    sessions = {}
+    try:
+        for line in stdin:
+            rid = None
+            try:
+                req = json.loads(line)
+                if not isinstance(req, dict):
+                    raise ValueError("not a JSON object")
+                rid = req.get("id")
+                if req.get("op") == "bye":
+                    stdout.write(json.dumps({"id": rid, "ok": True}) + "\n")
+                    stdout.flush()
+                    return
+                answer = dict({"id": rid, "ok": True}, **handle(agent, sessions, req))
+            except Unsupported as e:
+                answer = {"id": rid, "ok": False, "error": {"kind": "unsupported", "message": str(e)}}
+            except Exception as e:  # the agent's failure, or a request we could not read
+                msg = str(e) if isinstance(e, AgentError) else repr(e)
+                answer = {"id": rid, "ok": False, "error": {"kind": "error", "message": msg}}
+            stdout.write(json.dumps(answer) + "\n")
+            stdout.flush()
+    finally:
+        for sid, s in list(sessions.items()):
+            if sid != "__unsupported__":
+                s.close()
+
+
+def cache_dir():
+    """Where conformance/adapters/install.sh put the agents (the peers' cache)."""
+    return os.environ.get("GATEHOUSE_PEERS_CACHE",
+                          os.path.join(HERE, "..", "..", "..", "target", "peers"))
+
+
+def npm_bin(package_dir, *rel):
+    """A file of an npm package installed by install.sh under $CACHE/agents/<package_dir>."""
+    return os.path.join(cache_dir(), "agents", package_dir, "node_modules", *rel)
+
+
+def version_of(argv, default="unknown"):
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL)
+        lines = (done.stdout or done.stderr).strip().splitlines()
+        return lines[0] if lines else default
+    except (OSError, subprocess.TimeoutExpired):
+        return default
+
+
+__all__ = ["Agent", "AgentError", "Call", "confine", "Observed", "RunResult", "Session", "Unsupported",
+           "run_process", "serve", "cache_dir", "npm_bin", "version_of", "time"]

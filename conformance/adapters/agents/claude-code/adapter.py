@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+"""Claude Code (npm `@anthropic-ai/claude-code`, pinned by install.sh) as an implementation
+under test: the whole agent, driven headless (`claude -p --output-format stream-json`) by
+the scripted model of `../scripted_model.py` on the Anthropic Messages wire.
+
+The scenario's setup becomes Claude Code's own configuration (README.md has the mapping
+field by field): the agent file's patterns and hooks go to the user settings in the
+session's `CLAUDE_CONFIG_DIR`, the person's settings file, grants and allow list to a
+`--settings` file, the safety mode to `--permission-mode`, the fence policy to
+`sandbox.enabled`/`sandbox.failIfUnavailable`, the startup answer to the folder's trust in
+`.claude.json`. The person at the prompt is `prompt_mcp.py`, named by
+`--permission-prompt-tool` (absent when the setup has no asker: then Claude Code refuses
+what it would ask). What is reported is read from Claude Code's stream: the tool result's
+`tool_result_meta[].permission_decision` (accept or reject, and by what), whether the
+prompt tool was called for the call, and the tool result itself (exit code and output).
+
+Where Claude Code's own sandbox is off, the agent runs inside a bubblewrap confinement of
+the adapter's (the root read-only, a fresh /tmp, the scenario's directory `R` writable), so
+that a call Claude Code lets run touches nothing outside the fixture; with its sandbox on,
+Claude Code's bubblewrap cannot nest in another and the agent runs unconfined, held by its
+own sandbox.
+"""
+
+import json
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import agent_adapter as core  # noqa: E402
+from agent_adapter import Unsupported  # noqa: E402
+from wires.anthropic import AnthropicWire  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VERSION = "2.1.332"
+MODEL = "claude-sonnet-4-5"
+TOOLS = {"shell": "Bash", "read": "Read", "write": "Write", "edit": "Edit"}
+MODES = {None: "default", "strict": "default", "balanced": "default",
+         "restricted": "dontAsk", "autonomous": "bypassPermissions", "yolo": "bypassPermissions"}
+HOME_DIRS = ("bridge-spawn", "ssh", "cache/model-catalog", "daemon", "child-logs", "file-history")
+EVENTS = {"pre_tool_use": "PreToolUse", "post_tool_use": "PostToolUse"}
+
+
+def binary():
+    """The native program: the platform package's, or the wrapper's copy of it."""
+    override = os.environ.get("GATEHOUSE_CLAUDE_CODE")
+    if override:
+        return override
+    for rel in (("@anthropic-ai", "claude-code-linux-x64", "claude"),
+                ("@anthropic-ai", "claude-code", "bin", "claude.exe")):
+        path = core.npm_bin("claude-code", *rel)
+        if os.path.isfile(path) and os.access(path, os.X_OK) and os.path.getsize(path) > 1_000_000:
+            return path
+    return core.npm_bin("claude-code", ".bin", "claude")
+
+
+def load_yaml(path, what):
+    try:
+        import yaml
+    except ImportError:
+        raise Unsupported("%s: reading YAML needs PyYAML, which this python3 lacks" % what)
+    try:
+        with open(path) as f:
+            data = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError) as e:
+        raise core.AgentError("%s %s does not load: %s" % (what, path, e))
+    return data or {}
+
+
+def translate_pattern(pattern):
+    """A pattern of permissions.md (`shell:cmd=rm*`) as a Claude Code rule (`Bash(rm*)`)."""
+    head, sep, rest = pattern.partition(":")
+    tool = TOOLS.get(head.lower())
+    if tool is None:
+        raise Unsupported("pattern %r: tool %r has no Claude Code counterpart (or is a glob)"
+                          % (pattern, head))
+    if not sep:
+        return tool
+    key, eq, value = rest.partition("=")
+    want = "cmd" if tool == "Bash" else "path"
+    if not eq or key != want or any(c in value for c in "?[\\") or ":" in value and "=" in value:
+        raise Unsupported("pattern %r: Claude Code rules take one %s condition with `*` globs only"
+                          % (pattern, want))
+    if tool != "Bash" and value.startswith("/"):
+        value = "/" + value   # Claude Code writes an absolute path `//abs`
+    return "%s(%s)" % (tool, value)
+
+
+def translate_rules(perms, where):
+    out = {"allow": [], "ask": [], "deny": []}
+    if not perms:
+        return out
+    if not isinstance(perms, dict) or set(perms) - set(out):
+        raise Unsupported("%s permissions %r: not the lists allow/ask/deny" % (where, perms))
+    for lst in out:
+        for p in perms.get(lst) or []:
+            out[lst].append(translate_pattern(str(p)))
+    return out
+
+
+def translate_matcher(glob):
+    if glob is None:
+        return "*"
+    names = []
+    for part in str(glob).split("|"):
+        tool = TOOLS.get(part.strip().lower())
+        if tool is None:
+            raise Unsupported("hook matcher %r: no Claude Code tool name for %r" % (glob, part))
+        names.append(tool)
+    return "|".join(names)
+
+
+def translate_hooks(hooks):
+    out = {}
+    for event, matchers in (hooks or {}).items():
+        name = EVENTS.get(event)
+        if name is None:
+            raise Unsupported("hooks.%s: Claude Code has no such event" % event)
+        for m in matchers or []:
+            entry = {"matcher": translate_matcher(m.get("matcher")), "hooks": []}
+            for h in m.get("hooks") or []:
+                if h.get("type") != "command":
+                    raise Unsupported("hooks.%s: a %r hook (Claude Code runs commands only)"
+                                      % (event, h.get("type")))
+                cmd = h.get("command", "")
+                env = h.get("env") or {}
+                if env:
+                    cmd = "env %s sh -c %s" % (" ".join(_q("%s=%s" % kv) for kv in env.items()), _q(cmd))
+                hook = {"type": "command", "command": cmd}
+                if h.get("timeout") is not None:
+                    hook["timeout"] = h["timeout"]
+                entry["hooks"].append(hook)
+            out.setdefault(name, []).append(entry)
+    return out
+
+
+def _q(s):
+    return "'" + str(s).replace("'", "'\"'\"'") + "'"
+
+
+class ClaudeCode(core.Agent):
+    name = "claude-code"
+    wire = AnthropicWire
+    capabilities = ["gate", "permissions", "hooks", "fence", "paths", "trust"]
+    fence_backend = "bwrap"     # its sandbox on Linux (settings sandbox.enabled)
+    known_setup = core.Agent.known_setup | {
+        "roots", "resolver", "startup", "skip_permissions", "settings_dirs",
+        "fence_policy", "workspaces", "log_dir", "limits", "choices",
+        "agent_file", "settings_file", "safety", "state_dir", "resume"}
+
+    def __init__(self):
+        self.version = core.version_of([binary(), "--version"], VERSION).split(" ")[0]
+
+    def check_setup(self, setup):
+        super().check_setup(setup)
+        if setup.get("resolver") is not None:
+            raise Unsupported("resolver: Claude Code's path resolution has no switch")
+        if setup.get("startup", "yes") == "leave":
+            raise Unsupported("startup = leave: a headless run has no startup question to leave")
+        if setup.get("settings_dirs"):
+            raise Unsupported("settings_dirs: the adapter does not map settings-named directories")
+        if setup.get("limits") is not None:
+            raise Unsupported("limits: Claude Code cannot be made to act as on a poorer kernel")
+        if setup.get("choices") is not None:
+            raise Unsupported("choices: Claude Code's sandbox has no counterpart for "
+                              "gatehouse exec's flags")
+
+    def prepare(self, s):
+        setup = s.setup
+        cfg = setup.get("state_dir") or s.dirs["config"]
+        os.makedirs(cfg, exist_ok=True)
+        s.state["config_dir"] = cfg
+        agent = {}
+        if setup.get("agent_file"):
+            doc = load_yaml(setup["agent_file"], "agent file")
+            agents = doc.get("agents") or {}
+            if "root" not in agents and len(agents) != 1:
+                raise core.AgentError("agent file: no agent named root")
+            agent = agents.get("root") or next(iter(agents.values()))
+            agent_rules = translate_rules(doc.get("permissions"), "agent file")
+        else:
+            agent_rules = translate_rules(None, "")
+        person = {}
+        if setup.get("settings_file"):
+            person = (load_yaml(setup["settings_file"], "settings file").get("settings") or {})
+        person_rules = translate_rules(person.get("permissions"), "settings file")
+        for line in setup.get("allow_list") or []:
+            person_rules["allow"].append("Bash(%s)" % line)
+        for g in setup.get("grants") or []:
+            key = g["key"] if g.get("tool", "shell") == "shell" else "python3 -c " + _q(g["key"])
+            person_rules["allow"].append(("Bash(%s)" if g["kind"] == "exact" else "Bash(%s:*)") % key)
+        safety = setup.get("safety") or person.get("safety") or agent.get("safety")
+        if safety not in MODES:
+            raise Unsupported("safety %r: no Claude Code permission mode" % safety)
+        s.state["mode"] = "bypassPermissions" if setup.get("skip_permissions") else MODES[safety]
+        # The author's file: the user settings of the session's config directory.
+        user = {"permissions": agent_rules}
+        hooks = translate_hooks(agent.get("hooks"))
+        if hooks:
+            user["hooks"] = hooks
+        with open(os.path.join(cfg, "settings.json"), "w") as f:
+            json.dump(user, f, indent=1)
+        # The person's: a --settings file, with the fence policy.
+        flag = {"permissions": person_rules}
+        policy = setup.get("fence_policy")
+        s.state["sandbox"] = policy in ("required", "degraded")
+        if s.state["sandbox"]:
+            flag["sandbox"] = {"enabled": True, "failIfUnavailable": policy == "required"}
+        elif policy == "off":
+            flag["sandbox"] = {"enabled": False}
+        s.state["flag_settings"] = os.path.join(s.root, "flag-settings.json")
+        with open(s.state["flag_settings"], "w") as f:
+            json.dump(flag, f, indent=1)
+        # The folder's trust, as the startup answer left it.
+        trusted = setup.get("startup", "yes") == "yes"
+        with open(os.path.join(cfg, ".claude.json"), "w") as f:
+            json.dump({"hasCompletedOnboarding": True, "projects": {
+                setup["workspace"]: {"hasTrustDialogAccepted": trusted,
+                                     "hasCompletedProjectOnboarding": True}}}, f)
+        # The directories Claude Code makes in the person's home at every start whatever
+        # CLAUDE_CONFIG_DIR says (a person who runs it has them): made here, before the
+        # first step, so that the runner's guard on the home judges the commands alone.
+        for d in HOME_DIRS:
+            os.makedirs(os.path.join(setup["home"], ".claude", d), exist_ok=True)
+        s.state["prompts"] = os.path.join(s.dirs["model"], "prompts.jsonl")
+        for answer in ("yes", "no"):
+            with open(os.path.join(s.root, "mcp-%s.json" % answer), "w") as f:
+                json.dump({"mcpServers": {"gatehouse": {
+                    "type": "stdio", "command": sys.executable,
+                    "args": [os.path.join(HERE, "prompt_mcp.py"), s.state["prompts"], answer]}}}, f)
+
+    def env(self, s):
+        e = super().env(s)
+        e.update(ANTHROPIC_BASE_URL=s.model.url, ANTHROPIC_API_KEY="sk-ant-scripted-model",
+                 CLAUDE_CONFIG_DIR=s.state["config_dir"],
+                 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_TELEMETRY="1",
+                 DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1",
+                 # its sandbox asks `npm root --global`, which logs under ~/.npm otherwise
+                 npm_config_cache=os.path.join(s.root, "npm"), NPM_CONFIG_UPDATE_NOTIFIER="false")
+        if s.state["mode"] == "bypassPermissions" and os.geteuid() == 0:
+            e["IS_SANDBOX"] = "1"   # as root, bypass mode refuses to start without it
+        e.pop("ANTHROPIC_AUTH_TOKEN", None)
+        return e
+
+    def script(self, s, call):
+        tool = TOOLS.get(call.tool)
+        if call.tool == "execute_code":
+            tool = "Bash"   # no code tool: the model runs code through Bash, as python3 -c
+        if tool is None:
+            raise Unsupported("tool %r: Claude Code has no counterpart" % call.tool)
+        if tool == "Bash":
+            line = call.line()
+            if call.tool == "execute_code":
+                line = "python3 -c %s" % _q(line)
+            if call.cwd:
+                line = "cd %s && %s" % (_q(self._abs(s, call.cwd)), line)
+            return [("Bash", {"command": line, "description": "Run the requested command"}), "done"]
+        path = self._abs(s, call.input["path"])
+        if tool == "Read":
+            return [("Read", {"file_path": path}), "done"]
+        if tool == "Write":
+            return [("Write", {"file_path": path, "content": call.input.get("content", "")}), "done"]
+        return [("Edit", {"file_path": path, "old_string": call.input.get("old", ""),
+                          "new_string": call.input.get("new", "")}), "done"]
+
+    @staticmethod
+    def _abs(s, path):
+        return path if os.path.isabs(path) else os.path.join(s.setup["workspace"], path)
+
+    def command(self, s, call):
+        try:
+            os.remove(s.state["prompts"])
+        except FileNotFoundError:
+            pass
+        argv = [binary(), "-p", "Do the task.", "--output-format", "stream-json", "--verbose",
+                "--model", MODEL, "--settings", s.state["flag_settings"],
+                "--permission-mode", s.state["mode"], "--strict-mcp-config",
+                "--mcp-config", os.path.join(s.root, "mcp-%s.json" % call.if_asked)]
+        if s.setup.get("asker", "terminal") != "none":
+            argv += ["--permission-prompt-tool", "mcp__gatehouse__prompt"]
+        for d in (s.setup.get("workspaces") or [])[1:] + (s.setup.get("roots") or []):
+            argv += ["--add-dir", d]
+        if call.approved:
+            argv += ["--allowedTools", TOOLS.get(call.tool, "Bash")]
+        if s.state["sandbox"]:
+            return argv
+        return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
+
+    def observe(self, s, call, result, requests):
+        events = []
+        for line in result.stdout.splitlines():
+            if line.strip():
+                events.append(json.loads(line))   # not JSON: the core reports it, with stderr
+        use_id = None
+        for ev in events:
+            if ev.get("type") == "assistant":
+                for b in ev["message"].get("content", []):
+                    if b.get("type") == "tool_use":
+                        use_id = b["id"]
+                        break
+            if use_id:
+                break
+        final = next((ev for ev in events if ev.get("type") == "result"), None)
+        if use_id is None:
+            raise core.AgentError("Claude Code made no tool call (exit %s, result %r); last stderr:\n%s"
+                                  % (result.rc, final and final.get("result"), result.last_stderr()))
+        block, meta = None, None
+        for ev in events:
+            if ev.get("type") != "user":
+                continue
+            for b in ev["message"].get("content", []):
+                if isinstance(b, dict) and b.get("tool_use_id") == use_id:
+                    block = b
+                    meta = next((m for m in ev.get("tool_result_meta", []) if m.get("id") == use_id), {})
+        if block is None:
+            raise core.AgentError("Claude Code gave the call no result (exit %s); last stderr:\n%s"
+                                  % (result.rc, result.last_stderr()))
+        asked = False
+        if os.path.exists(s.state["prompts"]):
+            with open(s.state["prompts"]) as f:
+                asked = any(json.loads(l).get("tool_use_id") == use_id for l in f if l.strip())
+        decision = (meta.get("permission_decision") or {})
+        ran = decision.get("decision") == "accept" and "non_execution_kind" not in meta
+        text = block.get("content")
+        if isinstance(text, list):
+            text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
+        text = text or ""
+        exit_code = None
+        if ran:
+            exit_code = 0
+            if text.startswith("Exit code "):
+                first, _, rest = text.partition("\n")
+                try:
+                    exit_code = int(first[len("Exit code "):])
+                    text = rest
+                except ValueError:
+                    pass
+            elif block.get("is_error"):
+                exit_code = 1
+        src = decision.get("source")
+        by = None if ran else {"config": "rule", "hook": "hook", "user_reject": "user"}.get(src, src)
+        return core.Observed(ran=ran, asked=asked, denied=not ran, by=by, exit=exit_code, output=text,
+                             message=None if ran else text)
+
+    def held_by(self, s):
+        return "bwrap" if s.state.get("sandbox") else "off"
+
+
+if __name__ == "__main__":
+    core.serve(ClaudeCode())

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""opencode (npm `opencode-ai`, pinned by install.sh) as an implementation under test: the
+whole agent, driven headless (`opencode run --format json --dir WORKSPACE`) by the scripted
+model of `../scripted_model.py` on the OpenAI-compatible chat completions wire, declared as
+an `@ai-sdk/openai-compatible` provider in `OPENCODE_CONFIG_CONTENT`.
+
+The scenario's setup becomes opencode's `permission` configuration (README.md has the
+mapping field by field). opencode has no headless prompt: a call its rules would ask about
+is rejected with "The user rejected permission ...", which is how the adapter sees that it
+asked; `--auto` approves every ask instead, which is how the person's "yes" is given. It
+has no hooks, no sandbox and no trusted folders, so it declares `gate`, `permissions` and
+`paths` only, and answers a setup with hooks `unsupported`. Every run is inside the core's
+bubblewrap confinement (the root read-only, the scenario's directory writable), since
+nothing of opencode's own holds a command.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import agent_adapter as core  # noqa: E402
+from agent_adapter import Unsupported  # noqa: E402
+from wires.openai_chat import OpenAIChatWire  # noqa: E402
+
+VERSION = "1.18.33"
+TOOLS = {"shell": "bash", "read": "read", "write": "edit", "edit": "edit"}
+ASKED = "The user rejected permission"
+DENIED = "The user has specified a rule which prevents"
+# opencode's permission keys the mode sets (its bash, edit and read tools).
+MODES = {
+    None: None,   # opencode's own default: every tool allowed
+    "strict": {"bash": "ask", "edit": "ask", "read": "ask"},
+    "balanced": {"bash": "ask", "edit": "ask", "read": "allow"},
+    "restricted": {"bash": "deny", "edit": "deny", "read": "allow"},
+    "autonomous": {"bash": "allow", "edit": "allow", "read": "allow"},
+    "yolo": {"bash": "allow", "edit": "allow", "read": "allow"},
+}
+
+
+def binary():
+    override = os.environ.get("GATEHOUSE_OPENCODE")
+    if override:
+        return override
+    native = core.npm_bin("opencode", "opencode-linux-x64", "bin", "opencode")
+    return native if os.path.isfile(native) else core.npm_bin("opencode", ".bin", "opencode")
+
+
+def load_yaml(path, what):
+    try:
+        import yaml
+    except ImportError:
+        raise Unsupported("%s: reading YAML needs PyYAML, which this python3 lacks" % what)
+    try:
+        with open(path) as f:
+            return yaml.safe_load(f) or {}
+    except (OSError, yaml.YAMLError) as e:
+        raise core.AgentError("%s %s does not load: %s" % (what, path, e))
+
+
+def translate_pattern(pattern):
+    """`shell:cmd=rm*` as opencode's (`bash`, `rm*`); a bare tool as (`bash`, `*`)."""
+    head, sep, rest = pattern.partition(":")
+    tool = {"shell": "bash", "read": "read", "write": "edit", "edit": "edit"}.get(head.lower())
+    if tool is None:
+        raise Unsupported("pattern %r: tool %r has no opencode permission key" % (pattern, head))
+    if not sep:
+        return tool, "*"
+    key, eq, value = rest.partition("=")
+    if tool != "bash" or not eq or key != "cmd" or any(c in value for c in "[\\"):
+        raise Unsupported("pattern %r: opencode patterns take a bash command glob only" % pattern)
+    return tool, value
+
+
+class OpenCode(core.Agent):
+    name = "opencode"
+    wire = OpenAIChatWire
+    capabilities = ["gate", "permissions", "paths"]
+    known_setup = core.Agent.known_setup | {"roots", "resolver", "agent_file", "settings_file",
+                                            "safety", "state_dir", "resume"}
+
+    def __init__(self):
+        self.version = core.version_of([binary(), "--version"], VERSION)
+
+    def check_setup(self, setup):
+        super().check_setup(setup)
+        if setup.get("resolver") is not None:
+            raise Unsupported("resolver: opencode's path resolution has no switch")
+        if setup.get("roots"):
+            raise Unsupported("roots: opencode has no --add-dir (external_directory is a "
+                              "permission, not a root)")
+
+    def prepare(self, s):
+        setup = s.setup
+        agent, agent_perms, person, person_perms = {}, None, {}, None
+        if setup.get("agent_file"):
+            doc = load_yaml(setup["agent_file"], "agent file")
+            agents = doc.get("agents") or {}
+            agent = agents.get("root") or (next(iter(agents.values())) if len(agents) == 1 else None)
+            if agent is None:
+                raise core.AgentError("agent file: no agent named root")
+            agent = agent or {}
+            if agent.get("hooks"):
+                raise Unsupported("hooks: opencode has plugins, not command hooks")
+            agent_perms = doc.get("permissions")
+        if setup.get("settings_file"):
+            person = load_yaml(setup["settings_file"], "settings file").get("settings") or {}
+            person_perms = person.get("permissions")
+        safety = setup.get("safety") or person.get("safety") or agent.get("safety")
+        if safety not in MODES:
+            raise Unsupported("safety %r: no opencode counterpart" % safety)
+        # opencode: the last matching rule wins. So the mode's default first, then allow,
+        # ask, deny: a deny of any source wins, and an ask beats an allow.
+        perm = {}
+        for key, action in (MODES[safety] or {}).items():
+            perm[key] = {"*": action}
+        rules = {"allow": [], "ask": [], "deny": []}
+        for perms, where in ((agent_perms, "agent file"), (person_perms, "settings file")):
+            if not perms:
+                continue
+            if not isinstance(perms, dict) or set(perms) - set(rules):
+                raise Unsupported("%s permissions %r: not the lists allow/ask/deny" % (where, perms))
+            for lst in rules:
+                rules[lst] += [translate_pattern(str(p)) for p in perms.get(lst) or []]
+        for line in setup.get("allow_list") or []:
+            rules["allow"].append(("bash", line))
+        for g in setup.get("grants") or []:
+            key = g["key"] if g.get("tool", "shell") == "shell" else "python3 -c " + _q(g["key"])
+            rules["allow"].append(("bash", key if g["kind"] == "exact" else key + " *"))
+            if g["kind"] == "family":
+                rules["allow"].append(("bash", key))
+        for lst in ("allow", "ask", "deny"):
+            for tool, glob in rules[lst]:
+                perm.setdefault(tool, {"*": "allow" if MODES[safety] is None else "ask"})
+                perm[tool][glob] = lst
+        config = {"$schema": "https://opencode.ai/config.json",
+                  "provider": {"scripted": {"npm": "@ai-sdk/openai-compatible", "name": "scripted",
+                                            "options": {"baseURL": None, "apiKey": "scripted"},
+                                            "models": {"m": {"name": "m"}}}},
+                  "model": "scripted/m", "small_model": "scripted/m", "autoupdate": False,
+                  "share": "disabled"}
+        if perm:
+            config["permission"] = perm
+        s.state["config"] = config
+
+    def env(self, s):
+        e = super().env(s)
+        config = json.loads(json.dumps(s.state["config"]))
+        config["provider"]["scripted"]["options"]["baseURL"] = s.model.url + "/v1"
+        e.update(OPENCODE_CONFIG_CONTENT=json.dumps(config), OPENCODE_DISABLE_AUTOUPDATE="1",
+                 OPENCODE_DISABLE_MODELS_FETCH="1", OPENCODE_DISABLE_SHARE="1",
+                 OPENCODE_DISABLE_LSP_DOWNLOAD="1", OPENCODE_DISABLE_DEFAULT_PLUGINS="1",
+                 OPENCODE_DISABLE_CLAUDE_CODE="1",
+                 npm_config_cache=os.path.join(s.root, "npm"), NPM_CONFIG_UPDATE_NOTIFIER="false")
+        return e
+
+    def script(self, s, call):
+        if call.tool in ("shell", "execute_code"):
+            line = call.line()
+            if call.tool == "execute_code":
+                line = "python3 -c %s" % _q(line)
+            if call.cwd:
+                line = "cd %s && %s" % (_q(self._abs(s, call.cwd)), line)
+            return [("bash", {"command": line, "description": "Run the requested command"}), "done"]
+        if call.tool not in TOOLS:
+            raise Unsupported("tool %r: opencode has no counterpart" % call.tool)
+        path = self._abs(s, call.input["path"])
+        if call.tool == "read":
+            return [("read", {"filePath": path}), "done"]
+        if call.tool == "write":
+            return [("write", {"filePath": path, "content": call.input.get("content", "")}), "done"]
+        return [("edit", {"filePath": path, "oldString": call.input.get("old", ""),
+                          "newString": call.input.get("new", "")}), "done"]
+
+    @staticmethod
+    def _abs(s, path):
+        return path if os.path.isabs(path) else os.path.join(s.setup["workspace"], path)
+
+    def command(self, s, call):
+        argv = [binary(), "run", "--format", "json", "--dir", s.setup["workspace"]]
+        if call.if_asked == "yes" or call.approved:
+            argv.append("--auto")
+        argv.append("Do the task.")
+        return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
+
+    def observe(self, s, call, result, requests):
+        part = None
+        for line in result.stdout.splitlines():
+            if not line.strip():
+                continue
+            ev = json.loads(line)   # not JSON: the core reports it, with stderr
+            if ev.get("type") == "tool_use" and part is None:
+                part = ev["part"]
+        if part is None:
+            raise core.AgentError("opencode made no tool call (exit %s); last stderr:\n%s"
+                                  % (result.rc, result.last_stderr()))
+        state = part["state"]
+        status = state.get("status")
+        if status == "completed":
+            meta = state.get("metadata") or {}
+            code = meta.get("exit", 0)
+            return core.Observed(ran=True, exit=code if isinstance(code, int) else 0,
+                                 output=state.get("output", ""))
+        err = state.get("error", "")
+        if status == "error" and err.startswith(ASKED):
+            return core.Observed(asked=True, denied=True, by="user", message=err)
+        if status == "error" and err.startswith(DENIED):
+            return core.Observed(denied=True, by="rule", message=err)
+        if status == "error":
+            # The tool ran and failed (a read of a missing file, an edit that found nothing).
+            return core.Observed(ran=True, exit=1, output=err)
+        raise core.AgentError("opencode's tool part has status %r (exit %s); last stderr:\n%s"
+                              % (status, result.rc, result.last_stderr()))
+
+
+def _q(s):
+    return "'" + str(s).replace("'", "'\"'\"'") + "'"
+
+
+if __name__ == "__main__":
+    core.serve(OpenCode())

@@ -1,0 +1,189 @@
+"""Bad input and bounds for the agents' shared core (issue 31, item 6), with no real agent:
+a fake agent (fake_agent.py) that hangs, crashes, prints what cannot be parsed or waits on a
+terminal must make that step `error` with its last stderr lines, within the deadline, and
+the adapter must go on answering the next request; the scripted model must answer bad
+requests with its wire's error; the confinement must keep a run from writing outside the
+scenario's directory. Run: python3 -m unittest discover -s conformance/adapters/agents/tests
+"""
+
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+import urllib.error
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+import agent_adapter as core  # noqa: E402
+from scripted_model import ScriptedModel  # noqa: E402
+from wires.anthropic import AnthropicWire  # noqa: E402
+from wires.openai_chat import OpenAIChatWire  # noqa: E402
+
+
+class FakeAgent(core.Agent):
+    name = "fake"
+    version = "0"
+    wire = AnthropicWire
+    capabilities = ["gate"]
+    deadline_s = 3
+    confined = False
+
+    def script(self, s, call):
+        return [("Bash", {"command": call.line()}), "done"]
+
+    def env(self, s):
+        return dict(super().env(s), FAKE_MODEL_URL=s.model.url)
+
+    def command(self, s, call):
+        mode, _, arg = call.line().partition(" ")
+        argv = [sys.executable, os.path.join(HERE, "fake_agent.py"), mode] + ([arg] if arg else [])
+        if self.confined:
+            return core.confine(argv, os.path.dirname(s.setup["workspace"]))
+        return argv
+
+    def observe(self, s, call, result, requests):
+        line = result.stdout.strip().splitlines()[-1]
+        got = json.loads(line)
+        return core.Observed(ran=True, exit=0, output=json.dumps(got))
+
+
+class CoreTest(unittest.TestCase):
+    def setUp(self):
+        self.r = tempfile.mkdtemp(prefix="gh-agents-test-")
+        for d in ("workspace", "home", "outside"):
+            os.makedirs(os.path.join(self.r, d))
+
+    def tearDown(self):
+        shutil.rmtree(self.r, ignore_errors=True)
+
+    def converse(self, agent, lines):
+        setup = {"workspace": os.path.join(self.r, "workspace"),
+                 "home": os.path.join(self.r, "home"), "host": "posix", "asker": "terminal",
+                 "allow_list": [], "grants": [], "card_window_ms": None}
+        reqs = [{"id": 0, "op": "hello", "protocol": "1.5"},
+                {"id": 1, "op": "open", "session": "s1", "setup": setup}]
+        reqs += [dict(r, id=i + 2, session="s1") for i, r in enumerate(lines)]
+        reqs += [{"id": 99, "op": "close", "session": "s1"}, {"id": 100, "op": "bye"}]
+        out = io.StringIO()
+        core.serve(agent, io.StringIO("\n".join(json.dumps(r) for r in reqs) + "\n"), out)
+        answers = [json.loads(l) for l in out.getvalue().splitlines()]
+        self.assertEqual([a["id"] for a in answers], [r["id"] for r in reqs])
+        return {a["id"]: a for a in answers}
+
+    def assert_errored(self, answer, *needles):
+        self.assertFalse(answer["ok"], answer)
+        self.assertEqual(answer["error"]["kind"], "error", answer)
+        for n in needles:
+            self.assertIn(n, answer["error"]["message"])
+
+    def test_each_bad_run_is_errored_with_its_stderr_and_the_run_goes_on(self):
+        a = self.converse(FakeAgent(), [
+            {"op": "decide", "input": "hang"},
+            {"op": "decide", "input": "crash"},
+            {"op": "decide", "input": "garbage"},
+            {"op": "decide", "input": "tty"},
+            {"op": "decide", "input": "ok"},
+        ])
+        self.assertTrue(a[1]["ok"])
+        self.assert_errored(a[2], "did not finish within 3 s", "waiting forever")
+        self.assert_errored(a[3], "cannot read the agent's output", "Segmentation fault (pretend)")
+        self.assert_errored(a[4], "cannot read the agent's output", "printed garbage")
+        self.assert_errored(a[5], "cannot read the agent's output", "tty")
+        self.assertTrue(a[6]["ok"], a[6])
+        self.assertEqual(a[6]["decision"], "allow")
+        self.assertTrue(a[99]["ok"])
+        # the session's directory inside the fixture is gone after close
+        self.assertFalse(os.path.exists(os.path.join(self.r, ".agent-s1")))
+
+    def test_unparseable_request_and_unknown_op(self):
+        out = io.StringIO()
+        core.serve(FakeAgent(), io.StringIO('{not json\n{"id": 5, "op": "hello"}\n'
+                                            '{"id": 6, "op": "posture", "session": "nope"}\n'), out)
+        answers = [json.loads(l) for l in out.getvalue().splitlines()]
+        self.assertEqual(answers[0]["id"], None)
+        self.assertEqual(answers[0]["error"]["kind"], "error")
+        self.assertTrue(answers[1]["ok"])
+        self.assertEqual(answers[2]["error"]["kind"], "error")
+
+    def test_unsupported_setup_names_the_field(self):
+        a = self.converse(FakeAgent(), [])
+        self.assertTrue(a[1]["ok"])
+        out = io.StringIO()
+        setup = {"workspace": os.path.join(self.r, "workspace"), "home": self.r,
+                 "host": "windows"}
+        core.serve(FakeAgent(), io.StringIO(json.dumps(
+            {"id": 1, "op": "open", "session": "s1", "setup": setup}) + "\n"), out)
+        ans = json.loads(out.getvalue())
+        self.assertEqual(ans["error"]["kind"], "unsupported")
+        self.assertIn("host", ans["error"]["message"])
+
+    @unittest.skipUnless(shutil.which("bwrap"), "bubblewrap is not installed")
+    def test_confinement_keeps_writes_inside_the_scenario_directory(self):
+        outside = tempfile.mkdtemp(prefix="gh-agents-outside-")
+        try:
+            agent = FakeAgent()
+            agent.confined = True
+            target = os.path.join(outside, "victim")
+            inside = os.path.join(self.r, "outside", "fine")
+            a = self.converse(agent, [{"op": "decide", "input": "outside " + target},
+                                      {"op": "decide", "input": "outside " + inside}])
+            self.assertTrue(a[2]["ok"], a[2])
+            self.assertFalse(os.path.exists(target))
+            self.assertTrue(os.path.exists(inside))
+        finally:
+            shutil.rmtree(outside, ignore_errors=True)
+
+
+class ScriptedModelTest(unittest.TestCase):
+    def post(self, m, path, raw):
+        req = urllib.request.Request(m.url + path, data=raw, method="POST")
+        try:
+            r = urllib.request.urlopen(req, timeout=10)
+            return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    def test_turns_side_calls_and_errors_in_the_wire_format(self):
+        d = tempfile.mkdtemp()
+        try:
+            for wire, path, side_path in ((AnthropicWire(), "/v1/messages", "/v1/messages"),
+                                          (OpenAIChatWire(), "/v1/chat/completions",
+                                           "/v1/chat/completions")):
+                m = ScriptedModel(wire, os.path.join(d, "log.jsonl")).start()
+                try:
+                    m.script([("Bash", {"command": "ls"}), "all done"])
+                    tool_result = ({"role": "user", "content": [{"type": "tool_result", "content": "x"}]}
+                                   if isinstance(wire, AnthropicWire) else {"role": "tool", "content": "x"})
+                    first = {"tools": [{}], "messages": [{"role": "user", "content": "go"}]}
+                    second = {"tools": [{}], "messages": [{"role": "user", "content": "go"}, tool_result]}
+                    st, body = self.post(m, path, json.dumps(first).encode())
+                    self.assertEqual(st, 200)
+                    self.assertIn('Bash', body)
+                    self.assertIn('ls', body)
+                    st, body = self.post(m, path, json.dumps(second).encode())
+                    self.assertIn("all done", body)
+                    st, body = self.post(m, side_path, json.dumps({"messages": []}).encode())
+                    self.assertIn(wire.side_text, body)
+                    st, body = self.post(m, path, b"{oops")
+                    self.assertEqual(st, 400)
+                    self.assertIn("not JSON", json.loads(body)["error"]["message"])
+                    st, body = self.post(m, "/nowhere", b"{}")
+                    self.assertEqual(st, 404)
+                    self.assertIn("error", json.loads(body))
+                    log = m.requests()
+                    self.assertEqual([(r["turn"], r["side"], r["status"]) for r in log],
+                                     [(0, False, 200), (1, False, 200), (None, True, 200),
+                                      (None, False, 400), (None, False, 404)])
+                finally:
+                    m.stop()
+        finally:
+            shutil.rmtree(d)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,76 @@
+"""The OpenAI-compatible chat completions wire (opencode's `@ai-sdk/openai-compatible`).
+
+`POST <base>/chat/completions` (the base is whatever the adapter configured, `/v1` by
+convention, so any path ending in `/chat/completions` is served). A streamed request
+(`"stream": true`) gets `chat.completion.chunk` events: the role, the tool call (id, name,
+the whole arguments string) or the text, a last chunk with `finish_reason` and usage, then
+`data: [DONE]`; otherwise one `chat.completion` object. Tool results are the messages with
+`role: tool`. A side call offers no tools (opencode's title generation). `GET
+<base>/models` lists one model. Errors are `{"error": {"message", "type", "code"}}`.
+"""
+
+import json
+
+from scripted_model import Wire
+
+
+def _text_of(content):
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+class OpenAIChatWire(Wire):
+    name = "openai-chat-completions"
+    model = "scripted"
+
+    def serves(self, method, path):
+        return method == "POST" and path.rstrip("/").endswith("/chat/completions")
+
+    def other(self, method, path):
+        if method == "GET" and path.rstrip("/").endswith("/models"):
+            return 200, {"object": "list", "data": [{"id": self.model, "object": "model",
+                                                     "owned_by": "gatehouse"}]}
+        return None
+
+    def is_side_call(self, path, body):
+        return not body.get("tools")
+
+    def tool_results(self, body):
+        return [_text_of(m.get("content")) for m in body["messages"] if m.get("role") == "tool"]
+
+    def _chunk(self, body, delta, finish=None):
+        c = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0,
+             "model": body.get("model", self.model),
+             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        if finish:
+            c["usage"] = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        return c
+
+    def _answer(self, reply, body, message, finish):
+        if body.get("stream"):
+            delta = dict(message)
+            if "tool_calls" in delta:
+                delta["tool_calls"] = [dict(tc, index=i) for i, tc in enumerate(delta["tool_calls"])]
+            reply.sse([(None, self._chunk(body, delta)), (None, self._chunk(body, {}, finish)),
+                       (None, "[DONE]")])
+        else:
+            reply.json(200, {"id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
+                             "model": body.get("model", self.model),
+                             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                             "usage": {"prompt_tokens": 1, "completion_tokens": 1,
+                                       "total_tokens": 2}})
+
+    def respond_tool_call(self, reply, body, call_id, tool, args):
+        self._answer(reply, body, {"role": "assistant", "content": None, "tool_calls": [
+            {"id": call_id, "type": "function",
+             "function": {"name": tool, "arguments": json.dumps(args)}}]}, "tool_calls")
+
+    def respond_text(self, reply, body, text):
+        self._answer(reply, body, {"role": "assistant", "content": text}, "stop")
+
+    def error(self, reply, status, message):
+        kind = "invalid_request_error" if status < 500 else "server_error"
+        reply.json(status, {"error": {"message": message, "type": kind, "code": status}})
