@@ -204,7 +204,7 @@ pub fn validate(
     }
     if let Some(b) = &body {
         let steps = steps_of(b);
-        if steps.iter().any(|s| !s.pins.is_empty()) {
+        if !steps.is_empty() && steps.iter().all(|s| !s.pins.is_empty()) {
             for id in file.requirements.get_ref() {
                 let id = id.get_ref();
                 let pinned = steps
@@ -214,7 +214,7 @@ pub fn validate(
                 if !pinned {
                     cx.err(
                         Some(file.requirements.span().start),
-                        format!("`{id}` is named, but no step's `pins` names it (a file whose steps say what they pin names only what they pin)"),
+                        format!("`{id}` is named, but no step's `pins` names it (a file whose every step says what it pins names only what they pin)"),
                     );
                 }
             }
