@@ -327,7 +327,9 @@ mod tests {
         assert_eq!(r.end_line, 2);
         assert!(index.citable().contains("GATE-P-1.b"));
         assert!(!index.citable().contains("GATE-P-1.c"));
-        assert!(is_citation("GATE-P-1.b") && !is_citation("GATE-P-1.B") && !is_citation("GATE-P-1."));
+        assert!(
+            is_citation("GATE-P-1.b") && !is_citation("GATE-P-1.B") && !is_citation("GATE-P-1.")
+        );
     }
 
     #[test]

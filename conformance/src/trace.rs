@@ -279,7 +279,9 @@ pub fn render_human(t: &Trace) -> String {
     let file_only: Vec<&String> = t
         .requirements
         .iter()
-        .filter(|(_, r)| !r.scenarios.is_empty() && r.steps.is_empty() && r.parts.values().all(Vec::is_empty))
+        .filter(|(_, r)| {
+            !r.scenarios.is_empty() && r.steps.is_empty() && r.parts.values().all(Vec::is_empty)
+        })
         .map(|(id, _)| id)
         .collect();
     if !file_only.is_empty() {

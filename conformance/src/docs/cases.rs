@@ -124,7 +124,11 @@ impl<'a> View<'a> {
                     ));
                 }
             }
-            items.extend(keys("fifos").into_iter().map(|f| format!("`{f}` (named pipe)")));
+            items.extend(
+                keys("fifos")
+                    .into_iter()
+                    .map(|f| format!("`{f}` (named pipe)")),
+            );
             if let Some(modes) = t.get("modes").and_then(toml::Value::as_table) {
                 for (name, m) in modes {
                     items.push(format!("`{name}` mode {}", m.as_str().unwrap_or_default()));
@@ -181,7 +185,9 @@ impl<'a> View<'a> {
     /// Whether the step is a refusal (`Some(false)`) or an allowed outcome
     /// (`Some(true)`), by the allowed-twin rule.
     pub fn kind(step: &Step) -> Option<bool> {
-        step.action.twin(step.check.proves_effect()).map(|(_, allowed)| allowed)
+        step.action
+            .twin(step.check.proves_effect())
+            .map(|(_, allowed)| allowed)
     }
 
     /// The step as read: its action, each expectation with its level, each check phrased.
@@ -259,7 +265,11 @@ pub fn cut(text: &str) -> String {
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}… ({} bytes in all; in full in the source)", &text[..end], text.len())
+    format!(
+        "{}… ({} bytes in all; in full in the source)",
+        &text[..end],
+        text.len()
+    )
 }
 
 /// `text` when it is short and on one line.
@@ -272,10 +282,9 @@ fn short(text: &str) -> Option<String> {
 pub fn inline(v: &toml::Value) -> String {
     match v {
         toml::Value::String(s) => serde_json::to_string(s).unwrap_or_default(),
-        toml::Value::Array(a) => format!(
-            "[{}]",
-            a.iter().map(inline).collect::<Vec<_>>().join(", ")
-        ),
+        toml::Value::Array(a) => {
+            format!("[{}]", a.iter().map(inline).collect::<Vec<_>>().join(", "))
+        }
         toml::Value::Table(t) => format!(
             "{{ {} }}",
             t.iter()
@@ -289,8 +298,7 @@ pub fn inline(v: &toml::Value) -> String {
 
 fn key(k: &str) -> String {
     if !k.is_empty()
-        && k
-            .bytes()
+        && k.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     {
         k.to_string()
@@ -324,7 +332,10 @@ fn phrase(k: &str, v: &toml::Value) -> String {
 
 /// How one implementation did on one step: `passed`, `failed` with its differences,
 /// `skipped` or `not reached`.
-pub fn step_result<'r>(r: &'r ScenarioResult, index: usize) -> (&'static str, Vec<&'r super::reports::Difference>) {
+pub fn step_result<'r>(
+    r: &'r ScenarioResult,
+    index: usize,
+) -> (&'static str, Vec<&'r super::reports::Difference>) {
     match r.steps.iter().find(|s| s.index == index) {
         Some(s) if s.differences.is_empty() => ("passed", Vec::new()),
         Some(s) => ("failed", s.differences.iter().collect()),
@@ -404,7 +415,14 @@ pub fn step_line_html(view: &View<'_>, step: &Step, links: &Links<'_>) -> String
 
 /// One step as HTML: `id` is its anchor on this page; `detail`: each implementation's
 /// differences in full (else its result only).
-pub fn step_html(view: &View<'_>, step: &Step, id: &str, impls: &Implementations, links: &Links<'_>, detail: bool) -> String {
+pub fn step_html(
+    view: &View<'_>,
+    step: &Step,
+    id: &str,
+    impls: &Implementations,
+    links: &Links<'_>,
+    detail: bool,
+) -> String {
     let reading = view.reading(step);
     let kind = View::kind(step);
     let class = match kind {
@@ -423,12 +441,7 @@ pub fn step_html(view: &View<'_>, step: &Step, id: &str, impls: &Implementations
         .as_ref()
         .map(|n| format!(" <code>{}</code>", esc(n)))
         .unwrap_or_default();
-    let permalink = format!(
-        "{}{}#{}",
-        links.up,
-        view.page_path(),
-        view.anchor(step)
-    );
+    let permalink = format!("{}{}#{}", links.up, view.page_path(), view.anchor(step));
     let mut s = format!(
         "<div class=\"{class}\" id=\"{}\"><h4><a href=\"{}\">{what} {}</a>{name} {kind_label}</h4>\n",
         esc(id),
@@ -437,9 +450,18 @@ pub fn step_html(view: &View<'_>, step: &Step, id: &str, impls: &Implementations
     );
     let (key, value, is_str) = &reading.action;
     if value.contains('\n') {
-        s += &format!("<p>{} <code>{}</code>:</p><pre>{}</pre>\n", "does", esc(key), esc(value));
+        s += &format!(
+            "<p>{} <code>{}</code>:</p><pre>{}</pre>\n",
+            "does",
+            esc(key),
+            esc(value)
+        );
     } else if *is_str {
-        s += &format!("<p>does <code>{}</code> <code>{}</code></p>\n", esc(key), esc(value));
+        s += &format!(
+            "<p>does <code>{}</code> <code>{}</code></p>\n",
+            esc(key),
+            esc(value)
+        );
     } else {
         s += &format!("<p>does <code>{} = {}</code></p>\n", esc(key), esc(value));
     }
@@ -458,7 +480,10 @@ pub fn step_html(view: &View<'_>, step: &Step, id: &str, impls: &Implementations
         s += "</ul>\n";
     }
     if !step.pins.is_empty() {
-        s += &format!("<p class=\"note\">pins {}</p>\n", esc(&step.pins.join(", ")));
+        s += &format!(
+            "<p class=\"note\">pins {}</p>\n",
+            esc(&step.pins.join(", "))
+        );
     }
     let mut results = String::new();
     for (label, report) in impls.reported() {
@@ -538,7 +563,12 @@ pub fn head_html(view: &View<'_>, impls: &Implementations, links: &Links<'_>) ->
 }
 
 /// The scenario in Markdown, its steps in brief.
-pub fn markdown(view: &View<'_>, steps: &[&Step], impls: &Implementations, links: &Links<'_>) -> String {
+pub fn markdown(
+    view: &View<'_>,
+    steps: &[&Step],
+    impls: &Implementations,
+    links: &Links<'_>,
+) -> String {
     let sc = view.scenario;
     let mut s = format!(
         "**{}** ([`{}`]({}))",
@@ -548,7 +578,10 @@ pub fn markdown(view: &View<'_>, steps: &[&Step], impls: &Implementations, links
     );
     let results: Vec<String> = impls
         .reported()
-        .filter_map(|(label, r)| r.scenario(&sc.id).map(|r| format!("{label} {}", verdict_word(r))))
+        .filter_map(|(label, r)| {
+            r.scenario(&sc.id)
+                .map(|r| format!("{label} {}", verdict_word(r)))
+        })
         .collect();
     if !results.is_empty() {
         s += &format!(" — {}", results.join(", "));

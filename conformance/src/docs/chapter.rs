@@ -69,7 +69,10 @@ pub fn marked(text: &str, reqs: &[&Requirement]) -> String {
             }
         }
         let pad = " ".repeat(indent + marker_width);
-        lines.insert(r.end_line.min(lines.len()), format!("{pad}{}", markdown::marker_line(id)));
+        lines.insert(
+            r.end_line.min(lines.len()),
+            format!("{pad}{}", markdown::marker_line(id)),
+        );
     }
     lines.join("\n") + "\n"
 }
@@ -112,12 +115,13 @@ pub fn cases_html(cx: &Context<'_>, id: &str) -> String {
             markdown::inline_html(reason)
         );
     } else if t.scenarios.is_empty() {
-        let why = if t.withdrawn {
-            "Withdrawn: promises nothing, so nothing pins it."
+        s += if t.withdrawn {
+            "<p class=\"none\">Withdrawn: promises nothing, so nothing pins it.</p>\n"
+        } else if !t.normative {
+            "<p class=\"none\">States no MUST or SHOULD, so no scenario is owed.</p>\n"
         } else {
-            "States no MUST or SHOULD, so no scenario is owed."
+            "<p class=\"uncovered\">No scenario pins this and untestable.toml gives no reason (the trace fails).</p>\n"
         };
-        s += &format!("<p class=\"none\">{why}</p>\n");
     }
     let unpinned: Vec<&String> = t
         .parts
@@ -181,7 +185,10 @@ pub fn cases_markdown(cx: &Context<'_>, id: &str) -> String {
     };
     let mut s = String::new();
     if let Some(reason) = &t.untestable {
-        s += &format!("> No scenario can check this: {}\n", reason.replace('\n', " "));
+        s += &format!(
+            "> No scenario can check this: {}\n",
+            reason.replace('\n', " ")
+        );
     }
     for sid in &t.scenarios {
         let Some(view) = cx.views.get(sid) else {
@@ -274,6 +281,9 @@ mod tests {
                 || m.contains("log.\n  <!--gatehouse-cases:GATE-A-1-->\n"),
             "{m}"
         );
-        assert!(m.ends_with("MUST.\n  <!--gatehouse-cases:GATE-A-2-->\n"), "{m}");
+        assert!(
+            m.ends_with("MUST.\n  <!--gatehouse-cases:GATE-A-2-->\n"),
+            "{m}"
+        );
     }
 }

@@ -29,7 +29,10 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
         let none = format!(
             "No report was given to this build for `{label}`: `just peers-table` writes `reports/peers/{label}.json`, or pass `--report {label}=FILE`."
         );
-        s += &format!("<p class=\"untestable\">{}</p>\n", super::markdown::inline_html(&none));
+        s += &format!(
+            "<p class=\"untestable\">{}</p>\n",
+            super::markdown::inline_html(&none)
+        );
         md += &none;
         md.push('\n');
         return (s, md);
@@ -47,7 +50,10 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
         esc(&report.runner.suite.hash)
     );
     if let Some(e) = env.get("environment") {
-        s += &format!("<p class=\"note\">declared environment: <code>{}</code></p>\n", esc(&e.to_string()));
+        s += &format!(
+            "<p class=\"note\">declared environment: <code>{}</code></p>\n",
+            esc(&e.to_string())
+        );
     }
     s += "<table><tr><th>verdict</th><th>passed</th><th>failed</th><th>skipped</th><th>errored</th></tr>";
     s += &counts_row("safety", &report.verdicts.safety);
@@ -57,15 +63,28 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
         "`{}` ({name} {version}), spec {} `{}`\n\n| verdict | passed | failed | skipped | errored |\n|---|---|---|---|---|\n",
         report.runner.implementation, report.runner.suite.spec_version, report.runner.suite.hash
     );
-    for (n, c) in [("safety", &report.verdicts.safety), ("exactness", &report.verdicts.exactness)] {
-        md += &format!("| {n} | {} | {} | {} | {} |\n", c.passed, c.failed, c.skipped, c.errored);
+    for (n, c) in [
+        ("safety", &report.verdicts.safety),
+        ("exactness", &report.verdicts.exactness),
+    ] {
+        md += &format!(
+            "| {n} | {} | {} | {} | {} |\n",
+            c.passed, c.failed, c.skipped, c.errored
+        );
     }
     let failing: Vec<_> = report
         .scenarios
         .iter()
-        .filter(|r| r.safety != "passed" && r.safety != "skipped" || r.exactness == "failed" || r.exactness == "errored")
+        .filter(|r| {
+            r.safety != "passed" && r.safety != "skipped"
+                || r.exactness == "failed"
+                || r.exactness == "errored"
+        })
         .collect();
-    s += &format!("<h2 id=\"failing\">Failing cases ({})</h2>\n", failing.len());
+    s += &format!(
+        "<h2 id=\"failing\">Failing cases ({})</h2>\n",
+        failing.len()
+    );
     md += &format!("\n## Failing cases ({})\n\n", failing.len());
     for r in failing {
         let view = views.get(&r.id);
@@ -81,7 +100,10 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
             esc(&r.exactness),
             esc(title)
         );
-        md += &format!("### `{}`: safety {}, exactness {}\n\n{}\n\n", r.id, r.safety, r.exactness, title);
+        md += &format!(
+            "### `{}`: safety {}, exactness {}\n\n{}\n\n",
+            r.id, r.safety, r.exactness, title
+        );
         let mut any = false;
         for st in r.steps.iter().filter(|st| !st.differences.is_empty()) {
             any = true;
@@ -100,13 +122,21 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
                     esc(&d.field),
                     esc(&super::cases::cut(&d.message))
                 );
-                md += &format!("- {what} {} ({}): `{}`\n", st.index, d.level, super::cases::cut(&d.message).replace('`', "'"));
+                md += &format!(
+                    "- {what} {} ({}): `{}`\n",
+                    st.index,
+                    d.level,
+                    super::cases::cut(&d.message).replace('`', "'")
+                );
             }
             s += "</ul>\n";
         }
         if !any {
             if let Some(reason) = &r.reason {
-                s += &format!("<p class=\"diff-safety\">{}</p>\n", esc(&super::cases::cut(reason)));
+                s += &format!(
+                    "<p class=\"diff-safety\">{}</p>\n",
+                    esc(&super::cases::cut(reason))
+                );
                 md += &format!("- {}\n", reason.replace('`', "'"));
             }
         }

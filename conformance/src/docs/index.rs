@@ -66,7 +66,9 @@ pub fn home(
          <p>Each chapter below is the text of <code>spec/</code>; under every requirement stand the scenarios that pin it, each step read out (what it does, what must and must not happen, the allowed twin that must still work), and how each implementation did. \
          Every requirement has an anchor (<code>approval-gate.html#GATE-JAIL-1</code>), every part one (<code>#HOOK-IN-2.b</code>), and every case one on its scenario's page (<code>scenarios/gate/read-list.html#case-3</code>). The same pages in Markdown are under <code>md/</code>.</p>\n",
     );
-    let mut md = String::from("# The Gatehouse specification, with its cases and results\n\n## Chapters\n\n");
+    let mut md = String::from(
+        "# The Gatehouse specification, with its cases and results\n\n## Chapters\n\n",
+    );
     s += "<h2 id=\"chapters\">Chapters</h2><table><tr><th>chapter</th><th>requirements</th><th>normative</th><th>covered</th><th>of level safety</th><th>untestable</th><th>uncovered</th></tr>";
     for row in &trace.chapters {
         let title = texts
@@ -84,7 +86,10 @@ pub fn home(
             row.uncovered,
             c = esc(&row.chapter)
         );
-        md += &format!("- [{title}](spec/{}.md): {} requirements, {} covered\n", row.chapter, row.requirements, row.covered);
+        md += &format!(
+            "- [{title}](spec/{}.md): {} requirements, {} covered\n",
+            row.chapter, row.requirements, row.covered
+        );
     }
     s += "</table>\n";
     s += "<h2 id=\"implementations\">Implementations</h2><table><tr><th>implementation</th><th>safety</th><th>exactness</th></tr>";
@@ -92,8 +97,14 @@ pub fn home(
     for c in &impls.columns {
         let (sa, ex) = match &c.report {
             Some((r, _)) => (
-                format!("{} passed, {} failed", r.verdicts.safety.passed, r.verdicts.safety.failed),
-                format!("{} passed, {} failed", r.verdicts.exactness.passed, r.verdicts.exactness.failed),
+                format!(
+                    "{} passed, {} failed",
+                    r.verdicts.safety.passed, r.verdicts.safety.failed
+                ),
+                format!(
+                    "{} passed, {} failed",
+                    r.verdicts.exactness.passed, r.verdicts.exactness.failed
+                ),
             ),
             None => ("no report".into(), "no report".into()),
         };
@@ -103,7 +114,10 @@ pub fn home(
             esc(&ex),
             l = esc(&c.label)
         );
-        md += &format!("| [{l}](implementations/{l}.md) | {sa} | {ex} |\n", l = c.label);
+        md += &format!(
+            "| [{l}](implementations/{l}.md) | {sa} | {ex} |\n",
+            l = c.label
+        );
     }
     s += "</table>\n";
     if !trace.partly_covered.is_empty() {

@@ -112,6 +112,15 @@ impl Rewrite<'_> {
                 in_link = in_link.saturating_sub(1);
                 Event::End(TagEnd::Link)
             }
+            Event::InlineHtml(h) => {
+                // The requirement anchors the chapter's text was given are links too.
+                if h.starts_with("<a ") {
+                    in_link += 1;
+                } else if h.starts_with("</a>") {
+                    in_link = in_link.saturating_sub(1);
+                }
+                Event::InlineHtml(h)
+            }
             Event::Text(t) if in_link == 0 => match self.ids_linked(&t) {
                 Some(html) => Event::InlineHtml(CowStr::from(html)),
                 None => Event::Text(t),
@@ -149,8 +158,7 @@ mod tests {
 
     #[test]
     fn ids_links_and_markers() {
-        let ids: BTreeMap<String, String> =
-            [("HOOK-IN-2".to_string(), "hooks".to_string())].into();
+        let ids: BTreeMap<String, String> = [("HOOK-IN-2".to_string(), "hooks".to_string())].into();
         let chapters = vec!["hooks".to_string()];
         let source = |p: &str| format!("SRC/{p}");
         let rw = Rewrite {
@@ -159,10 +167,13 @@ mod tests {
             source: &source,
         };
         let html = rw.chapter_html(
-            "- **[X-A-1]** See HOOK-IN-2, [hooks](hooks.md#a) and [t](untestable.toml).\n  <!--gatehouse-cases:X-A-1-->\n- next\n",
+            "- <a class=\"req-id\" id=\"HOOK-IN-2\">[HOOK-IN-2]</a> See HOOK-IN-2, [hooks](hooks.md#a) and [t](untestable.toml).\n  <!--gatehouse-cases:X-A-1-->\n- next\n",
             &|id| format!("<div class=\"cases\">{id}</div>"),
         );
-        assert!(html.contains("<a href=\"hooks.html#HOOK-IN-2\">HOOK-IN-2</a>"), "{html}");
+        assert!(
+            html.contains("<a href=\"hooks.html#HOOK-IN-2\">HOOK-IN-2</a>"),
+            "{html}"
+        );
         assert!(html.contains("href=\"hooks.html#a\""), "{html}");
         assert!(html.contains("href=\"SRC/untestable.toml\""), "{html}");
         assert!(html.contains("<div class=\"cases\">X-A-1</div>"), "{html}");

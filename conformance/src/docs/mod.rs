@@ -188,7 +188,11 @@ impl Site {
 }
 
 /// Checks the written site (see [`verify`]).
-pub fn check(out: &Path, spec: &SpecIndex, impls: &reports::Implementations) -> Result<(), DocsError> {
+pub fn check(
+    out: &Path,
+    spec: &SpecIndex,
+    impls: &reports::Implementations,
+) -> Result<(), DocsError> {
     let labels: Vec<String> = impls.columns.iter().map(|c| c.label.clone()).collect();
     verify::check(out, spec, &labels)
 }
