@@ -332,10 +332,10 @@ fn phrase(k: &str, v: &toml::Value) -> String {
 
 /// How one implementation did on one step: `passed`, `failed` with its differences,
 /// `skipped` or `not reached`.
-pub fn step_result<'r>(
-    r: &'r ScenarioResult,
+pub fn step_result(
+    r: &ScenarioResult,
     index: usize,
-) -> (&'static str, Vec<&'r super::reports::Difference>) {
+) -> (&'static str, Vec<&super::reports::Difference>) {
     match r.steps.iter().find(|s| s.index == index) {
         Some(s) if s.differences.is_empty() => ("passed", Vec::new()),
         Some(s) => ("failed", s.differences.iter().collect()),
@@ -518,8 +518,9 @@ pub fn step_html(
     s
 }
 
-/// The scenario's head as HTML: title, tier, info, fixture, setup, source.
-pub fn head_html(view: &View<'_>, impls: &Implementations, links: &Links<'_>) -> String {
+/// The scenario's head as HTML: tier, capabilities, requirements, source, info, fixture,
+/// setup.
+pub fn head_html(view: &View<'_>, links: &Links<'_>) -> String {
     let sc = view.scenario;
     let mut s = format!(
         "<p class=\"note\">{} tier · needs {} · names {} · <a href=\"{}\">{}</a></p>\n",
@@ -533,10 +534,6 @@ pub fn head_html(view: &View<'_>, impls: &Implementations, links: &Links<'_>) ->
         esc(&(links.source)(&sc.path, 1)),
         esc(&sc.path)
     );
-    let badges = verdict_badges(&sc.id, impls, &links.up);
-    if !badges.is_empty() {
-        s += &format!("<p>{badges}</p>\n");
-    }
     if let Some(info) = &sc.info {
         s += &format!("<div class=\"info\">{}</div>\n", markdown::to_html(info));
     }

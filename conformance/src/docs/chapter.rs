@@ -150,10 +150,10 @@ pub fn cases_html(cx: &Context<'_>, id: &str) -> String {
             esc(&format!("{id}/{sid}")),
             if file_only { "" } else { " open" },
             esc(&view.page_path()),
-            esc(&view.scenario.title),
+            markdown::inline_html(&view.scenario.title),
             cases::verdict_badges(sid, cx.impls, "../")
         );
-        s += &cases::head_html(view, cx.impls, &links);
+        s += &cases::head_html(view, &links);
         if file_only {
             s += &format!(
                 "<p class=\"note\">The file names {} requirements and does not say which of its steps pin which: every step is listed, each read in full on <a href=\"../{}\">the scenario's page</a>.</p>\n",

@@ -98,7 +98,7 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
             esc(&r.safety),
             esc(&r.exactness),
             esc(&r.exactness),
-            esc(title)
+            super::markdown::inline_html(title)
         );
         md += &format!(
             "### `{}`: safety {}, exactness {}\n\n{}\n\n",

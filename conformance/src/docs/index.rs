@@ -162,7 +162,7 @@ pub fn scenario_page(
     let sc = view.scenario;
     let mut s = format!(
         "<h1>{}</h1>\n<p class=\"note\"><code>{}</code> · requirements: {}</p>\n",
-        esc(&sc.title),
+        super::markdown::inline_html(&sc.title),
         esc(&sc.id),
         sc.all_requirements()
             .iter()
@@ -173,7 +173,11 @@ pub fn scenario_page(
             .collect::<Vec<_>>()
             .join(", ")
     );
-    s += &cases::head_html(view, impls, links);
+    let badges = cases::verdict_badges(&sc.id, impls, &links.up);
+    if !badges.is_empty() {
+        s += &format!("<p>{badges}</p>\n");
+    }
+    s += &cases::head_html(view, links);
     let what = view.what();
     s += &format!(
         "<p class=\"note\">{}</p>\n",

@@ -72,6 +72,7 @@ pre { padding: .5rem .75rem; overflow-x: auto; border-radius: 4px; }
 a.req-id { font-weight: 700; color: #8250df; text-decoration: none; }
 strong.part { color: #8250df; }
 table { border-collapse: collapse; margin: .5rem 0; }
+td:first-child { white-space: nowrap; }
 td, th { border: 1px solid #d0d7de; padding: .2rem .5rem; text-align: left; vertical-align: top; }
 .cases { border-left: 3px solid #d0d7de; margin: .5rem 0 1rem; padding: 0 0 0 .8rem; font-size: 15px; }
 .cases > p.none { color: #57606a; font-style: italic; }
