@@ -344,6 +344,49 @@ mod tests {
     }
 
     #[test]
+    fn steps_pin_parts_and_the_rest_is_listed() {
+        let mut spec = SpecIndex::default();
+        parse_chapter(
+            "gate.md",
+            "- **[GATE-A-1]** MUST **(a)** ask and **(b)** log.\n- **[GATE-A-2]** MUST b.\n",
+            &mut spec,
+        );
+        let pinned = "title = \"t\"\nrequirements = [\"GATE-A-1\", \"GATE-A-2\"]\ntier = \"decision\"\n\
+                      [[step]]\npins = [\"GATE-A-1.a\"]\ndecide = \"ls\"\nexpect = { decision = \"allow\" }\n\
+                      [[step]]\ndecide = \"rm x\"\nexpect = { decision = \"ask\" }\n";
+        let named =
+            "title = \"u\"\nrequirements = [\"GATE-A-1\", \"GATE-A-2\"]\ntier = \"decision\"\n\
+                     [[case]]\ndecide = \"ls\"\nexpect = { decision = \"allow\" }\n";
+        let scenarios = vec![
+            load_file(pinned, "s/gate/p.toml", "gate/p", None).unwrap(),
+            load_file(named, "s/gate/n.toml", "gate/n", None).unwrap(),
+        ];
+        let t = trace(&Inputs {
+            spec: &spec,
+            spec_dir: "spec",
+            scenarios: &scenarios,
+            scenario_errors: &[],
+            untestable: &[],
+            untestable_errors: &[],
+        });
+        assert!(t.violations.is_empty(), "{:?}", t.violations);
+        let a1 = &t.requirements["GATE-A-1"];
+        assert_eq!(a1.parts["a"], vec!["gate/p#1"]);
+        assert!(a1.parts["b"].is_empty());
+        assert_eq!(a1.file_only, vec!["gate/n"]);
+        // GATE-A-2: named by both files, pinned by no step of either.
+        assert_eq!(
+            t.requirements["GATE-A-2"].file_only,
+            vec!["gate/p", "gate/n"]
+        );
+        assert!(t.requirements["GATE-A-2"].steps.is_empty());
+        assert_eq!(
+            t.partly_covered,
+            vec!["GATE-A-1.b (gate.md:1): no step pins this part"]
+        );
+    }
+
+    #[test]
     fn every_rule_is_checked() {
         let mut spec = SpecIndex::default();
         parse_chapter(
