@@ -35,6 +35,11 @@ fakes:
 trace:
     cargo run --release -p gatehouse-conformance -- trace
 
+# The spec as a site (README, "Reviewers"): every chapter with the cases under each
+# requirement and each implementation's results, from reports/peers/ and --report LABEL=FILE.
+docs *ARGS:
+    cargo run --release -p gatehouse-conformance -- docs --out target/docs {{ARGS}}
+
 # Validate every scenario file strictly.
 lint-suite:
     cargo run --release -p gatehouse-conformance -- lint

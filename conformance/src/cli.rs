@@ -1,4 +1,4 @@
-//! The command line (`clap`): `run`, `trace` and `lint`, each parsed, turned into a
+//! The command line (`clap`): `run`, `trace`, `lint` and `docs`, each parsed, turned into a
 //! configuration, and executed; every path returns one of the codes in [`crate::exit`].
 
 use std::io::IsTerminal;
@@ -35,6 +35,8 @@ enum Command {
     Trace(TraceArgs),
     /// Load and validate every scenario file.
     Lint(Dirs),
+    /// Render the spec, its cases and the reports as a static site (and Markdown).
+    Docs(DocsArgs),
     /// Run the suite inside QEMU guests on the kernels of vm-images/kernels.toml.
     Vm(crate::vm::VmArgs),
 }
@@ -144,6 +146,28 @@ impl From<TierArg> for scenario::Tier {
     }
 }
 
+#[derive(Debug, clap::Args)]
+struct DocsArgs {
+    /// The directory the site is written to (made if missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// A canonical JSON report to show under LABEL (a column of
+    /// docs/implementations.md, or a new one); repeatable; replaces the peers
+    /// directory's report of that label.
+    #[arg(long, value_name = "LABEL=FILE")]
+    report: Vec<String>,
+    /// The reports of the implementations table, one `LABEL.json` per column
+    /// [default: reports/peers of the workspace, where it exists].
+    #[arg(long, value_name = "DIR")]
+    peers: Option<PathBuf>,
+    /// Link source files under this URL prefix (a line anchor `#L12` is added), instead
+    /// of relative paths into this checkout.
+    #[arg(long, value_name = "URL")]
+    source_url: Option<String>,
+    #[command(flatten)]
+    dirs: Dirs,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum TraceFormat {
     Human,
@@ -168,6 +192,7 @@ pub fn main() -> i32 {
         Command::Run(args) => run(args).map_err(Into::into),
         Command::Trace(args) => trace_cmd(args).map_err(Into::into),
         Command::Lint(dirs) => lint(dirs).map_err(Into::into),
+        Command::Docs(args) => docs_cmd(args).map_err(Into::into),
         Command::Vm(args) => crate::vm::main(args, check_run_args).map_err(Into::into),
     };
     match result {
@@ -225,7 +250,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     }
     let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
     let spec = load_spec(&spec_dir)?;
-    let loaded = load_scenarios(&scenario_dir, Some(&spec.ids()))?;
+    let loaded = load_scenarios(&scenario_dir, Some(&spec.citable()))?;
     let suite = crate::identity::of(&scenario_dir, &spec_dir)?;
     print_errors(&loaded.errors);
     let known: std::collections::BTreeSet<String> =
@@ -428,24 +453,92 @@ impl Reporter for Silent {
     fn event(&mut self, _: &Event<'_>) {}
 }
 
-fn trace_cmd(args: TraceArgs) -> Result<i32, Error> {
-    let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
-    let spec = load_spec(&spec_dir)?;
-    let loaded = load_scenarios(&scenario_dir, None)?;
+fn trace_of(
+    spec_dir: &Path,
+    spec: &spec::SpecIndex,
+    loaded: &scenario::LoadReport,
+) -> trace::Trace {
     let (untestable, untestable_errors) = match untestable::load(&spec_dir.join("untestable.toml"))
     {
         Ok(u) => (u, Vec::new()),
         Err(e) => (Vec::new(), e),
     };
     let spec_display = spec_dir.display().to_string();
-    let t = trace::trace(&trace::Inputs {
-        spec: &spec,
+    trace::trace(&trace::Inputs {
+        spec,
         spec_dir: &spec_display,
         scenarios: &loaded.scenarios,
         scenario_errors: &loaded.errors,
         untestable: &untestable,
         untestable_errors: &untestable_errors,
+    })
+}
+
+fn docs_cmd(args: DocsArgs) -> Result<i32, Error> {
+    use crate::docs::{self, reports};
+    let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
+    let spec = load_spec(&spec_dir)?;
+    let loaded = load_scenarios(&scenario_dir, Some(&spec.citable()))?;
+    print_errors(&loaded.errors);
+    let t = trace_of(&spec_dir, &spec, &loaded);
+    let root = scenario_dir
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let table = std::fs::read_to_string(root.join("docs/implementations.md"))
+        .map(|t| reports::table_columns(&t))
+        .unwrap_or_default();
+    let given = args
+        .report
+        .iter()
+        .map(|a| reports::parse_arg(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    let peers = args.peers.clone().or_else(|| {
+        let d = root.join("reports/peers");
+        d.is_dir().then_some(d)
     });
+    let impls = reports::gather(&table, peers.as_deref(), &given)?;
+    std::fs::create_dir_all(&args.out).map_err(|source| Error::Write {
+        path: args.out.clone(),
+        source,
+    })?;
+    let site = docs::build(
+        &docs::Inputs {
+            root: &root,
+            spec_dir: &spec_dir,
+            spec: &spec,
+            scenarios: &loaded.scenarios,
+            scenario_dir: &scenario_dir,
+            trace: &t,
+            impls: &impls,
+            source_url: args.source_url.as_deref(),
+        },
+        &args.out,
+    )?;
+    site.write(&args.out)?;
+    docs::check(&args.out, &spec, &impls)?;
+    let reported = impls.reported().count();
+    println!(
+        "docs: {} file(s), {:.1} MB, in {}: {} chapter(s), {} scenario(s), {} implementation(s) ({} with a report)",
+        site.files.len(),
+        site.bytes() as f64 / 1e6,
+        args.out.display(),
+        spec.chapters.len(),
+        loaded.scenarios.len(),
+        impls.columns.len(),
+        reported
+    );
+    Ok(if loaded.errors.is_empty() {
+        exit::SUCCESS
+    } else {
+        exit::FAILURE
+    })
+}
+
+fn trace_cmd(args: TraceArgs) -> Result<i32, Error> {
+    let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
+    let spec = load_spec(&spec_dir)?;
+    let loaded = load_scenarios(&scenario_dir, None)?;
+    let t = trace_of(&spec_dir, &spec, &loaded);
     match args.format {
         TraceFormat::Human => print!("{}", trace::render_human(&t)),
         TraceFormat::Json => println!(
@@ -463,7 +556,7 @@ fn trace_cmd(args: TraceArgs) -> Result<i32, Error> {
 fn lint(d: Dirs) -> Result<i32, Error> {
     let (scenario_dir, spec_dir) = dirs(&d)?;
     let spec = load_spec(&spec_dir)?;
-    let loaded = load_scenarios(&scenario_dir, Some(&spec.ids()))?;
+    let loaded = load_scenarios(&scenario_dir, Some(&spec.citable()))?;
     for e in &loaded.errors {
         println!("{e}");
     }

@@ -51,6 +51,9 @@ pub enum Error {
     /// An expectations file cannot be read or is not of the format.
     #[error(transparent)]
     Expectations(#[from] crate::expectations::ExpectationsError),
+    /// The site of `docs` could not be made or is incomplete.
+    #[error(transparent)]
+    Docs(#[from] crate::docs::DocsError),
     /// A `--filter` or `--exclude` selects no scenario.
     #[error(transparent)]
     Unmatched(#[from] crate::filter::Unmatched),

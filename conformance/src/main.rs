@@ -11,6 +11,7 @@ mod check;
 mod cli;
 mod client;
 mod controls;
+mod docs;
 mod error;
 mod events;
 mod exit;

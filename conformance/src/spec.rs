@@ -25,6 +25,10 @@ pub struct Requirement {
     pub normative: bool,
     /// Struck through: kept for its ID, promises nothing.
     pub withdrawn: bool,
+    /// 1-based line of its last line of text.
+    pub end_line: usize,
+    /// The letters of its parts (`**(a)**` in its text, cited as `ID.a`), in order.
+    pub parts: Vec<String>,
 }
 
 /// A normative keyword found outside any requirement.
@@ -55,6 +59,33 @@ impl SpecIndex {
     /// The set of defined IDs.
     pub fn ids(&self) -> BTreeSet<String> {
         self.requirements.keys().cloned().collect()
+    }
+
+    /// Every ID a scenario may cite: each requirement's, and each of its parts (`ID.a`).
+    pub fn citable(&self) -> BTreeSet<String> {
+        let mut out = self.ids();
+        for r in self.requirements.values() {
+            out.extend(r.parts.iter().map(|p| format!("{}.{p}", r.id)));
+        }
+        out
+    }
+}
+
+/// Splits a citation into its requirement ID and its part (`PROTO-TRUST-1.b`).
+pub fn split_part(cited: &str) -> (&str, Option<&str>) {
+    match cited.split_once('.') {
+        Some((id, part)) => (id, Some(part)),
+        None => (cited, None),
+    }
+}
+
+/// Whether `s` is a requirement ID or a part of one (`ID.a`, lowercase letters).
+pub fn is_citation(s: &str) -> bool {
+    match split_part(s) {
+        (id, None) => is_requirement_id(id),
+        (id, Some(p)) => {
+            is_requirement_id(id) && !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase())
+        }
     }
 }
 
@@ -134,6 +165,8 @@ pub fn parse_chapter(file: &str, text: &str, index: &mut SpecIndex) {
                         line: lineno,
                         normative: false,
                         withdrawn,
+                        end_line: lineno,
+                        parts: Vec::new(),
                     },
                 );
             }
@@ -142,11 +175,11 @@ pub fn parse_chapter(file: &str, text: &str, index: &mut SpecIndex) {
         let words = normative_words(line);
         match &current {
             Some((id, _)) => {
-                if !words.is_empty() {
-                    if let Some(r) = index.requirements.get_mut(id) {
-                        if r.chapter == chapter {
-                            r.normative = true;
-                        }
+                if let Some(r) = index.requirements.get_mut(id) {
+                    if r.chapter == chapter {
+                        r.normative |= !words.is_empty();
+                        r.end_line = lineno;
+                        r.parts.extend(part_markers(line));
                     }
                 }
             }
@@ -186,6 +219,18 @@ fn requirement_start(content: &str) -> Option<(String, bool)> {
     let end = rest.find("]**")?;
     let id = &rest[..end];
     is_requirement_id(id).then(|| (id.to_string(), withdrawn))
+}
+
+/// The part letters marked `**(a)**` on `line`, inline code removed.
+pub fn part_markers(line: &str) -> Vec<String> {
+    strip_inline_code(line)
+        .split("**(")
+        .skip(1)
+        .filter_map(|rest| {
+            let (p, _) = rest.split_once(")**")?;
+            (!p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase())).then(|| p.to_string())
+        })
+        .collect()
 }
 
 /// Normative keywords in capitals on `line`, inline code removed.
@@ -270,6 +315,21 @@ mod tests {
         let index = parse("- **[GATE-N-1]** The gate:\n  - MUST do one thing;\n  - SHOULD do another.\n- Next item.\n");
         assert!(index.requirements["GATE-N-1"].normative);
         assert!(index.stray.is_empty());
+    }
+
+    #[test]
+    fn parts_and_the_last_line() {
+        let index = parse(
+            "- **[GATE-P-1]** The gate MUST **(a)** ask and\n  **(b)** log, not `**(c)**`.\n- next\n",
+        );
+        let r = &index.requirements["GATE-P-1"];
+        assert_eq!(r.parts, vec!["a", "b"]);
+        assert_eq!(r.end_line, 2);
+        assert!(index.citable().contains("GATE-P-1.b"));
+        assert!(!index.citable().contains("GATE-P-1.c"));
+        assert!(
+            is_citation("GATE-P-1.b") && !is_citation("GATE-P-1.B") && !is_citation("GATE-P-1.")
+        );
     }
 
     #[test]

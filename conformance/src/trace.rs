@@ -23,6 +23,15 @@ pub struct Traced {
     pub withdrawn: bool,
     /// Scenario ids citing it.
     pub scenarios: Vec<String>,
+    /// The steps and cases that pin it (`gate/read-list#3`): each says so in `pins`, is
+    /// a case naming it, or belongs to a file that names it alone.
+    pub steps: Vec<String>,
+    /// Its parts (`**(a)**` in its text), each with the steps that pin it (`pins =
+    /// ["ID.a"]`).
+    pub parts: BTreeMap<String, Vec<String>>,
+    /// Scenarios that name it beside other requirements and do not say which of their
+    /// steps pin which.
+    pub file_only: Vec<String>,
     /// The untestable reason, if listed.
     pub untestable: Option<String>,
     /// `safety` when a field of a scenario that cites it is of level safety, else
@@ -59,6 +68,8 @@ pub struct Trace {
     pub requirements: BTreeMap<String, Traced>,
     /// Every rule broken, one line each.
     pub violations: Vec<String>,
+    /// Requirements covered only in part, one line each: a part no step pins.
+    pub partly_covered: Vec<String>,
 }
 
 /// Inputs of a trace; `spec_dir` prefixes chapter names in messages.
@@ -103,6 +114,9 @@ pub fn trace(i: &Inputs<'_>) -> Trace {
                 normative: r.normative,
                 withdrawn: r.withdrawn,
                 scenarios: Vec::new(),
+                steps: Vec::new(),
+                parts: r.parts.iter().map(|p| (p.clone(), Vec::new())).collect(),
+                file_only: Vec::new(),
                 untestable: None,
                 level: None,
             };
@@ -117,7 +131,34 @@ pub fn trace(i: &Inputs<'_>) -> Trace {
                 }
             }
         }
+        let citable = i.spec.citable();
+        let mut attributed = std::collections::BTreeSet::new();
+        for (step, named) in s.entries() {
+            let at = format!("{}#{}", s.id, step.index);
+            for pin in s.step_pins(step, &named) {
+                if !citable.contains(&pin) {
+                    v.push(format!(
+                        "{}:{}: pins `{pin}`, which no chapter defines",
+                        s.path, step.line
+                    ));
+                    continue;
+                }
+                let (id, part) = crate::spec::split_part(&pin);
+                attributed.insert(id.to_string());
+                if let Some(t) = map.get_mut(id) {
+                    match part.and_then(|p| t.parts.get_mut(p)) {
+                        Some(steps) => steps.push(at.clone()),
+                        None => t.steps.push(at.clone()),
+                    }
+                }
+            }
+        }
         for id in s.all_requirements() {
+            if !attributed.contains(&id) {
+                if let Some(t) = map.get_mut(&id) {
+                    t.file_only.push(s.id.clone());
+                }
+            }
             match map.get_mut(&id) {
                 Some(t) => {
                     t.scenarios.push(s.id.clone());
@@ -183,10 +224,26 @@ pub fn trace(i: &Inputs<'_>) -> Trace {
             ));
         }
     }
+    let partly_covered = map
+        .iter()
+        .filter(|(_, t)| !t.scenarios.is_empty() && !t.withdrawn)
+        .flat_map(|(id, t)| {
+            t.parts
+                .iter()
+                .filter(|(_, steps)| steps.is_empty())
+                .map(move |(p, _)| {
+                    format!(
+                        "{id}.{p} ({}.md:{}): no step pins this part",
+                        t.chapter, t.line
+                    )
+                })
+        })
+        .collect();
     Trace {
         chapters,
         requirements: map,
         violations: v,
+        partly_covered,
     }
 }
 
@@ -218,6 +275,28 @@ pub fn render_human(t: &Trace) -> String {
             r.untestable,
             r.uncovered
         );
+    }
+    let file_only: Vec<&String> = t
+        .requirements
+        .iter()
+        .filter(|(_, r)| {
+            !r.scenarios.is_empty() && r.steps.is_empty() && r.parts.values().all(Vec::is_empty)
+        })
+        .map(|(id, _)| id)
+        .collect();
+    if !file_only.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n{} covered requirement(s) are named only by files that name several and do not \
+             say which step pins which (`pins`, scenarios/README.md); `--format json` lists them",
+            file_only.len()
+        );
+    }
+    if !t.partly_covered.is_empty() {
+        let _ = writeln!(s, "\npartly covered ({}):", t.partly_covered.len());
+        for p in &t.partly_covered {
+            let _ = writeln!(s, "  {p}");
+        }
     }
     if t.violations.is_empty() {
         let _ = writeln!(s, "\ntrace: no violations");
@@ -262,6 +341,49 @@ mod tests {
         // GATE-A-1 is the file's: every case pins it, the `ask` one too.
         assert_eq!(t.requirements["GATE-A-1"].level, Some(Level::Safety));
         assert_eq!(t.chapters[0].safety, 2);
+    }
+
+    #[test]
+    fn steps_pin_parts_and_the_rest_is_listed() {
+        let mut spec = SpecIndex::default();
+        parse_chapter(
+            "gate.md",
+            "- **[GATE-A-1]** MUST **(a)** ask and **(b)** log.\n- **[GATE-A-2]** MUST b.\n",
+            &mut spec,
+        );
+        let pinned = "title = \"t\"\nrequirements = [\"GATE-A-1\", \"GATE-A-2\"]\ntier = \"decision\"\n\
+                      [[step]]\npins = [\"GATE-A-1.a\"]\ndecide = \"ls\"\nexpect = { decision = \"allow\" }\n\
+                      [[step]]\ndecide = \"rm x\"\nexpect = { decision = \"ask\" }\n";
+        let named =
+            "title = \"u\"\nrequirements = [\"GATE-A-1\", \"GATE-A-2\"]\ntier = \"decision\"\n\
+                     [[case]]\ndecide = \"ls\"\nexpect = { decision = \"allow\" }\n";
+        let scenarios = vec![
+            load_file(pinned, "s/gate/p.toml", "gate/p", None).unwrap(),
+            load_file(named, "s/gate/n.toml", "gate/n", None).unwrap(),
+        ];
+        let t = trace(&Inputs {
+            spec: &spec,
+            spec_dir: "spec",
+            scenarios: &scenarios,
+            scenario_errors: &[],
+            untestable: &[],
+            untestable_errors: &[],
+        });
+        assert!(t.violations.is_empty(), "{:?}", t.violations);
+        let a1 = &t.requirements["GATE-A-1"];
+        assert_eq!(a1.parts["a"], vec!["gate/p#1"]);
+        assert!(a1.parts["b"].is_empty());
+        assert_eq!(a1.file_only, vec!["gate/n"]);
+        // GATE-A-2: named by both files, pinned by no step of either.
+        assert_eq!(
+            t.requirements["GATE-A-2"].file_only,
+            vec!["gate/p", "gate/n"]
+        );
+        assert!(t.requirements["GATE-A-2"].steps.is_empty());
+        assert_eq!(
+            t.partly_covered,
+            vec!["GATE-A-1.b (gate.md:1): no step pins this part"]
+        );
     }
 
     #[test]

@@ -26,8 +26,7 @@ pub struct ScenarioFile {
     /// Capabilities the implementation must declare.
     #[serde(default)]
     pub capabilities: Vec<String>,
-    /// Prose for reviewers; read by people only, never sent.
-    #[allow(dead_code)]
+    /// Prose for reviewers; never sent, shown by `gatehouse-conform docs`.
     #[serde(default)]
     pub info: Option<String>,
     /// Where the scenario applies.
@@ -109,10 +108,13 @@ pub struct Entry {
     pub setup: Option<SetupPatch>,
     /// Case only: requirement IDs added to the file's.
     pub requirements: Option<Vec<Spanned<String>>>,
+    /// What this entry pins: requirements of the file (or the case) or parts of them
+    /// (`PROTO-TRUST-1.b`).
+    pub pins: Option<Vec<Spanned<String>>>,
 }
 
 /// The keys of an entry that belong to no control.
-const ENTRY_KEYS: &[&str] = &["name", "expect", "check", "setup", "requirements"];
+const ENTRY_KEYS: &[&str] = &["name", "expect", "check", "setup", "requirements", "pins"];
 
 fn entry_keys() -> &'static [&'static str] {
     static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
@@ -142,6 +144,7 @@ impl<'de> Deserialize<'de> for Entry {
                     check: None,
                     setup: None,
                     requirements: None,
+                    pins: None,
                 };
                 while let Some(key) = map.next_key_seed(KnownKey(entry_keys()))? {
                     match key.as_str() {
@@ -150,6 +153,7 @@ impl<'de> Deserialize<'de> for Entry {
                         "check" => e.check = Some(map.next_value()?),
                         "setup" => e.setup = Some(map.next_value()?),
                         "requirements" => e.requirements = Some(map.next_value()?),
+                        "pins" => e.pins = Some(map.next_value()?),
                         action => e.actions.push(controls::parse_action(action, &mut map)?),
                     }
                 }
@@ -258,6 +262,8 @@ pub struct Step {
     pub action: Action,
     /// The runner's own checks (empty when not written).
     pub check: Check,
+    /// The requirements and parts it says it pins (`pins`; empty when not written).
+    pub pins: Vec<String>,
 }
 
 impl Step {
@@ -340,6 +346,8 @@ pub struct Scenario {
     pub path: String,
     /// The title.
     pub title: String,
+    /// The prose for reviewers, if written.
+    pub info: Option<String>,
     /// The file-level requirement IDs.
     pub requirements: Vec<String>,
     /// The tier.
@@ -374,6 +382,43 @@ impl Scenario {
         let mut seen = std::collections::BTreeSet::new();
         all.retain(|id| seen.insert(id.clone()));
         all
+    }
+
+    /// Every step or case with the requirements it names: the file's and, for a case, the
+    /// case's own.
+    pub fn entries(&self) -> Vec<(&Step, Vec<String>)> {
+        match &self.body {
+            Body::Sequence(steps) => steps
+                .iter()
+                .map(|s| (s, self.requirements.clone()))
+                .collect(),
+            Body::Table(cases) => cases
+                .iter()
+                .map(|c| {
+                    let mut reqs = self.requirements.clone();
+                    reqs.extend(c.requirements.iter().cloned());
+                    (&c.step, reqs)
+                })
+                .collect(),
+        }
+    }
+
+    /// What a step or case pins, as requirement IDs and parts (`ID.a`): what its `pins`
+    /// says; without `pins`, its case's own requirements, or the file's requirement when
+    /// the file names one only. Empty: the file names several and does not say which
+    /// this one pins.
+    pub fn step_pins(&self, step: &Step, named: &[String]) -> Vec<String> {
+        if !step.pins.is_empty() {
+            return step.pins.clone();
+        }
+        let own: Vec<String> = named[self.requirements.len()..].to_vec();
+        if !own.is_empty() {
+            own
+        } else if self.requirements.len() == 1 {
+            self.requirements.clone()
+        } else {
+            Vec::new()
+        }
     }
 
     /// Every field the scenario pins (`step 2 decision`, `case 1 check unchanged`) with

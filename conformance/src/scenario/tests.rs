@@ -409,3 +409,34 @@ fn each_control_builds_its_requests_as_documented() {
         .request("s1", &setup, &sub)
         .is_none());
 }
+
+#[test]
+fn pins_name_what_the_entry_names() {
+    // A case may pin its own requirement; a step may not pin one the file does not name,
+    // nor something that is no citation at all.
+    let ok = format!(
+        "{HEAD}[[case]]\nrequirements = [\"GATE-T-2\"]\npins = [\"GATE-T-1\", \"GATE-T-2\"]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\" }}\n"
+    );
+    assert_eq!(errors(&ok), Vec::<String>::new());
+    let other = format!(
+        "{HEAD}[[step]]\npins = [\"GATE-T-2\"]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\" }}\n"
+    );
+    let e = errors(&other);
+    assert!(
+        e.iter().any(|m| m.contains(
+            "step 1: pins `GATE-T-2`, but `GATE-T-2` is not among the requirements it names"
+        )),
+        "{e:#?}"
+    );
+    let bad = format!(
+        "{HEAD}[[step]]\npins = [\"GATE-T-1.B\"]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\" }}\n"
+    );
+    assert!(
+        one_error(&bad).contains("`GATE-T-1.B` is not a requirement ID or a part of one"),
+        "{bad}"
+    );
+    let undefined = format!(
+        "{HEAD}[[step]]\npins = [\"GATE-T-1.z\"]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\" }}\n"
+    );
+    assert!(one_error(&undefined).contains("`GATE-T-1.z` is not defined in spec/"));
+}

@@ -13,13 +13,15 @@ use super::twin::missing_twins;
 use crate::controls::{self, Action, ExpectError, SetupPatch, KNOWN_CAPABILITIES};
 use crate::fixture::placeholders::{split_root, unknown_placeholders};
 use crate::fixture::{Fixture, Tree};
-use crate::spec::is_requirement_id;
+use crate::spec::{is_citation, is_requirement_id, split_part};
 
 struct Ctx<'a> {
     source: &'a str,
     display: &'a str,
     spec_ids: Option<&'a BTreeSet<String>>,
     errors: Vec<ScenarioError>,
+    /// The requirements the entry being read names (the file's and its case's).
+    named: Vec<String>,
 }
 
 impl Ctx<'_> {
@@ -52,6 +54,39 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// `pins`: each a citation the spec defines, of a requirement the entry names.
+    fn check_pins(&mut self, pins: &[Spanned<String>], what: &str, index: usize) {
+        for pin in pins {
+            let offset = Some(pin.span().start);
+            let cited = pin.get_ref();
+            if !is_citation(cited) {
+                self.err(
+                    offset,
+                    format!("{what} {index}: `{cited}` is not a requirement ID or a part of one (`ID.a`)"),
+                );
+                continue;
+            }
+            if let Some(known) = self.spec_ids {
+                if !known.contains(cited) {
+                    self.err(
+                        offset,
+                        format!("{what} {index}: `{cited}` is not defined in spec/"),
+                    );
+                    continue;
+                }
+            }
+            let base = split_part(cited).0;
+            if !self.named.iter().any(|n| n == base) {
+                self.err(
+                    offset,
+                    format!("{what} {index}: pins `{cited}`, but `{base}` is not among the requirements it names"),
+                );
+            }
+        }
+    }
+}
+
 /// Checks a parsed file and resolves it into a [`Scenario`].
 pub fn validate(
     file: ScenarioFile,
@@ -65,6 +100,12 @@ pub fn validate(
         display,
         spec_ids,
         errors: Vec::new(),
+        named: file
+            .requirements
+            .get_ref()
+            .iter()
+            .map(|r| r.get_ref().clone())
+            .collect(),
     };
 
     if file.title.trim().is_empty() {
@@ -161,11 +202,30 @@ pub fn validate(
             );
         }
     }
+    if let Some(b) = &body {
+        let steps = steps_of(b);
+        if !steps.is_empty() && steps.iter().all(|s| !s.pins.is_empty()) {
+            for id in file.requirements.get_ref() {
+                let id = id.get_ref();
+                let pinned = steps
+                    .iter()
+                    .flat_map(|s| &s.pins)
+                    .any(|p| split_part(p).0 == id);
+                if !pinned {
+                    cx.err(
+                        Some(file.requirements.span().start),
+                        format!("`{id}` is named, but no step's `pins` names it (a file whose every step says what it pins names only what they pin)"),
+                    );
+                }
+            }
+        }
+    }
     match body {
         Some(body) if cx.errors.is_empty() => Ok(Scenario {
             id: id.to_string(),
             path: display.to_string(),
             title: file.title,
+            info: file.info,
             requirements: file
                 .requirements
                 .into_inner()
@@ -207,14 +267,18 @@ fn table(cx: &mut Ctx<'_>, cases: Vec<Spanned<Entry>>, file_setup: &SetupPatch) 
             .setup
             .as_ref()
             .map_or_else(|| file_setup.clone(), |s| file_setup.overlay(s));
-        let requirements = entry
+        let requirements: Vec<String> = entry
             .requirements
             .clone()
             .unwrap_or_default()
             .into_iter()
             .map(Spanned::into_inner)
             .collect();
-        if let Some(step) = step(cx, "case", i + 1, offset, entry) {
+        let file_named = cx.named.clone();
+        cx.named.extend(requirements.iter().cloned());
+        let made = step(cx, "case", i + 1, offset, entry);
+        cx.named = file_named;
+        if let Some(step) = made {
             out.push(Case {
                 step,
                 setup,
@@ -267,8 +331,15 @@ fn step(
         mut actions,
         expect,
         check,
+        pins,
         ..
     } = e;
+    let pins: Vec<String> = pins
+        .map(|p| {
+            cx.check_pins(&p, what, index);
+            p.into_iter().map(Spanned::into_inner).collect()
+        })
+        .unwrap_or_default();
     for (_, problems) in &actions {
         for m in problems {
             cx.err(offset, format!("{what} {index}: {m}"));
@@ -320,6 +391,7 @@ fn step(
         name,
         action,
         check,
+        pins,
     })
 }
 

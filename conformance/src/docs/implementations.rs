@@ -1,0 +1,166 @@
+//! A page per implementation, after Bowtie's: what runs, the suite it ran, both verdicts'
+//! counts, and each failing case with the runner's lines and their levels, each linked to
+//! the case on its scenario's page. A column of the table with no report gets a page that
+//! says so and how to make one.
+
+use std::collections::BTreeMap;
+
+use super::cases::View;
+use super::page::esc;
+use super::reports::{Column, Counts};
+
+fn counts_row(name: &str, c: &Counts) -> String {
+    format!(
+        "<tr><th>{name}</th><td class=\"passed\">{}</td><td class=\"failed\">{}</td><td class=\"skipped\">{}</td><td class=\"errored\">{}</td></tr>",
+        c.passed, c.failed, c.skipped, c.errored
+    )
+}
+
+/// The page body and its Markdown.
+pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, String) {
+    let label = &col.label;
+    let mut s = format!("<h1>Implementation <code>{}</code></h1>\n", esc(label));
+    let mut md = format!("# Implementation `{label}`\n\n");
+    if !col.what.is_empty() {
+        s += &format!("<p>{}</p>\n", super::markdown::inline_html(&col.what));
+        md += &format!("{}\n\n", col.what);
+    }
+    let Some((report, path)) = &col.report else {
+        let none = format!(
+            "No report was given to this build for `{label}`: `just peers-table` writes `reports/peers/{label}.json`, or pass `--report {label}=FILE`."
+        );
+        s += &format!(
+            "<p class=\"untestable\">{}</p>\n",
+            super::markdown::inline_html(&none)
+        );
+        md += &none;
+        md.push('\n');
+        return (s, md);
+    };
+    let env = &report.environment;
+    let name = env.get("name").and_then(|v| v.as_str()).unwrap_or("");
+    let version = env.get("version").and_then(|v| v.as_str()).unwrap_or("");
+    s += &format!(
+        "<p><code>{}</code> ({} {}), report <code>{}</code>, suite of spec {} <code>{}</code></p>\n",
+        esc(&report.runner.implementation),
+        esc(name),
+        esc(version),
+        esc(&path.display().to_string()),
+        esc(&report.runner.suite.spec_version),
+        esc(&report.runner.suite.hash)
+    );
+    if let Some(e) = env.get("environment") {
+        s += &format!(
+            "<p class=\"note\">declared environment: <code>{}</code></p>\n",
+            esc(&e.to_string())
+        );
+    }
+    s += "<table><tr><th>verdict</th><th>passed</th><th>failed</th><th>skipped</th><th>errored</th></tr>";
+    s += &counts_row("safety", &report.verdicts.safety);
+    s += &counts_row("exactness", &report.verdicts.exactness);
+    s += "</table>\n";
+    md += &format!(
+        "`{}` ({name} {version}), spec {} `{}`\n\n| verdict | passed | failed | skipped | errored |\n|---|---|---|---|---|\n",
+        report.runner.implementation, report.runner.suite.spec_version, report.runner.suite.hash
+    );
+    for (n, c) in [
+        ("safety", &report.verdicts.safety),
+        ("exactness", &report.verdicts.exactness),
+    ] {
+        md += &format!(
+            "| {n} | {} | {} | {} | {} |\n",
+            c.passed, c.failed, c.skipped, c.errored
+        );
+    }
+    let failing: Vec<_> = report
+        .scenarios
+        .iter()
+        .filter(|r| {
+            r.safety != "passed" && r.safety != "skipped"
+                || r.exactness == "failed"
+                || r.exactness == "errored"
+        })
+        .collect();
+    s += &format!(
+        "<h2 id=\"failing\">Failing cases ({})</h2>\n",
+        failing.len()
+    );
+    md += &format!("\n## Failing cases ({})\n\n", failing.len());
+    for r in failing {
+        let view = views.get(&r.id);
+        let title = view.map_or(r.id.as_str(), |v| v.scenario.title.as_str());
+        s += &format!(
+            "<h3 id=\"{}\"><a href=\"../scenarios/{}.html\">{}</a> <span class=\"badge {}\">safety {}</span><span class=\"badge {}\">exactness {}</span></h3>\n<p>{}</p>\n",
+            esc(&r.id),
+            esc(&r.id),
+            esc(&r.id),
+            esc(&r.safety),
+            esc(&r.safety),
+            esc(&r.exactness),
+            esc(&r.exactness),
+            super::markdown::inline_html(title)
+        );
+        md += &format!(
+            "### `{}`: safety {}, exactness {}\n\n{}\n\n",
+            r.id, r.safety, r.exactness, title
+        );
+        let mut any = false;
+        for st in r.steps.iter().filter(|st| !st.differences.is_empty()) {
+            any = true;
+            let what = view.map_or("step", |v| v.what());
+            s += &format!(
+                "<p><a href=\"../scenarios/{}.html#{what}-{}\">{what} {}</a></p><ul>",
+                esc(&r.id),
+                st.index,
+                st.index
+            );
+            for d in &st.differences {
+                s += &format!(
+                    "<li class=\"diff-{}\"><b>{}</b> <code>{}</code>: {}</li>",
+                    esc(&d.level),
+                    esc(&d.level),
+                    esc(&d.field),
+                    esc(&super::cases::cut(&d.message))
+                );
+                md += &format!(
+                    "- {what} {} ({}): `{}`\n",
+                    st.index,
+                    d.level,
+                    super::cases::cut(&d.message).replace('`', "'")
+                );
+            }
+            s += "</ul>\n";
+        }
+        if !any {
+            if let Some(reason) = &r.reason {
+                s += &format!(
+                    "<p class=\"diff-safety\">{}</p>\n",
+                    esc(&super::cases::cut(reason))
+                );
+                md += &format!("- {}\n", reason.replace('`', "'"));
+            }
+        }
+        md.push('\n');
+    }
+    let skipped: Vec<_> = report
+        .scenarios
+        .iter()
+        .filter(|r| r.safety == "skipped")
+        .collect();
+    if !skipped.is_empty() {
+        s += &format!(
+            "<details><summary>Skipped ({}), each with the runner's reason</summary><ul>",
+            skipped.len()
+        );
+        for r in skipped {
+            s += &format!(
+                "<li><a href=\"../scenarios/{}.html\">{}</a>: {}</li>",
+                esc(&r.id),
+                esc(&r.id),
+                esc(r.reason.as_deref().unwrap_or(""))
+            );
+        }
+        s += "</ul></details>\n";
+    }
+    (s, md)
+}
