@@ -37,8 +37,9 @@ VERSION = "0.171.0"
 SHIM = os.path.join(HERE, "..", "hook_shim.py")
 DRIVER = os.path.join(HERE, "driver.py")
 # The safety mode as Codex's approval policy: `untrusted` asks before every command that is
-# not on Codex's own known-safe list, which is the gate's "safe runs, the rest asks".
-APPROVAL = {None: "untrusted", "balanced": "untrusted", "autonomous": "never"}
+# not on Codex's own known-safe list, which is the gate's "safe runs, the rest asks", and
+# the nearest Codex has to strict (it has no policy that asks before everything).
+APPROVAL = {None: "untrusted", "balanced": "untrusted", "strict": "untrusted", "autonomous": "never"}
 EVENTS = {"pre_tool_use": "PreToolUse", "tool_input_transform": "PreToolUse",
           "post_tool_use": "PostToolUse"}
 DECISIONS = {"allow": "allow", "ask": "prompt", "deny": "forbidden"}
@@ -63,6 +64,7 @@ class CodexCli(core.Agent):
     name = "codex-cli"
     wire = OpenAIResponsesWire
     capabilities = ["gate", "permissions", "hooks", "fence"]
+    fence_backend = "bwrap"
     known_setup = core.Agent.known_setup | {
         "fence_policy", "workspaces", "log_dir", "limits", "choices",
         "agent_file", "settings_file", "safety", "state_dir", "resume"}
@@ -88,9 +90,8 @@ class CodexCli(core.Agent):
         s.state["codex_home"] = home
         src = mapping.Sources(setup)
         if src.safety not in APPROVAL:
-            raise Unsupported("safety %r: Codex has no approval policy that %s" % (
-                src.safety, "asks before its known-safe commands too" if src.safety == "strict"
-                else "runs known-safe commands and refuses every other without asking"))
+            raise Unsupported("safety %r: Codex has no approval policy that runs known-safe "
+                              "commands and refuses every other without asking" % src.safety)
         approval = APPROVAL[src.safety]
         if setup.get("asker", "terminal") == "none":
             approval = "never"      # nobody to ask: Codex's policy that never asks

@@ -70,6 +70,7 @@ class GeminiCli(core.Agent):
     name = "gemini-cli"
     wire = GeminiWire
     capabilities = ["gate", "permissions", "hooks", "fence"]
+    fence_backend = "bwrap"
     known_setup = core.Agent.known_setup | {
         "fence_policy", "workspaces", "log_dir", "limits", "choices",
         "agent_file", "settings_file", "safety", "state_dir", "resume"}
@@ -194,10 +195,10 @@ class GeminiCli(core.Agent):
         err = r.get("error") or {}
         kind = err.get("type")
         msg = err.get("message") or r.get("output")
-        if kind == "policy_violation":
-            by = "rule"
-        elif "hook" in (msg or "").lower() or kind and "hook" in kind:
+        if "hook" in (msg or "").lower() or "hook" in (kind or ""):
             by = "hook"
+        elif kind == "policy_violation":
+            by = "rule"
         else:
             by = "mode"
         if kind not in ("policy_violation", "tool_not_registered") and not re.search(
