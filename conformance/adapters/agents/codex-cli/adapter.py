@@ -151,6 +151,11 @@ class CodexCli(core.Agent):
             'env_key = "GATEHOUSE_SCRIPTED_KEY"', 'request_max_retries = 0', 'stream_max_retries = 0',
             '[sandbox_workspace_write]', 'network_access = false',
             'writable_roots = [%s]' % ", ".join(toml_str(r) for r in roots),
+            # A fence the person asked for (FENCE-*) covers /tmp and $TMPDIR too, which
+            # workspace-write leaves writable unless told (the runner's fixture, like
+            # any other path outside the workspace, may well be under /tmp).
+            'exclude_slash_tmp = %s' % ("true" if setup.get("fence_policy") else "false"),
+            'exclude_tmpdir_env_var = %s' % ("true" if setup.get("fence_policy") else "false"),
             '[projects.%s]' % toml_str(setup["workspace"]), 'trust_level = "trusted"',
         ]
         if hooks:
