@@ -191,10 +191,14 @@ class CodexCli(core.Agent):
     # -- one step --------------------------------------------------------------------------
 
     def script(self, s, call):
-        if call.tool != "shell":
-            raise Unsupported("tool %r: Codex's only tool for it would be a shell line (it has no "
-                              "code tool and no file tools of its own but apply_patch)" % call.tool)
-        args = {"cmd": call.line()}
+        if call.tool not in ("shell", "execute_code"):
+            raise Unsupported("tool %r: Codex has no file tools of its own but apply_patch; the "
+                              "adapter maps its shell tool only" % call.tool)
+        line = call.line()
+        if call.tool == "execute_code":
+            # Codex has no code tool: code runs as a model would run it, `python3 -c`.
+            line = "python3 -c %s" % mapping.quote(line)
+        args = {"cmd": line}
         if call.cwd:
             args["workdir"] = call.cwd if os.path.isabs(call.cwd) else os.path.join(s.cwd, call.cwd)
         return [("exec_command", args), "done"]
@@ -226,13 +230,16 @@ class CodexCli(core.Agent):
         text = results[-1] if results else ""
         exit_code, output = _unified_exec(text)
         item = items[0] if items else None
-        ran = item is not None and item.get("status") in ("completed", "failed") and \
-            (item.get("exitCode") is not None or exit_code is not None)
+        # A command that ends at once (a sandbox refusal, say) may leave no command item;
+        # the exit Codex wrote for the model still says it ran.
+        ran = (item is not None and item.get("status") in ("completed", "failed")
+               and (item.get("exitCode") is not None or exit_code is not None)) or \
+            (item is None and exit_code is not None)
         if ran:
-            if item.get("exitCode") is not None:
+            if item is not None and item.get("exitCode") is not None:
                 exit_code = item["exitCode"]
             if output is None:
-                output = item.get("aggregatedOutput") or ""
+                output = (item or {}).get("aggregatedOutput") or ""
             return core.Observed(ran=True, asked=asked, exit=exit_code, output=output)
         blocked = [h for h in hooks if h.get("status") in ("blocked", "stopped")]
         if blocked:

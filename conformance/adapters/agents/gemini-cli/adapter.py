@@ -160,9 +160,13 @@ class GeminiCli(core.Agent):
         return e
 
     def script(self, s, call):
-        if call.tool != "shell":
+        if call.tool not in ("shell", "execute_code"):
             raise Unsupported("tool %r: the adapter maps Gemini CLI's shell tool only" % call.tool)
-        args = {"command": call.line()}
+        line = call.line()
+        if call.tool == "execute_code":
+            # Gemini CLI has no code tool: code runs as a model would run it, `python3 -c`.
+            line = "python3 -c %s" % mapping.quote(line)
+        args = {"command": line}
         if call.cwd:
             args["dir_path"] = call.cwd if os.path.isabs(call.cwd) else os.path.join(s.cwd, call.cwd)
         return [("run_shell_command", args), "done"]
