@@ -204,7 +204,9 @@ class CodexCli(core.Agent):
         return [("exec_command", args), "done"]
 
     def command(self, s, call):
-        approval = "never" if call.approved else s.state["approval"]
+        # An approved call (a fence `run`) is one the person accepts when Codex asks:
+        # `never` would instead refuse what Codex asks about (`rm -f` style lines).
+        approval = "untrusted" if call.approved else s.state["approval"]
         answer = "accept" if call.if_asked == "yes" else "decline"
         argv = [sys.executable, DRIVER, binary(), s.cwd, approval, s.state["sandbox"], answer]
         if s.state["sandbox"] != "danger-full-access":
