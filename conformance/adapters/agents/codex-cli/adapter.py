@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Codex CLI (npm `@openai/codex`, pinned by install.sh) as an implementation under test:
+the whole agent, driven headless through `codex app-server` (`driver.py`) by the scripted
+model of `../scripted_model.py` on the OpenAI Responses wire (`../wires/openai_responses.py`).
+
+Each step is one turn of a fresh app-server: the scripted model calls Codex's shell tool
+(`exec_command {cmd}`), Codex applies its execpolicy rules, its approval policy, its hooks
+and its sandbox, and the driver answers Codex's approval request (when it makes one) as
+the step says the person answers. The scenario's setup becomes Codex's own configuration
+in a `CODEX_HOME` inside the fixture (README.md has the mapping field by field): patterns,
+grants and the allow list as `prefix_rule`s in `rules/gatehouse.rules`, the safety mode
+and the asker as the approval policy, the fence policy as the sandbox mode, the hooks as
+`hooks.json` entries running `../hook_shim.py` (trusted as a person trusts them: their
+hashes in `config.toml`). What is reported is read from the app-server's messages: the
+command item's status (`completed`, `failed`, `declined`), whether an approval request
+came for it, the hook runs, and the tool result the model was given.
+
+Where Codex's sandbox is off (`fence_policy = "off"`) the agent runs inside the core's
+bubblewrap confinement, so that a call Codex lets run touches nothing outside the fixture.
+"""
+
+import json
+import os
+import re
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+import agent_adapter as core  # noqa: E402
+import mapping  # noqa: E402
+from agent_adapter import AgentError, Unsupported  # noqa: E402
+from wires.openai_responses import OpenAIResponsesWire  # noqa: E402
+
+VERSION = "0.171.0"
+SHIM = os.path.join(HERE, "..", "hook_shim.py")
+DRIVER = os.path.join(HERE, "driver.py")
+# The safety mode as Codex's approval policy: `untrusted` asks before every command that is
+# not on Codex's own known-safe list, which is the gate's "safe runs, the rest asks", and
+# the nearest Codex has to strict (it has no policy that asks before everything).
+APPROVAL = {None: "untrusted", "balanced": "untrusted", "strict": "untrusted", "autonomous": "never"}
+EVENTS = {"pre_tool_use": "PreToolUse", "tool_input_transform": "PreToolUse",
+          "post_tool_use": "PostToolUse"}
+DECISIONS = {"allow": "allow", "ask": "prompt", "deny": "forbidden"}
+
+
+def binary():
+    override = os.environ.get("GATEHOUSE_CODEX")
+    if override:
+        return override
+    return core.npm_bin("codex-cli", ".bin", "codex")
+
+
+def rule(words, decision):
+    return "prefix_rule(pattern=%s, decision=%s)\n" % (json.dumps(words), json.dumps(decision))
+
+
+def toml_str(s):
+    return json.dumps(str(s))
+
+
+class CodexCli(core.Agent):
+    name = "codex-cli"
+    wire = OpenAIResponsesWire
+    capabilities = ["gate", "permissions", "hooks", "fence"]
+    fence_backend = "bwrap"
+    known_setup = core.Agent.known_setup | {
+        "fence_policy", "workspaces", "log_dir", "limits", "choices",
+        "agent_file", "settings_file", "safety", "state_dir", "resume"}
+
+    def __init__(self):
+        self.version = core.version_of([binary(), "--version"], VERSION).split(" ")[-1]
+
+    def check_setup(self, setup):
+        super().check_setup(setup)
+        if setup.get("limits") is not None:
+            raise Unsupported("limits: Codex cannot be made to act as on a poorer kernel")
+        if setup.get("choices") is not None:
+            raise Unsupported("choices: Codex's sandbox has no counterpart for gatehouse exec's flags")
+        for g in setup.get("grants") or []:
+            if g.get("tool", "shell") != "shell":
+                raise Unsupported("grant for %s: Codex has no code tool" % g.get("tool"))
+
+    # -- configuration -------------------------------------------------------------------
+
+    def prepare(self, s):
+        setup = s.setup
+        home = s.dirs["config"]
+        s.state["codex_home"] = home
+        src = mapping.Sources(setup)
+        if src.safety not in APPROVAL:
+            raise Unsupported("safety %r: Codex has no approval policy that runs known-safe "
+                              "commands and refuses every other without asking" % src.safety)
+        approval = APPROVAL[src.safety]
+        if setup.get("asker", "terminal") == "none":
+            approval = "never"      # nobody to ask: Codex's policy that never asks
+        policy = setup.get("fence_policy")
+        sandbox = "danger-full-access" if policy == "off" else "workspace-write"
+        s.state.update(approval=approval, sandbox=sandbox, safety=src.safety or "")
+
+        rules = []
+        for lst, pattern, origin in src.patterns():
+            rules.append(rule(mapping.shell_prefix(pattern), DECISIONS[lst]))
+        for g in setup.get("grants") or []:
+            words = g["key"].split() if g["kind"] == "family" else _words(g["key"])
+            rules.append(rule(words, "allow"))
+        for line in setup.get("allow_list") or []:
+            rules.append(rule(_words(line), "allow"))
+        os.makedirs(os.path.join(home, "rules"), exist_ok=True)
+        with open(os.path.join(home, "rules", "gatehouse.rules"), "w") as f:
+            f.writelines(rules)
+
+        hooks = {}
+        for event, matcher, m, h in src.hooks():
+            name = EVENTS.get(event)
+            if name is None:
+                raise Unsupported("hooks.%s: Codex has no such event" % event)
+            if h.get("type") != "command":
+                raise Unsupported("hooks.%s: a %r hook (Codex runs commands only)" % (event, h.get("type")))
+            cmd = "%s %s codex %s %s -- %s" % (mapping.quote(sys.executable), mapping.quote(SHIM), event,
+                                              mapping.quote(s.state["safety"]), mapping.quote(h.get("command", "")))
+            if h.get("env"):
+                cmd = "env %s %s" % (" ".join(mapping.quote("%s=%s" % kv) for kv in h["env"].items()), cmd)
+            entry = {"hooks": [dict({"type": "command", "command": cmd},
+                                    **({"timeout": h["timeout"]} if h.get("timeout") is not None else {}))]}
+            if matcher is not None:
+                names = set()
+                for part in str(matcher).split("|"):
+                    if part.strip().lower() not in ("shell", "*"):
+                        raise Unsupported("hook matcher %r: Codex's only shell tool is Bash" % matcher)
+                    names.add("Bash")
+                entry["matcher"] = "|".join(sorted(names))
+            hooks.setdefault(name, []).append(entry)
+        if hooks:
+            with open(os.path.join(home, "hooks.json"), "w") as f:
+                json.dump({"hooks": hooks}, f, indent=1)
+        self._write_config(s, bool(hooks), trusted={})
+        if hooks:
+            self._trust_hooks(s)
+
+    def _write_config(self, s, hooks, trusted):
+        setup = s.setup
+        roots = (setup.get("workspaces") or [])[1:]
+        lines = [
+            'model = "scripted"', 'model_provider = "scripted"',
+            'check_for_update_on_startup = false',
+            '[analytics]', 'enabled = false',
+            '[model_providers.scripted]', 'name = "scripted"',
+            'base_url = %s' % toml_str(s.model.url + "/v1"), 'wire_api = "responses"',
+            'env_key = "GATEHOUSE_SCRIPTED_KEY"', 'request_max_retries = 0', 'stream_max_retries = 0',
+            '[sandbox_workspace_write]', 'network_access = false',
+            'writable_roots = [%s]' % ", ".join(toml_str(r) for r in roots),
+            # A fence the person asked for (FENCE-*) covers /tmp and $TMPDIR too, which
+            # workspace-write leaves writable unless told (the runner's fixture, like
+            # any other path outside the workspace, may well be under /tmp).
+            'exclude_slash_tmp = %s' % ("true" if setup.get("fence_policy") else "false"),
+            'exclude_tmpdir_env_var = %s' % ("true" if setup.get("fence_policy") else "false"),
+            '[projects.%s]' % toml_str(setup["workspace"]), 'trust_level = "trusted"',
+        ]
+        if hooks:
+            lines += ['[features]', 'hooks = true']
+        for key, digest in trusted.items():
+            lines += ['[hooks.state.%s]' % toml_str(key), 'trusted_hash = %s' % toml_str(digest)]
+        with open(os.path.join(s.state["codex_home"], "config.toml"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def _trust_hooks(self, s):
+        """What a person does once after writing hooks: trust them (Codex skips untrusted
+        hooks silently). The hashes are Codex's own, read back through `hooks/list`."""
+        res = core.run_process([sys.executable, DRIVER, binary(), s.cwd, "--list-hooks"],
+                               self.env(s), s.cwd, deadline_s=30)
+        trusted = {}
+        for line in res.stdout.splitlines():
+            m = json.loads(line)
+            for entry in (m.get("result") or {}).get("data") or []:
+                if entry.get("errors"):
+                    raise AgentError("Codex does not load the hooks: %s" % entry["errors"])
+                for h in entry.get("hooks") or []:
+                    trusted[h["key"]] = h["currentHash"]
+        if not trusted:
+            raise AgentError("Codex lists none of the hooks written; last stderr:\n%s" % res.last_stderr())
+        self._write_config(s, True, trusted)
+
+    def env(self, s):
+        e = super().env(s)
+        e.update(CODEX_HOME=s.state["codex_home"], GATEHOUSE_SCRIPTED_KEY="sk-scripted-model",
+                 RUST_LOG="error")
+        return e
+
+    # -- one step --------------------------------------------------------------------------
+
+    def script(self, s, call):
+        if call.tool not in ("shell", "execute_code"):
+            raise Unsupported("tool %r: Codex has no file tools of its own but apply_patch; the "
+                              "adapter maps its shell tool only" % call.tool)
+        line = call.line()
+        if call.tool == "execute_code":
+            # Codex has no code tool: code runs as a model would run it, `python3 -c`.
+            line = "python3 -c %s" % mapping.quote(line)
+        args = {"cmd": line}
+        if call.cwd:
+            args["workdir"] = call.cwd if os.path.isabs(call.cwd) else os.path.join(s.cwd, call.cwd)
+        return [("exec_command", args), "done"]
+
+    def command(self, s, call):
+        # An approved call (a fence `run`) is one the person accepts when Codex asks:
+        # `never` would instead refuse what Codex asks about (`rm -f` style lines).
+        approval = "untrusted" if call.approved else s.state["approval"]
+        answer = "accept" if call.if_asked == "yes" else "decline"
+        argv = [sys.executable, DRIVER, binary(), s.cwd, approval, s.state["sandbox"], answer]
+        if s.state["sandbox"] != "danger-full-access":
+            return argv
+        return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
+
+    def observe(self, s, call, result, requests):
+        msgs = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+        asked = any("answered" in m for m in msgs)
+        items = [m["params"]["item"] for m in msgs if m.get("method") == "item/completed"
+                 and m["params"]["item"].get("type") == "commandExecution"]
+        hooks = [m["params"]["run"] for m in msgs if m.get("method") == "hook/completed"]
+        done = any(m.get("method") == "turn/completed" for m in msgs)
+        results = []
+        for r in requests:
+            if r.get("body") and not r.get("side") and r.get("turn"):
+                results = OpenAIResponsesWire().tool_results(r["body"])
+        if not done:
+            raise AgentError("Codex did not finish the turn (driver exit %s); last stderr:\n%s"
+                             % (result.rc, result.last_stderr()))
+        if not items and not results:
+            raise AgentError("Codex gave the scripted call no result; last stderr:\n%s" % result.last_stderr())
+        text = results[-1] if results else ""
+        exit_code, output = _unified_exec(text)
+        item = items[0] if items else None
+        # A command that ends at once (a sandbox refusal, say) may leave no command item;
+        # the exit Codex wrote for the model still says it ran.
+        ran = (item is not None and item.get("status") in ("completed", "failed")
+               and (item.get("exitCode") is not None or exit_code is not None)) or \
+            (item is None and exit_code is not None)
+        if ran:
+            if item is not None and item.get("exitCode") is not None:
+                exit_code = item["exitCode"]
+            if output is None:
+                output = (item or {}).get("aggregatedOutput") or ""
+            return core.Observed(ran=True, asked=asked, exit=exit_code, output=output)
+        blocked = [h for h in hooks if h.get("status") in ("blocked", "stopped")]
+        if blocked:
+            by = "hook"
+        elif item is not None and item.get("status") == "declined":
+            by = "user"
+        elif "policy forbids" in text:
+            by = "rule"
+        else:
+            by = "mode"
+        return core.Observed(ran=False, asked=asked, denied=True, by=by, message=text or None)
+
+    def held_by(self, s):
+        return "off" if s.state.get("sandbox") == "danger-full-access" else "bwrap"
+
+
+def _words(line):
+    import shlex
+    try:
+        return shlex.split(line)
+    except ValueError:
+        raise Unsupported("%r: not a line Codex's command-prefix rules can split" % line)
+
+
+UNIFIED = re.compile(r"Process exited with code (-?\d+)")
+
+
+def _unified_exec(text):
+    """(exit, output) from the text Codex's unified exec gives the model, or (None, None)."""
+    m = UNIFIED.search(text or "")
+    if not m:
+        return None, None
+    _, sep, out = text.partition("\nOutput:\n")
+    return int(m.group(1)), out if sep else ""
+
+
+if __name__ == "__main__":
+    core.serve(CodexCli())

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Gemini CLI (npm `@google/gemini-cli`, pinned by install.sh) as an implementation under
+test: the whole agent, driven headless (`gemini -p ... -o stream-json`) by the scripted
+model of `../scripted_model.py` on Gemini's generateContent wire (`../wires/gemini.py`).
+
+Each step is one headless run: the scripted model calls Gemini's shell tool
+(`run_shell_command {command}`), Gemini applies its policy engine, its approval mode, its
+BeforeTool hooks and its tool sandbox, and the adapter reads the outcome from the stream:
+the `tool_result` event's `status` (`success` or `error`) and `error.type`
+(`policy_violation`, `tool_not_registered`, ...), and the function response the model was
+given. The scenario's setup becomes Gemini's own configuration in a `GEMINI_CLI_HOME`
+inside the fixture (README.md has the mapping field by field): patterns, grants and the
+allow list as policy rules in `.gemini/policies/gatehouse.toml`, the safety mode as
+`--approval-mode`, the hooks as `hooks.BeforeTool`/`AfterTool` running `../hook_shim.py`,
+the fence policy as `security.toolSandboxing` (Gemini's bubblewrap sandbox per tool call).
+
+Gemini CLI has no headless way to ask: a call its policy would ask about ends in an error
+("requires user confirmation, which is not supported in non-interactive mode"), which is
+reported as `deny` (asked: false), and an `answer` of `once` runs the call again with the
+same configuration, where it is refused again. Where the tool sandbox is off, the agent
+runs inside the core's bubblewrap confinement.
+"""
+
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+import agent_adapter as core  # noqa: E402
+import mapping  # noqa: E402
+from agent_adapter import AgentError, Unsupported  # noqa: E402
+from wires.gemini import GeminiWire  # noqa: E402
+
+VERSION = "0.61.0"
+MODEL = "gemini-2.5-flash"
+SHIM = os.path.join(HERE, "..", "hook_shim.py")
+# The safety mode as Gemini's approval mode. Headless, `default` refuses every call it
+# would confirm (and does not offer the shell tool at all); only `yolo` runs one.
+MODES = {None: "default", "strict": "default", "balanced": "default", "restricted": "default",
+         "autonomous": "yolo"}
+EVENTS = {"pre_tool_use": "BeforeTool", "tool_input_transform": "BeforeTool",
+          "post_tool_use": "AfterTool"}
+DECISIONS = {"allow": "allow", "ask": "ask_user", "deny": "deny"}
+# Policy priorities: a deny outranks an ask outranks an allow, whatever their order
+# (PERM-SRC-1, -3); all sit above Gemini's own mode rules.
+PRIORITY = {"deny": 900, "ask": 800, "allow": 700}
+
+
+def binary():
+    override = os.environ.get("GATEHOUSE_GEMINI")
+    if override:
+        return override
+    return core.npm_bin("gemini-cli", ".bin", "gemini")
+
+
+def toml_rule(decision, priority, prefix=None, regex=None):
+    out = ['[[rule]]', 'toolName = "run_shell_command"']
+    if prefix is not None:
+        out.append("commandPrefix = %s" % json.dumps(prefix))
+    if regex is not None:
+        out.append("commandRegex = %s" % json.dumps(regex))
+    out += ["decision = %s" % json.dumps(decision), "priority = %d" % priority, ""]
+    return "\n".join(out)
+
+
+class GeminiCli(core.Agent):
+    name = "gemini-cli"
+    wire = GeminiWire
+    capabilities = ["gate", "permissions", "hooks", "fence"]
+    fence_backend = "bwrap"
+    known_setup = core.Agent.known_setup | {
+        "fence_policy", "workspaces", "log_dir", "limits", "choices",
+        "agent_file", "settings_file", "safety", "state_dir", "resume"}
+
+    def __init__(self):
+        self.version = core.version_of([binary(), "--version"], VERSION).split(" ")[-1]
+
+    def check_setup(self, setup):
+        super().check_setup(setup)
+        if setup.get("limits") is not None:
+            raise Unsupported("limits: Gemini CLI cannot be made to act as on a poorer kernel")
+        if setup.get("choices") is not None:
+            raise Unsupported("choices: Gemini CLI's tool sandbox has no counterpart for "
+                              "gatehouse exec's flags")
+        if (setup.get("workspaces") or [])[1:]:
+            raise Unsupported("workspaces: the adapter does not map extra workspace roots")
+        for g in setup.get("grants") or []:
+            if g.get("tool", "shell") != "shell":
+                raise Unsupported("grant for %s: Gemini CLI has no code tool" % g.get("tool"))
+
+    def prepare(self, s):
+        setup = s.setup
+        gdir = os.path.join(s.dirs["config"], ".gemini")
+        os.makedirs(os.path.join(gdir, "policies"), exist_ok=True)
+        src = mapping.Sources(setup)
+        if src.safety not in MODES:
+            raise Unsupported("safety %r: no Gemini CLI approval mode" % src.safety)
+        s.state["mode"] = MODES[src.safety]
+        rules = []
+        for lst, pattern, origin in src.patterns():
+            rules.append(toml_rule(DECISIONS[lst], PRIORITY[lst],
+                                   prefix=" ".join(mapping.shell_prefix(pattern))))
+        for g in setup.get("grants") or []:
+            if g["kind"] == "family":
+                rules.append(toml_rule("allow", PRIORITY["allow"], prefix=g["key"]))
+            else:
+                rules.append(toml_rule("allow", PRIORITY["allow"], regex=re.escape(g["key"]) + '"'))
+        for line in setup.get("allow_list") or []:
+            rules.append(toml_rule("allow", PRIORITY["allow"], regex=re.escape(line) + '"'))
+        with open(os.path.join(gdir, "policies", "gatehouse.toml"), "w") as f:
+            f.write("\n".join(rules))
+
+        hooks = {}
+        for event, matcher, m, h in src.hooks():
+            name = EVENTS.get(event)
+            if name is None:
+                raise Unsupported("hooks.%s: Gemini CLI has no such event" % event)
+            if h.get("type") != "command":
+                raise Unsupported("hooks.%s: a %r hook (Gemini CLI runs commands only)" % (event, h.get("type")))
+            cmd = "%s %s gemini %s %s -- %s" % (mapping.quote(sys.executable), mapping.quote(SHIM), event,
+                                               mapping.quote(src.safety or ""), mapping.quote(h.get("command", "")))
+            if h.get("env"):
+                cmd = "env %s %s" % (" ".join(mapping.quote("%s=%s" % kv) for kv in h["env"].items()), cmd)
+            hook = {"type": "command", "command": cmd}
+            if h.get("timeout") is not None:
+                hook["timeout"] = int(h["timeout"]) * 1000
+            entry = {"hooks": [hook]}
+            if matcher is not None:
+                for part in str(matcher).split("|"):
+                    if part.strip().lower() not in ("shell", "*"):
+                        raise Unsupported("hook matcher %r: Gemini CLI's only shell tool is "
+                                          "run_shell_command" % matcher)
+                entry["matcher"] = "run_shell_command"
+            hooks.setdefault(name, []).append(entry)
+
+        policy = setup.get("fence_policy")
+        s.state["sandbox"] = policy in ("required", "degraded")
+        settings = {
+            "security": {"auth": {"selectedType": "gemini-api-key"},
+                         "toolSandboxing": s.state["sandbox"]},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        }
+        if hooks:
+            settings["hooks"] = hooks
+        with open(os.path.join(gdir, "settings.json"), "w") as f:
+            json.dump(settings, f, indent=1)
+
+    def env(self, s):
+        e = super().env(s)
+        e.update(GEMINI_CLI_HOME=s.dirs["config"], GOOGLE_GEMINI_BASE_URL=s.model.url,
+                 GEMINI_API_KEY="scripted-model-key", GEMINI_TELEMETRY_ENABLED="false",
+                 GEMINI_CLI_NO_RELAUNCH="1")
+        for k in ("GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_GENAI_USE_VERTEXAI"):
+            e.pop(k, None)
+        return e
+
+    def script(self, s, call):
+        if call.tool not in ("shell", "execute_code"):
+            raise Unsupported("tool %r: the adapter maps Gemini CLI's shell tool only" % call.tool)
+        line = call.line()
+        if call.tool == "execute_code":
+            # Gemini CLI has no code tool: code runs as a model would run it, `python3 -c`.
+            line = "python3 -c %s" % mapping.quote(line)
+        args = {"command": line}
+        if call.cwd:
+            args["dir_path"] = call.cwd if os.path.isabs(call.cwd) else os.path.join(s.cwd, call.cwd)
+        return [("run_shell_command", args), "done"]
+
+    def command(self, s, call):
+        mode = "yolo" if call.approved else s.state["mode"]
+        argv = [binary(), "--skip-trust", "-m", MODEL, "-o", "stream-json",
+                "--approval-mode", mode, "-p", "Do the task."]
+        if s.state["sandbox"]:
+            return argv
+        return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
+
+    def observe(self, s, call, result, requests):
+        events = [json.loads(line) for line in result.stdout.splitlines()
+                  if line.strip().startswith("{")]
+        uses = [e for e in events if e.get("type") == "tool_use"]
+        res = [e for e in events if e.get("type") == "tool_result"]
+        if not uses or not res:
+            raise AgentError("Gemini CLI gave the scripted call no result (exit %s); last stderr:\n%s"
+                             % (result.rc, result.last_stderr()))
+        r = res[0]
+        given = ""
+        for req in requests:
+            if req.get("body") and not req.get("side") and req.get("turn"):
+                found = GeminiWire().tool_results(req["body"])
+                given = found[-1] if found else given
+        if r.get("status") == "success":
+            exit_code, output = _shell_result(given, r.get("output") or "")
+            return core.Observed(ran=True, exit=exit_code, output=output)
+        err = r.get("error") or {}
+        kind = err.get("type")
+        msg = err.get("message") or r.get("output")
+        if "hook" in (msg or "").lower() or "hook" in (kind or ""):
+            by = "hook"
+        elif kind == "policy_violation":
+            by = "rule"
+        else:
+            by = "mode"
+        if kind not in ("policy_violation", "tool_not_registered") and not re.search(
+                r"confirmation|denied|blocked|hook", msg or "", re.I):
+            # An error from the run itself (the tool started and failed): report it as run.
+            exit_code, output = _shell_result(given, r.get("output") or "")
+            if exit_code is not None:
+                return core.Observed(ran=True, exit=exit_code, output=output)
+        return core.Observed(ran=False, denied=True, by=by, message=msg)
+
+    def held_by(self, s):
+        return "bwrap" if s.state.get("sandbox") else "off"
+
+
+EXIT = re.compile(r"Exit Code: (-?\d+)")
+
+
+def _shell_result(given, shown):
+    """(exit, output) from the function response the model was given (Gemini writes
+    `Exit Code: N` there when it is not 0) and the stream's display of the output."""
+    m = EXIT.search(given or "")
+    return (int(m.group(1)) if m else 0), shown
+
+
+if __name__ == "__main__":
+    core.serve(GeminiCli())

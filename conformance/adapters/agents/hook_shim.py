@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Runs one hook of a scenario's agent file as an agent's own hook, translating only the
+JSON shapes (used by the Codex CLI and Gemini CLI adapters; Claude Code reads the
+scenario's hooks as they are).
+
+    hook_shim.py FORMAT EVENT SAFETY -- COMMAND
+
+The agent starts this program where its configuration names a hook; it reads the agent's
+hook input on stdin, gives the scenario's hook (`sh -c COMMAND`, in the same process
+group, so that whatever the agent does to the shim's group it does to the hook) the
+object hooks.md section 3 describes (`hook_event_name`, `tool_name` `shell`, `tool_input`
+`{"cmd": ...}`, `cwd`, `session_id`, `tool_use_id`, `safety_policy`, and the agent's own
+object under `agent_input`), and passes back what the hook did:
+
+- its exit status unchanged (2 stays a block, 1 stays a crash, a signal is re-raised on
+  the shim), with its stderr;
+- on exit 0, its stdout translated into the agent's answer when it is one JSON object
+  holding a decision or a rewritten input (the seed's `permission_decision`,
+  `hook_specific_output`, or Claude Code's `hookSpecificOutput`); any other stdout
+  (empty, `{}`, garbage) is passed through byte for byte, so the agent meets it as it is.
+
+FORMAT `codex` answers Claude Code's shape (`hookSpecificOutput.permissionDecision`,
+`updatedInput` as `{"command": ...}`), which Codex reads; `gemini` answers Gemini CLI's
+(`{"decision", "reason", "hookSpecificOutput": {"tool_input": {"command": ...}}}`).
+Standard library only.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+EVENTS = {"PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use",
+          "BeforeTool": "pre_tool_use", "AfterTool": "post_tool_use"}
+
+
+def gatehouse_input(agent_in, event, safety):
+    ti = agent_in.get("tool_input") if isinstance(agent_in, dict) else None
+    cmd = ti.get("command") if isinstance(ti, dict) else None
+    out = {"agent_name": "root", "cwd": agent_in.get("cwd", os.getcwd()),
+           "hook_event_name": event, "safety_policy": safety,
+           "session_id": agent_in.get("session_id"), "tool_name": "shell",
+           "tool_input": {"cmd": cmd} if cmd is not None else ti,
+           "tool_use_id": agent_in.get("tool_use_id"), "agent_input": agent_in}
+    if "tool_response" in agent_in:
+        out["tool_response"] = agent_in["tool_response"]
+    return out
+
+
+def decision_of(ans):
+    """(decision, reason, updated_input) from any of the accepted shapes, or None."""
+    for node in (ans, ans.get("hook_specific_output"), ans.get("hookSpecificOutput")):
+        if not isinstance(node, dict):
+            continue
+        d = node.get("permission_decision") or node.get("permissionDecision")
+        r = node.get("permission_decision_reason") or node.get("permissionDecisionReason")
+        u = node.get("updated_input") or node.get("updatedInput")
+        if d or u:
+            return d, r, u
+    return None
+
+
+def translate(fmt, ans):
+    found = decision_of(ans)
+    if found is None:
+        return None
+    d, r, u = found
+    cmd = u.get("cmd", u.get("command")) if isinstance(u, dict) else None
+    if fmt == "codex":
+        hso = {"hookEventName": "PreToolUse"}
+        if d:
+            hso["permissionDecision"] = d
+        if r:
+            hso["permissionDecisionReason"] = r
+        if cmd is not None:
+            hso["updatedInput"] = {"command": cmd}
+        return {"hookSpecificOutput": hso}
+    out = {}
+    if d:
+        out["decision"] = d
+    if r:
+        out["reason"] = r
+    if cmd is not None:
+        out["hookSpecificOutput"] = {"tool_input": {"command": cmd}}
+    return out
+
+
+def main():
+    fmt, event, safety, dashdash, command = sys.argv[1:6]
+    raw = sys.stdin.read()
+    try:
+        agent_in = json.loads(raw)
+    except ValueError:
+        agent_in = {}
+    event = EVENTS.get(agent_in.get("hook_event_name"), event) if isinstance(agent_in, dict) else event
+    data = json.dumps(gatehouse_input(agent_in if isinstance(agent_in, dict) else {}, event, safety)) + "\n"
+    p = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        out, _ = p.communicate(data.encode())
+    except BrokenPipeError:
+        out = p.stdout.read()
+        p.wait()
+    if p.returncode < 0:
+        sys.stdout.buffer.write(out)
+        sys.stdout.flush()
+        signal.signal(-p.returncode, signal.SIG_DFL)
+        os.kill(os.getpid(), -p.returncode)
+    if p.returncode == 0:
+        try:
+            ans = json.loads(out)
+        except ValueError:
+            ans = None
+        new = translate(fmt, ans) if isinstance(ans, dict) else None
+        if new is not None:
+            out = json.dumps(new).encode()
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    sys.exit(p.returncode)
+
+
+if __name__ == "__main__":
+    main()

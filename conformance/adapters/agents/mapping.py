@@ -1,0 +1,117 @@
+"""What the Codex CLI and Gemini CLI adapters read alike from a scenario's setup: the
+agent file and the person's settings file (permissions.md section 8), the safety mode in
+force (PERM-MODE-4), the pattern lists by source, and the hooks, each as plain data that
+the agent's adapter then writes in its own configuration or answers `unsupported`.
+
+A pattern is split as PERM-PAT-1 and -2 say (`tool` glob, then `:key=value` conditions);
+`shell_prefix` says whether a `shell:cmd=` value is a run of literal words that a
+command-prefix rule (the only kind of rule either agent has) can express, and how.
+Standard library and PyYAML (the reading of YAML is the agents' test's, not the agent's).
+"""
+
+import re
+
+from agent_adapter import AgentError, Unsupported
+
+COND = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)=")
+GLOB_CHARS = set("*?[\\")
+
+
+def load_yaml(path, what):
+    try:
+        import yaml
+    except ImportError:
+        raise Unsupported("%s: reading YAML needs PyYAML, which this python3 lacks" % what)
+    try:
+        with open(path) as f:
+            data = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError) as e:
+        raise AgentError("%s %s does not load: %s" % (what, path, e))
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise AgentError("%s %s is not a mapping" % (what, path))
+    return data
+
+
+class Sources:
+    """The agent file's root agent, its patterns, the settings file's, and the mode."""
+
+    def __init__(self, setup):
+        self.agent = {}
+        self.agent_perms = {}
+        self.person = {}
+        if setup.get("agent_file"):
+            doc = load_yaml(setup["agent_file"], "agent file")
+            agents = doc.get("agents") or {}
+            if "root" not in agents and len(agents) != 1:
+                raise AgentError("agent file: no agent named root")
+            self.agent = agents.get("root") or next(iter(agents.values())) or {}
+            self.agent_perms = doc.get("permissions") or {}
+        if setup.get("settings_file"):
+            self.person = load_yaml(setup["settings_file"], "settings file").get("settings") or {}
+        self.person_perms = self.person.get("permissions") or {}
+        self.safety = setup.get("safety") or self.person.get("safety") or self.agent.get("safety")
+        if self.safety == "yolo":
+            self.safety = "autonomous"
+        self.safety_source = ("flag" if setup.get("safety") else "settings" if self.person.get("safety")
+                              else "agent_file" if self.agent.get("safety") else "default")
+
+    def patterns(self):
+        """(list, pattern, origin) for every pattern of both files."""
+        out = []
+        for origin, perms in (("agent_file", self.agent_perms), ("settings", self.person_perms)):
+            if not isinstance(perms, dict) or set(perms) - {"allow", "ask", "deny"}:
+                raise Unsupported("%s permissions %r: not the lists allow/ask/deny" % (origin, perms))
+            for lst in ("allow", "ask", "deny"):
+                for p in perms.get(lst) or []:
+                    out.append((lst, str(p), origin))
+        return out
+
+    def hooks(self):
+        """(event, matcher glob or None, hook dict) for every hook of the root agent."""
+        out = []
+        for event, matchers in (self.agent.get("hooks") or {}).items():
+            for m in matchers or []:
+                for h in m.get("hooks") or []:
+                    out.append((event, m.get("matcher"), m, h))
+        return out
+
+
+def split_pattern(pattern):
+    """(tool glob, [(key, value)]) as PERM-PAT-1/-2 read it."""
+    marks = list(COND.finditer(pattern))
+    if not marks:
+        return pattern, []
+    tool = pattern[:marks[0].start()]
+    conds = []
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(pattern)
+        conds.append((m.group(1), pattern[m.end():end]))
+    return tool, conds
+
+
+def shell_prefix(pattern):
+    """The words of a `shell:cmd=WORDS*` pattern, for a command-prefix rule, or raises
+    Unsupported saying why the agent's rules cannot say it. `WORDS *` and `WORDS*` both
+    give WORDS (a prefix rule matches whole words: `rm*` is read as the command `rm`, not
+    also `rmdir`, a difference the README records); a value with no final `*`, a glob
+    character elsewhere, or another condition cannot be said."""
+    tool, conds = split_pattern(pattern)
+    if tool.lower() != "shell":
+        raise Unsupported("pattern %r: only shell patterns have a counterpart (a command-prefix rule)"
+                          % pattern)
+    if len(conds) != 1 or conds[0][0].lower() != "cmd":
+        raise Unsupported("pattern %r: a command-prefix rule takes one cmd condition" % pattern)
+    value = conds[0][1]
+    if not value.endswith("*") or any(c in GLOB_CHARS for c in value[:-1]):
+        raise Unsupported("pattern %r: a command-prefix rule cannot say a glob other than WORDS*"
+                          % pattern)
+    words = value[:-1].split()
+    if not words:
+        raise Unsupported("pattern %r: a command-prefix rule needs at least one word" % pattern)
+    return words
+
+
+def quote(s):
+    return "'" + str(s).replace("'", "'\"'\"'") + "'"
