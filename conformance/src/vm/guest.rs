@@ -281,6 +281,16 @@ fn judge(
         "no"
     };
     for probe in port.events_of("probe") {
+        if let Some(abi) = probe.strip_prefix("landlock=") {
+            if abi != boot.plan.landlock_abi.to_string() {
+                return Some(format!(
+                    "kernels.toml declares landlock_abi = {} for {}, but the guest's kernel answers {abi}",
+                    boot.plan.landlock_abi,
+                    boot.plan.label()
+                ));
+            }
+            continue;
+        }
         if !probe.ends_with(&format!("userns={want}")) {
             return Some(format!(
                 "kernels.toml declares user_namespaces = {} for {}, but the guest's probe says {probe}",
@@ -563,6 +573,16 @@ mod tests {
             "GATEHOUSE booted 6.1.0\\nGATEHOUSE probe user=root userns=no\\nGATEHOUSE done\\n";
         let r = boot_fake(port, "exit 0", LONG);
         assert!(r.error.unwrap().contains("declares user_namespaces = true"));
+    }
+
+    #[test]
+    fn a_landlock_abi_that_contradicts_kernels_toml_fails_loudly() {
+        let port = "GATEHOUSE booted 6.1.0\\nGATEHOUSE probe user=root userns=yes\\nGATEHOUSE probe landlock=0\\nGATEHOUSE done\\n";
+        let r = boot_fake(port, "exit 0", LONG);
+        assert!(r.error.unwrap().contains("declares landlock_abi = 2"));
+        let port = "GATEHOUSE booted 6.1.0\\nGATEHOUSE probe landlock=2\\nGATEHOUSE done\\n";
+        let r = boot_fake(port, "exit 0", LONG);
+        assert!(!r.error.unwrap_or_default().contains("landlock_abi"));
     }
 
     #[test]
