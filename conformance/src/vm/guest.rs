@@ -132,6 +132,13 @@ pub fn qemu_command(boot: &Boot, console: &Path, port: &Path) -> Command {
     if !boot.plan.cmdline.is_empty() {
         append.push(boot.plan.cmdline.clone());
     }
+    // Extra kernel parameters for experiments on the guests' cost (benches/README.md).
+    if let Some(extra) = std::env::var("GATEHOUSE_VM_APPEND")
+        .ok()
+        .filter(|e| !e.trim().is_empty())
+    {
+        append.push(extra);
+    }
     let mut cmd = Command::new(&boot.qemu);
     cmd.args(["-accel", &boot.accel, "-M", "q35", "-nic", "none"]);
     if boot.accel == "kvm" {

@@ -245,11 +245,18 @@ pub fn main(
     );
     let results = run_all(boots, jobs);
     let command = command_line();
+    let host_only = matrix::HostOnly {
+        decision_scenarios: decision_tier_count(
+            &images.parent().unwrap_or(&images).join("scenarios"),
+            &args.run_args,
+        ),
+    };
     let md = matrix::write(
         &out_dir,
         &results,
         &command,
         started.elapsed().as_secs_f64(),
+        &host_only,
     )?;
     print!("{md}");
     Ok(if results.iter().all(matrix::guest_green) {
@@ -257,6 +264,37 @@ pub fn main(
     } else {
         exit::FAILURE
     })
+}
+
+/// How many scenarios of the decision tier the run options select: what a guest that runs
+/// the enforcement tier only leaves to the host. `None` when the scenarios cannot be read
+/// here (the report then names the tier without a count).
+fn decision_tier_count(scenarios: &Path, run_args: &[String]) -> Option<usize> {
+    let loaded = crate::scenario::load_dir(scenarios, None).ok()?;
+    let (mut filters, mut excludes) = (Vec::new(), Vec::new());
+    let mut it = run_args.iter();
+    while let Some(a) = it.next() {
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (a.as_str(), None),
+        };
+        let into = match flag {
+            "--filter" => &mut filters,
+            "--exclude" => &mut excludes,
+            _ => continue,
+        };
+        if let Some(v) = inline.or_else(|| it.next().cloned()) {
+            into.push(v);
+        }
+    }
+    let picked =
+        crate::filter::select_all(&filters, &excludes, loaded.scenarios, |s| s.id.as_str()).ok()?;
+    Some(
+        picked
+            .iter()
+            .filter(|s| s.tier == crate::scenario::Tier::Decision)
+            .count(),
+    )
 }
 
 fn command_line() -> String {
