@@ -105,7 +105,7 @@ pub enum VmError {
         known: Vec<String>,
     },
     /// `GATEHOUSE_ACCEL` is neither `tcg` nor `kvm`.
-    #[error("GATEHOUSE_ACCEL={value}: use tcg or kvm")]
+    #[error("GATEHOUSE_ACCEL={value}: use tcg, kvm or auto")]
     Accel {
         /// The value found.
         value: String,

@@ -144,8 +144,9 @@ pub fn main(
             p.decision_tier = true;
         }
     }
-    let accel = match std::env::var("GATEHOUSE_ACCEL").as_deref() {
+    let requested = match std::env::var("GATEHOUSE_ACCEL").as_deref() {
         Ok("kvm") => "kvm".to_string(),
+        Ok("auto") => "auto".to_string(),
         Ok("tcg") | Err(_) => "tcg".to_string(),
         Ok(other) => {
             return Err(VmError::Accel {
@@ -181,6 +182,19 @@ pub fn main(
     // The guest's root is a tmpfs filled from the initramfs: room for the archive, its
     // unpacked copy and the tmpfs copy, beside what kernels.toml gives the suite.
     let memory_mib = file.defaults.memory_mib + 3 * built.initramfs_mib;
+    let accel = if requested == "auto" {
+        let vmlinuz = built.images.values().next().map(|(k, _)| k.clone());
+        match vmlinuz.map(|k| probe_kvm(&qemu, &k, &out_dir)) {
+            Some(Ok(())) => "kvm".to_string(),
+            Some(Err(why)) => {
+                eprintln!("vm: GATEHOUSE_ACCEL=auto: KVM not used ({why}); TCG");
+                "tcg".to_string()
+            }
+            None => "tcg".to_string(),
+        }
+    } else {
+        requested
+    };
     let timeout = Duration::from_secs(args.timeout.unwrap_or(file.defaults.timeout_secs));
     let boots: VecDeque<Boot> = plans
         .into_iter()
@@ -295,6 +309,60 @@ fn decision_tier_count(scenarios: &Path, run_args: &[String]) -> Option<usize> {
             .filter(|s| s.tier == crate::scenario::Tier::Decision)
             .count(),
     )
+}
+
+/// How long a KVM guest gets to print its first console line before KVM is judged not
+/// to work (a working one prints it well under a second; TCG takes a few).
+const KVM_PROBE: Duration = Duration::from_secs(15);
+
+/// Whether KVM really runs a guest here: `/dev/kvm` can exist, and QEMU can open it, on a
+/// machine where every KVM guest hangs before its first instruction's output (nested
+/// virtualization without the features QEMU asks for). The probe boots `vmlinuz` without
+/// an initramfs under KVM and waits for the kernel's banner on the console.
+fn probe_kvm(qemu: &Path, vmlinuz: &Path, dir: &Path) -> Result<(), String> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/kvm")
+        .map_err(|e| format!("/dev/kvm: {e}"))?;
+    let console = dir.join("kvm-probe.console.log");
+    let _ = std::fs::remove_file(&console);
+    let mut child = Command::new(qemu)
+        .args(["-accel", "kvm", "-M", "q35", "-nodefaults", "-no-reboot"])
+        .args(["-display", "none", "-smp", "1", "-m", "256"])
+        .arg("-serial")
+        .arg(format!("file:{}", console.display()))
+        .arg("-kernel")
+        .arg(vmlinuz)
+        .args(["-append", "console=ttyS0 panic=-1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", qemu.display()))?;
+    let started = Instant::now();
+    let verdict = loop {
+        let text = std::fs::read(&console).unwrap_or_default();
+        if text.windows(13).any(|w| w == b"Linux version") {
+            break Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            break Err(format!(
+                "the probe guest exited with {status} before its banner"
+            ));
+        }
+        if started.elapsed() > KVM_PROBE {
+            break Err(format!(
+                "a guest printed nothing within {} s",
+                KVM_PROBE.as_secs()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_file(&console);
+    verdict
 }
 
 fn command_line() -> String {
