@@ -399,7 +399,10 @@ fn runner_lines(boot: &Boot, _user: &str) -> String {
     let lines: Vec<_> = text
         .lines()
         .map(|l| l.trim_end_matches('\r'))
-        .filter(|l| l.starts_with("gatehouse-conform:"))
+        // The runner's own lines, and the implementation's stderr it quotes after them
+        // (`  stderr| ...`): the cause of a crash at the handshake is there.
+        .filter(|l| l.starts_with("gatehouse-conform:") || l.starts_with("  stderr| "))
+        .map(str::trim)
         .collect();
     if lines.is_empty() {
         "see the console log".into()
