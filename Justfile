@@ -89,3 +89,12 @@ vm KERNEL *ARGS:
 # The whole kernel matrix (every kernel, its variants, root and unprivileged), as CI runs it.
 matrix *ARGS:
     .ci/steps/vm-matrix.sh --all {{ARGS}}
+
+# The third-party fences across kernels: each adapter of conformance/adapters/ inside the
+# kernel matrix's guests (its tool put there with --guest-package/--guest-copy), root and
+# unprivileged, into docs/implementations-kernels.md. Default: bwrap (both variants) and
+# the landlock sandboxer on 5.10, 6.1 and 7.3; `just peers-kernels --kernels all --impls
+# 'bwrap landlock-sandboxer codex'` for more.
+peers-kernels *ARGS:
+    .ci/steps/vm-prereqs.sh
+    conformance/adapters/kernels.sh {{ARGS}}

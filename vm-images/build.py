@@ -10,8 +10,15 @@ the initramfs's init fills and switches into.
 
     build.py kernel ID       fetch kernel ID's package, print {"vmlinuz": PATH, ...}
     build.py initramfs       build the initramfs, print {"initramfs": PATH, ...}
-    build.py image ID...     both, for each ID, one JSON object per line
-    build.py matrix          the (kernel, variant) pairs of the matrix, as a JSON array
+    build.py image [--package NAME]... [--copy HOST_PATH:GUEST_PATH]... ID...
+                             both, for each ID, one JSON object per line; with --package
+                             or --copy, the initramfs is the suite's followed by a second
+                             archive holding the packages (and their dependencies, from the
+                             userland's suite) and the copied files, cached by content
+    build.py matrix [--select all|ci|ID[/VARIANT]...]
+                             the (kernel, variant) pairs of the matrix, as a JSON array:
+                             every one (all, the default), those `vm --ci` boots (ci), or
+                             the named kernels (each in base unless /VARIANT is given)
 
 Why Python and not the runner: this part only drives Debian's own tools (apt-get,
 dpkg-deb) and hashes files; Python's standard library (tomllib, hashlib) does that
@@ -399,8 +406,11 @@ def stage_root(work: Path, debs: list[Path], binaries: list[Path]) -> None:
     write_ssl(work)
     # Documentation, manuals and locales: nothing in the guest reads them.
     shutil.rmtree(work / "usr" / "share", ignore_errors=True)
+    # /impl: where `vm --guest-copy` puts relative paths, and the inner run's working
+    # directory, so that an --impl naming files relative to the host's working directory
+    # names the same files in the guest.
     for d in ["proc", "sys", "dev", "tmp", "root", "newroot", "suite", "usr/local/bin", "etc",
-              "home/runner", "sbin", "bin"]:
+              "home/runner", "sbin", "bin", "impl"]:
         (work / d).mkdir(parents=True, exist_ok=True)
     (work / "tmp").chmod(0o1777)
     (work / "root").chmod(0o700)
@@ -432,8 +442,10 @@ def stage_root(work: Path, debs: list[Path], binaries: list[Path]) -> None:
     (work / "etc" / "hostname").write_text("gatehouse-vm\n")
 
 
-def write_cpio(root: Path, out) -> None:
-    """A newc archive of `root`, owners and times normalised (reproducible)."""
+def write_cpio(root: Path, out, root_entry: bool = True) -> None:
+    """A newc archive of `root`, owners and times normalised (reproducible). Without
+    `root_entry` the archive leaves `.` out (an archive appended to another must not
+    change the mode of the root the first one made)."""
     ino = 1
 
     def entry(name: str, mode: int, data: bytes, uid: int = 0, nlink: int = 1) -> None:
@@ -446,7 +458,8 @@ def write_cpio(root: Path, out) -> None:
         out.write(b"\0" * ((4 - len(data) % 4) % 4))
         ino += 1
 
-    entry(".", stat.S_IFDIR | 0o755, b"", nlink=2)
+    if root_entry:
+        entry(".", stat.S_IFDIR | 0o755, b"", nlink=2)
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(dirnames) + sorted(filenames):
@@ -492,19 +505,178 @@ def build_initramfs(config: dict) -> dict:
             os.replace(partial, target)
         size = target.stat().st_size / (1 << 20)
         log(f"initramfs: wrote {target.name} ({size:.1f} MiB)")
-        for old in out_dir.glob("initramfs-*.cpio"):
+        for old in [*out_dir.glob("initramfs-*.cpio"), *out_dir.glob("initramfs-*.files")]:
             if old != target:
                 old.unlink()
     return {"initramfs": str(target), "key": key}
 
 
+# ----------------------------------------------------------------------------- extras
+# What an implementation under test needs in the guest: Debian packages (through the same
+# private apt configuration as the userland) and files copied from the host. They go into
+# a second newc archive appended to the suite's initramfs (the kernel unpacks concatenated
+# archives in order), so the suite's archive is never rebuilt for them and each set of
+# extras is cached by content.
+
+# Directories a copy leaves out: caches of the host's tools, never the implementation.
+COPY_SKIP = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache"}
+
+
+def copy_digest(h, src: Path) -> None:
+    """The content, names and modes of a copied file or tree."""
+    if src.is_file() or src.is_symlink():
+        paths = [src]
+        base = src.parent
+    else:
+        base = src
+        paths = []
+        for dirpath, dirnames, filenames in os.walk(src):
+            dirnames[:] = sorted(d for d in dirnames if d not in COPY_SKIP)
+            paths += [Path(dirpath) / d for d in dirnames]
+            paths += [Path(dirpath) / f for f in sorted(filenames)]
+    for p in paths:
+        st = p.lstat()
+        h.update(str(p.relative_to(base)).encode() + b"\0" + str(st.st_mode).encode() + b"\0")
+        if stat.S_ISLNK(st.st_mode):
+            h.update(os.readlink(p).encode())
+        elif stat.S_ISREG(st.st_mode):
+            h.update(sha256_file(p).encode())
+
+
+def parse_copy(spec: str) -> tuple[Path, str]:
+    host, sep, guest = spec.partition(":")
+    src = Path(host)
+    if not src.exists():
+        die(f"--copy {spec}: {host} does not exist")
+    if not sep or not guest.startswith("/"):
+        die(f"--copy {spec}: give HOST_PATH:/ABSOLUTE/GUEST_PATH")
+    return src.resolve(), guest
+
+
+def extra_debs(config: dict, packages: list[str]) -> list[Path]:
+    """The packages and every dependency the userland does not already hold."""
+    d = config["defaults"]
+    apt = Apt(cache_dir(), d["userland_suite"])
+    have = {p.name.split("_")[0] for p in userland_debs(config)}
+    for name in packages:
+        if apt.version(name) is None:
+            die(f"--guest-package {name}: no such package in {d['userland_suite']} "
+                "(the guest's userland suite)")
+    skip = set(d.get("userland_skip", [])) | have
+    names = apt.closure(packages, skip)
+    if names:
+        log(f"guest packages from {d['userland_suite']}: {', '.join(names)}")
+    return [apt.download(n) for n in names]
+
+
+def copy_into(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if src.is_dir():
+        shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(*COPY_SKIP))
+    else:
+        shutil.copy2(src, dest, follow_symlinks=False)
+
+
+def build_extras(config: dict, base: dict, packages: list[str], copies: list[str]) -> dict:
+    """The suite's initramfs followed by the extras' archive: {"initramfs", "key"}."""
+    debs = extra_debs(config, packages) if packages else []
+    pairs = [parse_copy(c) for c in copies]
+    h = hashlib.sha256()
+    for p in sorted(debs):
+        h.update(p.name.encode() + sha256_file(p).encode())
+    for src, guest in pairs:
+        h.update(b"copy\0" + guest.encode() + b"\0")
+        copy_digest(h, src)
+    h.update(Path(__file__).read_bytes())
+    key = h.hexdigest()[:16]
+    out_dir = cache_dir() / "initramfs"
+    extras = out_dir / f"extras-{key}.cpio"
+    if extras.is_file():
+        log(f"guest extras: cached ({extras.name})")
+    else:
+        log(f"guest extras: {len(debs)} package(s) and {len(pairs)} copy(ies)")
+        with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
+            work = Path(tmp) / "root"
+            work.mkdir()
+            for deb in debs:
+                run(["dpkg-deb", "-x", str(deb), str(work)])
+            shutil.rmtree(work / "usr" / "share" / "doc", ignore_errors=True)
+            shutil.rmtree(work / "usr" / "share" / "man", ignore_errors=True)
+            for src, guest in pairs:
+                copy_into(src, work / guest.lstrip("/"))
+            partial = Path(tmp) / "out.cpio"
+            with open(partial, "wb") as f:
+                write_cpio(work, f, root_entry=False)
+            os.replace(partial, extras)
+        log(f"guest extras: wrote {extras.name} ({extras.stat().st_size / (1 << 20):.1f} MiB)")
+    combined = out_dir / f"initramfs-{base['key']}+{key}.cpio"
+    if not combined.is_file():
+        with tempfile.NamedTemporaryFile(dir=out_dir, delete=False) as f:
+            for part in [Path(base["initramfs"]), extras]:
+                with open(part, "rb") as src:
+                    shutil.copyfileobj(src, f, 1 << 20)
+        os.replace(f.name, combined)
+    # The combined images of an older suite archive are stale: keep only the current ones.
+    for old in [*out_dir.glob("initramfs-*+*.cpio"), *out_dir.glob("initramfs-*+*.files")]:
+        if not old.name.startswith(f"initramfs-{base['key']}+"):
+            old.unlink()
+    return {"initramfs": str(combined), "key": f"{base['key']}+{key}",
+            "extras": str(extras)}
+
+
+def list_cpio(path: Path) -> list[str]:
+    """Every path a newc archive (or several concatenated) holds, as /PATH."""
+    names = []
+    with open(path, "rb") as f:
+        while True:
+            header = f.read(110)
+            if len(header) < 110:
+                break
+            if header[:6] != b"070701":
+                die(f"{path.name}: not a newc archive at offset {f.tell() - 110}")
+            size, namesize = int(header[54:62], 16), int(header[94:102], 16)
+            name = f.read(namesize)[:-1].decode("utf-8", "replace")
+            f.seek((4 - (110 + namesize) % 4) % 4, 1)
+            f.seek(size + (4 - size % 4) % 4, 1)
+            if name != "TRAILER!!!" and name != ".":
+                names.append("/" + name)
+    return names
+
+
+def manifest(ramfs: dict) -> str:
+    """A file listing every path of the guest's root, one a line, beside the image."""
+    image = Path(ramfs["initramfs"])
+    out = image.with_suffix(".files")
+    if not out.is_file():
+        partial = out.with_suffix(".files.partial")
+        partial.write_text("".join(n + "\n" for n in list_cpio(image)))
+        os.replace(partial, out)
+    return str(out)
+
+
 # ------------------------------------------------------------------------------ main
 
-def matrix(config: dict) -> list[dict]:
+def matrix(config: dict, select: str = "all") -> list[dict]:
+    words = select.split()
+    if words in (["all"], ["ci"]):
+        pairs = []
+        for k in config["kernel"]:
+            if words == ["ci"] and not k.get("ci", False):
+                continue
+            for v in ["base", *k.get("variants", [])]:
+                pairs.append({"kernel": k["id"], "variant": v})
+        return pairs
+    if not words:
+        die("matrix --select: name all, ci, or kernel ids")
     pairs = []
-    for k in config["kernel"]:
-        for v in ["base", *k.get("variants", [])]:
-            pairs.append({"kernel": k["id"], "variant": v})
+    for w in words:
+        kid, _, variant = w.partition("/")
+        kernel_entry(config, kid)
+        variant = variant or "base"
+        if variant != "base" and variant not in config.get("variant", {}):
+            die(f"matrix --select {w}: no [variant.{variant}] in {KERNELS.name}")
+        pairs.append({"kernel": kid, "variant": variant})
     return pairs
 
 
@@ -519,11 +691,28 @@ def main(argv: list[str]) -> None:
     elif cmd == "initramfs" and not args:
         print(json.dumps(build_initramfs(config)))
     elif cmd == "image" and args:
+        packages, copies, ids = [], [], []
+        it = iter(args)
+        for a in it:
+            if a in ("--package", "--copy"):
+                value = next(it, None)
+                if value is None:
+                    die(f"{a} needs a value")
+                (packages if a == "--package" else copies).append(value)
+            else:
+                ids.append(a)
+        if not ids:
+            die("image: name at least one kernel")
         ramfs = build_initramfs(config)
-        for kid in args:
+        if packages or copies:
+            ramfs = build_extras(config, ramfs, packages, copies)
+        ramfs["files"] = manifest(ramfs)
+        for kid in ids:
             print(json.dumps({**build_kernel(config, kid), **ramfs}), flush=True)
     elif cmd == "matrix" and not args:
         print(json.dumps(matrix(config)))
+    elif cmd == "matrix" and len(args) == 2 and args[0] == "--select":
+        print(json.dumps(matrix(config, args[1])))
     else:
         die(f"unknown command {' '.join(argv)!r}; see --help")
 

@@ -31,6 +31,11 @@ class Bwrap(fence_adapter.Tool):
     held_by = "bwrap"
 
     def __init__(self, hardened):
+        # Without the tool the adapter cannot answer for it: it stops at once, so the run
+        # is errored with this cause instead of every scenario failing on a missing program.
+        if not os.access(BWRAP, os.X_OK):
+            sys.exit("bwrap adapter: no bubblewrap at %s (apt-get install bubblewrap; in a "
+                     "kernel-matrix guest: vm --guest-package bubblewrap)" % BWRAP)
         self.hardened = hardened
         self.name = "bubblewrap" + (" --cap-drop ALL" if hardened else " (as agents call it)")
         self.version = fence_adapter.tool_version([BWRAP, "--version"]).replace("bubblewrap ", "")

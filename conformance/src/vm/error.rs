@@ -29,6 +29,36 @@ pub enum VmError {
         /// `run`'s parser's answer.
         source: clap::Error,
     },
+    /// A `--guest-copy` that names nothing or a place the guest cannot take.
+    #[error("--guest-copy {spec}: {why}")]
+    GuestCopy {
+        /// The option's value.
+        spec: String,
+        /// Why it is refused.
+        why: String,
+    },
+    /// The implementation `--impl` names is not in the guest: refused before any boot.
+    #[error("--impl {command:?}: {why}")]
+    ImplNotInGuest {
+        /// The adapter command.
+        command: String,
+        /// What is missing and how to add it.
+        why: String,
+    },
+    /// The list of the guest's paths build.py wrote could not be read.
+    #[error("cannot read the guest's list of paths {}: {source}", path.display())]
+    Manifest {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The working directory could not be read (relative copies are relative to it).
+    #[error("cannot read the working directory: {source}")]
+    Cwd {
+        /// Why.
+        source: io::Error,
+    },
     /// The vm-images directory was not found.
     #[error(transparent)]
     Images(#[from] Box<crate::error::Error>),
@@ -75,7 +105,7 @@ pub enum VmError {
         known: Vec<String>,
     },
     /// `GATEHOUSE_ACCEL` is neither `tcg` nor `kvm`.
-    #[error("GATEHOUSE_ACCEL={value}: use tcg or kvm")]
+    #[error("GATEHOUSE_ACCEL={value}: use tcg, kvm or auto")]
     Accel {
         /// The value found.
         value: String,
@@ -120,7 +150,7 @@ pub enum VmError {
         /// The parser's answer.
         source: serde_json::Error,
     },
-    /// A line of build.py's output lacks `id`, `vmlinuz` or `initramfs`.
+    /// A line of build.py's output lacks `id`, `vmlinuz`, `initramfs` or `files`.
     #[error("{}: an incomplete answer: {line}", script.display())]
     BuildIncomplete {
         /// vm-images/build.py.

@@ -132,6 +132,13 @@ pub fn qemu_command(boot: &Boot, console: &Path, port: &Path) -> Command {
     if !boot.plan.cmdline.is_empty() {
         append.push(boot.plan.cmdline.clone());
     }
+    // Extra kernel parameters for experiments on the guests' cost (benches/README.md).
+    if let Some(extra) = std::env::var("GATEHOUSE_VM_APPEND")
+        .ok()
+        .filter(|e| !e.trim().is_empty())
+    {
+        append.push(extra);
+    }
     let mut cmd = Command::new(&boot.qemu);
     cmd.args(["-accel", &boot.accel, "-M", "q35", "-nic", "none"]);
     if boot.accel == "kvm" {
@@ -281,6 +288,16 @@ fn judge(
         "no"
     };
     for probe in port.events_of("probe") {
+        if let Some(abi) = probe.strip_prefix("landlock=") {
+            if abi != boot.plan.landlock_abi.to_string() {
+                return Some(format!(
+                    "kernels.toml declares landlock_abi = {} for {}, but the guest's kernel answers {abi}",
+                    boot.plan.landlock_abi,
+                    boot.plan.label()
+                ));
+            }
+            continue;
+        }
         if !probe.ends_with(&format!("userns={want}")) {
             return Some(format!(
                 "kernels.toml declares user_namespaces = {} for {}, but the guest's probe says {probe}",
@@ -382,7 +399,10 @@ fn runner_lines(boot: &Boot, _user: &str) -> String {
     let lines: Vec<_> = text
         .lines()
         .map(|l| l.trim_end_matches('\r'))
-        .filter(|l| l.starts_with("gatehouse-conform:"))
+        // The runner's own lines, and the implementation's stderr it quotes after them
+        // (`  stderr| ...`): the cause of a crash at the handshake is there.
+        .filter(|l| l.starts_with("gatehouse-conform:") || l.starts_with("  stderr| "))
+        .map(str::trim)
         .collect();
     if lines.is_empty() {
         "see the console log".into()
@@ -563,6 +583,16 @@ mod tests {
             "GATEHOUSE booted 6.1.0\\nGATEHOUSE probe user=root userns=no\\nGATEHOUSE done\\n";
         let r = boot_fake(port, "exit 0", LONG);
         assert!(r.error.unwrap().contains("declares user_namespaces = true"));
+    }
+
+    #[test]
+    fn a_landlock_abi_that_contradicts_kernels_toml_fails_loudly() {
+        let port = "GATEHOUSE booted 6.1.0\\nGATEHOUSE probe user=root userns=yes\\nGATEHOUSE probe landlock=0\\nGATEHOUSE done\\n";
+        let r = boot_fake(port, "exit 0", LONG);
+        assert!(r.error.unwrap().contains("declares landlock_abi = 2"));
+        let port = "GATEHOUSE booted 6.1.0\\nGATEHOUSE probe landlock=2\\nGATEHOUSE done\\n";
+        let r = boot_fake(port, "exit 0", LONG);
+        assert!(!r.error.unwrap_or_default().contains("landlock_abi"));
     }
 
     #[test]

@@ -97,6 +97,37 @@ fn suite_secs(u: &UserRun) -> Option<f64> {
         .map(|ms| ms as f64 / 1000.0)
 }
 
+/// What the guests leave to the host, said in the report rather than skipped silently.
+#[derive(Debug, Clone, Default)]
+pub struct HostOnly {
+    /// How many scenarios of the decision tier the run selects (`None`: not counted).
+    pub decision_scenarios: Option<usize>,
+}
+
+/// Why the decision tier is not run in a guest that runs the enforcement tier only.
+pub const NOT_RUN: &str = "not run on this guest: kernel-independent, run on the host";
+
+impl HostOnly {
+    fn note(&self, results: &[GuestResult]) -> Option<String> {
+        let guests: Vec<String> = results
+            .iter()
+            .filter(|g| !g.plan.decision_tier)
+            .map(|g| g.plan.label())
+            .collect();
+        if guests.is_empty() || self.decision_scenarios == Some(0) {
+            return None;
+        }
+        let what = match self.decision_scenarios {
+            Some(n) => format!("{n} scenario(s) of the decision tier"),
+            None => "the decision tier".to_string(),
+        };
+        Some(format!(
+            "{what} ({NOT_RUN}: pure policy, no command runs in a fence, so no kernel feature reaches it; `gatehouse-conform run` on the host runs it): {}",
+            guests.join(", ")
+        ))
+    }
+}
+
 /// Writes each guest's reports into `dir`, then `matrix.md` and `matrix.json`; returns
 /// the Markdown.
 pub fn write(
@@ -104,6 +135,7 @@ pub fn write(
     results: &[GuestResult],
     command: &str,
     wall: f64,
+    host_only: &HostOnly,
 ) -> Result<String, VmError> {
     let put = |name: String, bytes: &[u8]| {
         std::fs::write(dir.join(&name), bytes).map_err(|source| VmError::Write {
@@ -130,9 +162,19 @@ pub fn write(
             }
         }
     }
-    let md = markdown(results, command, wall);
+    let mut md = markdown(results, command, wall);
+    if let Some(note) = host_only.note(results) {
+        let _ = writeln!(md, "\n## Not run in the guests\n\n- {note}");
+    }
     put("matrix.md".into(), md.as_bytes())?;
-    let summary = summary_json(results, command, wall);
+    let mut summary = summary_json(results, command, wall);
+    summary["not_run_in_guests"] = json!({
+        "decision_tier": {
+            "scenarios": host_only.decision_scenarios,
+            "guests": results.iter().filter(|g| !g.plan.decision_tier).map(|g| g.plan.label()).collect::<Vec<_>>(),
+            "why": NOT_RUN,
+        }
+    });
     put(
         "matrix.json".into(),
         pretty("matrix.json", &summary)?.as_bytes(),
@@ -352,6 +394,33 @@ mod tests {
         assert!(md.contains("`gate/c`: skipped: why gate/c"));
         assert!(!md.contains("`fence/a`"));
         assert!(!guest_green(&g));
+    }
+
+    #[test]
+    fn the_decision_tier_left_to_the_host_is_said_never_silent() {
+        let mut g = guest(vec![user(&[("fence/a", "passed")])], None);
+        g.plan.decision_tier = false;
+        let note = HostOnly {
+            decision_scenarios: Some(12),
+        }
+        .note(std::slice::from_ref(&g))
+        .unwrap();
+        assert!(
+            note.starts_with("12 scenario(s) of the decision tier"),
+            "{note}"
+        );
+        assert!(
+            note.contains(NOT_RUN) && note.ends_with("6.1/base"),
+            "{note}"
+        );
+        // A run whose filter selects no decision scenario leaves nothing to say.
+        assert!(HostOnly {
+            decision_scenarios: Some(0)
+        }
+        .note(std::slice::from_ref(&g))
+        .is_none());
+        g.plan.decision_tier = true;
+        assert!(HostOnly::default().note(&[g]).is_none());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! reference either: inside the guest the ordinary `run` talks to `gatehouse adapter`.
 
 mod error;
+mod extras;
 mod guest;
 mod kernels;
 mod matrix;
@@ -60,9 +61,24 @@ pub struct VmArgs {
     /// The vm-images directory [default: ./vm-images, else the workspace's].
     #[arg(long, value_name = "DIR")]
     images: Option<PathBuf>,
+    /// A Debian package the implementation under test needs in the guest (`bubblewrap`,
+    /// `nodejs`), with its dependencies, from the guest's userland suite through the
+    /// image's private apt configuration; repeatable. The guest holds only the suite and
+    /// the reference otherwise: an `--impl` whose program is not in it is refused before
+    /// any boot.
+    #[arg(long = "guest-package", value_name = "NAME")]
+    guest_packages: Vec<String>,
+    /// A file or directory copied into the guest (the implementation's build, its
+    /// adapter): a relative PATH lands at the same relative place under /impl, the inner
+    /// run's working directory, so `--impl 'python3 adapters/x.py' --guest-copy adapters`
+    /// names the same file inside as outside; an absolute one keeps its place; GUEST_PATH
+    /// puts it elsewhere. Cached by content; repeatable.
+    #[arg(long = "guest-copy", value_name = "PATH[:GUEST_PATH]")]
+    guest_copies: Vec<String>,
     /// Options for the `run` inside each guest (any `run` option but the report ones,
     /// --scenarios, --spec, --tier and the --expect-* checks, which the guest sets), e.g.
-    /// `--filter fence/ --step-timeout 30`.
+    /// `--filter fence/ --step-timeout 30`, or `--impl CMD` for another implementation
+    /// than the reference (give it what it needs with --guest-package and --guest-copy).
     #[arg(
         value_name = "RUN_OPTIONS",
         trailing_var_arg = true,
@@ -128,8 +144,9 @@ pub fn main(
             p.decision_tier = true;
         }
     }
-    let accel = match std::env::var("GATEHOUSE_ACCEL").as_deref() {
+    let requested = match std::env::var("GATEHOUSE_ACCEL").as_deref() {
         Ok("kvm") => "kvm".to_string(),
+        Ok("auto") => "auto".to_string(),
         Ok("tcg") | Err(_) => "tcg".to_string(),
         Ok(other) => {
             return Err(VmError::Accel {
@@ -147,14 +164,42 @@ pub fn main(
             path: args.out_dir.clone(),
             source,
         })?;
+    let cwd = std::env::current_dir().map_err(|source| VmError::Cwd { source })?;
+    let copies = args
+        .guest_copies
+        .iter()
+        .map(|c| extras::parse_copy(c, &cwd))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut ids: Vec<String> = plans.iter().map(|p| p.kernel.clone()).collect();
     ids.dedup();
-    let built = build_images(&images, &ids)?;
+    let built = build_images(&images, &ids, &args.guest_packages, &copies)?;
+    // The implementation must be in the guest: refused here, before any boot, rather than
+    // found missing by every guest's handshake.
+    let guest_files = read_manifest(&built.files)?;
+    let reference = extras::impl_command(&args.run_args).is_none();
+    let implementation = extras::impl_command(&args.run_args).unwrap_or("gatehouse adapter");
+    extras::check_impl(implementation, &guest_files, &cwd)?;
+    // The guest's root is a tmpfs filled from the initramfs: room for the archive, its
+    // unpacked copy and the tmpfs copy, beside what kernels.toml gives the suite.
+    let memory_mib = file.defaults.memory_mib + 3 * built.initramfs_mib;
+    let accel = if requested == "auto" {
+        let vmlinuz = built.images.values().next().map(|(k, _)| k.clone());
+        match vmlinuz.map(|k| probe_kvm(&qemu, &k, &out_dir)) {
+            Some(Ok(())) => "kvm".to_string(),
+            Some(Err(why)) => {
+                eprintln!("vm: GATEHOUSE_ACCEL=auto: KVM not used ({why}); TCG");
+                "tcg".to_string()
+            }
+            None => "tcg".to_string(),
+        }
+    } else {
+        requested
+    };
     let timeout = Duration::from_secs(args.timeout.unwrap_or(file.defaults.timeout_secs));
     let boots: VecDeque<Boot> = plans
         .into_iter()
         .map(|plan| {
-            let (vmlinuz, initramfs) = built[&plan.kernel].clone();
+            let (vmlinuz, initramfs) = built.images[&plan.kernel].clone();
             let mut run_args = args.run_args.clone();
             let mut env = Vec::new();
             if accel == "tcg" && !run_args.iter().any(|a| a.starts_with("--step-timeout")) {
@@ -168,20 +213,30 @@ pub fn main(
                     "GATEHOUSE_RUN_TIMEOUT={}",
                     TCG_STEP_TIMEOUT_SECS - 10
                 ));
+                // The same for the third-party adapters of conformance/adapters/.
+                env.push(format!(
+                    "GATEHOUSE_PEER_RUN_TIMEOUT={}",
+                    TCG_STEP_TIMEOUT_SECS - 10
+                ));
             }
             if !plan.decision_tier {
                 run_args.push("--tier".into());
                 run_args.push("enforcement".into());
             }
-            run_args.push("--expect-landlock-abi".into());
-            run_args.push(plan.landlock_abi.to_string());
-            run_args.push("--expect-fence-backend".into());
-            run_args.push(plan.fence_backend.clone());
+            // What the reference must declare on this guest. Another implementation
+            // declares its own backend (or none): the guest's init probes the kernel's
+            // Landlock ABI and user namespaces itself, whoever is under test.
+            if reference {
+                run_args.push("--expect-landlock-abi".into());
+                run_args.push(plan.landlock_abi.to_string());
+                run_args.push("--expect-fence-backend".into());
+                run_args.push(plan.fence_backend.clone());
+            }
             Boot {
                 plan,
                 vmlinuz,
                 initramfs,
-                memory_mib: file.defaults.memory_mib,
+                memory_mib,
                 timeout,
                 users: args.user,
                 run_args,
@@ -204,11 +259,18 @@ pub fn main(
     );
     let results = run_all(boots, jobs);
     let command = command_line();
+    let host_only = matrix::HostOnly {
+        decision_scenarios: decision_tier_count(
+            &images.parent().unwrap_or(&images).join("scenarios"),
+            &args.run_args,
+        ),
+    };
     let md = matrix::write(
         &out_dir,
         &results,
         &command,
         started.elapsed().as_secs_f64(),
+        &host_only,
     )?;
     print!("{md}");
     Ok(if results.iter().all(matrix::guest_green) {
@@ -216,6 +278,91 @@ pub fn main(
     } else {
         exit::FAILURE
     })
+}
+
+/// How many scenarios of the decision tier the run options select: what a guest that runs
+/// the enforcement tier only leaves to the host. `None` when the scenarios cannot be read
+/// here (the report then names the tier without a count).
+fn decision_tier_count(scenarios: &Path, run_args: &[String]) -> Option<usize> {
+    let loaded = crate::scenario::load_dir(scenarios, None).ok()?;
+    let (mut filters, mut excludes) = (Vec::new(), Vec::new());
+    let mut it = run_args.iter();
+    while let Some(a) = it.next() {
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (a.as_str(), None),
+        };
+        let into = match flag {
+            "--filter" => &mut filters,
+            "--exclude" => &mut excludes,
+            _ => continue,
+        };
+        if let Some(v) = inline.or_else(|| it.next().cloned()) {
+            into.push(v);
+        }
+    }
+    let picked =
+        crate::filter::select_all(&filters, &excludes, loaded.scenarios, |s| s.id.as_str()).ok()?;
+    Some(
+        picked
+            .iter()
+            .filter(|s| s.tier == crate::scenario::Tier::Decision)
+            .count(),
+    )
+}
+
+/// How long a KVM guest gets to print its first console line before KVM is judged not
+/// to work (a working one prints it well under a second; TCG takes a few).
+const KVM_PROBE: Duration = Duration::from_secs(15);
+
+/// Whether KVM really runs a guest here: `/dev/kvm` can exist, and QEMU can open it, on a
+/// machine where every KVM guest hangs before its first instruction's output (nested
+/// virtualization without the features QEMU asks for). The probe boots `vmlinuz` without
+/// an initramfs under KVM and waits for the kernel's banner on the console.
+fn probe_kvm(qemu: &Path, vmlinuz: &Path, dir: &Path) -> Result<(), String> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/kvm")
+        .map_err(|e| format!("/dev/kvm: {e}"))?;
+    let console = dir.join("kvm-probe.console.log");
+    let _ = std::fs::remove_file(&console);
+    let mut child = Command::new(qemu)
+        .args(["-accel", "kvm", "-M", "q35", "-nodefaults", "-no-reboot"])
+        .args(["-display", "none", "-smp", "1", "-m", "256"])
+        .arg("-serial")
+        .arg(format!("file:{}", console.display()))
+        .arg("-kernel")
+        .arg(vmlinuz)
+        .args(["-append", "console=ttyS0 panic=-1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", qemu.display()))?;
+    let started = Instant::now();
+    let verdict = loop {
+        let text = std::fs::read(&console).unwrap_or_default();
+        if text.windows(13).any(|w| w == b"Linux version") {
+            break Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            break Err(format!(
+                "the probe guest exited with {status} before its banner"
+            ));
+        }
+        if started.elapsed() > KVM_PROBE {
+            break Err(format!(
+                "a guest printed nothing within {} s",
+                KVM_PROBE.as_secs()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_file(&console);
+    verdict
 }
 
 fn command_line() -> String {
@@ -237,20 +384,55 @@ fn prerequisites(qemu: &Path) -> Result<(), VmError> {
     }
 }
 
-/// Runs `vm-images/build.py image ID...` (its progress goes to stderr) and reads the
-/// kernel and initramfs paths it prints, one JSON object per kernel.
+/// What build.py made.
+struct Built {
+    /// Per kernel id: its vmlinuz and the initramfs.
+    images: BTreeMap<String, (PathBuf, PathBuf)>,
+    /// The list of the guest's paths, one a line.
+    files: PathBuf,
+    /// The initramfs's size.
+    initramfs_mib: u32,
+}
+
+/// Every path of the guest's root, from build.py's list.
+fn read_manifest(path: &Path) -> Result<std::collections::BTreeSet<String>, VmError> {
+    let text = std::fs::read_to_string(path).map_err(|source| VmError::Manifest {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(text.lines().map(str::to_string).collect())
+}
+
+/// Runs `vm-images/build.py image [--package NAME]... [--copy HOST:GUEST]... ID...` (its
+/// progress goes to stderr) and reads the kernel and initramfs paths it prints, one JSON
+/// object per kernel.
 fn build_images(
     images: &Path,
     ids: &[String],
-) -> Result<BTreeMap<String, (PathBuf, PathBuf)>, VmError> {
+    packages: &[String],
+    copies: &[extras::Copy],
+) -> Result<Built, VmError> {
     let script = images.join("build.py");
     let spawn_error = |source| VmError::BuildSpawn {
         script: script.clone(),
         source,
     };
+    let mut extra_args: Vec<std::ffi::OsString> = Vec::new();
+    for p in packages {
+        extra_args.push("--package".into());
+        extra_args.push(p.into());
+    }
+    for c in copies {
+        extra_args.push("--copy".into());
+        let mut spec = c.host.clone().into_os_string();
+        spec.push(":");
+        spec.push(&c.guest);
+        extra_args.push(spec);
+    }
     let mut child = Command::new("python3")
         .arg(&script)
         .arg("image")
+        .args(extra_args)
         .args(ids)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -261,6 +443,7 @@ fn build_images(
         .take()
         .ok_or_else(|| spawn_error(std::io::Error::other("its stdout was not piped")))?;
     let mut built = BTreeMap::new();
+    let mut files = None;
     for line in std::io::BufReader::new(stdout).lines() {
         let line = line.map_err(|source| VmError::BuildRead {
             script: script.clone(),
@@ -277,10 +460,11 @@ fn build_images(
                 .and_then(serde_json::Value::as_str)
                 .map(PathBuf::from)
         };
-        let (Some(id), Some(kernel), Some(ramfs)) = (
+        let (Some(id), Some(kernel), Some(ramfs), Some(list)) = (
             v.get("id").and_then(serde_json::Value::as_str),
             get("vmlinuz"),
             get("initramfs"),
+            get("files"),
         ) else {
             return Err(VmError::BuildIncomplete {
                 script: script.clone(),
@@ -288,6 +472,7 @@ fn build_images(
             });
         };
         built.insert(id.to_string(), (kernel, ramfs));
+        files = Some(list);
     }
     let status = child.wait().map_err(spawn_error)?;
     if !status.success() {
@@ -299,7 +484,22 @@ fn build_images(
             kernel: missing.clone(),
         });
     }
-    Ok(built)
+    let Some(files) = files else {
+        return Err(VmError::BuildMissing {
+            script,
+            kernel: ids.join(", "),
+        });
+    };
+    let initramfs_mib = built
+        .values()
+        .next()
+        .and_then(|(_, ramfs)| std::fs::metadata(ramfs).ok())
+        .map_or(0, |m| u32::try_from(m.len() >> 20).unwrap_or(u32::MAX / 4));
+    Ok(Built {
+        images: built,
+        files,
+        initramfs_mib,
+    })
 }
 
 /// Progress lines on stderr, one writer at a time.
