@@ -21,6 +21,8 @@ cd "$(dirname "$0")/../../.."
 agents=(
   "claude-code|python3 conformance/adapters/agents/claude-code/adapter.py"
   "opencode|python3 conformance/adapters/agents/opencode/adapter.py|permissions/"
+  "codex-cli|python3 conformance/adapters/agents/codex-cli/adapter.py"
+  "gemini-cli|python3 conformance/adapters/agents/gemini-cli/adapter.py|decision/ permissions/ gate/ fence/"
 )
 chapters=(--filter gate/ --filter permissions/ --filter hooks/ --filter trust/ --filter decision/ --filter fence/)
 
