@@ -22,6 +22,7 @@ cd "$(dirname "$0")/../../.."
 # permissions 20 min, its gate and fence chapters hours), so it runs three chapters.
 agents=(
   "claude-code|python3 conformance/adapters/agents/claude-code/adapter.py"
+  "claude-code-guarded|python3 conformance/adapters/agents/claude-code/adapter.py --guard|hooks/ permissions/ decision/ fence/"
   "opencode|python3 conformance/adapters/agents/opencode/adapter.py|permissions/"
   "codex-cli|python3 conformance/adapters/agents/codex-cli/adapter.py"
   "gemini-cli|python3 conformance/adapters/agents/gemini-cli/adapter.py|permissions/ hooks/ decision/"
@@ -30,7 +31,8 @@ chapters=(--filter gate/ --filter permissions/ --filter hooks/ --filter trust/ -
 
 runner="${GATEHOUSE_CONFORM:-}"
 if [ -z "$runner" ] && ! printf '%s\n' "$@" | grep -qx -- --table-only; then
-  cargo build --release --locked -q -p gatehouse-conformance
+  # gatehouse itself: the guarded column's hook (claude-code/adapter.py --guard)
+  cargo build --release --locked -q -p gatehouse-conformance -p gatehouse
   runner="${CARGO_TARGET_DIR:-target}/release/gatehouse-conform"
 fi
 out=reports/agents
@@ -58,7 +60,8 @@ for entry in "${agents[@]}"; do
     continue
   fi
   args+=("$label=$out/$label.json")
-  [ -f "${impl#python3 }" ] || { echo "agents: $label: no adapter yet (${impl#python3 })" >&2; args=("${args[@]:0:${#args[@]}-1}"); continue; }
+  adapter="${impl#python3 }" adapter="${adapter%% *}"
+  [ -f "$adapter" ] || { echo "agents: $label: no adapter yet ($adapter)" >&2; args=("${args[@]:0:${#args[@]}-1}"); continue; }
   run_filters=("${filters[@]}")
   if [ ${#run_filters[@]} -eq 0 ]; then
     if [ -n "${own:-}" ]; then for c in $own; do run_filters+=(--filter "$c"); done

@@ -149,8 +149,15 @@ class ClaudeCode(core.Agent):
         "fence_policy", "workspaces", "log_dir", "limits", "choices",
         "agent_file", "settings_file", "safety", "state_dir", "resume"}
 
-    def __init__(self):
+    def __init__(self, guard=None):
         self.version = core.version_of([binary(), "--version"], VERSION).split(" ")[0]
+        # --guard: Claude Code with `gatehouse guard` as its PreToolUse hook (README.md,
+        # "Put Gatehouse in front of your agent"): the library decides every call and runs
+        # what it allows in `gatehouse exec`, which is then the fence.
+        self.guard = guard
+        if guard is not None:
+            self.name = "claude-code+gatehouse"
+            self.fence_backend = "native"
 
     def check_setup(self, setup):
         super().check_setup(setup)
@@ -196,7 +203,7 @@ class ClaudeCode(core.Agent):
         s.state["mode"] = "bypassPermissions" if setup.get("skip_permissions") else MODES[safety]
         # The author's file: the user settings of the session's config directory.
         user = {"permissions": agent_rules}
-        hooks = translate_hooks(agent.get("hooks"))
+        hooks = None if self.guard else translate_hooks(agent.get("hooks"))
         if hooks:
             user["hooks"] = hooks
         with open(os.path.join(cfg, "settings.json"), "w") as f:
@@ -204,7 +211,7 @@ class ClaudeCode(core.Agent):
         # The person's: a --settings file, with the fence policy.
         flag = {"permissions": person_rules}
         policy = setup.get("fence_policy")
-        s.state["sandbox"] = policy in ("required", "degraded")
+        s.state["sandbox"] = policy in ("required", "degraded") and not self.guard
         if s.state["sandbox"]:
             flag["sandbox"] = {"enabled": True, "failIfUnavailable": policy == "required"}
         elif policy == "off":
@@ -218,6 +225,8 @@ class ClaudeCode(core.Agent):
             json.dump({"hasCompletedOnboarding": True, "projects": {
                 setup["workspace"]: {"hasTrustDialogAccepted": trusted,
                                      "hasCompletedProjectOnboarding": True}}}, f)
+        if self.guard:
+            self.install_guard(s, cfg, safety)
         # The directories Claude Code makes in the person's home at every start whatever
         # CLAUDE_CONFIG_DIR says (a person who runs it has them): made here, before the
         # first step, so that the runner's guard on the home judges the commands alone.
@@ -230,8 +239,33 @@ class ClaudeCode(core.Agent):
                     "type": "stdio", "command": sys.executable,
                     "args": [os.path.join(HERE, "prompt_mcp.py"), s.state["prompts"], answer]}}}, f)
 
+    def install_guard(self, s, cfg, safety):
+        """Writes the guard's configuration from the setup (outside the workspace) and
+        installs the hook into the session's user settings with `gatehouse guard install`,
+        which keeps the settings written above."""
+        setup = s.setup
+        lines = ["state-dir = %s" % json.dumps(os.path.join(s.root, "guard-state")),
+                 "workspaces = %s" % json.dumps(setup.get("workspaces") or [setup["workspace"]]),
+                 "gatehouse = %s" % json.dumps(self.guard)]
+        for key in ("agent_file", "settings_file"):
+            if setup.get(key):
+                lines.append("%s = %s" % (key.replace("_", "-"), json.dumps(setup[key])))
+        if safety:
+            lines.append("safety = %s" % json.dumps(safety))
+        lines.append("allow = %s" % json.dumps(list(setup.get("allow_list") or [])))
+        s.state["guard_config"] = os.path.join(s.root, "guard.toml")
+        with open(s.state["guard_config"], "w") as f:
+            f.write("\n".join(lines) + "\n")
+        env = dict(os.environ, CLAUDE_CONFIG_DIR=cfg, GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
+        r = core.run_process([self.guard, "guard", "install", "claude-code", "--user"], env,
+                             setup["workspace"], deadline_s=30)
+        if r.rc != 0:
+            raise core.AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
+
     def env(self, s):
         e = super().env(s)
+        if self.guard:
+            e["GATEHOUSE_GUARD_CONFIG"] = s.state["guard_config"]
         e.update(ANTHROPIC_BASE_URL=s.model.url, ANTHROPIC_API_KEY="sk-ant-scripted-model",
                  CLAUDE_CONFIG_DIR=s.state["config_dir"],
                  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_TELEMETRY="1",
@@ -283,8 +317,8 @@ class ClaudeCode(core.Agent):
             argv += ["--add-dir", d]
         if call.approved:
             argv += ["--allowedTools", TOOLS.get(call.tool, "Bash")]
-        if s.state["sandbox"]:
-            return argv
+        if s.state["sandbox"] or self.guard:
+            return argv   # its own sandbox, or the guard's `gatehouse exec`, holds the call
         return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
 
     def observe(self, s, call, result, requests):
@@ -344,8 +378,23 @@ class ClaudeCode(core.Agent):
                              message=None if ran else text)
 
     def held_by(self, s):
+        if self.guard:
+            return "native"
         return "bwrap" if s.state.get("sandbox") else "off"
 
 
+def guard_argument(argv):
+    """`--guard [GATEHOUSE]`: the gatehouse binary the guard runs (default: the
+    repository's release build)."""
+    if "--guard" not in argv:
+        return None
+    i = argv.index("--guard")
+    if i + 1 < len(argv):
+        return os.path.abspath(argv[i + 1])
+    root = os.path.normpath(os.path.join(HERE, "..", "..", "..", ".."))
+    return os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target")),
+                        "release", "gatehouse")
+
+
 if __name__ == "__main__":
-    core.serve(ClaudeCode())
+    core.serve(ClaudeCode(guard_argument(sys.argv[1:])))
