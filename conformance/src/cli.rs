@@ -160,6 +160,11 @@ struct DocsArgs {
     /// [default: reports/peers of the workspace, where it exists].
     #[arg(long, value_name = "DIR")]
     peers: Option<PathBuf>,
+    /// The reports of the agents table (its section of docs/implementations.md), one
+    /// `LABEL.json` per agent column; an agent column without one gets its page from
+    /// the committed table [default: reports/agents of the workspace, where it exists].
+    #[arg(long, value_name = "DIR")]
+    agents: Option<PathBuf>,
     /// Link source files under this URL prefix (a line anchor `#L12` is added), instead
     /// of relative paths into this checkout.
     #[arg(long, value_name = "URL")]
@@ -484,9 +489,9 @@ fn docs_cmd(args: DocsArgs) -> Result<i32, Error> {
     let root = scenario_dir
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let table = std::fs::read_to_string(root.join("docs/implementations.md"))
-        .map(|t| reports::table_columns(&t))
-        .unwrap_or_default();
+    let published = std::fs::read_to_string(root.join("docs/implementations.md")).unwrap_or_default();
+    let table = reports::table_columns(&published);
+    let agent_columns = reports::agent_columns(&published);
     let given = args
         .report
         .iter()
@@ -496,7 +501,17 @@ fn docs_cmd(args: DocsArgs) -> Result<i32, Error> {
         let d = root.join("reports/peers");
         d.is_dir().then_some(d)
     });
-    let impls = reports::gather(&table, peers.as_deref(), &given)?;
+    let agents = args.agents.clone().or_else(|| {
+        let d = root.join("reports/agents");
+        d.is_dir().then_some(d)
+    });
+    let impls = reports::gather(
+        &table,
+        peers.as_deref(),
+        &agent_columns,
+        agents.as_deref(),
+        &given,
+    )?;
     std::fs::create_dir_all(&args.out).map_err(|source| Error::Write {
         path: args.out.clone(),
         source,

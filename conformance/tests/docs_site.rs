@@ -165,12 +165,27 @@ fn every_requirement_has_its_anchor_and_a_case_or_its_reason() {
         labels.contains(&"reference") && labels.len() >= 7,
         "{labels:?}"
     );
-    for label in labels {
+    // The agents table's columns: each row of its section whose first cell ends with
+    // the label in backticks and parentheses.
+    let agents: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("<!-- agents table: begin"))
+        .take_while(|l| !l.starts_with("<!-- agents table: end"))
+        .filter_map(|l| l.strip_prefix('|')?.split('|').next()?.trim().strip_suffix("`)"))
+        .filter_map(|c| c.rsplit("(`").next())
+        .collect();
+    assert!(agents.contains(&"claude-code"), "{agents:?}");
+    for label in labels.into_iter().chain(agents) {
         assert!(
             site.join(format!("implementations/{label}.html")).is_file(),
             "{label}"
         );
     }
+    let agent = std::fs::read_to_string(site.join("implementations/claude-code.html")).unwrap();
+    assert!(
+        agent.contains("href=\"../scenarios/fence/descriptors.html\""),
+        "an agent column's page lists its failed scenarios"
+    );
     let reference = std::fs::read_to_string(site.join("implementations/reference.html")).unwrap();
     assert!(
         reference.contains("a marker 7f3e"),

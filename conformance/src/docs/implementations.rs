@@ -7,13 +7,82 @@ use std::collections::BTreeMap;
 
 use super::cases::View;
 use super::page::esc;
-use super::reports::{Column, Counts};
+use super::reports::{Column, Counts, Published};
 
 fn counts_row(name: &str, c: &Counts) -> String {
     format!(
         "<tr><th>{name}</th><td class=\"passed\">{}</td><td class=\"failed\">{}</td><td class=\"skipped\">{}</td><td class=\"errored\">{}</td></tr>",
         c.passed, c.failed, c.skipped, c.errored
     )
+}
+
+/// The page of an agent column from what the agents table published: its verdicts per
+/// chapter and each failed scenario with its first safety difference.
+fn published(label: &str, p: &Published) -> (String, String) {
+    let source = format!(
+        "From the agents table committed in `docs/implementations.md` ({}; {}). An agent's run of a chapter takes minutes to hours, so its JSON report is not kept in the repository; `--report {label}=reports/agents/{label}.json` renders this page from the report itself, with every difference.",
+        p.heading.trim_end_matches('.'),
+        p.made_by.trim_end_matches('.')
+    );
+    let mut s = format!(
+        "<p class=\"note\">{}</p>\n",
+        super::markdown::inline_html(&source)
+    );
+    let mut md = format!("{source}\n\n");
+    if !p.declared.is_empty() {
+        s += &format!(
+            "<p>Declared: {}</p>\n",
+            super::markdown::inline_html(&p.declared)
+        );
+        md += &format!("Declared: {}\n\n", p.declared);
+    }
+    s += "<table><tr><th>chapter</th><th>verdicts</th></tr>";
+    md += "| chapter | verdicts |\n|---|---|\n";
+    for (chapter, cell) in &p.chapters {
+        s += &format!(
+            "<tr><th><code>{}</code></th><td>{}</td></tr>",
+            esc(chapter),
+            esc(cell)
+        );
+        md += &format!("| `{chapter}` | {cell} |\n");
+    }
+    s += "</table>\n";
+    for (anchor, title, list) in [
+        ("failing", "Failed safety", &p.failures),
+        ("exactness", "Failed exactness only", &p.exactness_only),
+    ] {
+        s += &format!(
+            "<h2 id=\"{anchor}\">{title} ({})</h2>\n<ul>",
+            list.len()
+        );
+        md += &format!("\n## {title} ({})\n\n", list.len());
+        for f in list {
+            s += &format!(
+                "<li><a href=\"../scenarios/{}.html\">{}</a> {} ({}): {}</li>",
+                esc(&f.id),
+                esc(&f.id),
+                esc(&f.state),
+                esc(&f.requirements),
+                esc(&super::cases::cut(&f.first))
+            );
+            md += &format!(
+                "- `{}` {} ({}): {}\n",
+                f.id,
+                f.state,
+                f.requirements,
+                super::cases::cut(&f.first).replace('`', "'")
+            );
+        }
+        s += "</ul>\n";
+    }
+    if !p.skipped.is_empty() {
+        s += &format!(
+            "<details><summary>Skipped, by reason</summary><p>{}</p></details>\n",
+            esc(&p.skipped)
+        );
+        md += &format!("\nSkipped, by reason: {}\n", p.skipped);
+    }
+    (s, md)
 }
 
 /// The page body and its Markdown.
@@ -26,6 +95,10 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
         md += &format!("{}\n\n", col.what);
     }
     let Some((report, path)) = &col.report else {
+        if let Some(p) = &col.published {
+            let (ps, pmd) = published(label, p);
+            return (s + &ps, md + &pmd);
+        }
         let none = format!(
             "No report was given to this build for `{label}`: `just peers-table` writes `reports/peers/{label}.json`, or pass `--report {label}=FILE`."
         );

@@ -125,6 +125,32 @@ pub struct Column {
     pub what: String,
     /// The report and the file it came from.
     pub report: Option<(Report, PathBuf)>,
+    /// What `just agents` published for an agent column (its row and its section of the
+    /// agents table), the page's source when its report is not kept.
+    pub published: Option<Published>,
+}
+
+/// An agent column as the agents section of `implementations.md` states it: its row of
+/// the agents table and its own section. Agent runs take minutes to hours per chapter, so
+/// their JSON reports are not kept; the committed table is what a reviewer can read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Published {
+    /// The table's heading (`The agents table (2026-12-05)`).
+    pub heading: String,
+    /// Where and by what the table was made (its `Made by` line).
+    pub made_by: String,
+    /// The agent's version.
+    pub version: String,
+    /// Each chapter with its cell (both verdicts' counts, or `-`).
+    pub chapters: Vec<(String, String)>,
+    /// The `Declared:` line of its section.
+    pub declared: String,
+    /// Each scenario that failed (or errored) the safety verdict.
+    pub failures: Vec<Failure>,
+    /// Each scenario that passed safety and failed exactness.
+    pub exactness_only: Vec<Failure>,
+    /// The `Skipped, by reason:` line.
+    pub skipped: String,
 }
 
 impl Implementations {
@@ -168,6 +194,135 @@ pub fn table_columns(markdown: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// One failed scenario of an agent column, as its section lists it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Failure {
+    /// The scenario id.
+    pub id: String,
+    /// What follows the id in its cell (`(errored)`), else empty.
+    pub state: String,
+    /// The requirements it names.
+    pub requirements: String,
+    /// The first safety difference, as the runner said it.
+    pub first: String,
+}
+
+/// The cells of a Markdown table row, `\\|` kept as a `|` inside its cell.
+fn cells(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = line.trim().trim_start_matches('|').chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                cur.push('|');
+                chars.next();
+            }
+            '|' => out.push(std::mem::take(&mut cur).trim().to_string()),
+            _ => cur.push(c),
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// The label in a cell or heading that ends with ``(`label`)``.
+fn trailing_label(text: &str) -> Option<String> {
+    let inner = text.trim().strip_suffix("`)")?;
+    let start = inner.rfind("(`")?;
+    let label = &inner[start + 2..];
+    (!label.is_empty() && !label.contains('`')).then(|| label.to_string())
+}
+
+/// The agent columns of the agents section of `implementations.md` (between its `agents
+/// table: begin` and `end` markers), in order, each with what it published.
+pub fn agent_columns(markdown: &str) -> Vec<(String, Published)> {
+    let mut out: Vec<(String, Published)> = Vec::new();
+    let (mut heading, mut made_by) = (String::new(), String::new());
+    let mut header: Vec<String> = Vec::new();
+    let mut section: Option<usize> = None;
+    // Which list of the current section the table rows go to.
+    #[derive(PartialEq)]
+    enum Rows {
+        Summary,
+        Safety,
+        Exactness,
+    }
+    let mut rows = Rows::Summary;
+    let lines = markdown
+        .lines()
+        .skip_while(|l| !l.starts_with("<!-- agents table: begin"))
+        .take_while(|l| !l.starts_with("<!-- agents table: end"));
+    for line in lines {
+        if let Some(h) = line.strip_prefix("### ").or_else(|| line.strip_prefix("#### ")) {
+            rows = Rows::Summary;
+            section = trailing_label(h).and_then(|l| out.iter().position(|(x, _)| *x == l));
+            if section.is_none() && trailing_label(h).is_none() {
+                heading = h.trim().to_string();
+            }
+        } else if let Some(m) = line.strip_prefix("Made by ") {
+            made_by = format!("Made by {}", m.trim());
+        } else if line.starts_with("| implementation |") {
+            header = cells(line);
+        } else if line.starts_with("| failed safety |") {
+            rows = Rows::Safety;
+        } else if line.starts_with("| failed only exactness |") {
+            rows = Rows::Exactness;
+        } else if line.starts_with("|---") {
+        } else if line.starts_with('|') {
+            let row = cells(line);
+            if rows != Rows::Summary {
+                if let (Some(i), [cell, reqs, first, ..]) = (section, row.as_slice()) {
+                    let (id, state) = match cell.strip_prefix('`').and_then(|c| c.split_once('`')) {
+                        Some((id, state)) => (id.to_string(), state.trim().to_string()),
+                        None => (cell.clone(), String::new()),
+                    };
+                    let f = Failure {
+                        id,
+                        state,
+                        requirements: reqs.clone(),
+                        first: first.clone(),
+                    };
+                    match rows {
+                        Rows::Safety => out[i].1.failures.push(f),
+                        _ => out[i].1.exactness_only.push(f),
+                    }
+                }
+            } else if let Some(label) = row.first().and_then(|c| trailing_label(c)) {
+                let chapters = header
+                    .iter()
+                    .skip(2)
+                    .zip(row.iter().skip(2))
+                    .map(|(h, c)| (h.trim_matches('`').to_string(), c.clone()))
+                    .collect();
+                let p = Published {
+                    heading: heading.clone(),
+                    made_by: made_by.clone(),
+                    version: row.get(1).cloned().unwrap_or_default(),
+                    chapters,
+                    ..Published::default()
+                };
+                match out.iter_mut().find(|(l, _)| *l == label) {
+                    Some(slot) => slot.1 = p,
+                    None => out.push((label, p)),
+                }
+            }
+        } else if let Some(i) = section {
+            if let Some(d) = line.strip_prefix("Declared: ") {
+                out[i].1.declared = d.trim().to_string();
+            } else if let Some(r) = line.strip_prefix("Skipped, by reason: ") {
+                out[i].1.skipped = r.trim().to_string();
+            }
+            if !line.trim().is_empty() {
+                rows = Rows::Summary;
+            }
+        }
+    }
+    out
+}
+
 /// Reads one report.
 pub fn load(path: &Path) -> Result<Report, DocsError> {
     let text = std::fs::read_to_string(path).map_err(|source| DocsError::Read {
@@ -181,10 +336,13 @@ pub fn load(path: &Path) -> Result<Report, DocsError> {
 }
 
 /// The implementations: the table's columns (`table`), each with `peers_dir/LABEL.json`
+/// when it exists, then the agent columns (`agents`), each with `agents_dir/LABEL.json`
 /// when it exists, then the reports given (`given`, replacing a column's or adding one).
 pub fn gather(
     table: &[(String, String)],
     peers_dir: Option<&Path>,
+    agents: &[(String, Published)],
+    agents_dir: Option<&Path>,
     given: &[(String, PathBuf)],
 ) -> Result<Implementations, DocsError> {
     let mut columns: Vec<Column> = table
@@ -193,6 +351,7 @@ pub fn gather(
             label: label.clone(),
             what: what.clone(),
             report: None,
+            published: None,
         })
         .collect();
     if let Some(dir) = peers_dir {
@@ -202,6 +361,25 @@ pub fn gather(
                 c.report = Some((load(&path)?, path));
             }
         }
+    }
+    for (label, p) in agents {
+        if columns.iter().any(|c| &c.label == label) {
+            return Err(DocsError::DuplicateLabel(label.clone()));
+        }
+        let path = agents_dir.map(|d| d.join(format!("{label}.json")));
+        let report = match path {
+            Some(path) if path.is_file() => Some((load(&path)?, path)),
+            _ => None,
+        };
+        columns.push(Column {
+            label: label.clone(),
+            what: format!(
+                "An agent end to end (version {}), each step a headless run driven by a scripted model on 127.0.0.1; its mapping and findings are in `conformance/adapters/agents/`.",
+                p.version
+            ),
+            report,
+            published: Some(p.clone()),
+        });
     }
     let mut seen = BTreeMap::new();
     for (label, path) in given {
@@ -215,6 +393,7 @@ pub fn gather(
                 label: label.clone(),
                 what: String::new(),
                 report: Some(report),
+                published: None,
             }),
         }
     }
@@ -242,5 +421,46 @@ mod tests {
                 ("bwrap".into(), "bw".into())
             ]
         );
+    }
+
+    #[test]
+    fn the_agents_section_gives_each_agent_column_its_row_and_its_failures() {
+        let md = "| column | what runs | adapter |\n|---|---|---|\n| `reference` | it | |\n\n\
+<!-- agents table: begin (written by `just agents`) -->\n\n### The agents table (2026-12-05)\n\n\
+Made by `just agents` on this machine.\n\n\
+| implementation | version | `fence/` | `hooks/` |\n|---|---|---|---|\n\
+| claude-code (`claude-code`) | 2.1 | safety 1 passed / 2 failed | - |\n\n\
+### claude-code (`claude-code`)\n\nDeclared: capabilities `gate`.\n\n\
+| failed safety | requirements | first safety difference |\n|---|---|---|\n\
+| `fence/a` | FENCE-JAIL-6 | step 1 (run \"a \\| b\"): exit |\n\
+| `fence/b` (errored) | FENCE-JAIL-8 | error |\n\n\
+| failed only exactness | requirements | first mismatch |\n|---|---|---|\n\
+| `fence/c` | FENCE-ENV-8 | output |\n\n\
+Skipped, by reason: platform (2).\n\n<!-- agents table: end -->\n| `x` | not an agent |\n";
+        let cols = agent_columns(md);
+        assert_eq!(cols.len(), 1, "{cols:?}");
+        let (label, p) = &cols[0];
+        assert_eq!(label, "claude-code");
+        assert_eq!(p.version, "2.1");
+        assert_eq!(p.heading, "The agents table (2026-12-05)");
+        assert_eq!(
+            p.chapters,
+            vec![
+                ("fence/".into(), "safety 1 passed / 2 failed".into()),
+                ("hooks/".into(), "-".into())
+            ]
+        );
+        assert_eq!(p.declared, "capabilities `gate`.");
+        assert_eq!(p.failures.len(), 2);
+        assert_eq!(p.failures[0].first, "step 1 (run \"a | b\"): exit");
+        assert_eq!(p.failures[0].requirements, "FENCE-JAIL-6");
+        assert_eq!(
+            (p.failures[1].id.as_str(), p.failures[1].state.as_str()),
+            ("fence/b", "(errored)")
+        );
+        assert_eq!(p.exactness_only.len(), 1);
+        assert_eq!(p.exactness_only[0].id, "fence/c");
+        assert_eq!(p.skipped, "platform (2).");
+        assert_eq!(table_columns(md), vec![("reference".into(), "it".into())]);
     }
 }
