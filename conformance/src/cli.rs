@@ -489,7 +489,8 @@ fn docs_cmd(args: DocsArgs) -> Result<i32, Error> {
     let root = scenario_dir
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let published = std::fs::read_to_string(root.join("docs/implementations.md")).unwrap_or_default();
+    let published =
+        std::fs::read_to_string(root.join("docs/implementations.md")).unwrap_or_default();
     let table = reports::table_columns(&published);
     let agent_columns = reports::agent_columns(&published);
     let given = args

@@ -171,7 +171,13 @@ fn every_requirement_has_its_anchor_and_a_case_or_its_reason() {
         .lines()
         .skip_while(|l| !l.starts_with("<!-- agents table: begin"))
         .take_while(|l| !l.starts_with("<!-- agents table: end"))
-        .filter_map(|l| l.strip_prefix('|')?.split('|').next()?.trim().strip_suffix("`)"))
+        .filter_map(|l| {
+            l.strip_prefix('|')?
+                .split('|')
+                .next()?
+                .trim()
+                .strip_suffix("`)")
+        })
         .filter_map(|c| c.rsplit("(`").next())
         .collect();
     assert!(agents.contains(&"claude-code"), "{agents:?}");

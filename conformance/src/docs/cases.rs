@@ -484,6 +484,8 @@ pub fn step_html(
             "<p class=\"note\">pins {}</p>\n",
             esc(&step.pins.join(", "))
         );
+    } else if step.pins_declared {
+        s += "<p class=\"note\">pins nothing itself: a step its sequence needs (a later step judges its effect)</p>\n";
     }
     let mut results = String::new();
     for (label, report) in impls.reported() {

@@ -51,10 +51,7 @@ fn published(label: &str, p: &Published) -> (String, String) {
         ("failing", "Failed safety", &p.failures),
         ("exactness", "Failed exactness only", &p.exactness_only),
     ] {
-        s += &format!(
-            "<h2 id=\"{anchor}\">{title} ({})</h2>\n<ul>",
-            list.len()
-        );
+        s += &format!("<h2 id=\"{anchor}\">{title} ({})</h2>\n<ul>", list.len());
         md += &format!("\n## {title} ({})\n\n", list.len());
         for f in list {
             s += &format!(

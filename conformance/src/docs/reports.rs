@@ -256,7 +256,10 @@ pub fn agent_columns(markdown: &str) -> Vec<(String, Published)> {
         .skip_while(|l| !l.starts_with("<!-- agents table: begin"))
         .take_while(|l| !l.starts_with("<!-- agents table: end"));
     for line in lines {
-        if let Some(h) = line.strip_prefix("### ").or_else(|| line.strip_prefix("#### ")) {
+        if let Some(h) = line
+            .strip_prefix("### ")
+            .or_else(|| line.strip_prefix("#### "))
+        {
             rows = Rows::Summary;
             section = trailing_label(h).and_then(|l| out.iter().position(|(x, _)| *x == l));
             if section.is_none() && trailing_label(h).is_none() {

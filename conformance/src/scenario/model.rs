@@ -264,6 +264,9 @@ pub struct Step {
     pub check: Check,
     /// The requirements and parts it says it pins (`pins`; empty when not written).
     pub pins: Vec<String>,
+    /// Whether `pins` is written: `pins = []` says the entry pins nothing (a gesture or a
+    /// query whose effect a later step judges), which is not the same as not saying.
+    pub pins_declared: bool,
 }
 
 impl Step {
@@ -404,11 +407,11 @@ impl Scenario {
     }
 
     /// What a step or case pins, as requirement IDs and parts (`ID.a`): what its `pins`
-    /// says; without `pins`, its case's own requirements, or the file's requirement when
+    /// says (nothing for `pins = []`); without `pins`, its case's own requirements, or the file's requirement when
     /// the file names one only. Empty: the file names several and does not say which
     /// this one pins.
     pub fn step_pins(&self, step: &Step, named: &[String]) -> Vec<String> {
-        if !step.pins.is_empty() {
+        if step.pins_declared {
             return step.pins.clone();
         }
         let own: Vec<String> = named[self.requirements.len()..].to_vec();

@@ -440,3 +440,24 @@ fn pins_name_what_the_entry_names() {
     );
     assert!(one_error(&undefined).contains("`GATE-T-1.z` is not defined in spec/"));
 }
+
+#[test]
+fn an_empty_pins_says_the_step_pins_nothing_and_still_counts_as_said() {
+    // `pins = []` on a setup step: the file's every step has said what it pins, so each
+    // requirement it names must be pinned by some step.
+    let head = HEAD.replace(
+        "requirements = [\"GATE-T-1\"]",
+        "requirements = [\"GATE-T-1\", \"GATE-T-2\"]",
+    );
+    let step = "decide = \"ls\"\nexpect = { decision = \"allow\" }\n";
+    let unpinned =
+        format!("{head}[[step]]\npins = []\n{step}[[step]]\npins = [\"GATE-T-1\"]\n{step}");
+    assert!(
+        one_error(&unpinned).contains("`GATE-T-2` is named, but no step's `pins` names it"),
+        "{unpinned}"
+    );
+    let pinned = format!(
+        "{head}[[step]]\npins = []\n{step}[[step]]\npins = [\"GATE-T-1\", \"GATE-T-2\"]\n{step}"
+    );
+    assert_eq!(errors(&pinned), Vec::<String>::new());
+}

@@ -204,7 +204,7 @@ pub fn validate(
     }
     if let Some(b) = &body {
         let steps = steps_of(b);
-        if !steps.is_empty() && steps.iter().all(|s| !s.pins.is_empty()) {
+        if !steps.is_empty() && steps.iter().all(|s| s.pins_declared) {
             for id in file.requirements.get_ref() {
                 let id = id.get_ref();
                 let pinned = steps
@@ -334,6 +334,7 @@ fn step(
         pins,
         ..
     } = e;
+    let pins_declared = pins.is_some();
     let pins: Vec<String> = pins
         .map(|p| {
             cx.check_pins(&p, what, index);
@@ -392,6 +393,7 @@ fn step(
         action,
         check,
         pins,
+        pins_declared,
     })
 }
 
