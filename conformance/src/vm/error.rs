@@ -78,6 +78,16 @@ pub enum VmError {
         /// The parser's answer.
         source: Box<toml::de::Error>,
     },
+    /// A `[[narrowed]]` entry of kernels.toml names no kernel of the file, or no scenario.
+    #[error("{}: [[narrowed]] {scenarios:?}: {why}", path.display())]
+    BadNarrowed {
+        /// The file.
+        path: PathBuf,
+        /// Its scenario patterns.
+        scenarios: Vec<String>,
+        /// What is wrong.
+        why: String,
+    },
     /// A kernel of kernels.toml names a variant nothing declares.
     #[error("{}: kernel {kernel} names the variant {variant:?}, which no [variant.{variant}] declares", path.display())]
     UndeclaredVariant {

@@ -497,6 +497,7 @@ mod tests {
                 user_namespaces: true,
                 fence_backend: "native".into(),
                 decision_tier: true,
+                leaves_out: Vec::new(),
             },
             vmlinuz: "vmlinuz".into(),
             initramfs: "initramfs".into(),

@@ -19,6 +19,25 @@ pub struct KernelsFile {
     /// The named variants.
     #[serde(rename = "variant", default)]
     pub variants: BTreeMap<String, Variant>,
+    /// Scenarios run on some kernels only.
+    #[serde(rename = "narrowed", default)]
+    pub narrowed: Vec<Narrowed>,
+}
+
+/// One `[[narrowed]]`: scenarios of the enforcement tier whose kernel-facing part is the
+/// same on every kernel of a class, run on one kernel of each class (`kernels`, in base
+/// and in their variants). Every other guest leaves them out with `--exclude`, and the
+/// matrix report says which guests did and why; `vm --whole-suite` runs everything
+/// everywhere.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Narrowed {
+    /// Scenario patterns, as `--exclude` takes them (`fence/choices-network-`).
+    pub scenarios: Vec<String>,
+    /// The kernels whose guests run them.
+    pub kernels: Vec<String>,
+    /// Why one kernel per class shows what every kernel of the class would.
+    pub why: String,
 }
 
 /// `[defaults]`.
@@ -102,6 +121,9 @@ pub struct GuestPlan {
     pub fence_backend: String,
     /// Whether the guest runs the decision tier as well as the enforcement tier.
     pub decision_tier: bool,
+    /// The `[[narrowed]]` entries whose scenarios this guest leaves out (its kernel is
+    /// not among theirs).
+    pub leaves_out: Vec<Narrowed>,
 }
 
 impl GuestPlan {
@@ -131,6 +153,30 @@ impl KernelsFile {
             path: path.to_path_buf(),
             source: Box::new(e),
         })?;
+        for n in &file.narrowed {
+            let bad = |why: String| VmError::BadNarrowed {
+                path: path.to_path_buf(),
+                scenarios: n.scenarios.clone(),
+                why,
+            };
+            if n.scenarios.is_empty() || n.scenarios.iter().any(|p| p.trim().is_empty()) {
+                return Err(bad(
+                    "`scenarios` must name at least one pattern, none empty".into(),
+                ));
+            }
+            if let Some(k) = n
+                .kernels
+                .iter()
+                .find(|k| !file.kernels.iter().any(|x| &x.id == *k))
+            {
+                return Err(bad(format!(
+                    "`kernels` names {k:?}, which no [[kernel]] is"
+                )));
+            }
+            if n.kernels.is_empty() || n.why.trim().is_empty() {
+                return Err(bad("`kernels` and `why` must not be empty".into()));
+            }
+        }
         for k in &file.kernels {
             for v in &k.variants {
                 if !file.variants.contains_key(v) {
@@ -182,6 +228,12 @@ impl KernelsFile {
             // A variant switches off a feature only the fence uses: what it changes is the
             // enforcement tier's to show.
             decision_tier: k.decision_tier && variant == BASE,
+            leaves_out: self
+                .narrowed
+                .iter()
+                .filter(|n| !n.kernels.contains(&k.id))
+                .cloned()
+                .collect(),
         })
     }
 
@@ -233,6 +285,10 @@ mod tests {
             package = "q"
             landlock_abi = 2
             user_namespaces = true
+            [[narrowed]]
+            scenarios = ["fence/net-"]
+            kernels = ["5.10"]
+            why = "w"
             [variant.both-off]
             cmdline = "lsm=yama"
             sysctl = { "user.max_user_namespaces" = "0" }
@@ -264,6 +320,38 @@ mod tests {
         assert_eq!(f.plan("5.10", BASE).unwrap().tiers(), "all");
         assert_eq!(f.plan("5.10", "both-off").unwrap().tiers(), "enforcement");
         assert_eq!(f.plan("6.1", BASE).unwrap().tiers(), "enforcement");
+    }
+
+    #[test]
+    fn narrowed_scenarios_are_left_out_by_the_kernels_not_named_in_every_variant() {
+        let f = file();
+        assert!(f.plan("5.10", BASE).unwrap().leaves_out.is_empty());
+        assert!(f.plan("5.10", "both-off").unwrap().leaves_out.is_empty());
+        let out = f.plan("6.1", BASE).unwrap().leaves_out;
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].scenarios, ["fence/net-"]);
+    }
+
+    #[test]
+    fn a_narrowed_entry_naming_an_unknown_kernel_is_refused_with_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kernels.toml");
+        let text = "[defaults]\nmemory_mib = 1\ntimeout_secs = 1\n[[kernel]]\nid = \"6.1\"\nlandlock_abi = 2\nuser_namespaces = true\n[[narrowed]]\nscenarios = [\"fence/x\"]\nkernels = [\"9.9\"]\nwhy = \"w\"\n";
+        std::fs::write(&path, text).unwrap();
+        let e = KernelsFile::load(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("kernels.toml: [[narrowed]] [\"fence/x\"]: `kernels` names \"9.9\""),
+            "{e}"
+        );
+        std::fs::write(
+            &path,
+            text.replace("kernels = [\"9.9\"]\n", "kernels = [\"6.1\"]\nkernel = 1\n"),
+        )
+        .unwrap();
+        assert!(
+            KernelsFile::load(&path).is_err(),
+            "an unknown key is refused"
+        );
     }
 
     fn labels(plans: &[GuestPlan]) -> Vec<String> {

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::error::VmError;
 use super::guest::{GuestResult, UserRun};
+use super::kernels::Narrowed;
 
 /// Counts of one user's run in one scenario folder.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -102,12 +103,44 @@ fn suite_secs(u: &UserRun) -> Option<f64> {
 pub struct HostOnly {
     /// How many scenarios of the decision tier the run selects (`None`: not counted).
     pub decision_scenarios: Option<usize>,
+    /// kernels.toml's `[[narrowed]]` entries, each with how many scenarios it names.
+    pub narrowed: Vec<(Narrowed, Option<usize>)>,
 }
 
 /// Why the decision tier is not run in a guest that runs the enforcement tier only.
 pub const NOT_RUN: &str = "not run on this guest: kernel-independent, run on the host";
 
 impl HostOnly {
+    /// One line per `[[narrowed]]` entry some guest of this run left out.
+    fn narrowed_notes(&self, results: &[GuestResult]) -> Vec<(String, Vec<String>)> {
+        self.narrowed
+            .iter()
+            .filter_map(|(n, count)| {
+                let guests: Vec<String> = results
+                    .iter()
+                    .filter(|g| g.plan.leaves_out.contains(n))
+                    .map(|g| g.plan.label())
+                    .collect();
+                if guests.is_empty() {
+                    return None;
+                }
+                let what = match count {
+                    Some(c) => format!("{c} scenario(s) matching {}", n.scenarios.join(", ")),
+                    None => format!("the scenarios matching {}", n.scenarios.join(", ")),
+                };
+                Some((
+                    format!(
+                        "{what} (run on the guests of {} only, kernels.toml [[narrowed]]: {}): left out on {}",
+                        n.kernels.join(", "),
+                        n.why.trim(),
+                        guests.join(", ")
+                    ),
+                    guests,
+                ))
+            })
+            .collect()
+    }
+
     fn note(&self, results: &[GuestResult]) -> Option<String> {
         let guests: Vec<String> = results
             .iter()
@@ -163,8 +196,13 @@ pub fn write(
         }
     }
     let mut md = markdown(results, command, wall);
-    if let Some(note) = host_only.note(results) {
-        let _ = writeln!(md, "\n## Not run in the guests\n\n- {note}");
+    let narrowed = host_only.narrowed_notes(results);
+    let decision = host_only.note(results);
+    if decision.is_some() || !narrowed.is_empty() {
+        let _ = writeln!(md, "\n## Not run in every guest\n");
+        for note in decision.iter().chain(narrowed.iter().map(|(n, _)| n)) {
+            let _ = writeln!(md, "- {note}");
+        }
     }
     put("matrix.md".into(), md.as_bytes())?;
     let mut summary = summary_json(results, command, wall);
@@ -173,7 +211,13 @@ pub fn write(
             "scenarios": host_only.decision_scenarios,
             "guests": results.iter().filter(|g| !g.plan.decision_tier).map(|g| g.plan.label()).collect::<Vec<_>>(),
             "why": NOT_RUN,
-        }
+        },
+        "narrowed": host_only.narrowed.iter().filter_map(|(n, count)| {
+            let guests: Vec<String> = results.iter().filter(|g| g.plan.leaves_out.contains(n)).map(|g| g.plan.label()).collect();
+            (!guests.is_empty()).then(|| json!({
+                "scenarios": n.scenarios, "count": count, "run_on": n.kernels, "why": n.why.trim(), "left_out_on": guests,
+            }))
+        }).collect::<Vec<_>>(),
     });
     put(
         "matrix.json".into(),
@@ -344,6 +388,7 @@ mod tests {
             user_namespaces: true,
             fence_backend: "native".into(),
             decision_tier: true,
+            leaves_out: Vec::new(),
         }
     }
 
@@ -402,6 +447,7 @@ mod tests {
         g.plan.decision_tier = false;
         let note = HostOnly {
             decision_scenarios: Some(12),
+            narrowed: vec![],
         }
         .note(std::slice::from_ref(&g))
         .unwrap();
@@ -415,12 +461,45 @@ mod tests {
         );
         // A run whose filter selects no decision scenario leaves nothing to say.
         assert!(HostOnly {
-            decision_scenarios: Some(0)
+            decision_scenarios: Some(0),
+            narrowed: vec![],
         }
         .note(std::slice::from_ref(&g))
         .is_none());
         g.plan.decision_tier = true;
         assert!(HostOnly::default().note(&[g]).is_none());
+    }
+
+    #[test]
+    fn a_narrowed_entry_names_the_guests_that_left_it_out_and_why() {
+        let n = Narrowed {
+            scenarios: vec!["fence/net-".into()],
+            kernels: vec!["5.10".into()],
+            why: "one per class".into(),
+        };
+        let mut g = guest(vec![user(&[("fence/a", "passed")])], None);
+        let host = HostOnly {
+            decision_scenarios: Some(0),
+            narrowed: vec![(n.clone(), Some(3))],
+        };
+        assert!(host.narrowed_notes(std::slice::from_ref(&g)).is_empty());
+        g.plan.leaves_out = vec![n];
+        let notes = host.narrowed_notes(std::slice::from_ref(&g));
+        assert_eq!(notes.len(), 1);
+        assert_eq!(
+            notes[0].0,
+            "3 scenario(s) matching fence/net- (run on the guests of 5.10 only, kernels.toml [[narrowed]]: one per class): left out on 6.1/base"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let md = write(dir.path(), std::slice::from_ref(&g), "vm", 1.0, &host).unwrap();
+        assert!(md.contains("## Not run in every guest"), "{md}");
+        let json: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("matrix.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            json["not_run_in_guests"]["narrowed"][0]["left_out_on"][0],
+            "6.1/base"
+        );
     }
 
     #[test]

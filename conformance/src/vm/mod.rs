@@ -44,8 +44,9 @@ pub struct VmArgs {
     /// Guests booted at once [default: the machine's cores; each guest has one vCPU].
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
-    /// Both tiers in every guest, not the decision tier only where kernels.toml asks for
-    /// it (`decision_tier`).
+    /// Every scenario in every guest: both tiers, not the decision tier only where
+    /// kernels.toml asks for it (`decision_tier`), and nothing left out by its
+    /// `[[narrowed]]` entries.
     #[arg(long)]
     whole_suite: bool,
     /// Who runs the suite inside each guest.
@@ -142,6 +143,7 @@ pub fn main(
     if args.whole_suite {
         for p in &mut plans {
             p.decision_tier = true;
+            p.leaves_out.clear();
         }
     }
     let requested = match std::env::var("GATEHOUSE_ACCEL").as_deref() {
@@ -223,6 +225,12 @@ pub fn main(
                 run_args.push("--tier".into());
                 run_args.push("enforcement".into());
             }
+            // kernels.toml's [[narrowed]]: scenarios one kernel per class shows; the
+            // report says which guests left them out.
+            for pattern in plan.leaves_out.iter().flat_map(|n| &n.scenarios) {
+                run_args.push("--exclude".into());
+                run_args.push(pattern.clone());
+            }
             // What the reference must declare on this guest. Another implementation
             // declares its own backend (or none): the guest's init probes the kernel's
             // Landlock ABI and user namespaces itself, whoever is under test.
@@ -259,11 +267,14 @@ pub fn main(
     );
     let results = run_all(boots, jobs);
     let command = command_line();
+    let scenarios_dir = images.parent().unwrap_or(&images).join("scenarios");
     let host_only = matrix::HostOnly {
-        decision_scenarios: decision_tier_count(
-            &images.parent().unwrap_or(&images).join("scenarios"),
-            &args.run_args,
-        ),
+        decision_scenarios: decision_tier_count(&scenarios_dir, &args.run_args),
+        narrowed: file
+            .narrowed
+            .iter()
+            .map(|n| (n.clone(), narrowed_count(&scenarios_dir, n)))
+            .collect(),
     };
     let md = matrix::write(
         &out_dir,
@@ -278,6 +289,16 @@ pub fn main(
     } else {
         exit::FAILURE
     })
+}
+
+/// How many scenarios a `[[narrowed]]` entry's patterns select (`None`: the scenarios
+/// cannot be read here).
+fn narrowed_count(scenarios: &Path, n: &kernels::Narrowed) -> Option<usize> {
+    let loaded = crate::scenario::load_dir(scenarios, None).ok()?;
+    let ids: Vec<&str> = loaded.scenarios.iter().map(|s| s.id.as_str()).collect();
+    crate::filter::select_all(&n.scenarios, &[], ids, |i| i)
+        .ok()
+        .map(|v| v.len())
 }
 
 /// How many scenarios of the decision tier the run options select: what a guest that runs
