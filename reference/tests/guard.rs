@@ -571,3 +571,81 @@ fn claude_user_install_follows_claude_config_dir() {
     assert!(cfg.join("settings.json").exists());
     assert!(!f.root.join("home/.claude/settings.json").exists());
 }
+
+// ORDER-REC-1, ORDER-REC-6 through the guard: what decides the next call (its
+// configuration, its state directory) stays out of every workspace root and out of every
+// path the jail is given, however it is spelled; each is refused with the block answer
+// naming it, and nothing is rewritten into the fence.
+#[test]
+fn the_guard_keeps_its_configuration_and_state_out_of_reach() {
+    let f = Fixture::new("");
+    std::os::unix::fs::symlink(f.root.join("state"), f.root.join("statelink")).unwrap();
+    for (extra, says) in [
+        ("[exec]\nrw = [\"STATE\"]\n", "[exec] rw"),
+        ("[exec]\nro = [\"STATE/sessions\"]\n", "[exec] ro"),
+        (
+            "[exec]\nrw = [\"ROOT/statelink\"]\n",
+            "the guard's state directory",
+        ),
+        ("[exec]\nrw = [\"ROOT\"]\n", "[exec] rw"),
+    ] {
+        let extra = extra
+            .replace("STATE", &f.root.join("state").display().to_string())
+            .replace("ROOT", &f.root.display().to_string());
+        let g = Fixture::new(&extra);
+        // The fixture's state directory lies under its own root: point at it.
+        let text = std::fs::read_to_string(&g.config)
+            .unwrap()
+            .replace(&f.root.display().to_string(), &g.root.display().to_string());
+        std::fs::write(&g.config, text).unwrap();
+        if extra.contains("statelink") {
+            std::os::unix::fs::symlink(g.root.join("state"), g.root.join("statelink")).unwrap();
+        }
+        for agent in AGENTS {
+            let (code, out, err) = g.hook(agent, &g.shell(agent, "cat notes.txt", "c"));
+            assert_eq!(code, 2, "{agent} {extra}: {out} {err}");
+            assert!(err.contains(says), "{agent} {extra}: {err}");
+            assert!(
+                !out.contains("exec"),
+                "{agent}: nothing is rewritten: {out}"
+            );
+        }
+    }
+    // The configuration inside the workspace: the agent's own Write tool could change it.
+    let inside = f.ws.join(".guard.toml");
+    std::fs::copy(&f.config, &inside).unwrap();
+    let input = f.shell("claude-code", "cat notes.txt", "c");
+    let (code, _, err) = {
+        let mut c = f.cmd(&["guard", "claude-code"]);
+        c.env("GATEHOUSE_GUARD_CONFIG", &inside)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("lies inside the workspace root"), "{err}");
+    // A name `gatehouse exec` would refuse never reaches a command line.
+    for bad in [
+        "pass-env = [\"A=B\"]",
+        "pass-secret-env = [\"\"]",
+        "pass-env = [\"A\\u0000\"]",
+    ] {
+        let g = Fixture::new(&format!("[exec]\n{bad}\n"));
+        let (code, _, err) = g.hook("codex", &g.shell("codex", "cat notes.txt", "c"));
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("is no variable name"), "{bad}: {err}");
+    }
+}

@@ -95,7 +95,12 @@ class Observed:
     """What one agent run showed. `by` says what refused: rule, hook, mode, user, sandbox."""
 
     def __init__(self, ran=False, asked=False, denied=False, by=None, exit=None,
-                 output="", message=None):
+                 output="", message=None, refused=None, refusal=None):
+        # refused: the fence refused to run the approved call (`choice_refused`), with its
+        # one line (`refusal`): what `gatehouse exec` says when the guard's rewrite meets a
+        # choice it cannot honour.
+        self.refused = refused
+        self.refusal = refusal
         self.ran = ran
         self.asked = asked
         self.denied = denied
@@ -322,6 +327,14 @@ def _order_answer(obs):
 
 def _ran_fields(obs, held_by):
     ran = obs.ran
+    if obs.refused:
+        return {"ran": False, "not_run": "denied", "exit": None, "signal": None,
+                "stdout": "", "stderr": "", "held_by": None, "refused": obs.refused,
+                "posture": {"state": "fence", "reason": obs.refusal},
+                "truncated": False, "withheld": None,
+                "response": {"exit": None, "signal": None, "stdout": "", "stderr": obs.refusal or "",
+                             "truncated": False},
+                "marked": []}
     return {"ran": ran, "not_run": None if ran else ("pending" if obs.asked else "denied"),
             "exit": obs.exit if ran else None, "signal": None,
             "stdout": obs.output if ran else "", "stderr": "",
@@ -417,6 +430,10 @@ def handle(agent, sessions, req):
             raise Unsupported("tty: %s runs its tools without a terminal" % agent.name)
         call = Call(tool, req["input"], approved=True, if_asked="yes", cwd=req.get("cwd"))
         obs = s.execute(call)
+        if obs.refused:
+            return {"exit": None, "signal": None, "stdout": "", "stderr": obs.refusal or "",
+                    "held_by": None, "refused": obs.refused,
+                    "posture": {"state": "fence", "reason": obs.refusal}}
         if not obs.ran:
             raise AgentError("the approved call did not run (%r)" % obs)
         return {"exit": obs.exit, "signal": None, "stdout": obs.output, "stderr": "",

@@ -61,6 +61,10 @@ pub struct GuardConfig {
     /// The fence's choices.
     #[serde(default)]
     pub exec: ExecChoices,
+    /// The file it was read from (not a key of the file): what the guard keeps out of
+    /// every workspace root and out of the jail's reach.
+    #[serde(skip)]
+    pub file: Option<PathBuf>,
 }
 
 /// The fence's choices for every allowed command, as `gatehouse exec` flags.
@@ -187,6 +191,21 @@ impl GuardConfig {
                 return Err(invalid(format!("exec.set-env: {k:?} cannot be set")));
             }
         }
+        // A name `gatehouse exec` would refuse (FENCE-ENV-11), refused here with its key,
+        // before it is written into a command line that could not carry it.
+        for (key, names) in [
+            ("pass-env", &c.exec.pass_env),
+            ("pass-secret-env", &c.exec.pass_secret_env),
+        ] {
+            if let Some(n) = names
+                .iter()
+                .find(|n| n.is_empty() || n.contains('=') || n.chars().any(char::is_control))
+            {
+                return Err(invalid(format!("exec.{key}: {n:?} is no variable name")));
+            }
+        }
+        let mut c = c;
+        c.file = Some(file.to_path_buf());
         Ok(c)
     }
 

@@ -259,6 +259,7 @@ fn open(
                 .join(", ")
         )));
     }
+    out_of_reach(config, state.path(), &roots)?;
     let first = roots
         .first()
         .ok_or_else(|| GuardError::Workspace("the session has no workspace root".into()))?;
@@ -308,6 +309,47 @@ fn open(
         roots,
         _lock: lock,
     })
+}
+
+/// What decides the next call stays out of the jail's reach and out of the agent's file
+/// tools (ORDER-REC-1, ORDER-REC-6): the guard's configuration lies inside no workspace
+/// root, and no `[exec]` path the jail sees (`ro`, `rw`) holds or lies within the state
+/// directory (grants, journal, trust map) or holds the configuration. Compared as the
+/// kernel would resolve them (symlinks followed, a missing tail appended).
+fn out_of_reach(config: &GuardConfig, state: &Path, roots: &[PathBuf]) -> Result<(), GuardError> {
+    use crate::fence::guarded::real_path;
+    use crate::paths::{is_within, overlaps};
+    let file = config.file.as_deref().map(real_path);
+    if let Some(f) = &file {
+        if let Some(r) = roots.iter().find(|r| is_within(f, &real_path(r))) {
+            return Err(GuardError::Workspace(format!(
+                "the guard's configuration {} lies inside the workspace root {}, where jailed code and the agent's file tools could rewrite it; keep it outside every root",
+                f.display(),
+                r.display()
+            )));
+        }
+    }
+    let state = real_path(state);
+    for (flag, paths) in [("ro", &config.exec.ro), ("rw", &config.exec.rw)] {
+        for p in paths {
+            let real = real_path(p);
+            if overlaps(&real, &state) {
+                return Err(GuardError::Workspace(format!(
+                    "[exec] {flag} {}: holds or lies within the guard's state directory {} (its grants, journal and trust map), which jailed code must never reach",
+                    p.display(),
+                    state.display()
+                )));
+            }
+            if let Some(f) = file.as_ref().filter(|f| is_within(f, &real)) {
+                return Err(GuardError::Workspace(format!(
+                    "[exec] {flag} {}: holds the guard's configuration {}, which jailed code must never reach",
+                    p.display(),
+                    f.display()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A session opened for one hook call, with its roots and the lock held while the call

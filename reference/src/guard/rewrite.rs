@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 /// The rewrite cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RewriteError {
-    /// A NUL byte: no command line can carry one, so no rewrite keeps its meaning.
-    #[error("the command holds a NUL byte, which no command line can carry")]
+    /// A NUL byte (in the command or in a choice of the configuration): no command line
+    /// can carry one, so no rewrite keeps its meaning.
+    #[error("the fenced command would hold a NUL byte, which no command line can carry")]
     Nul,
     /// A path of the configuration is not UTF-8 (the agent's input is JSON text).
     #[error("{0} is not UTF-8 and cannot be written into a command line")]
@@ -102,6 +103,9 @@ pub fn fenced_words(
     w.push(text(shell)?);
     w.push("-c".into());
     w.push(command.to_string());
+    if w.iter().any(|word| word.contains('\0')) {
+        return Err(RewriteError::Nul);
+    }
     Ok(w)
 }
 

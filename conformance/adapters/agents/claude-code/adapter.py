@@ -169,9 +169,16 @@ class ClaudeCode(core.Agent):
             raise Unsupported("settings_dirs: the adapter does not map settings-named directories")
         if setup.get("limits") is not None:
             raise Unsupported("limits: Claude Code cannot be made to act as on a poorer kernel")
-        if setup.get("choices") is not None:
+        choices = setup.get("choices")
+        if choices is not None and not self.guard:
             raise Unsupported("choices: Claude Code's sandbox has no counterpart for "
                               "gatehouse exec's flags")
+        if choices is not None:
+            other = sorted(k for k, v in choices.items()
+                           if k not in GUARD_EXEC_KEYS and v not in (None, False))
+            if other:
+                raise Unsupported("choices %s: the guard's [exec] has no counterpart"
+                                  % ", ".join(other))
 
     def prepare(self, s):
         setup = s.setup
@@ -244,7 +251,11 @@ class ClaudeCode(core.Agent):
         installs the hook into the session's user settings with `gatehouse guard install`,
         which keeps the settings written above."""
         setup = s.setup
-        lines = ["state-dir = %s" % json.dumps(os.path.join(s.root, "guard-state")),
+        # The session's logs and records live where the runner says the implementation
+        # keeps them (`log_dir`): the guard's state directory, which `gatehouse exec`
+        # never binds and no workspace may hold (ORDER-REC-1).
+        state_dir = setup.get("log_dir") or os.path.join(s.root, "guard-state")
+        lines = ["state-dir = %s" % json.dumps(state_dir),
                  "workspaces = %s" % json.dumps(setup.get("workspaces") or [setup["workspace"]]),
                  "gatehouse = %s" % json.dumps(self.guard)]
         for key in ("agent_file", "settings_file"):
@@ -253,6 +264,23 @@ class ClaudeCode(core.Agent):
         if safety:
             lines.append("safety = %s" % json.dumps(safety))
         lines.append("allow = %s" % json.dumps(list(setup.get("allow_list") or [])))
+        # The fence's choices: each key of the setup's `choices` is the flag of `gatehouse
+        # exec` the guard's [exec] table adds to every rewritten command.
+        choices = setup.get("choices") or {}
+        exec_lines = []
+        for key in GUARD_EXEC_KEYS:
+            value = choices.get(key)
+            if value is None:
+                continue
+            if key == "set_env":
+                pairs = ", ".join("%s = %s" % (json.dumps(k), json.dumps(v))
+                                  for k, v in sorted(value.items()))
+                exec_lines.append("set-env = { %s }" % pairs)
+            else:
+                exec_lines.append("%s = %s" % (key.replace("_", "-"), json.dumps(value)))
+        if exec_lines:
+            lines.append("[exec]")
+            lines.extend(exec_lines)
         s.state["guard_config"] = os.path.join(s.root, "guard.toml")
         with open(s.state["guard_config"], "w") as f:
             f.write("\n".join(lines) + "\n")
@@ -372,6 +400,14 @@ class ClaudeCode(core.Agent):
                     pass
             elif block.get("is_error"):
                 exit_code = 1
+        refusal = None
+        if self.guard and ran:
+            refusal = exec_refusal(text, exit_code)
+        elif self.guard and not ran:
+            refusal = guard_refusal(text)
+        if refusal:
+            return core.Observed(ran=False, asked=asked, denied=True, by="sandbox", output=text,
+                                 message=refusal, refused="choice_refused", refusal=refusal)
         src = decision.get("source")
         by = None if ran else {"config": "rule", "hook": "hook", "user_reject": "user"}.get(src, src)
         return core.Observed(ran=ran, asked=asked, denied=not ran, by=by, exit=exit_code, output=text,
@@ -381,6 +417,37 @@ class ClaudeCode(core.Agent):
         if self.guard:
             return "native"
         return "bwrap" if s.state.get("sandbox") else "off"
+
+
+# The setup's `choices` the guard's configuration carries (its [exec] table, one flag of
+# `gatehouse exec` each); `config_files` and `trust_project` have no counterpart there.
+GUARD_EXEC_KEYS = ("network", "allow_domains", "pass_env", "pass_secret_env", "set_env",
+                   "ro", "rw", "hide")
+
+
+def exec_refusal(text, exit_code):
+    """`gatehouse exec`'s refusal of the guard's rewritten command: exit 125 and its one
+    line `gatehouse exec: ...` naming the choice it cannot honour (a workspace that is the
+    home, a writable root holding the user's configuration). Its fence notice (`gatehouse
+    exec: fence: ...`) is not a refusal. None when the text shows none."""
+    if exit_code != 125:
+        return None
+    for line in text.splitlines():
+        if line.startswith("gatehouse exec: ") and not line.startswith("gatehouse exec: fence: "):
+            return line
+    return None
+
+
+def guard_refusal(text):
+    """The guard's refusal to open the session at all (a workspace root it cannot open or
+    that holds the home, a state directory inside a root): its block answer, which Claude
+    Code shows as the hook's error, and the call does not run (GUARD-FAIL-1). A deny of the
+    call itself is a decision with its reason, not a hook error. None when the text shows
+    none."""
+    marker = "gatehouse guard: "
+    if "hook error" in text and marker in text:
+        return text[text.index(marker):].strip().splitlines()[0]
+    return None
 
 
 def guard_argument(argv):
