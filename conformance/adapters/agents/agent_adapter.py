@@ -493,5 +493,58 @@ def version_of(argv, default="unknown"):
         return default
 
 
+def guard_argument(argv):
+    """`--guard [GATEHOUSE]` of an agent adapter: the agent with `gatehouse guard` as its
+    pre-tool hook (README.md, "Put Gatehouse in front of your agent"). The gatehouse binary
+    the guard runs, given or by default the repository's release build; None without
+    `--guard`."""
+    if "--guard" not in argv:
+        return None
+    i = argv.index("--guard")
+    if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+        return os.path.abspath(argv[i + 1])
+    root = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+    return os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target")),
+                        "release", "gatehouse")
+
+
+def write_guard_config(s, gatehouse, safety=None, approved=()):
+    """The guard's configuration for session `s` (`R/.agent-*/guard.toml`, outside the
+    workspace), from the setup: a state directory of the session's own, the workspace
+    roots, the agent file and settings file the library reads its patterns, hooks and mode
+    from, the start flag's safety mode and the allow list. `approved`: lines the person
+    approved for this run, added to the allow list, which is how a person approves a line
+    for an agent whose hook cannot ask (Codex CLI, Gemini CLI): the guard denies what would
+    ask. Returns its path; the agent runs its hook with `GATEHOUSE_GUARD_CONFIG` naming it."""
+    setup = s.setup
+    lines = ["state-dir = %s" % json.dumps(os.path.join(s.root, "guard-state")),
+             "workspaces = %s" % json.dumps(setup.get("workspaces") or [setup["workspace"]]),
+             "gatehouse = %s" % json.dumps(gatehouse)]
+    for key in ("agent_file", "settings_file"):
+        if setup.get(key):
+            lines.append("%s = %s" % (key.replace("_", "-"), json.dumps(setup[key])))
+    if safety:
+        lines.append("safety = %s" % json.dumps(safety))
+    lines.append("allow = %s" % json.dumps(list(setup.get("allow_list") or []) + list(approved)))
+    path = os.path.join(s.root, "guard.toml")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def guard_unapprovable(agent, call, obs):
+    """Raises Unsupported when a guard that cannot ask (Codex CLI's, Gemini CLI's) refused
+    an approved call for want of a person: a line the gate always asks about (its dangerous
+    list outranks every allow list and pattern) has no way to be approved for such an
+    agent, so a fence `run` of it is not something the agent can be made to do."""
+    if (getattr(agent, "guard", None) and call.approved and not obs.ran and obs.by == "hook"
+            and "cannot ask one from a hook" in (obs.message or "")
+            and "denied (dangerous," in obs.message):
+        raise Unsupported("%s cannot approve this line: its guard cannot ask, and the gate "
+                          "always asks about it (no allow list outranks that)" % agent.name)
+    return obs
+
+
 __all__ = ["Agent", "AgentError", "Call", "confine", "Observed", "RunResult", "Session", "Unsupported",
-           "run_process", "serve", "cache_dir", "npm_bin", "version_of", "time"]
+           "run_process", "serve", "cache_dir", "npm_bin", "version_of", "time", "guard_argument",
+           "write_guard_config", "guard_unapprovable"]

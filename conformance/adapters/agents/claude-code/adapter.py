@@ -244,18 +244,7 @@ class ClaudeCode(core.Agent):
         installs the hook into the session's user settings with `gatehouse guard install`,
         which keeps the settings written above."""
         setup = s.setup
-        lines = ["state-dir = %s" % json.dumps(os.path.join(s.root, "guard-state")),
-                 "workspaces = %s" % json.dumps(setup.get("workspaces") or [setup["workspace"]]),
-                 "gatehouse = %s" % json.dumps(self.guard)]
-        for key in ("agent_file", "settings_file"):
-            if setup.get(key):
-                lines.append("%s = %s" % (key.replace("_", "-"), json.dumps(setup[key])))
-        if safety:
-            lines.append("safety = %s" % json.dumps(safety))
-        lines.append("allow = %s" % json.dumps(list(setup.get("allow_list") or [])))
-        s.state["guard_config"] = os.path.join(s.root, "guard.toml")
-        with open(s.state["guard_config"], "w") as f:
-            f.write("\n".join(lines) + "\n")
+        s.state["guard_config"] = core.write_guard_config(s, self.guard, safety)
         env = dict(os.environ, CLAUDE_CONFIG_DIR=cfg, GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
         r = core.run_process([self.guard, "guard", "install", "claude-code", "--user"], env,
                              setup["workspace"], deadline_s=30)
@@ -383,17 +372,7 @@ class ClaudeCode(core.Agent):
         return "bwrap" if s.state.get("sandbox") else "off"
 
 
-def guard_argument(argv):
-    """`--guard [GATEHOUSE]`: the gatehouse binary the guard runs (default: the
-    repository's release build)."""
-    if "--guard" not in argv:
-        return None
-    i = argv.index("--guard")
-    if i + 1 < len(argv):
-        return os.path.abspath(argv[i + 1])
-    root = os.path.normpath(os.path.join(HERE, "..", "..", "..", ".."))
-    return os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target")),
-                        "release", "gatehouse")
+guard_argument = core.guard_argument
 
 
 if __name__ == "__main__":
