@@ -104,9 +104,9 @@ class GeminiCli(core.Agent):
         gdir = os.path.join(s.dirs["config"], ".gemini")
         os.makedirs(os.path.join(gdir, "policies"), exist_ok=True)
         src = mapping.Sources(setup)
-        if src.safety not in MODES:
+        if src.safety not in MODES and not self.guard:
             raise Unsupported("safety %r: no Gemini CLI approval mode" % src.safety)
-        s.state["mode"] = MODES[src.safety]
+        s.state["mode"] = MODES.get(src.safety, "yolo")
         if self.guard:
             # Headless, Gemini's other modes do not offer the shell tool at all, so no call
             # would reach the hook: the guard decides in its place, as a person who installs
@@ -114,8 +114,13 @@ class GeminiCli(core.Agent):
             s.state["mode"] = "yolo"
         rules = []
         for lst, pattern, origin in src.patterns():
-            rules.append(toml_rule(DECISIONS[lst], PRIORITY[lst],
-                                   prefix=" ".join(mapping.shell_prefix(pattern))))
+            try:
+                prefix = " ".join(mapping.shell_prefix(pattern))
+            except Unsupported:
+                if self.guard:
+                    continue   # guarded, the library applies the pattern Gemini cannot say
+                raise
+            rules.append(toml_rule(DECISIONS[lst], PRIORITY[lst], prefix=prefix))
         for g in setup.get("grants") or []:
             if g["kind"] == "family":
                 rules.append(toml_rule("allow", PRIORITY["allow"], prefix=g["key"]))
