@@ -45,6 +45,7 @@ directories inside the fixture, and telemetry and update checks off where the ag
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -534,15 +535,26 @@ def write_guard_config(s, gatehouse, safety=None, approved=()):
 
 def guard_unapprovable(agent, call, obs):
     """Raises Unsupported when a guard that cannot ask (Codex CLI's, Gemini CLI's) refused
-    an approved call for want of a person: a line the gate always asks about (its dangerous
-    list outranks every allow list and pattern) has no way to be approved for such an
-    agent, so a fence `run` of it is not something the agent can be made to do."""
+    an approved call for want of a person, although the adapter approved the line in its
+    allow list: a line the gate always asks about (its dangerous list outranks every allow
+    list and pattern: `dangerous`), or one whose redirection writes a file the session's
+    trust map has never seen (the map's plan asks, whatever allowed the line:
+    `redirect_prompt`), has no way to be approved for such an agent, so a fence `run` of it
+    is not something the agent can be made to do."""
     if (getattr(agent, "guard", None) and call.approved and not obs.ran and obs.by == "hook"
-            and "cannot ask one from a hook" in (obs.message or "")
-            and "denied (dangerous," in obs.message):
-        raise Unsupported("%s cannot approve this line: its guard cannot ask, and the gate "
-                          "always asks about it (no allow list outranks that)" % agent.name)
+            and "cannot ask one from a hook" in (obs.message or "")):
+        m = re.search(r"denied \((\w+), stage (\w+)\)", obs.message)
+        if m and m.group(1) in UNAPPROVABLE:
+            raise Unsupported("%s cannot approve this line: its guard cannot ask, and %s"
+                              % (agent.name, UNAPPROVABLE[m.group(1)]))
     return obs
+
+
+UNAPPROVABLE = {
+    "dangerous": "the gate always asks about it (no allow list outranks its dangerous list)",
+    "redirect_prompt": "its redirection writes a file the trust map has not seen, which asks "
+                       "whatever allowed the line",
+}
 
 
 __all__ = ["Agent", "AgentError", "Call", "confine", "Observed", "RunResult", "Session", "Unsupported",

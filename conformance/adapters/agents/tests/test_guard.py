@@ -103,6 +103,15 @@ class Unapprovable(unittest.TestCase):
         with self.assertRaises(core.Unsupported):
             core.guard_unapprovable(self.Guarded(), call, obs)
 
+    def test_a_redirection_the_trust_map_asks_about_is_unsupported(self):
+        call = core.Call("shell", "echo hi > made.txt", approved=True)
+        obs = core.Observed(denied=True, by="hook", message=(
+            "gatehouse guard: denied (redirect_prompt, stage redirect): it needs a person's "
+            "approval, and Gemini CLI cannot ask one from a hook; ..."))
+        with self.assertRaises(core.Unsupported) as e:
+            core.guard_unapprovable(self.Guarded(), call, obs)
+        self.assertIn("trust map", str(e.exception))
+
     def test_other_refusals_and_unguarded_agents_pass_through(self):
         call = core.Call("shell", "rm -rf sub", approved=True)
         deny = core.Observed(denied=True, by="hook", message="gatehouse guard: denied (deny_pattern, ...)")
