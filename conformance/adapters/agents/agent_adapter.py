@@ -93,10 +93,11 @@ class Call:
 
 
 class Observed:
-    """What one agent run showed. `by` says what refused: rule, hook, mode, user, sandbox."""
+    """What one agent run showed. `by` says what refused: rule, hook, mode, user, sandbox;
+    `refused`, the protocol's code when the fence itself refused to start the call."""
 
     def __init__(self, ran=False, asked=False, denied=False, by=None, exit=None,
-                 output="", message=None):
+                 output="", message=None, refused=None):
         self.ran = ran
         self.asked = asked
         self.denied = denied
@@ -104,6 +105,7 @@ class Observed:
         self.exit = exit
         self.output = output
         self.message = message
+        self.refused = refused
 
     def decision(self):
         if self.asked:
@@ -418,6 +420,9 @@ def handle(agent, sessions, req):
             raise Unsupported("tty: %s runs its tools without a terminal" % agent.name)
         call = Call(tool, req["input"], approved=True, if_asked="yes", cwd=req.get("cwd"))
         obs = s.execute(call)
+        if not obs.ran and obs.refused:
+            return {"exit": None, "signal": None, "stdout": "", "stderr": "", "held_by": None,
+                    "refused": obs.refused}
         if not obs.ran:
             raise AgentError("the approved call did not run (%r)" % obs)
         return {"exit": obs.exit, "signal": None, "stdout": obs.output, "stderr": "",
@@ -541,6 +546,12 @@ def guard_unapprovable(agent, call, obs):
     trust map has never seen (the map's plan asks, whatever allowed the line:
     `redirect_prompt`), has no way to be approved for such an agent, so a fence `run` of it
     is not something the agent can be made to do."""
+    if (getattr(agent, "guard", None) and call.approved and not obs.ran and obs.by == "hook"
+            and "gatehouse guard: cannot open the workspace" in (obs.message or "")):
+        # The guard refused the session's workspace root itself (one that holds the home,
+        # say): the refusal of a workspace choice, as `gatehouse exec` gives it.
+        obs.refused = "choice_refused"
+        return obs
     if (getattr(agent, "guard", None) and call.approved and not obs.ran and obs.by == "hook"
             and "cannot ask one from a hook" in (obs.message or "")):
         m = re.search(r"denied \((\w+), stage (\w+)\)", obs.message)

@@ -112,6 +112,13 @@ class Unapprovable(unittest.TestCase):
             core.guard_unapprovable(self.Guarded(), call, obs)
         self.assertIn("trust map", str(e.exception))
 
+    def test_a_refused_workspace_is_the_fence_refusing_the_choice(self):
+        call = core.Call("shell", "echo ran > ran.txt", approved=True)
+        obs = core.Observed(denied=True, by="hook", message=(
+            "Command blocked by PreToolUse hook: gatehouse guard: cannot open the workspace "
+            "/x/parentlink: \"/x\" holds the working directory. Command: echo ran"))
+        self.assertEqual(core.guard_unapprovable(self.Guarded(), call, obs).refused, "choice_refused")
+
     def test_other_refusals_and_unguarded_agents_pass_through(self):
         call = core.Call("shell", "rm -rf sub", approved=True)
         deny = core.Observed(denied=True, by="hook", message="gatehouse guard: denied (deny_pattern, ...)")
