@@ -45,6 +45,7 @@ directories inside the fixture, and telemetry and update checks off where the ag
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -92,7 +93,8 @@ class Call:
 
 
 class Observed:
-    """What one agent run showed. `by` says what refused: rule, hook, mode, user, sandbox."""
+    """What one agent run showed. `by` says what refused: rule, hook, mode, user, sandbox;
+    `refused`, the protocol's code when the fence itself refused to start the call."""
 
     def __init__(self, ran=False, asked=False, denied=False, by=None, exit=None,
                  output="", message=None, refused=None, refusal=None):
@@ -510,5 +512,108 @@ def version_of(argv, default="unknown"):
         return default
 
 
+def guard_argument(argv):
+    """`--guard [GATEHOUSE]` of an agent adapter: the agent with `gatehouse guard` as its
+    pre-tool hook (README.md, "Put Gatehouse in front of your agent"). The gatehouse binary
+    the guard runs, given or by default the repository's release build; None without
+    `--guard`."""
+    if "--guard" not in argv:
+        return None
+    i = argv.index("--guard")
+    if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+        return os.path.abspath(argv[i + 1])
+    root = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+    return os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target")),
+                        "release", "gatehouse")
+
+
+# The setup's `choices` the guard's configuration carries (its [exec] table, one flag of
+# `gatehouse exec` each); `config_files` and `trust_project` have no counterpart there.
+GUARD_EXEC_KEYS = ("network", "allow_domains", "pass_env", "pass_secret_env", "set_env",
+                   "ro", "rw", "hide")
+
+
+def unmapped_choices(choices):
+    """The keys of a setup's `choices` the guard cannot carry (set, and not [exec]'s)."""
+    return sorted(k for k, v in (choices or {}).items()
+                  if k not in GUARD_EXEC_KEYS and v not in (None, False))
+
+
+def write_guard_config(s, gatehouse, safety=None, approved=()):
+    """The guard's configuration for session `s` (`R/.agent-*/guard.toml`, outside the
+    workspace), from the setup: a state directory of the session's own, the workspace
+    roots, the agent file and settings file the library reads its patterns, hooks and mode
+    from, the start flag's safety mode and the allow list. `approved`: lines the person
+    approved for this run, added to the allow list, which is how a person approves a line
+    for an agent whose hook cannot ask (Codex CLI, Gemini CLI): the guard denies what would
+    ask. Returns its path; the agent runs its hook with `GATEHOUSE_GUARD_CONFIG` naming it."""
+    setup = s.setup
+    # The session's logs and records live where the runner says the implementation keeps
+    # them (`log_dir`): the guard's state directory, which `gatehouse exec` never binds and
+    # no workspace or [exec] path may reach (ORDER-REC-1, GUARD-STATE-3).
+    state_dir = setup.get("log_dir") or os.path.join(s.root, "guard-state")
+    lines = ["state-dir = %s" % json.dumps(state_dir),
+             "workspaces = %s" % json.dumps(setup.get("workspaces") or [setup["workspace"]]),
+             "gatehouse = %s" % json.dumps(gatehouse)]
+    for key in ("agent_file", "settings_file"):
+        if setup.get(key):
+            lines.append("%s = %s" % (key.replace("_", "-"), json.dumps(setup[key])))
+    if safety:
+        lines.append("safety = %s" % json.dumps(safety))
+    lines.append("allow = %s" % json.dumps(list(setup.get("allow_list") or []) + list(approved)))
+    # The fence's choices: each key of the setup's `choices` is the flag of `gatehouse exec`
+    # the guard's [exec] table adds to every rewritten command (last: a TOML table).
+    choices = setup.get("choices") or {}
+    exec_lines = []
+    for key in GUARD_EXEC_KEYS:
+        value = choices.get(key)
+        if value is None:
+            continue
+        if key == "set_env":
+            pairs = ", ".join("%s = %s" % (json.dumps(k), json.dumps(v))
+                              for k, v in sorted(value.items()))
+            exec_lines.append("set-env = { %s }" % pairs)
+        else:
+            exec_lines.append("%s = %s" % (key.replace("_", "-"), json.dumps(value)))
+    if exec_lines:
+        lines.append("[exec]")
+        lines.extend(exec_lines)
+    path = os.path.join(s.root, "guard.toml")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def guard_unapprovable(agent, call, obs):
+    """Raises Unsupported when a guard that cannot ask (Codex CLI's, Gemini CLI's) refused
+    an approved call for want of a person, although the adapter approved the line in its
+    allow list: a line the gate always asks about (its dangerous list outranks every allow
+    list and pattern: `dangerous`), or one whose redirection writes a file the session's
+    trust map has never seen (the map's plan asks, whatever allowed the line:
+    `redirect_prompt`), has no way to be approved for such an agent, so a fence `run` of it
+    is not something the agent can be made to do."""
+    if (getattr(agent, "guard", None) and call.approved and not obs.ran and obs.by == "hook"
+            and "gatehouse guard: cannot open the workspace" in (obs.message or "")):
+        # The guard refused the session's workspace root itself (one that holds the home,
+        # say): the refusal of a workspace choice, as `gatehouse exec` gives it.
+        obs.refused = "choice_refused"
+        return obs
+    if (getattr(agent, "guard", None) and call.approved and not obs.ran and obs.by == "hook"
+            and "cannot ask one from a hook" in (obs.message or "")):
+        m = re.search(r"denied \((\w+), stage (\w+)\)", obs.message)
+        if m and m.group(1) in UNAPPROVABLE:
+            raise Unsupported("%s cannot approve this line: its guard cannot ask, and %s"
+                              % (agent.name, UNAPPROVABLE[m.group(1)]))
+    return obs
+
+
+UNAPPROVABLE = {
+    "dangerous": "the gate always asks about it (no allow list outranks its dangerous list)",
+    "redirect_prompt": "its redirection writes a file the trust map has not seen, which asks "
+                       "whatever allowed the line",
+}
+
+
 __all__ = ["Agent", "AgentError", "Call", "confine", "Observed", "RunResult", "Session", "Unsupported",
-           "run_process", "serve", "cache_dir", "npm_bin", "version_of", "time"]
+           "run_process", "serve", "cache_dir", "npm_bin", "version_of", "time", "guard_argument",
+           "write_guard_config", "guard_unapprovable"]

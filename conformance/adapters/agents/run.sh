@@ -19,19 +19,24 @@ cd "$(dirname "$0")/../../.."
 # runs are slow; absent, every chapter. opencode boots a server for every run (5-20 s), so
 # its whole suite would take many hours: it runs the permissions chapter. Codex's app-server
 # turn takes 0.5-1 s (the whole suite about an hour); Gemini CLI's run 5-10 s (hooks 12 min,
-# permissions 20 min, its gate and fence chapters hours), so it runs three chapters.
+# permissions 20 min, its gate and fence chapters hours), so it runs three chapters. The
+# `-guarded` labels are the same agents with `gatehouse guard` as their pre-tool hook
+# (`--guard`, README.md "Put Gatehouse in front of your agent"); guarded, Gemini offers its
+# shell tool to the hook in every mode (yolo), so a run takes 2-4 s and it runs four chapters.
 agents=(
   "claude-code|python3 conformance/adapters/agents/claude-code/adapter.py"
   "claude-code-guarded|python3 conformance/adapters/agents/claude-code/adapter.py --guard|hooks/ permissions/ decision/ fence/"
   "opencode|python3 conformance/adapters/agents/opencode/adapter.py|permissions/"
   "codex-cli|python3 conformance/adapters/agents/codex-cli/adapter.py"
   "gemini-cli|python3 conformance/adapters/agents/gemini-cli/adapter.py|permissions/ hooks/ decision/"
+  "codex-cli-guarded|python3 conformance/adapters/agents/codex-cli/adapter.py --guard|gate/ hooks/ fence/ decision/ permissions/"
+  "gemini-cli-guarded|python3 conformance/adapters/agents/gemini-cli/adapter.py --guard|hooks/ fence/ permissions/ decision/"
 )
 chapters=(--filter gate/ --filter permissions/ --filter hooks/ --filter trust/ --filter decision/ --filter fence/)
 
 runner="${GATEHOUSE_CONFORM:-}"
 if [ -z "$runner" ] && ! printf '%s\n' "$@" | grep -qx -- --table-only; then
-  # gatehouse itself: the guarded column's hook (claude-code/adapter.py --guard)
+  # gatehouse itself: the guarded columns' hook (adapter.py --guard)
   cargo build --release --locked -q -p gatehouse-conformance -p gatehouse
   runner="${CARGO_TARGET_DIR:-target}/release/gatehouse-conform"
 fi

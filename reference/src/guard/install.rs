@@ -100,6 +100,18 @@ pub fn events(agent: Agent) -> &'static [(&'static str, &'static str)] {
     }
 }
 
+/// How long the agent waits for the hook, in the unit its settings take: seconds for
+/// Claude Code and Codex CLI, milliseconds for Gemini CLI. Sixty seconds for each: the
+/// guard answers in milliseconds, but an agent that times a hook out runs the call
+/// (Gemini CLI does), so a limit a loaded machine can reach would let calls through
+/// unjudged and unfenced.
+pub fn hook_timeout(agent: Agent) -> u64 {
+    match agent {
+        Agent::ClaudeCode | Agent::Codex => 60,
+        Agent::Gemini => 60_000,
+    }
+}
+
 /// The hook's command line: `PROGRAM guard AGENT`, the program quoted for the agent's
 /// shell.
 pub fn hook_command(agent: Agent, program: &Path) -> String {
@@ -165,7 +177,7 @@ pub fn merged(agent: Agent, settings: &Map<String, Value>, command: &str) -> Map
                     0,
                     json!({
                         "matcher": matcher,
-                        "hooks": [{ "type": "command", "command": command, "timeout": 60 }],
+                        "hooks": [{ "type": "command", "command": command, "timeout": hook_timeout(agent) }],
                     }),
                 );
             }
@@ -404,6 +416,25 @@ mod tests {
         assert_eq!(removed(Agent::ClaudeCode, &after), before);
         // Another agent's guard entry is not this one's.
         assert_eq!(removed(Agent::Gemini, &after), after);
+    }
+
+    #[test]
+    fn each_agent_waits_sixty_seconds_in_its_own_unit() {
+        // Gemini CLI reads a hook's timeout in milliseconds: 60 there timed the guard out
+        // on a loaded machine, and Gemini ran the call unjudged.
+        for (agent, want) in [
+            (Agent::ClaudeCode, 60),
+            (Agent::Codex, 60),
+            (Agent::Gemini, 60_000),
+        ] {
+            let s = merged(agent, &Map::new(), "/g guard x");
+            for (event, _) in events(agent) {
+                assert_eq!(
+                    s["hooks"][*event][0]["hooks"][0]["timeout"], want,
+                    "{agent:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub mod rewrite;
 
 use crate::config::{AgentFile, ConfigError as FileError, SettingsFile};
 use crate::gate::{Asker, GateConfig, Verdict};
-use crate::order::{GuardedSession, Route, Ruling, SessionConfig, SessionError, SourceRef};
+use crate::order::{GuardedSession, Route, Ruling, SessionConfig, SessionError, SourceRef, Stage};
 use crate::paths::Roots;
 use crate::records::atomic::write_json;
 use crate::records::{read_json, RecordError, StateDir};
@@ -456,6 +456,17 @@ pub fn explain(agent: Agent, r: &Ruling) -> String {
         (Route::DenyPattern, Some(SourceRef::Pattern { pattern, .. })) => {
             format!("a deny pattern matches: {pattern}")
         }
+        // A pattern or the allow-list approves neither of the next two: the dangerous list
+        // outranks both (ORDER-STAGE-4), and a redirection's plan asks whatever allowed
+        // the line (ORDER-REDIR-1). Saying otherwise sends the person to a fix that fails.
+        (Route::NoAsker, _) if r.stage == Stage::AlwaysAsk => format!(
+            "it always needs a person's approval, and {} cannot ask one from a hook; no pattern or allow-list entry outranks that, so run it yourself outside the agent",
+            agent.title()
+        ),
+        (Route::NoAsker, _) if r.stage == Stage::Redirect => format!(
+            "its redirection writes a file this session's trust map has not seen, which needs a person's approval, and {} cannot ask one from a hook; no pattern or allow-list entry approves that, so write the file another way or run the line yourself",
+            agent.title()
+        ),
         (Route::NoAsker, _) => format!(
             "it needs a person's approval, and {} cannot ask one from a hook; allow it with a pattern or the allow-list in the guard's configuration",
             agent.title()

@@ -174,8 +174,7 @@ class ClaudeCode(core.Agent):
             raise Unsupported("choices: Claude Code's sandbox has no counterpart for "
                               "gatehouse exec's flags")
         if choices is not None:
-            other = sorted(k for k, v in choices.items()
-                           if k not in GUARD_EXEC_KEYS and v not in (None, False))
+            other = core.unmapped_choices(choices)
             if other:
                 raise Unsupported("choices %s: the guard's [exec] has no counterpart"
                                   % ", ".join(other))
@@ -251,39 +250,7 @@ class ClaudeCode(core.Agent):
         installs the hook into the session's user settings with `gatehouse guard install`,
         which keeps the settings written above."""
         setup = s.setup
-        # The session's logs and records live where the runner says the implementation
-        # keeps them (`log_dir`): the guard's state directory, which `gatehouse exec`
-        # never binds and no workspace may hold (ORDER-REC-1).
-        state_dir = setup.get("log_dir") or os.path.join(s.root, "guard-state")
-        lines = ["state-dir = %s" % json.dumps(state_dir),
-                 "workspaces = %s" % json.dumps(setup.get("workspaces") or [setup["workspace"]]),
-                 "gatehouse = %s" % json.dumps(self.guard)]
-        for key in ("agent_file", "settings_file"):
-            if setup.get(key):
-                lines.append("%s = %s" % (key.replace("_", "-"), json.dumps(setup[key])))
-        if safety:
-            lines.append("safety = %s" % json.dumps(safety))
-        lines.append("allow = %s" % json.dumps(list(setup.get("allow_list") or [])))
-        # The fence's choices: each key of the setup's `choices` is the flag of `gatehouse
-        # exec` the guard's [exec] table adds to every rewritten command.
-        choices = setup.get("choices") or {}
-        exec_lines = []
-        for key in GUARD_EXEC_KEYS:
-            value = choices.get(key)
-            if value is None:
-                continue
-            if key == "set_env":
-                pairs = ", ".join("%s = %s" % (json.dumps(k), json.dumps(v))
-                                  for k, v in sorted(value.items()))
-                exec_lines.append("set-env = { %s }" % pairs)
-            else:
-                exec_lines.append("%s = %s" % (key.replace("_", "-"), json.dumps(value)))
-        if exec_lines:
-            lines.append("[exec]")
-            lines.extend(exec_lines)
-        s.state["guard_config"] = os.path.join(s.root, "guard.toml")
-        with open(s.state["guard_config"], "w") as f:
-            f.write("\n".join(lines) + "\n")
+        s.state["guard_config"] = core.write_guard_config(s, self.guard, safety)
         env = dict(os.environ, CLAUDE_CONFIG_DIR=cfg, GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
         r = core.run_process([self.guard, "guard", "install", "claude-code", "--user"], env,
                              setup["workspace"], deadline_s=30)
@@ -419,12 +386,6 @@ class ClaudeCode(core.Agent):
         return "bwrap" if s.state.get("sandbox") else "off"
 
 
-# The setup's `choices` the guard's configuration carries (its [exec] table, one flag of
-# `gatehouse exec` each); `config_files` and `trust_project` have no counterpart there.
-GUARD_EXEC_KEYS = ("network", "allow_domains", "pass_env", "pass_secret_env", "set_env",
-                   "ro", "rw", "hide")
-
-
 def exec_refusal(text, exit_code):
     """`gatehouse exec`'s refusal of the guard's rewritten command: exit 125 and its one
     line `gatehouse exec: ...` naming the choice it cannot honour (a workspace that is the
@@ -450,17 +411,7 @@ def guard_refusal(text):
     return None
 
 
-def guard_argument(argv):
-    """`--guard [GATEHOUSE]`: the gatehouse binary the guard runs (default: the
-    repository's release build)."""
-    if "--guard" not in argv:
-        return None
-    i = argv.index("--guard")
-    if i + 1 < len(argv):
-        return os.path.abspath(argv[i + 1])
-    root = os.path.normpath(os.path.join(HERE, "..", "..", "..", ".."))
-    return os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target")),
-                        "release", "gatehouse")
+guard_argument = core.guard_argument
 
 
 if __name__ == "__main__":

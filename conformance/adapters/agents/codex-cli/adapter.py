@@ -69,8 +69,16 @@ class CodexCli(core.Agent):
         "fence_policy", "workspaces", "log_dir", "limits", "choices",
         "agent_file", "settings_file", "safety", "state_dir", "resume"}
 
-    def __init__(self):
+    def __init__(self, guard=None):
         self.version = core.version_of([binary(), "--version"], VERSION).split(" ")[-1]
+        # --guard: Codex with `gatehouse guard codex` as its PreToolUse hook (README.md,
+        # "Put Gatehouse in front of your agent"): the library decides every shell call and
+        # runs what it allows in `gatehouse exec`, which is then the fence; Codex's own
+        # sandbox is off (`danger-full-access`) and the agent file's hooks are the library's.
+        self.guard = guard
+        if guard is not None:
+            self.name = "codex-cli+gatehouse"
+            self.fence_backend = "native"
 
     def check_setup(self, setup):
         super().check_setup(setup)
@@ -89,19 +97,30 @@ class CodexCli(core.Agent):
         home = s.dirs["config"]
         s.state["codex_home"] = home
         src = mapping.Sources(setup)
-        if src.safety not in APPROVAL:
+        if src.safety not in APPROVAL and not self.guard:
             raise Unsupported("safety %r: Codex has no approval policy that runs known-safe "
                               "commands and refuses every other without asking" % src.safety)
-        approval = APPROVAL[src.safety]
+        approval = APPROVAL.get(src.safety, "never")
         if setup.get("asker", "terminal") == "none":
             approval = "never"      # nobody to ask: Codex's policy that never asks
+        if self.guard:
+            # The guard is the approval: Codex asks about every line not on its known-safe
+            # list, and a fenced line (`gatehouse exec ... -- bash -c LINE`) never is, so
+            # under any other policy it would ask again about each call the guard allowed
+            # (a hook's allow does not skip Codex's approval). What the guard cannot ask
+            # about it has already denied. Codex's own rules still apply.
+            approval = "never"
         policy = setup.get("fence_policy")
-        sandbox = "danger-full-access" if policy == "off" else "workspace-write"
+        sandbox = "danger-full-access" if policy == "off" or self.guard else "workspace-write"
         s.state.update(approval=approval, sandbox=sandbox, safety=src.safety or "")
 
         rules = []
         for lst, pattern, origin in src.patterns():
-            rules.append(rule(mapping.shell_prefix(pattern), DECISIONS[lst]))
+            try:
+                rules.append(rule(mapping.shell_prefix(pattern), DECISIONS[lst]))
+            except Unsupported:
+                if not self.guard:
+                    raise   # guarded, the library applies the pattern Codex cannot say
         for g in setup.get("grants") or []:
             words = g["key"].split() if g["kind"] == "family" else _words(g["key"])
             rules.append(rule(words, "allow"))
@@ -112,7 +131,7 @@ class CodexCli(core.Agent):
             f.writelines(rules)
 
         hooks = {}
-        for event, matcher, m, h in src.hooks():
+        for event, matcher, m, h in ([] if self.guard else src.hooks()):
             name = EVENTS.get(event)
             if name is None:
                 raise Unsupported("hooks.%s: Codex has no such event" % event)
@@ -136,8 +155,25 @@ class CodexCli(core.Agent):
             with open(os.path.join(home, "hooks.json"), "w") as f:
                 json.dump({"hooks": hooks}, f, indent=1)
         self._write_config(s, bool(hooks), trusted={})
-        if hooks:
+        if self.guard:
+            self.install_guard(s)
+        elif hooks:
             self._trust_hooks(s)
+
+    def install_guard(self, s):
+        """Writes the guard's configuration from the setup (outside the workspace), installs
+        the hook with `CODEX_HOME=<the session's> gatehouse guard install codex` (its
+        `hooks.json` and `[features] hooks = true`), then trusts it as a person does once
+        (Codex skips an untrusted hook silently: `gatehouse guard doctor codex`)."""
+        setup = s.setup
+        s.state["guard_config"] = core.write_guard_config(s, self.guard, setup.get("safety"))
+        env = dict(os.environ, CODEX_HOME=s.state["codex_home"],
+                   GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
+        r = core.run_process([self.guard, "guard", "install", "codex"], env,
+                             setup["workspace"], deadline_s=30)
+        if r.rc != 0:
+            raise AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
+        self._trust_hooks(s)
 
     def _write_config(self, s, hooks, trusted):
         setup = s.setup
@@ -186,6 +222,8 @@ class CodexCli(core.Agent):
         e = super().env(s)
         e.update(CODEX_HOME=s.state["codex_home"], GATEHOUSE_SCRIPTED_KEY="sk-scripted-model",
                  RUST_LOG="error")
+        if self.guard:
+            e["GATEHOUSE_GUARD_CONFIG"] = s.state["guard_config"]
         return e
 
     # -- one step --------------------------------------------------------------------------
@@ -199,21 +237,30 @@ class CodexCli(core.Agent):
             # Codex has no code tool: code runs as a model would run it, `python3 -c`.
             line = "python3 -c %s" % mapping.quote(line)
         args = {"cmd": line}
+        s.state["line"] = line
         if call.cwd:
             args["workdir"] = call.cwd if os.path.isabs(call.cwd) else os.path.join(s.cwd, call.cwd)
         return [("exec_command", args), "done"]
 
     def command(self, s, call):
+        if self.guard:
+            # An approved call (a fence `run`): the person approves the line the only way
+            # this agent's guard takes, in its allow list, for this run.
+            core.write_guard_config(s, self.guard, s.setup.get("safety"),
+                                    approved=[s.state["line"]] if call.approved else [])
         # An approved call (a fence `run`) is one the person accepts when Codex asks:
         # `never` would instead refuse what Codex asks about (`rm -f` style lines).
-        approval = "untrusted" if call.approved else s.state["approval"]
+        approval = "untrusted" if call.approved and not self.guard else s.state["approval"]
         answer = "accept" if call.if_asked == "yes" else "decline"
         argv = [sys.executable, DRIVER, binary(), s.cwd, approval, s.state["sandbox"], answer]
-        if s.state["sandbox"] != "danger-full-access":
-            return argv
+        if s.state["sandbox"] != "danger-full-access" or self.guard:
+            return argv   # its own sandbox, or the guard's `gatehouse exec`, holds the call
         return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
 
     def observe(self, s, call, result, requests):
+        return core.guard_unapprovable(self, call, self._observe(s, call, result, requests))
+
+    def _observe(self, s, call, result, requests):
         msgs = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
         asked = any("answered" in m for m in msgs)
         items = [m["params"]["item"] for m in msgs if m.get("method") == "item/completed"
@@ -255,6 +302,8 @@ class CodexCli(core.Agent):
         return core.Observed(ran=False, asked=asked, denied=True, by=by, message=text or None)
 
     def held_by(self, s):
+        if self.guard:
+            return "native"
         return "off" if s.state.get("sandbox") == "danger-full-access" else "bwrap"
 
 
@@ -279,4 +328,4 @@ def _unified_exec(text):
 
 
 if __name__ == "__main__":
-    core.serve(CodexCli())
+    core.serve(CodexCli(core.guard_argument(sys.argv[1:])))

@@ -75,8 +75,16 @@ class GeminiCli(core.Agent):
         "fence_policy", "workspaces", "log_dir", "limits", "choices",
         "agent_file", "settings_file", "safety", "state_dir", "resume"}
 
-    def __init__(self):
+    def __init__(self, guard=None):
         self.version = core.version_of([binary(), "--version"], VERSION).split(" ")[-1]
+        # --guard: Gemini CLI with `gatehouse guard gemini` as its BeforeTool hook (README.md,
+        # "Put Gatehouse in front of your agent"): the library decides every shell call and
+        # runs what it allows in `gatehouse exec`, which is then the fence; Gemini's tool
+        # sandbox is off and the agent file's hooks are the library's.
+        self.guard = guard
+        if guard is not None:
+            self.name = "gemini-cli+gatehouse"
+            self.fence_backend = "native"
 
     def check_setup(self, setup):
         super().check_setup(setup)
@@ -96,13 +104,23 @@ class GeminiCli(core.Agent):
         gdir = os.path.join(s.dirs["config"], ".gemini")
         os.makedirs(os.path.join(gdir, "policies"), exist_ok=True)
         src = mapping.Sources(setup)
-        if src.safety not in MODES:
+        if src.safety not in MODES and not self.guard:
             raise Unsupported("safety %r: no Gemini CLI approval mode" % src.safety)
-        s.state["mode"] = MODES[src.safety]
+        s.state["mode"] = MODES.get(src.safety, "yolo")
+        if self.guard:
+            # Headless, Gemini's other modes do not offer the shell tool at all, so no call
+            # would reach the hook: the guard decides in its place, as a person who installs
+            # it for headless runs has Gemini do. Gemini's own policy rules still apply.
+            s.state["mode"] = "yolo"
         rules = []
         for lst, pattern, origin in src.patterns():
-            rules.append(toml_rule(DECISIONS[lst], PRIORITY[lst],
-                                   prefix=" ".join(mapping.shell_prefix(pattern))))
+            try:
+                prefix = " ".join(mapping.shell_prefix(pattern))
+            except Unsupported:
+                if self.guard:
+                    continue   # guarded, the library applies the pattern Gemini cannot say
+                raise
+            rules.append(toml_rule(DECISIONS[lst], PRIORITY[lst], prefix=prefix))
         for g in setup.get("grants") or []:
             if g["kind"] == "family":
                 rules.append(toml_rule("allow", PRIORITY["allow"], prefix=g["key"]))
@@ -114,7 +132,7 @@ class GeminiCli(core.Agent):
             f.write("\n".join(rules))
 
         hooks = {}
-        for event, matcher, m, h in src.hooks():
+        for event, matcher, m, h in ([] if self.guard else src.hooks()):
             name = EVENTS.get(event)
             if name is None:
                 raise Unsupported("hooks.%s: Gemini CLI has no such event" % event)
@@ -137,7 +155,7 @@ class GeminiCli(core.Agent):
             hooks.setdefault(name, []).append(entry)
 
         policy = setup.get("fence_policy")
-        s.state["sandbox"] = policy in ("required", "degraded")
+        s.state["sandbox"] = policy in ("required", "degraded") and not self.guard
         settings = {
             "security": {"auth": {"selectedType": "gemini-api-key"},
                          "toolSandboxing": s.state["sandbox"]},
@@ -149,12 +167,30 @@ class GeminiCli(core.Agent):
             settings["hooks"] = hooks
         with open(os.path.join(gdir, "settings.json"), "w") as f:
             json.dump(settings, f, indent=1)
+        if self.guard:
+            self.install_guard(s)
+
+    def install_guard(self, s):
+        """Writes the guard's configuration from the setup (outside the workspace) and
+        installs the hook with `gatehouse guard install gemini`, which keeps the settings
+        written above. Gemini reads its user settings from `GEMINI_CLI_HOME/.gemini`, which
+        is the guard's `--user` scope with `HOME` set to that directory (`--project` would
+        write `.gemini/` into the workspace, where the scenario's checks see it)."""
+        setup = s.setup
+        s.state["guard_config"] = core.write_guard_config(s, self.guard, setup.get("safety"))
+        env = dict(os.environ, HOME=s.dirs["config"], GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
+        r = core.run_process([self.guard, "guard", "install", "gemini", "--user"], env,
+                             setup["workspace"], deadline_s=30)
+        if r.rc != 0:
+            raise AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
 
     def env(self, s):
         e = super().env(s)
         e.update(GEMINI_CLI_HOME=s.dirs["config"], GOOGLE_GEMINI_BASE_URL=s.model.url,
                  GEMINI_API_KEY="scripted-model-key", GEMINI_TELEMETRY_ENABLED="false",
                  GEMINI_CLI_NO_RELAUNCH="1")
+        if self.guard:
+            e["GATEHOUSE_GUARD_CONFIG"] = s.state["guard_config"]
         for k in ("GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_GENAI_USE_VERTEXAI"):
             e.pop(k, None)
         return e
@@ -167,19 +203,28 @@ class GeminiCli(core.Agent):
             # Gemini CLI has no code tool: code runs as a model would run it, `python3 -c`.
             line = "python3 -c %s" % mapping.quote(line)
         args = {"command": line}
+        s.state["line"] = line
         if call.cwd:
             args["dir_path"] = call.cwd if os.path.isabs(call.cwd) else os.path.join(s.cwd, call.cwd)
         return [("run_shell_command", args), "done"]
 
     def command(self, s, call):
+        if self.guard:
+            # An approved call (a fence `run`): the person approves the line the only way
+            # this agent's guard takes, in its allow list, for this run.
+            core.write_guard_config(s, self.guard, s.setup.get("safety"),
+                                    approved=[s.state["line"]] if call.approved else [])
         mode = "yolo" if call.approved else s.state["mode"]
         argv = [binary(), "--skip-trust", "-m", MODEL, "-o", "stream-json",
                 "--approval-mode", mode, "-p", "Do the task."]
-        if s.state["sandbox"]:
-            return argv
+        if s.state["sandbox"] or self.guard:
+            return argv   # its tool sandbox, or the guard's `gatehouse exec`, holds the call
         return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
 
     def observe(self, s, call, result, requests):
+        return core.guard_unapprovable(self, call, self._observe(s, call, result, requests))
+
+    def _observe(self, s, call, result, requests):
         events = [json.loads(line) for line in result.stdout.splitlines()
                   if line.strip().startswith("{")]
         uses = [e for e in events if e.get("type") == "tool_use"]
@@ -214,6 +259,8 @@ class GeminiCli(core.Agent):
         return core.Observed(ran=False, denied=True, by=by, message=msg)
 
     def held_by(self, s):
+        if self.guard:
+            return "native"
         return "bwrap" if s.state.get("sandbox") else "off"
 
 
@@ -228,4 +275,4 @@ def _shell_result(given, shown):
 
 
 if __name__ == "__main__":
-    core.serve(GeminiCli())
+    core.serve(GeminiCli(core.guard_argument(sys.argv[1:])))
