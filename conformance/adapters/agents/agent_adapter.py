@@ -388,7 +388,9 @@ def handle(agent, sessions, req):
         sessions.pop(req["session"]).close()
         return {}
     if op in ("decide", "code", "tool"):
-        tool = {"decide": "shell", "code": "execute_code"}.get(op, req.get("tool"))
+        # `decide` names its tool too (protocol 1.5: `execute_code`, `mcp_install`, ...);
+        # only a `decide` without one is the shell's.
+        tool = req.get("tool") or {"decide": "shell", "code": "execute_code"}.get(op)
         call = Call(tool, req.get("input"))
         obs = s.execute(call)
         s.pending = ("decide", call) if obs.asked else None
