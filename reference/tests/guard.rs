@@ -12,6 +12,23 @@ use std::process::{Command, Stdio};
 
 const AGENTS: [&str; 3] = ["claude-code", "codex", "gemini"];
 
+/// Runs `c` with `input` on its standard input: (exit, stdout, stderr).
+fn feed(mut c: Command, input: &[u8]) -> (i32, String, String) {
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
 struct Fixture {
     _dir: tempfile::TempDir,
     root: PathBuf,
@@ -70,19 +87,7 @@ impl Fixture {
         if config {
             c.env("GATEHOUSE_GUARD_CONFIG", &self.config);
         }
-        let mut child = c
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input).unwrap();
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8(out.stdout).unwrap(),
-            String::from_utf8(out.stderr).unwrap(),
-        )
+        feed(c, input)
     }
 
     fn hook(&self, agent: &str, input: &Value) -> (i32, String, String) {
@@ -303,20 +308,9 @@ fn a_panic_blocks() {
         let input = f.shell(agent, "cat notes.txt", "c");
         let mut c = f.cmd(&["guard", agent]);
         c.env("GATEHOUSE_GUARD_CONFIG", &f.config)
-            .env("GATEHOUSE_GUARD_TEST_PANIC", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = c.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(2));
-        let err = String::from_utf8(out.stderr).unwrap();
+            .env("GATEHOUSE_GUARD_TEST_PANIC", "1");
+        let (code, _, err) = feed(c, input.to_string().as_bytes());
+        assert_eq!(code, 2);
         assert_eq!(
             err,
             "gatehouse guard: internal error (a panic); the call is blocked\n"
@@ -615,26 +609,9 @@ fn the_guard_keeps_its_configuration_and_state_out_of_reach() {
     let inside = f.ws.join(".guard.toml");
     std::fs::copy(&f.config, &inside).unwrap();
     let input = f.shell("claude-code", "cat notes.txt", "c");
-    let (code, _, err) = {
-        let mut c = f.cmd(&["guard", "claude-code"]);
-        c.env("GATEHOUSE_GUARD_CONFIG", &inside)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = c.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8(out.stdout).unwrap(),
-            String::from_utf8(out.stderr).unwrap(),
-        )
-    };
+    let mut c = f.cmd(&["guard", "claude-code"]);
+    c.env("GATEHOUSE_GUARD_CONFIG", &inside);
+    let (code, _, err) = feed(c, input.to_string().as_bytes());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("lies inside the workspace root"), "{err}");
     // A name `gatehouse exec` would refuse never reaches a command line.

@@ -327,16 +327,22 @@ def _order_answer(obs):
     return ans
 
 
+def _refused_fields(obs):
+    """A `run` the fence refused to start: nothing ran, the refusal code, and its line as
+    the posture's reason and the stderr (the fields of `run` and of `act` alike)."""
+    return {"exit": None, "signal": None, "stdout": "", "stderr": obs.refusal or "",
+            "held_by": None, "refused": obs.refused,
+            "posture": {"state": "fence", "reason": obs.refusal}}
+
+
 def _ran_fields(obs, held_by):
     ran = obs.ran
     if obs.refused:
-        return {"ran": False, "not_run": "denied", "exit": None, "signal": None,
-                "stdout": "", "stderr": "", "held_by": None, "refused": obs.refused,
-                "posture": {"state": "fence", "reason": obs.refusal},
-                "truncated": False, "withheld": None,
-                "response": {"exit": None, "signal": None, "stdout": "", "stderr": obs.refusal or "",
-                             "truncated": False},
-                "marked": []}
+        fields = _refused_fields(obs)
+        response = {k: fields[k] for k in ("exit", "signal", "stdout", "stderr")}
+        fields.update({"ran": False, "not_run": "denied", "truncated": False, "withheld": None,
+                       "response": dict(response, truncated=False), "marked": []})
+        return fields
     return {"ran": ran, "not_run": None if ran else ("pending" if obs.asked else "denied"),
             "exit": obs.exit if ran else None, "signal": None,
             "stdout": obs.output if ran else "", "stderr": "",
@@ -435,9 +441,7 @@ def handle(agent, sessions, req):
         call = Call(tool, req["input"], approved=True, if_asked="yes", cwd=req.get("cwd"))
         obs = s.execute(call)
         if obs.refused:
-            return {"exit": None, "signal": None, "stdout": "", "stderr": obs.refusal or "",
-                    "held_by": None, "refused": obs.refused,
-                    "posture": {"state": "fence", "reason": obs.refusal}}
+            return _refused_fields(obs)
         if not obs.ran:
             raise AgentError("the approved call did not run (%r)" % obs)
         return {"exit": obs.exit, "signal": None, "stdout": obs.output, "stderr": "",
@@ -597,8 +601,11 @@ def guard_unapprovable(agent, call, obs):
     if (getattr(agent, "guard", None) and call.approved and not obs.ran and obs.by == "hook"
             and "gatehouse guard: cannot open the workspace" in (obs.message or "")):
         # The guard refused the session's workspace root itself (one that holds the home,
-        # say): the refusal of a workspace choice, as `gatehouse exec` gives it.
+        # say): the refusal of a workspace choice, as `gatehouse exec` gives it, with the
+        # guard's line as its reason.
+        message = obs.message or ""
         obs.refused = "choice_refused"
+        obs.refusal = message[message.index("gatehouse guard: "):].strip().splitlines()[0]
         return obs
     if (getattr(agent, "guard", None) and call.approved and not obs.ran and obs.by == "hook"
             and "cannot ask one from a hook" in (obs.message or "")):

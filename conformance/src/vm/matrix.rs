@@ -107,12 +107,21 @@ pub struct HostOnly {
     pub narrowed: Vec<(Narrowed, Option<usize>)>,
 }
 
+/// A `[[narrowed]]` entry as one run reports it.
+struct NarrowedNote<'a> {
+    entry: &'a Narrowed,
+    count: Option<usize>,
+    guests: Vec<String>,
+    line: String,
+}
+
 /// Why the decision tier is not run in a guest that runs the enforcement tier only.
 pub const NOT_RUN: &str = "not run on this guest: kernel-independent, run on the host";
 
 impl HostOnly {
-    /// One line per `[[narrowed]]` entry some guest of this run left out.
-    fn narrowed_notes(&self, results: &[GuestResult]) -> Vec<(String, Vec<String>)> {
+    /// Each `[[narrowed]]` entry some guest of this run left out: the entry, its count,
+    /// the guests that left it out and its line for `matrix.md`.
+    fn narrowed_notes<'a>(&'a self, results: &[GuestResult]) -> Vec<NarrowedNote<'a>> {
         self.narrowed
             .iter()
             .filter_map(|(n, count)| {
@@ -128,15 +137,18 @@ impl HostOnly {
                     Some(c) => format!("{c} scenario(s) matching {}", n.scenarios.join(", ")),
                     None => format!("the scenarios matching {}", n.scenarios.join(", ")),
                 };
-                Some((
-                    format!(
-                        "{what} (run on the guests of {} only, kernels.toml [[narrowed]]: {}): left out on {}",
-                        n.kernels.join(", "),
-                        n.why.trim(),
-                        guests.join(", ")
-                    ),
+                let line = format!(
+                    "{what} (run on the guests of {} only, kernels.toml [[narrowed]]: {}): left out on {}",
+                    n.kernels.join(", "),
+                    n.why.trim(),
+                    guests.join(", ")
+                );
+                Some(NarrowedNote {
+                    entry: n,
+                    count: *count,
                     guests,
-                ))
+                    line,
+                })
             })
             .collect()
     }
@@ -200,7 +212,7 @@ pub fn write(
     let decision = host_only.note(results);
     if decision.is_some() || !narrowed.is_empty() {
         let _ = writeln!(md, "\n## Not run in every guest\n");
-        for note in decision.iter().chain(narrowed.iter().map(|(n, _)| n)) {
+        for note in decision.iter().chain(narrowed.iter().map(|n| &n.line)) {
             let _ = writeln!(md, "- {note}");
         }
     }
@@ -212,12 +224,10 @@ pub fn write(
             "guests": results.iter().filter(|g| !g.plan.decision_tier).map(|g| g.plan.label()).collect::<Vec<_>>(),
             "why": NOT_RUN,
         },
-        "narrowed": host_only.narrowed.iter().filter_map(|(n, count)| {
-            let guests: Vec<String> = results.iter().filter(|g| g.plan.leaves_out.contains(n)).map(|g| g.plan.label()).collect();
-            (!guests.is_empty()).then(|| json!({
-                "scenarios": n.scenarios, "count": count, "run_on": n.kernels, "why": n.why.trim(), "left_out_on": guests,
-            }))
-        }).collect::<Vec<_>>(),
+        "narrowed": narrowed.iter().map(|n| json!({
+            "scenarios": n.entry.scenarios, "count": n.count, "run_on": n.entry.kernels,
+            "why": n.entry.why.trim(), "left_out_on": n.guests,
+        })).collect::<Vec<_>>(),
     });
     put(
         "matrix.json".into(),
@@ -487,7 +497,7 @@ mod tests {
         let notes = host.narrowed_notes(std::slice::from_ref(&g));
         assert_eq!(notes.len(), 1);
         assert_eq!(
-            notes[0].0,
+            notes[0].line,
             "3 scenario(s) matching fence/net- (run on the guests of 5.10 only, kernels.toml [[narrowed]]: one per class): left out on 6.1/base"
         );
         let dir = tempfile::tempdir().unwrap();

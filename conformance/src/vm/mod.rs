@@ -267,13 +267,19 @@ pub fn main(
     );
     let results = run_all(boots, jobs);
     let command = command_line();
-    let scenarios_dir = images.parent().unwrap_or(&images).join("scenarios");
+    // The scenarios are read once for both counts; `None` when they cannot be read here
+    // (the report then names what was left out without a count).
+    let scenarios =
+        crate::scenario::load_dir(&images.parent().unwrap_or(&images).join("scenarios"), None)
+            .ok()
+            .map(|l| l.scenarios);
+    let scenarios = scenarios.as_deref();
     let host_only = matrix::HostOnly {
-        decision_scenarios: decision_tier_count(&scenarios_dir, &args.run_args),
+        decision_scenarios: scenarios.and_then(|s| decision_tier_count(s, &args.run_args)),
         narrowed: file
             .narrowed
             .iter()
-            .map(|n| (n.clone(), narrowed_count(&scenarios_dir, n)))
+            .map(|n| (n.clone(), scenarios.and_then(|s| narrowed_count(s, n))))
             .collect(),
     };
     let md = matrix::write(
@@ -291,21 +297,21 @@ pub fn main(
     })
 }
 
-/// How many scenarios a `[[narrowed]]` entry's patterns select (`None`: the scenarios
-/// cannot be read here).
-fn narrowed_count(scenarios: &Path, n: &kernels::Narrowed) -> Option<usize> {
-    let loaded = crate::scenario::load_dir(scenarios, None).ok()?;
-    let ids: Vec<&str> = loaded.scenarios.iter().map(|s| s.id.as_str()).collect();
-    crate::filter::select_all(&n.scenarios, &[], ids, |i| i)
-        .ok()
-        .map(|v| v.len())
+/// How many of `scenarios` a `[[narrowed]]` entry's patterns select.
+fn narrowed_count(scenarios: &[crate::scenario::Scenario], n: &kernels::Narrowed) -> Option<usize> {
+    crate::filter::select_all(&n.scenarios, &[], scenarios.iter().collect(), |s| {
+        s.id.as_str()
+    })
+    .ok()
+    .map(|v| v.len())
 }
 
 /// How many scenarios of the decision tier the run options select: what a guest that runs
-/// the enforcement tier only leaves to the host. `None` when the scenarios cannot be read
-/// here (the report then names the tier without a count).
-fn decision_tier_count(scenarios: &Path, run_args: &[String]) -> Option<usize> {
-    let loaded = crate::scenario::load_dir(scenarios, None).ok()?;
+/// the enforcement tier only leaves to the host.
+fn decision_tier_count(
+    scenarios: &[crate::scenario::Scenario],
+    run_args: &[String],
+) -> Option<usize> {
     let (mut filters, mut excludes) = (Vec::new(), Vec::new());
     let mut it = run_args.iter();
     while let Some(a) = it.next() {
@@ -322,8 +328,10 @@ fn decision_tier_count(scenarios: &Path, run_args: &[String]) -> Option<usize> {
             into.push(v);
         }
     }
-    let picked =
-        crate::filter::select_all(&filters, &excludes, loaded.scenarios, |s| s.id.as_str()).ok()?;
+    let picked = crate::filter::select_all(&filters, &excludes, scenarios.iter().collect(), |s| {
+        s.id.as_str()
+    })
+    .ok()?;
     Some(
         picked
             .iter()

@@ -117,7 +117,10 @@ class Unapprovable(unittest.TestCase):
         obs = core.Observed(denied=True, by="hook", message=(
             "Command blocked by PreToolUse hook: gatehouse guard: cannot open the workspace "
             "/x/parentlink: \"/x\" holds the working directory. Command: echo ran"))
-        self.assertEqual(core.guard_unapprovable(self.Guarded(), call, obs).refused, "choice_refused")
+        refused = core.guard_unapprovable(self.Guarded(), call, obs)
+        self.assertEqual(refused.refused, "choice_refused")
+        self.assertTrue(refused.refusal.startswith("gatehouse guard: cannot open the workspace /x/"),
+                        refused.refusal)
 
     def test_other_refusals_and_unguarded_agents_pass_through(self):
         call = core.Call("shell", "rm -rf sub", approved=True)
