@@ -38,6 +38,38 @@ pub struct Narrowed {
     pub kernels: Vec<String>,
     /// Why one kernel per class shows what every kernel of the class would.
     pub why: String,
+    /// Requirement prefixes (`FENCE-`) none of its scenarios may pin: an entry that
+    /// narrows scenarios because they test something other than the fence says so here,
+    /// and a scenario it selects that pins such a requirement makes `vm` refuse before
+    /// any boot ([`Narrowed::check`]), so that a scenario added later is never left out
+    /// of a kernel silently.
+    #[serde(default)]
+    pub unless_pins: Vec<String>,
+}
+
+impl Narrowed {
+    /// The first scenario of `scenarios` this entry selects that pins a requirement of
+    /// [`Narrowed::unless_pins`], as a sentence naming both; `None` when there is none.
+    pub fn check<'a>(
+        &self,
+        scenarios: impl IntoIterator<Item = (&'a str, Vec<String>)>,
+    ) -> Option<String> {
+        if self.unless_pins.is_empty() {
+            return None;
+        }
+        let scenarios: Vec<(&str, Vec<String>)> = scenarios.into_iter().collect();
+        let picked =
+            crate::filter::select_all(&self.scenarios, &[], scenarios, |(id, _)| id).ok()?;
+        picked.iter().find_map(|(id, requirements)| {
+            let pinned = requirements
+                .iter()
+                .find(|r| self.unless_pins.iter().any(|p| r.starts_with(p.as_str())))?;
+            Some(format!(
+                "selects {id}, which pins {pinned}: `unless_pins` {:?} says no scenario it leaves out may (narrow that scenario in an entry of its own, or change the patterns)",
+                self.unless_pins
+            ))
+        })
+    }
 }
 
 /// `[defaults]`.
@@ -175,6 +207,9 @@ impl KernelsFile {
             }
             if n.kernels.is_empty() || n.why.trim().is_empty() {
                 return Err(bad("`kernels` and `why` must not be empty".into()));
+            }
+            if n.unless_pins.iter().any(|p| p.trim().is_empty()) {
+                return Err(bad("`unless_pins` must not hold an empty prefix".into()));
             }
         }
         for k in &file.kernels {
@@ -352,6 +387,52 @@ mod tests {
             KernelsFile::load(&path).is_err(),
             "an unknown key is refused"
         );
+    }
+
+    #[test]
+    fn a_narrowed_entry_with_unless_pins_names_the_scenario_that_pins_one() {
+        let entry = Narrowed {
+            scenarios: vec!["hooks/".into()],
+            kernels: vec!["6.1".into()],
+            why: "w".into(),
+            unless_pins: vec!["FENCE-".into()],
+        };
+        let req = |r: &[&str]| r.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let fine = [
+            ("hooks/a", req(&["HOOK-IN-3"])),
+            ("fence/b", req(&["FENCE-JAIL-1"])),
+        ];
+        assert_eq!(entry.check(fine.clone()), None, "fence/b is not selected");
+        let wrong = [
+            ("hooks/a", req(&["HOOK-IN-3"])),
+            ("hooks/c", req(&["ORDER-RUN-1", "FENCE-RUN-4"])),
+        ];
+        let why = entry.check(wrong.clone()).unwrap();
+        assert!(
+            why.starts_with("selects hooks/c, which pins FENCE-RUN-4"),
+            "{why}"
+        );
+        let plain = Narrowed {
+            unless_pins: vec![],
+            ..entry
+        };
+        assert_eq!(plain.check(wrong), None, "no unless_pins, nothing to check");
+    }
+
+    #[test]
+    fn the_shipped_narrowed_entries_leave_out_no_scenario_they_promise_to_keep() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let f = KernelsFile::load(&root.join("vm-images/kernels.toml")).unwrap();
+        let loaded = crate::scenario::load_dir(&root.join("scenarios"), None).unwrap();
+        assert!(f.narrowed.iter().any(|n| !n.unless_pins.is_empty()));
+        for n in &f.narrowed {
+            let enforcement = loaded
+                .scenarios
+                .iter()
+                .filter(|s| s.tier == crate::scenario::Tier::Enforcement)
+                .map(|s| (s.id.as_str(), s.all_requirements()));
+            assert_eq!(n.check(enforcement), None, "{:?}", n.scenarios);
+        }
     }
 
     fn labels(plans: &[GuestPlan]) -> Vec<String> {

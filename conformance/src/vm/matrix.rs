@@ -486,6 +486,7 @@ mod tests {
             scenarios: vec!["fence/net-".into()],
             kernels: vec!["5.10".into()],
             why: "one per class".into(),
+            unless_pins: vec![],
         };
         let mut g = guest(vec![user(&[("fence/a", "passed")])], None);
         let host = HostOnly {

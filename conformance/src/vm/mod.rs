@@ -129,7 +129,16 @@ pub fn main(
     }
     check_run(&args.run_args).map_err(|source| VmError::RunArgs { source })?;
     let images = locate::dir(args.images.as_deref(), "vm-images", "--images").map_err(Box::new)?;
-    let file = KernelsFile::load(&images.join("kernels.toml"))?;
+    let kernels_path = images.join("kernels.toml");
+    let file = KernelsFile::load(&kernels_path)?;
+    // The scenarios are read once: for the `[[narrowed]]` entries' check before any boot
+    // and for the counts of what guests leave out; `None` when they cannot be read here
+    // (the report then names what was left out without a count).
+    let scenarios =
+        crate::scenario::load_dir(&images.parent().unwrap_or(&images).join("scenarios"), None)
+            .ok()
+            .map(|l| l.scenarios);
+    check_narrowed(&file, &kernels_path, scenarios.as_deref())?;
     let mut plans: Vec<GuestPlan> = if args.all {
         file.matrix()?
     } else if args.ci {
@@ -267,12 +276,6 @@ pub fn main(
     );
     let results = run_all(boots, jobs);
     let command = command_line();
-    // The scenarios are read once for both counts; `None` when they cannot be read here
-    // (the report then names what was left out without a count).
-    let scenarios =
-        crate::scenario::load_dir(&images.parent().unwrap_or(&images).join("scenarios"), None)
-            .ok()
-            .map(|l| l.scenarios);
     let scenarios = scenarios.as_deref();
     let host_only = matrix::HostOnly {
         decision_scenarios: scenarios.and_then(|s| decision_tier_count(s, &args.run_args)),
@@ -295,6 +298,36 @@ pub fn main(
     } else {
         exit::FAILURE
     })
+}
+
+/// Refuses a `[[narrowed]]` entry that would leave out of some guests a scenario of the
+/// enforcement tier pinning a requirement its `unless_pins` excludes. An entry with
+/// `unless_pins` cannot be checked without the scenarios, so it is refused then too.
+fn check_narrowed(
+    file: &KernelsFile,
+    path: &Path,
+    scenarios: Option<&[crate::scenario::Scenario]>,
+) -> Result<(), VmError> {
+    for n in file.narrowed.iter().filter(|n| !n.unless_pins.is_empty()) {
+        let bad = |why: String| VmError::BadNarrowed {
+            path: path.to_path_buf(),
+            scenarios: n.scenarios.clone(),
+            why,
+        };
+        let Some(scenarios) = scenarios else {
+            return Err(bad(
+                "`unless_pins` cannot be checked: the scenarios beside vm-images/ could not be read".into(),
+            ));
+        };
+        let enforcement = scenarios
+            .iter()
+            .filter(|s| s.tier == crate::scenario::Tier::Enforcement)
+            .map(|s| (s.id.as_str(), s.all_requirements()));
+        if let Some(why) = n.check(enforcement) {
+            return Err(bad(why));
+        }
+    }
+    Ok(())
 }
 
 /// How many of `scenarios` a `[[narrowed]]` entry's patterns select.
