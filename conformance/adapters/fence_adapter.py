@@ -92,6 +92,13 @@ class Tool:
     def stop(self, session):
         """Removes per-session state. Default: nothing."""
 
+    def launch_failure(self, code, err):
+        """The tool's own failure to start the command, as a sentence, or None. A sandbox
+        that cannot start (a program or package missing where it runs) has not failed a
+        scenario: the run is answered `error` with this cause, and the runner reports it
+        errored. Default: None (every exit is the command's)."""
+        return None
+
 
 def run(tool, session, req):
     tool_name = req.get("tool", "shell")
@@ -112,6 +119,9 @@ def run(tool, session, req):
         code, out, err = done.returncode, done.stdout, done.stderr
     except subprocess.TimeoutExpired as e:
         code, out, err = -9, e.stdout or b"", (e.stderr or b"") + b"\n(killed by the adapter at its timeout)\n"
+    failure = tool.launch_failure(code, err)
+    if failure:
+        raise RuntimeError("%s could not start the command: %s" % (tool.name, failure))
     return {"exit": code if code >= 0 else None, "signal": -code if code < 0 else None,
             "stdout": out.decode("utf-8", "replace"), "stderr": err.decode("utf-8", "replace"),
             "held_by": tool.held_by, "refused": None}

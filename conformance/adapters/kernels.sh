@@ -67,9 +67,13 @@ for label in $impls; do
     codex)
       bin="$(codex_bin)"
       [ -n "$bin" ] || { conformance/adapters/install.sh; bin="$(codex_bin)"; }
-      # Each user writes its own CODEX_HOME: $HOME differs between the two runs.
+      # Each user writes its own CODEX_HOME: $HOME differs between the two runs. Codex's
+      # launcher runs bubblewrap, the system's on PATH or else the static one its package
+      # bundles beside the binary (codex-resources/bwrap): the guest gets the bundled one,
+      # what Codex ships; without it every run panics before any jail (exit 101).
       impl='env CODEX=/impl/peers/codex GATEHOUSE_PEERS_CACHE=$HOME/peers python3 conformance/adapters/codex/adapter.py'
-      extra=(--guest-copy "$bin:peers/codex") ;;
+      extra=(--guest-copy "$bin:peers/codex"
+             --guest-copy "$(realpath "$(dirname "$bin")/../codex-resources/bwrap"):peers/codex-resources/bwrap") ;;
     *) echo "kernels.sh: no adapter named $label" >&2; exit 2 ;;
   esac
   cargo build --release --locked -q -p gatehouse-conformance

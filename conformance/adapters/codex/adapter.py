@@ -71,6 +71,17 @@ class Codex(fence_adapter.Tool):
     def env(self, session):
         return dict(super().env(session), CODEX_HOME=CODEX_HOME)
 
+    def launch_failure(self, code, err):
+        # Codex's launcher panics (exit 101) before any jail exists when it cannot find
+        # bubblewrap (neither on PATH nor its bundled codex-resources/bwrap): seen in a
+        # kernel-matrix guest given only the codex binary.
+        text = err.decode("utf-8", "replace")
+        if code == 101 and "linux-sandbox/src/launcher.rs" in text and "panicked at" in text:
+            lines = text.splitlines()
+            at = next(i for i, l in enumerate(lines) if "panicked at" in l)
+            return " ".join(l.strip() for l in lines[at:at + 2])
+        return None
+
 
 if __name__ == "__main__":
     fence_adapter.serve(Codex())
