@@ -308,26 +308,24 @@ fn check_narrowed(
     path: &Path,
     scenarios: Option<&[crate::scenario::Scenario]>,
 ) -> Result<(), VmError> {
-    for n in file.narrowed.iter().filter(|n| !n.unless_pins.is_empty()) {
-        let bad = |why: String| VmError::BadNarrowed {
-            path: path.to_path_buf(),
-            scenarios: n.scenarios.clone(),
-            why,
-        };
-        let Some(scenarios) = scenarios else {
-            return Err(bad(
+    let bad = |n: &kernels::Narrowed, why: String| VmError::BadNarrowed {
+        path: path.to_path_buf(),
+        scenarios: n.scenarios.clone(),
+        why,
+    };
+    match scenarios {
+        Some(scenarios) => match file.broken_narrowing(scenarios) {
+            Some((n, why)) => Err(bad(n, why)),
+            None => Ok(()),
+        },
+        None => match file.narrowed.iter().find(|n| !n.unless_pins.is_empty()) {
+            Some(n) => Err(bad(
+                n,
                 "`unless_pins` cannot be checked: the scenarios beside vm-images/ could not be read".into(),
-            ));
-        };
-        let enforcement = scenarios
-            .iter()
-            .filter(|s| s.tier == crate::scenario::Tier::Enforcement)
-            .map(|s| (s.id.as_str(), s.all_requirements()));
-        if let Some(why) = n.check(enforcement) {
-            return Err(bad(why));
-        }
+            )),
+            None => Ok(()),
+        },
     }
-    Ok(())
 }
 
 /// How many of `scenarios` a `[[narrowed]]` entry's patterns select.
