@@ -71,7 +71,7 @@ pub fn after(
     before: Before,
     answer: Option<&Map<String, Value>>,
     built: &mut Built,
-    bait: &Bait,
+    (bait, passed): (&Bait, &[String]),
 ) -> Vec<String> {
     let mut out = Vec::new();
     for (label, shown, path, snap) in before.snaps {
@@ -129,14 +129,7 @@ pub fn after(
         }
     }
     if check.no_bait {
-        let text = answer.map_or_else(String::new, |a| Value::Object(a.clone()).to_string());
-        let found = bait.found_in(&text);
-        if !found.is_empty() {
-            out.push(format!(
-                "check no_bait: the answer shows the planted {}",
-                found.join(", ")
-            ));
-        }
+        out.extend(bait_checks(answer, built, bait, passed));
     }
     if check.socket_untouched {
         match &built.socket {
@@ -163,6 +156,96 @@ pub fn after(
         }
     }
     out.into_iter().map(|m| p.unapply(&m)).collect()
+}
+
+/// The most files, and the most bytes of one file, the search of the writable roots for a
+/// planted secret reads after a step.
+const SCAN_FILES: usize = 4000;
+/// See [`SCAN_FILES`].
+const SCAN_BYTES: u64 = 4 << 20;
+
+/// `no_bait` (PROTO-OBSERVE-2): no planted secret, as written or encoded, in what the
+/// runner reads itself after the step (its sink, every regular file of the session's
+/// writable roots) nor in the answer. `passed`: the names the session passes on purpose.
+fn bait_checks(
+    answer: Option<&Map<String, Value>>,
+    built: &Built,
+    bait: &Bait,
+    passed: &[String],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(sink) = &built.sink {
+        let (data, drained) = sink.take();
+        if let Err(why) = sink.intact() {
+            out.push(format!(
+                "check no_bait: {why}, so what the command wrote there never reached the runner"
+            ));
+        } else if !drained {
+            out.push("check no_bait: the runner's sink did not drain".to_string());
+        }
+        let found = bait.found_in_bytes(&data, passed);
+        if !found.is_empty() {
+            out.push(format!(
+                "check no_bait: the command handed the runner's sink the planted {}",
+                found.join(", ")
+            ));
+        }
+    }
+    let p = &built.paths;
+    let mut files = 0usize;
+    for root in [&p.workspace, &p.extra, &p.sibling] {
+        for (path, found) in scan(root, bait, passed, &mut files) {
+            out.push(format!(
+                "check no_bait: {} holds the planted {}",
+                path.display(),
+                found.join(", ")
+            ));
+        }
+    }
+    let text = answer.map_or_else(String::new, |a| Value::Object(a.clone()).to_string());
+    let found = bait.found_in_bytes(text.as_bytes(), passed);
+    if !found.is_empty() {
+        out.push(format!(
+            "check no_bait: the answer shows the planted {}",
+            found.join(", ")
+        ));
+    }
+    out
+}
+
+/// Every regular file below `root` (links not followed) that shows a planted secret.
+fn scan(
+    root: &std::path::Path,
+    bait: &Bait,
+    passed: &[String],
+    files: &mut usize,
+) -> Vec<(PathBuf, Vec<String>)> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                dirs.push(e.path());
+            } else if ft.is_file() && *files < SCAN_FILES {
+                *files += 1;
+                let mut bytes = Vec::new();
+                let read = std::fs::File::open(e.path())
+                    .and_then(|f| f.take(SCAN_BYTES).read_to_end(&mut bytes));
+                if read.is_ok() {
+                    let found = bait.found_in_bytes(&bytes, passed);
+                    if !found.is_empty() {
+                        out.push((e.path(), found));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `http_seen`, `http_unseen`, `http_untouched`: judged from what the runner's own server
@@ -291,7 +374,7 @@ mod tests {
         let b = before(&check, &guard_paths(false), &built);
         std::fs::write(built.paths.outside.join("victim"), "").unwrap();
         std::fs::write(built.paths.outside.join("new"), "x").unwrap();
-        let m = after(&check, true, b, None, &mut built, &Bait::generate());
+        let m = after(&check, true, b, None, &mut built, (&Bait::generate(), &[]));
         assert_eq!(m[0], "check guard @OUTSIDE@: entries +new");
         assert!(
             m[1].starts_with("check guard @OUTSIDE@/new: created (file)"),
@@ -319,7 +402,7 @@ mod tests {
             ..check
         };
         let b = before(&check, &[], &built);
-        let m = after(&check, true, b, None, &mut built, &Bait::generate());
+        let m = after(&check, true, b, None, &mut built, (&Bait::generate(), &[]));
         assert_eq!(
             m,
             vec!["check absent @OUTSIDE@/new: something exists there"]
@@ -341,6 +424,7 @@ mod tests {
             Extras {
                 home_secret: None,
                 runner_process: true,
+                sink: false,
             },
         )
         .unwrap();
@@ -361,14 +445,14 @@ mod tests {
             Before::default(),
             Some(&clean),
             &mut built,
-            &bait,
+            (&bait, &[]),
         );
         assert!(m.is_empty(), "{m:?}");
         let sock = built.paths.socket.clone().unwrap();
         let _c = std::os::unix::net::UnixStream::connect(&sock).unwrap();
         let home = built.paths.home.display().to_string();
         let dirty: Map<String, Value> = serde_json::from_value(serde_json::json!({
-            "stdout": format!("{home}\n{}", bait.env[1].1)}))
+            "stdout": format!("{home}\n{}", bait.value_of("OPENAI_API_KEY").unwrap())}))
         .unwrap();
         let m = after(
             &check,
@@ -376,10 +460,10 @@ mod tests {
             Before::default(),
             Some(&dirty),
             &mut built,
-            &bait,
+            (&bait, &[]),
         );
         assert_eq!(m, vec![
-            "check stdout_has \"ok\": not in stdout \"@HOME@\\nfake-openai-".to_string() + &bait.env[1].1["fake-openai-".len()..] + "\"",
+            format!("check stdout_has \"ok\": not in stdout {:?}", format!("@HOME@\n{}", bait.value_of("OPENAI_API_KEY").unwrap())),
             format!("check stdout_lacks {:?}: stdout shows it", "@HOME@"),
             "check no_bait: the answer shows the planted OPENAI_API_KEY".to_string(),
             "check socket_untouched: a connection reached the runner's socket @OUTSIDE@/gatehouse-bait.sock".to_string(),

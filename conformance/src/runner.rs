@@ -319,6 +319,7 @@ fn run_session(
     let extras = fixture::Extras {
         home_secret: fence.then_some(bait.home_secret.as_str()),
         runner_process: s.uses_runner_pid,
+        sink: s.uses_sink,
     };
     let mut built = match fixture::build(&s.fixture, extras) {
         Ok(b) => b,
@@ -380,6 +381,13 @@ fn run_steps(
     out: &mut Vec<StepRecord>,
 ) -> End {
     let mut window = setup.gate.card_window_ms;
+    // Secrets the session passes on purpose are no leak where they show.
+    let passed: Vec<String> = setup
+        .fence
+        .choices
+        .as_ref()
+        .map(|c| c.pass_secret_env.clone())
+        .unwrap_or_default();
     let ctx = Ctx {
         can_ask: setup.gate.asker != crate::controls::gate::model::Asker::None,
     };
@@ -479,7 +487,7 @@ fn run_steps(
                     before,
                     Some(&obj),
                     built,
-                    bait,
+                    (bait, &passed),
                 );
                 rec.add(check::differences(checks, &label));
                 rec.answer = Value::Object(obj);
@@ -499,7 +507,14 @@ fn run_steps(
             Err(f) => {
                 // The implementation is gone; what it did to the files is still judged.
                 rec.add(check::differences(
-                    check::after(&step.check, step.action.is_run(), before, None, built, bait),
+                    check::after(
+                        &step.check,
+                        step.action.is_run(),
+                        before,
+                        None,
+                        built,
+                        (bait, &passed),
+                    ),
                     &label,
                 ));
                 out.push(rec);

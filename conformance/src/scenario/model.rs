@@ -365,6 +365,8 @@ pub struct Scenario {
     pub uses_sibling: bool,
     /// Whether the text uses `@RUNNER_PID@` or checks `process_alive`.
     pub uses_runner_pid: bool,
+    /// Whether the text uses `@SINK@`: the runner makes its sink in the workspace.
+    pub uses_sink: bool,
     /// The fixture.
     pub fixture: Fixture,
     /// The file's setup.

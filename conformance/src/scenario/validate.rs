@@ -244,6 +244,7 @@ pub fn validate(
             platform: file.platform,
             uses_sibling,
             uses_runner_pid,
+            uses_sink: source.contains("@SINK@"),
             fixture: file.fixture,
             setup: file.setup,
             body,
