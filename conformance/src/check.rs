@@ -36,6 +36,8 @@ pub fn differences(messages: Vec<String>, label: &str) -> Vec<Difference> {
 #[derive(Debug, Default)]
 pub struct Before {
     snaps: Vec<(String, String, PathBuf, Snapshot)>,
+    /// The watch over the guarded places, for changes put back before the answer.
+    watch: Option<crate::watch::Watch>,
 }
 
 /// The paths the implicit guard of an enforcement `run` keeps unchanged.
@@ -60,7 +62,11 @@ pub fn before(check: &Check, guard: &[&str], built: &Built) -> Before {
         let snap = Snapshot::take(&path);
         snaps.push((label.to_string(), shown, path, snap));
     }
-    Before { snaps }
+    let roots: Vec<PathBuf> = guard.iter().map(|g| p.locate(g)).collect();
+    let watch = (!roots.is_empty())
+        .then(|| crate::watch::Watch::start(&roots))
+        .flatten();
+    Before { snaps, watch }
 }
 
 /// Every check that does not hold, one line each (`check unchanged @OUTSIDE@/victim:
@@ -80,6 +86,17 @@ pub fn after(
         }
     }
     let p = built.paths.clone();
+    // What changed and was put back before the answer: the snapshots cannot see it.
+    if let Some(w) = &before.watch {
+        if !out.iter().any(|m| m.starts_with("check guard ")) {
+            for (path, what) in w.seen() {
+                out.push(format!(
+                    "check guard {}: changed while the step ran ({what}) and put back before the answer",
+                    path.display()
+                ));
+            }
+        }
+    }
     for a in &check.absent {
         if std::fs::symlink_metadata(p.locate(a)).is_ok() {
             out.push(format!("check absent {a}: something exists there"));

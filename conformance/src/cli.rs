@@ -156,6 +156,10 @@ struct DocsArgs {
     /// directory's report of that label.
     #[arg(long, value_name = "LABEL=FILE")]
     report: Vec<String>,
+    /// The SHA-256 a `--report` must have (as the run that wrote it printed beside its
+    /// summary): the site is not built from a report that changed since; repeatable.
+    #[arg(long, value_name = "LABEL=HEX")]
+    report_sha256: Vec<String>,
     /// The reports of the implementations table, one `LABEL.json` per column
     /// [default: reports/peers of the workspace, where it exists].
     #[arg(long, value_name = "DIR")]
@@ -307,6 +311,8 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         .keyring
         .as_ref()
         .map_or_else(|| command.clone(), |k| k.wrap(&command));
+    // Whatever the implementation starts stays the runner's to end (PROTO-OBSERVE-5).
+    let adopted = crate::reap::adopt_orphans();
     let started_client = Client::start(
         spawned,
         Duration::from_secs_f64(args.step_timeout),
@@ -353,6 +359,18 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     client.shutdown();
     if let Some(k) = &bait.keyring {
         k.remove();
+    }
+    // Nothing the implementation started outlives its run, so nothing can touch a report.
+    let killed = crate::reap::kill_descendants();
+    if killed > 0 {
+        eprintln!(
+            "gatehouse-conform: killed {killed} process(es) the implementation left running"
+        );
+    }
+    if !adopted {
+        eprintln!(
+            "gatehouse-conform: this host offers no child subreaper; a process the implementation detaches may outlive the run"
+        );
     }
     let info = RunnerInfo {
         name: "gatehouse-conform".into(),
@@ -401,16 +419,32 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         write(path, &new.render())?;
     }
     reporter.event(&Event::RunFinished { record: &record });
+    let mut written = Vec::new();
     if let Some(path) = &args.json_out {
-        write(path, &report::render(&record, Format::Json, args.verbose))?;
+        let text = report::render(&record, Format::Json, args.verbose);
+        write(path, &text)?;
+        written.push((path.clone(), text));
     }
     if let Some(path) = &args.junit_out {
-        write(path, &report::render(&record, Format::Junit, args.verbose))?;
+        let text = report::render(&record, Format::Junit, args.verbose);
+        write(path, &text)?;
+        written.push((path.clone(), text));
     }
     let text = report::render(&record, args.format, args.verbose);
     match &args.out {
-        Some(path) => write(path, &text)?,
+        Some(path) => {
+            write(path, &text)?;
+            written.push((path.clone(), text));
+        }
         None => print!("{text}"),
+    }
+    // Each report's hash beside the summary: a CI log pins what was published.
+    for (path, text) in &written {
+        eprintln!(
+            "gatehouse-conform: report {} sha256:{}",
+            path.display(),
+            crate::identity::sha256_hex(text.as_bytes())
+        );
     }
     Ok(if record.success() {
         exit::SUCCESS
@@ -444,11 +478,30 @@ fn environment_differs(args: &RunArgs, env: &serde_json::Value) -> Option<String
     None
 }
 
+/// Writes `text` to `path` atomically: a file beside it, renamed over it, so that no
+/// reader ever sees half a report.
 fn write(path: &Path, text: &str) -> Result<(), Error> {
-    std::fs::write(path, text).map_err(|source| Error::Write {
+    let err = |source| Error::Write {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".report-")
+        .tempfile_in(&dir)
+        .map_err(err)?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(err)?;
+    // A report is for reading: not the private mode a temporary file is made with.
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    )
+    .map_err(err)?;
+    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
 }
 
 /// A reporter that ignores everything (`--quiet`).
@@ -498,6 +551,29 @@ fn docs_cmd(args: DocsArgs) -> Result<i32, Error> {
         .iter()
         .map(|a| reports::parse_arg(a))
         .collect::<Result<Vec<_>, _>>()?;
+    for arg in &args.report_sha256 {
+        let bad = || crate::docs::DocsError::HashArg(arg.clone());
+        let (label, want) = arg.split_once('=').ok_or_else(bad)?;
+        let want = want.trim_start_matches("sha256:").to_ascii_lowercase();
+        if want.len() != 64 || !want.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(bad().into());
+        }
+        let (_, path) = given.iter().find(|(l, _)| l == label).ok_or_else(bad)?;
+        let bytes = std::fs::read(path).map_err(|source| crate::docs::DocsError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let got = crate::identity::sha256_hex(&bytes);
+        if got != want {
+            return Err(crate::docs::DocsError::HashMismatch {
+                label: label.to_string(),
+                path: path.clone(),
+                want,
+                got,
+            }
+            .into());
+        }
+    }
     let peers = args.peers.clone().or_else(|| {
         let d = root.join("reports/peers");
         d.is_dir().then_some(d)

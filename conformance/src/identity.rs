@@ -43,6 +43,15 @@ pub struct IdentityError {
     pub source: std::io::Error,
 }
 
+/// The SHA-256 of `bytes` as 64 lowercase hex digits (a report's, printed with the
+/// summary and checked by `docs --report-sha256`).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// The identity of the suite in `scenarios` and `spec`.
 pub fn of(scenarios: &Path, spec: &Path) -> Result<SuiteId, IdentityError> {
     let mut files = Vec::new();

@@ -23,6 +23,7 @@ mod judge;
 mod keyring;
 mod locate;
 mod protocol;
+mod reap;
 mod record;
 mod report;
 mod runner;
@@ -36,6 +37,7 @@ mod untestable;
 mod verdict;
 mod vm;
 mod vocab;
+mod watch;
 
 fn main() {
     std::process::exit(cli::main());

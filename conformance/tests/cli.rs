@@ -412,3 +412,74 @@ fn vm_refuses_inner_options_it_sets_itself_naming_each() {
         assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
     }
 }
+
+/// PROTO-OBSERVE-5: an adapter that leaves a daemon behind (double fork, `setsid`, its
+/// streams closed) to rewrite the JSON report after the run cannot: the runner kills
+/// every descendant before it writes, writes atomically, and prints the hash a CI log
+/// pins.
+#[test]
+fn a_daemon_the_implementation_leaves_cannot_change_the_report() {
+    let suite = Suite::new();
+    suite.scenario("gate/b-grants", GRANTS_ONLY);
+    let liar = suite.path("daemon.py");
+    std::fs::write(
+        &liar,
+        format!(
+            r#"import json, os, sys, time
+pid, out = os.getppid(), None
+while pid > 1 and out is None:
+    argv = open("/proc/%d/cmdline" % pid, "rb").read().split(b"\0")
+    if b"--json-out" in argv:
+        out = argv[argv.index(b"--json-out") + 1].decode()
+    pid = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1])
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        fd = os.open(os.devnull, os.O_RDWR)
+        for i in (0, 1, 2):
+            os.dup2(fd, i)
+        time.sleep(2)
+        with open(os.path.join(os.path.dirname(out), "daemon-was-here"), "w") as f:
+            f.write("x")
+        with open(out, "w") as f:
+            json.dump({{"forged": True}}, f)
+        os._exit(0)
+    os._exit(0)
+os.wait()
+os.execvp("python3", ["python3", {allow_all:?}])
+"#,
+            allow_all = fake_command("allow_all").trim_start_matches("python3 ")
+        ),
+    )
+    .unwrap();
+    let report = suite.path("report.json");
+    let run = run_cli(
+        suite.dir.path(),
+        &[
+            "run",
+            "--quiet",
+            "--json-out",
+            report.to_str().unwrap(),
+            "--impl",
+            &format!("python3 {}", liar.display()),
+        ],
+    );
+    assert!(run.stderr.contains("killed"), "{}", run.stderr);
+    // Longer than the daemon would have waited.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(!suite.path("daemon-was-here").exists(), "the daemon outlived the run");
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert!(text.contains("\"scenarios\""), "{text}");
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("report.json sha256:"))
+        .unwrap_or_else(|| panic!("no hash line: {}", run.stderr));
+    let want = line.rsplit("sha256:").next().unwrap();
+    use sha2::Digest;
+    let got: String = sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(want, got);
+}

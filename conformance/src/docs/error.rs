@@ -30,6 +30,21 @@ pub enum DocsError {
     /// Two reports under one label.
     #[error("--report {0}: two reports for this label")]
     DuplicateLabel(String),
+    /// `--report-sha256` not of the form `LABEL=HEX`, or naming no `--report`.
+    #[error("--report-sha256 {0}: expected LABEL=HEX (64 hex digits) naming a --report")]
+    HashArg(String),
+    /// A report whose bytes are not the ones the run's log pinned.
+    #[error("--report {label}={}: its sha256 is {got}, not the {want} given by --report-sha256", path.display())]
+    HashMismatch {
+        /// The column.
+        label: String,
+        /// The report.
+        path: std::path::PathBuf,
+        /// The hash given.
+        want: String,
+        /// The file's.
+        got: String,
+    },
     /// A scenario file no longer parses as TOML (the loader reported why).
     #[error("{}: {source}", path.display())]
     Scenario {

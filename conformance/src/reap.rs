@@ -1,0 +1,123 @@
+//! The run owns its implementation's processes (PROTO-OBSERVE-5): the runner makes itself
+//! a child subreaper before it starts the implementation, so that every process the
+//! implementation starts, daemons that fork and `setsid` included, stays its descendant;
+//! and before it writes a report it kills every descendant still alive and reaps them.
+//! What the implementation left running can then change no report.
+//!
+//! Descendants are found in `/proc`: every process whose chain of parents leads to the
+//! runner. The search repeats until a pass finds none, since a process may fork while the
+//! one before it is killed.
+
+use rustix::process::{Pid, Signal, WaitOptions};
+
+/// How many passes [`kill_descendants`] makes at most.
+const PASSES: usize = 50;
+
+/// Makes the runner the reaper of its orphaned descendants (Linux; elsewhere a no-op,
+/// and descendants that double-fork may escape, which [`kill_descendants`] says).
+pub fn adopt_orphans() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        rustix::process::set_child_subreaper(Some(rustix::process::getpid())).is_ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
+/// The parent of every process `/proc` lists.
+fn parents() -> Vec<(i32, i32)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+            let rest = &stat[stat.rfind(')')? + 1..];
+            let ppid: i32 = rest.split_whitespace().nth(1)?.parse().ok()?;
+            Some((pid, ppid))
+        })
+        .collect()
+}
+
+/// Every live descendant of process `root`.
+fn descendants(root: i32) -> Vec<i32> {
+    let all = parents();
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let p = found[i];
+        found.extend(
+            all.iter()
+                .filter(|(pid, ppid)| *ppid == p && !found.contains(pid))
+                .map(|(pid, _)| *pid)
+                .collect::<Vec<_>>(),
+        );
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+/// Stops, kills and reaps every descendant of the runner; the number killed.
+pub fn kill_descendants() -> usize {
+    let me = rustix::process::getpid().as_raw_nonzero().get();
+    let mut killed = 0;
+    for _ in 0..PASSES {
+        let live = descendants(me);
+        // Threads of the runner are not processes; its own children are all the
+        // implementation's by now (the fixture's process and servers are gone).
+        if live.is_empty() {
+            break;
+        }
+        for pid in &live {
+            if let Some(p) = Pid::from_raw(*pid) {
+                // Stopped first, so that none forks again before it is killed.
+                let _ = rustix::process::kill_process(p, Signal::STOP);
+            }
+        }
+        for pid in &live {
+            if let Some(p) = Pid::from_raw(*pid) {
+                if rustix::process::kill_process(p, Signal::KILL).is_ok() {
+                    killed += 1;
+                }
+            }
+        }
+        reap();
+    }
+    reap();
+    killed
+}
+
+/// Waits for every child that has ended.
+fn reap() {
+    while let Ok(Some(_)) = rustix::process::waitpid(None, WaitOptions::NOHANG) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_daemon_that_left_its_session_is_found_and_killed() {
+        assert!(adopt_orphans());
+        // A grandchild in a session of its own, whose parent exits at once.
+        let mut sh = std::process::Command::new("sh")
+            .args(["-c", "setsid sleep 300 & echo $!"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = String::new();
+        std::io::Read::read_to_string(sh.stdout.as_mut().unwrap(), &mut out).unwrap();
+        sh.wait().unwrap();
+        let daemon: i32 = out.trim().parse().unwrap();
+        let me = rustix::process::getpid().as_raw_nonzero().get();
+        assert!(descendants(me).contains(&daemon), "adopted: {daemon}");
+        assert!(kill_descendants() >= 1);
+        assert!(!std::path::Path::new(&format!("/proc/{daemon}")).exists());
+    }
+}
