@@ -77,6 +77,7 @@ fn outcome(word: &str) -> Option<Outcome> {
         Outcome::Failed,
         Outcome::Skipped,
         Outcome::Errored,
+        Outcome::NotShown,
     ]
     .into_iter()
     .find(|o| o.as_str() == word)

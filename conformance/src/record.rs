@@ -22,6 +22,10 @@ pub enum Outcome {
     Failed,
     /// An `error` answer, a crash, a timeout or garbage.
     Errored,
+    /// Safety only: the scenario was skipped because the implementation answered a field
+    /// or a step it needs `unsupported`, so nothing shows it safe (PROTO-OBSERVE-6). Not a
+    /// pass: it fails the run unless an expectations file names it.
+    NotShown,
 }
 
 impl Outcome {
@@ -32,6 +36,7 @@ impl Outcome {
             Outcome::Skipped => "skipped",
             Outcome::Failed => "failed",
             Outcome::Errored => "errored",
+            Outcome::NotShown => "not_shown",
         }
     }
 }
@@ -47,6 +52,8 @@ pub struct Counts {
     pub skipped: usize,
     /// Errored.
     pub errored: usize,
+    /// Not shown safe (safety counts only): skipped on an `unsupported` answer.
+    pub not_shown: usize,
 }
 
 impl Counts {
@@ -57,6 +64,7 @@ impl Counts {
             Outcome::Failed => self.failed += 1,
             Outcome::Skipped => self.skipped += 1,
             Outcome::Errored => self.errored += 1,
+            Outcome::NotShown => self.not_shown += 1,
         }
     }
 }
@@ -356,7 +364,8 @@ impl RunRecord {
             Level::Safety => self.verdicts.safety,
             Level::Exactness => self.verdicts.exactness,
         };
-        counts.failed == 0 && counts.errored == 0
+        // A skip that could hide a hole is not a pass, whatever the level.
+        counts.failed == 0 && counts.errored == 0 && self.verdicts.safety.not_shown == 0
     }
 }
 

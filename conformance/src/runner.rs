@@ -25,8 +25,11 @@ use crate::verdict::{Ctx, Difference, Level};
 enum End {
     /// Every step was sent and answered.
     Completed,
-    /// An `unsupported` answer.
+    /// Skipped for the platform or a capability the implementation does not declare.
     Skipped(String),
+    /// An `unsupported` answer to a setup field or a step the scenario needs: skipped,
+    /// and where the scenario pins safety, not shown safe (PROTO-OBSERVE-6).
+    Unsupported(String),
     /// An `error` answer or a failure of the implementation.
     Errored { kind: String, detail: String },
 }
@@ -78,6 +81,13 @@ fn run_scenario(
         steps: Vec::new(),
     };
     client.clear_stderr();
+    // A scenario some field of which can fail safety: skipping it hides what it shows.
+    let pins_safety = s
+        .pinned()
+        .iter()
+        .any(|(_, level, _)| *level == Level::Safety);
+    let mut unshown = false;
+    let mut defaulted: Option<String> = None;
     let end = match skip_reason(client, s, host_os).or_else(|| keyring_missing(s, bait)) {
         Some(reason) => End::Skipped(reason),
         None => match &s.body {
@@ -88,7 +98,7 @@ fn run_scenario(
                 steps,
                 "step",
                 (bait, sessions),
-                &mut rec.steps,
+                (&mut rec.steps, &mut defaulted),
             ),
             Body::Table(cases) => {
                 let mut end = End::Completed;
@@ -101,7 +111,7 @@ fn run_scenario(
                         std::slice::from_ref(&case.step),
                         "case",
                         (bait, &mut *sessions),
-                        &mut rec.steps,
+                        (&mut rec.steps, &mut defaulted),
                     );
                     let outcome = match &e {
                         End::Completed
@@ -112,14 +122,17 @@ fn run_scenario(
                             Outcome::Failed
                         }
                         End::Completed => Outcome::Passed,
-                        End::Skipped(_) => Outcome::Skipped,
+                        End::Skipped(_) | End::Unsupported(_) => Outcome::Skipped,
                         End::Errored { .. } => Outcome::Errored,
                     };
                     let diffs: Vec<&Difference> = rec.steps[first..]
                         .iter()
                         .flat_map(|st| &st.differences)
                         .collect();
-                    let safety = verdict(Level::Safety, outcome, &diffs);
+                    let mut safety = verdict(Level::Safety, outcome, &diffs);
+                    if matches!(e, End::Unsupported(_)) && pins_safety {
+                        safety = Outcome::NotShown;
+                    }
                     for st in &mut rec.steps[first..] {
                         st.outcome = Some(outcome);
                         st.safety = Some(safety);
@@ -129,7 +142,7 @@ fn run_scenario(
                         end = e;
                         break;
                     }
-                    if let End::Skipped(_) = e {
+                    if let End::Skipped(_) | End::Unsupported(_) = e {
                         end = e;
                     }
                 }
@@ -158,11 +171,30 @@ fn run_scenario(
             rec.outcome = Outcome::Skipped;
             rec.reason = Some(reason);
         }
+        End::Unsupported(reason) => {
+            rec.outcome = Outcome::Skipped;
+            rec.reason = Some(reason);
+            unshown = pins_safety;
+        }
         End::Completed => {}
     }
     let diffs: Vec<&Difference> = rec.steps.iter().flat_map(|st| &st.differences).collect();
     rec.safety = verdict(Level::Safety, rec.outcome, &diffs);
     rec.exactness = verdict(Level::Exactness, rec.outcome, &diffs);
+    if unshown && rec.safety == Outcome::Skipped {
+        rec.safety = Outcome::NotShown;
+    }
+    if let Some(note) = defaulted {
+        // Judged on the implementation's default: its safety holds, its exactness is
+        // of another setup than the scenario's.
+        if rec.exactness != Outcome::Errored {
+            rec.exactness = Outcome::Skipped;
+        }
+        rec.reason = Some(match rec.reason.take() {
+            Some(r) => format!("{r} ({note})"),
+            None => note,
+        });
+    }
     rec.duration_ms = started.elapsed().as_millis() as u64;
     rec
 }
@@ -294,7 +326,7 @@ fn open(
     });
     match client.send(open, Duration::ZERO) {
         Ok((Reply::Ok(obj), _)) => Ok(obj),
-        Ok((Reply::Unsupported(m), _)) => Err(End::Skipped(format!("unsupported setup: {m}"))),
+        Ok((Reply::Unsupported(m), _)) => Err(End::Unsupported(format!("unsupported setup: {m}"))),
         Ok((Reply::Error(m), _)) => Err(End::Errored {
             kind: "error".into(),
             detail: format!("open: {m}"),
@@ -310,7 +342,7 @@ fn run_session(
     steps: &[Step],
     what: &str,
     (bait, sessions): (&Bait, &mut u64),
-    out: &mut Vec<StepRecord>,
+    (out, defaulted): (&mut Vec<StepRecord>, &mut Option<String>),
 ) -> End {
     if let Err(f) = client.ensure_running() {
         return errored(f);
@@ -344,8 +376,22 @@ fn run_session(
     *sessions += 1;
     let session = format!("s{sessions}");
     let wire = wire_setup(&setup, &s.capabilities, &built.paths, false);
-    let opened = match open(client, &session, wire) {
+    let opened = match open(client, &session, wire.clone()) {
         Ok(obj) => obj,
+        Err(End::Unsupported(m)) if defaultable(&wire).is_some() => {
+            // A field that says how, not what: the scenario is judged on the
+            // implementation's own choice rather than skipped (PROTO-OBSERVE-6).
+            let (field, bare) = defaultable(&wire).unwrap_or_default();
+            match open(client, &session, bare) {
+                Ok(obj) => {
+                    *defaulted = Some(format!(
+                        "judged on the implementation's default `{field}`: it answered {m}"
+                    ));
+                    obj
+                }
+                Err(end) => return end,
+            }
+        }
         Err(end) => return end,
     };
     let end = run_steps(
@@ -495,7 +541,7 @@ fn run_steps(
             }
             Ok((Reply::Unsupported(m), _)) => {
                 out.push(rec);
-                return End::Skipped(format!("unsupported: {m}"));
+                return End::Unsupported(format!("unsupported: {m}"));
             }
             Ok((Reply::Error(m), _)) => {
                 out.push(rec);
@@ -594,6 +640,23 @@ fn crash_inner(
         sub,
     )
     .unwrap_or_default()
+}
+
+/// The setup fields that choose how an implementation does something, not what it must
+/// do: a scenario whose setup names one the implementation answers `unsupported` is run
+/// on the implementation's own choice and judged for safety (PROTO-OBSERVE-6).
+pub const DEFAULTABLE: &[&str] = &["resolver"];
+
+/// The first field of [`DEFAULTABLE`] `wire` sets, and `wire` without any of them.
+fn defaultable(wire: &Map<String, Value>) -> Option<(String, Map<String, Value>)> {
+    let field = DEFAULTABLE
+        .iter()
+        .find(|k| wire.get(**k).is_some_and(|v| !v.is_null()))?;
+    let mut bare = wire.clone();
+    for k in DEFAULTABLE {
+        bare.remove(*k);
+    }
+    Some((field.to_string(), bare))
 }
 
 /// The setup sent in `open`; `sibling`: the second session, in its own workspace.

@@ -41,6 +41,10 @@ struct Fake {
     passes: Option<Passes>,
     #[serde(default)]
     safe: bool,
+    #[serde(default)]
+    unsafe_in: Vec<String>,
+    #[serde(default)]
+    unshown_in: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -91,10 +95,11 @@ fn check_table(fakes: &[Fake], scenarios: &Path) -> Vec<String> {
         let kinds = usize::from(!f.fails.is_empty())
             + usize::from(f.fails_some)
             + usize::from(f.passes.is_some())
-            + usize::from(f.safe);
+            + usize::from(f.safe)
+            + usize::from(!f.unsafe_in.is_empty() || !f.unshown_in.is_empty());
         if kinds != 1 {
             problems.push(format!(
-                "{at}: needs exactly one of `fails`, `fails_some`, `passes`, `safe` (has {kinds})"
+                "{at}: needs exactly one of `fails`, `fails_some`, `passes`, `safe`, `unsafe_in`/`unshown_in` (has {kinds})"
             ));
         }
         if f.exactly && f.fails.is_empty() {
@@ -105,7 +110,7 @@ fn check_table(fakes: &[Fake], scenarios: &Path) -> Vec<String> {
                 "{at}: `flaw = \"none\"` goes with `passes`, and a flaw with a failure"
             ));
         }
-        for id in &f.fails {
+        for id in f.fails.iter().chain(&f.unsafe_in).chain(&f.unshown_in) {
             if !scenarios.join(format!("{id}.toml")).is_file() {
                 problems.push(format!("{at}: no scenario `{id}` in scenarios/"));
             }
@@ -213,6 +218,21 @@ fn judge(f: &Fake, o: &Outcome) -> Vec<String> {
                     "{at}: `{}` must pass safety, got {safety}",
                     s["id"].as_str().unwrap_or("?")
                 ));
+            }
+        }
+    }
+    // The misreporters: the safety verdict of each listed scenario, from the report.
+    let safety: BTreeMap<&str, &str> = report["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| Some((s["id"].as_str()?, s["safety"].as_str()?)))
+        .collect();
+    for (list, want) in [(&f.unsafe_in, "failed"), (&f.unshown_in, "not_shown")] {
+        for id in list {
+            let got = safety.get(id.as_str()).copied().unwrap_or("not run");
+            if got != want {
+                misses.push(format!("{at}: `{id}` must end safety {want}, got {got}"));
             }
         }
     }

@@ -41,6 +41,7 @@ pub fn render(r: &RunRecord) -> String {
             (Some(None), _) if sc.outcome == Outcome::Passed => Outcome::Passed,
             (Some(None), _) => Outcome::Skipped,
             (None, Level::Safety) => sc.safety,
+            (None, Level::Exactness) if sc.safety == Outcome::NotShown => Outcome::NotShown,
             (None, Level::Exactness) => sc.outcome,
         };
         let status = match judged {
@@ -63,6 +64,15 @@ pub fn render(r: &RunRecord) -> String {
             Outcome::Skipped => {
                 let mut st = TestCaseStatus::skipped();
                 st.set_message(sc.reason.clone().unwrap_or_default());
+                st
+            }
+            Outcome::NotShown => {
+                let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                st.set_message(format!(
+                    "not shown safe: {}",
+                    sc.reason.clone().unwrap_or_default()
+                ));
+                st.set_type("safety");
                 st
             }
             Outcome::Failed => {

@@ -132,8 +132,13 @@ pub fn fields_by_count(r: &RunRecord) -> Vec<(&String, &FieldCount)> {
 /// on; then, with `--expectations`, the comparison's warning and failing lines.
 pub fn verdict_lines(r: &RunRecord) -> Vec<String> {
     let c = |c: &Counts| {
+        let unshown = if c.not_shown > 0 {
+            format!(", {} not shown safe", c.not_shown)
+        } else {
+            String::new()
+        };
         format!(
-            "{} passed, {} failed, {} skipped, {} errored",
+            "{} passed, {} failed, {} skipped, {} errored{unshown}",
             c.passed, c.failed, c.skipped, c.errored
         )
     };
@@ -211,10 +216,11 @@ impl<W: Write> Reporter for Progress<W> {
             Event::ScenarioFinished { record } => {
                 let tag = match record.outcome {
                     _ if record.safety == Outcome::Failed => "FAIL!",
+                    _ if record.safety == Outcome::NotShown => "UNSHOWN",
                     Outcome::Passed => "PASS ",
                     Outcome::Failed => "FAIL ",
                     Outcome::Skipped => "SKIP ",
-                    Outcome::Errored => "ERROR",
+                    Outcome::Errored | Outcome::NotShown => "ERROR",
                 };
                 let why = record
                     .reason

@@ -13,9 +13,9 @@ rests on what the runner observes itself, never on the implementation's word.
   --lie undo-write         each command also runs unfenced, and every file of the
                            session's directory (beside the workspace) is put back as it
                            was before the answer, which is the reference's own refusal
-  --lie looks-like-a-test  behaves (the reference) only when the workspace is called
-                           `workspace`, as the runner's used to be; elsewhere every
-                           command runs unfenced
+  --lie unsupported-choices  a session whose setup names `choices` is answered
+                           `unsupported`, as the protocol allows: every scenario of the
+                           person's choices is skipped, and none of them shown safe
 """
 
 import json
@@ -139,6 +139,11 @@ def main():
                 choices = setup.setdefault("choices", choices or {})
                 choices["network"] = "host"
                 choices.pop("allow_domains", None)
+            if lie == "unsupported-choices" and setup.get("choices") is not None:
+                sys.stdout.write(json.dumps({"id": request["id"], "ok": False, "error": {
+                    "kind": "unsupported", "message": "setup field `choices`"}}) + "\n")
+                sys.stdout.flush()
+                continue
         workspace = workspaces.get(session)
         undo = None
         if op == "run" and workspace:
@@ -147,13 +152,6 @@ def main():
                 keep, copy = snapshot(root)
                 unfenced(request, workspace)
                 undo = (root, keep, copy)
-            if lie == "looks-like-a-test" and os.path.basename(workspace) != "workspace":
-                code, out, err = unfenced(request, workspace)
-                answer = {"id": request["id"], "ok": True, "exit": code, "signal": None,
-                          "stdout": out, "stderr": err, "held_by": None, "refused": None}
-                sys.stdout.write(json.dumps(answer) + "\n")
-                sys.stdout.flush()
-                continue
         if undo:
             restore(*undo)
         impl.stdin.write(json.dumps(request) + "\n" if request else line)

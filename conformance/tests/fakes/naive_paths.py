@@ -6,6 +6,10 @@ It exists to be caught. CI runs the paths suite against it and requires it to fa
 look-alike prefix (`proj` vs `proj_evil`) and the link-out scenarios; a FIFO hangs it,
 which the runner reports as a timeout and survives. Standard library only. Every path it
 touches lies inside the runner-made fixture, so it is safe to run.
+
+With `--honest-resolver` it answers a session that names a `resolver` `unsupported`, as
+the protocol asks of an implementation without one (PROTO-SETUP-1): the runner then
+judges it on its own resolver rather than skipping what it shows (PROTO-OBSERVE-6).
 """
 import sys, json, os
 S = {}
@@ -19,6 +23,8 @@ def resolve(s, p):
 for line in sys.stdin:
     r = json.loads(line); i = r["id"]; op = r["op"]
     if op == "hello": ok(i, protocol="1.1", name="naive", version="0", capabilities=["gate","paths"], environment={"os":"linux","arch":"x86_64","kernel":"","landlock_abi":None,"fence_backend":None})
+    elif op == "open" and "--honest-resolver" in sys.argv and r["setup"].get("resolver") is not None:
+        print(json.dumps({"id": i, "ok": False, "error": {"kind": "unsupported", "message": "setup field `resolver`: this implementation has one resolver of its own"}}), flush=True)
     elif op == "open":
         st = r["setup"]; S[r["session"]] = {"ws": st["workspace"], "roots": st.get("roots") or []}; ok(i)
     elif op in ("close",): ok(i)
