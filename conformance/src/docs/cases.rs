@@ -570,16 +570,16 @@ pub fn markdown(
 ) -> String {
     let sc = view.scenario;
     let mut s = format!(
-        "**{}** ([`{}`]({}))",
-        sc.title.replace('\n', " "),
-        sc.id,
+        "**{}** ([{}]({}))",
+        markdown::md_text(&sc.title),
+        markdown::md_code(&sc.id),
         (links.source)(&sc.path, 1)
     );
     let results: Vec<String> = impls
         .reported()
         .filter_map(|(label, r)| {
             r.scenario(&sc.id)
-                .map(|r| format!("{label} {}", verdict_word(r)))
+                .map(|r| format!("{} {}", markdown::md_text(label), verdict_word(r)))
         })
         .collect();
     if !results.is_empty() {
@@ -596,17 +596,16 @@ pub fn markdown(
         let expect: Vec<&str> = r.expect.iter().map(|(e, _)| e.as_str()).collect();
         let checks: Vec<&str> = r.checks.iter().map(|(c, _)| c.as_str()).collect();
         s += &format!(
-            "- {} {}{kind}: `{} {}`",
+            "- {} {}{kind}: {}",
             view.what(),
             step.index,
-            r.action.0,
-            r.action.1.replace('\n', "⏎").replace('`', "'")
+            markdown::md_code(&format!("{} {}", r.action.0, r.action.1.replace('\n', "⏎")))
         );
         if !expect.is_empty() {
-            s += &format!("; must show `{}`", expect.join(", ").replace('`', "'"));
+            s += &format!("; must show {}", markdown::md_code(&expect.join(", ")));
         }
         if !checks.is_empty() {
-            s += &format!("; checked: {}", checks.join("; ").replace('`', "'"));
+            s += &format!("; checked: {}", markdown::md_text(&checks.join("; ")));
         }
         s.push('\n');
     }

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::cases::View;
+use super::markdown::{md_code, md_text};
 use super::page::esc;
 use super::reports::{Column, Counts, Published};
 
@@ -44,7 +45,7 @@ fn published(label: &str, p: &Published) -> (String, String) {
             esc(chapter),
             esc(cell)
         );
-        md += &format!("| `{chapter}` | {cell} |\n");
+        md += &format!("| {} | {} |\n", md_code(chapter), md_text(cell));
     }
     s += "</table>\n";
     for (anchor, title, list) in [
@@ -63,11 +64,11 @@ fn published(label: &str, p: &Published) -> (String, String) {
                 esc(&super::cases::cut(&f.first))
             );
             md += &format!(
-                "- `{}` {} ({}): {}\n",
-                f.id,
-                f.state,
-                f.requirements,
-                super::cases::cut(&f.first).replace('`', "'")
+                "- {} {} ({}): {}\n",
+                md_code(&f.id),
+                md_text(&f.state),
+                md_text(&f.requirements),
+                md_text(&super::cases::cut(&f.first))
             );
         }
         s += "</ul>\n";
@@ -77,7 +78,7 @@ fn published(label: &str, p: &Published) -> (String, String) {
             "<details><summary>Skipped, by reason</summary><p>{}</p></details>\n",
             esc(&p.skipped)
         );
-        md += &format!("\nSkipped, by reason: {}\n", p.skipped);
+        md += &format!("\nSkipped, by reason: {}\n", md_text(&p.skipped));
     }
     (s, md)
 }
@@ -130,8 +131,12 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
     s += &counts_row("exactness", &report.verdicts.exactness);
     s += "</table>\n";
     md += &format!(
-        "`{}` ({name} {version}), spec {} `{}`\n\n| verdict | passed | failed | skipped | errored |\n|---|---|---|---|---|\n",
-        report.runner.implementation, report.runner.suite.spec_version, report.runner.suite.hash
+        "{} ({} {}), spec {} {}\n\n| verdict | passed | failed | skipped | errored |\n|---|---|---|---|---|\n",
+        md_code(&report.runner.implementation),
+        md_text(name),
+        md_text(version),
+        md_text(&report.runner.suite.spec_version),
+        md_code(&report.runner.suite.hash)
     );
     for (n, c) in [
         ("safety", &report.verdicts.safety),
@@ -171,8 +176,11 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
             super::markdown::inline_html(title)
         );
         md += &format!(
-            "### `{}`: safety {}, exactness {}\n\n{}\n\n",
-            r.id, r.safety, r.exactness, title
+            "### {}: safety {}, exactness {}\n\n{}\n\n",
+            md_code(&r.id),
+            md_text(&r.safety),
+            md_text(&r.exactness),
+            md_text(title)
         );
         let mut any = false;
         for st in r.steps.iter().filter(|st| !st.differences.is_empty()) {
@@ -193,10 +201,10 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
                     esc(&super::cases::cut(&d.message))
                 );
                 md += &format!(
-                    "- {what} {} ({}): `{}`\n",
+                    "- {what} {} ({}): {}\n",
                     st.index,
-                    d.level,
-                    super::cases::cut(&d.message).replace('`', "'")
+                    md_text(&d.level),
+                    md_code(&super::cases::cut(&d.message))
                 );
             }
             s += "</ul>\n";
@@ -207,7 +215,7 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
                     "<p class=\"diff-safety\">{}</p>\n",
                     esc(&super::cases::cut(reason))
                 );
-                md += &format!("- {}\n", reason.replace('`', "'"));
+                md += &format!("- {}\n", md_text(&super::cases::cut(reason)));
             }
         }
         md.push('\n');

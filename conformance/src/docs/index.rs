@@ -115,8 +115,9 @@ pub fn home(
             l = esc(&c.label)
         );
         md += &format!(
-            "| [{l}](implementations/{l}.md) | {sa} | {ex} |\n",
-            l = c.label
+            "| [{}](implementations/{}.md) | {sa} | {ex} |\n",
+            super::markdown::md_text(&c.label),
+            c.label
         );
     }
     s += "</table>\n";

@@ -152,9 +152,63 @@ fn marker(html: &str) -> Option<&str> {
         .strip_suffix("-->")
 }
 
+/// `s` as Markdown text on one line (PROTO-OBSERVE-7): what comes from a report or a
+/// scenario shows as written and does nothing in any renderer. HTML's `<`, `>` and `&`
+/// become entities (a renderer that passes HTML through, as Jekyll and MkDocs do, gets
+/// no tag), every other ASCII punctuation Markdown reads is backslash-escaped (no link,
+/// emphasis, code span or table cell), and a line break is a blank.
+pub fn md_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '|' | '#' | '!' | '~' | '{'
+            | '}' | '+' | '-' | '.' | '"' | '\'' | '=' | ':' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` as a Markdown code span nothing in it can close: fenced by more backticks than
+/// its longest run, padded with blanks, a line break a blank, and `|` escaped so that it
+/// keeps a table cell whole (GitHub's tables read `\|` in a code span as `|`). Inside a
+/// code span a renderer shows HTML as text.
+pub fn md_code(s: &str) -> String {
+    let flat = s.replace(['\n', '\r'], " ").replace('|', "\\|");
+    let mut longest = 0;
+    let mut run = 0;
+    for c in flat.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    format!("{fence} {flat} {fence}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn report_strings_neither_close_a_code_span_nor_open_a_tag() {
+        let hostile = "x` <script>alert(1)</script> [a](javascript:alert(1)) | *b*";
+        let code = md_code(hostile);
+        assert!(code.starts_with("`` ") && code.ends_with(" ``"), "{code}");
+        let html = to_html(&code);
+        assert!(!html.contains("<script"), "{html}");
+        let text = md_text(hostile);
+        let html = to_html(&text);
+        assert!(!html.contains("<script") && !html.contains("<a "), "{html}");
+        assert!(!html.contains("<code>") && !html.contains("<em>"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+    }
 
     #[test]
     fn ids_links_and_markers() {
