@@ -344,7 +344,7 @@ fn expand_word(word: &str, out: &mut String, budget: &mut Budget) -> Option<()> 
         }
     }
     let mut work = 0usize;
-    let (count, bytes) = measure_pieces(&pieces, word, &mut work);
+    let (count, bytes) = measure_pieces(&pieces, &mut work);
     if count > budget.words || bytes > budget.bytes || work > budget.bytes {
         return None;
     }
@@ -362,7 +362,7 @@ fn expand_word(word: &str, out: &mut String, budget: &mut Budget) -> Option<()> 
 
 /// The number of words `pieces` expand to and their bytes in all, saturating; `work`
 /// adds the bytes every nested expansion builds on the way.
-fn measure_pieces(pieces: &[Piece], word: &str, work: &mut usize) -> (usize, usize) {
+fn measure_pieces(pieces: &[Piece], work: &mut usize) -> (usize, usize) {
     let mut acc = (1usize, 0usize);
     for piece in pieces {
         tick(1);
@@ -373,7 +373,7 @@ fn measure_pieces(pieces: &[Piece], word: &str, work: &mut usize) -> (usize, usi
             Piece::Group(alternatives) => {
                 let mut sum = (0usize, 0usize);
                 for alternative in alternatives {
-                    let (c, b) = measure_pieces(alternative, word, work);
+                    let (c, b) = measure_pieces(alternative, work);
                     sum = (sum.0.saturating_add(c), sum.1.saturating_add(b));
                 }
                 *work = work.saturating_add(sum.1);
@@ -929,9 +929,7 @@ fn glob_matches(pattern: &[u8], text: &[u8]) -> bool {
                 p += 1;
             }
             b'?' => {
-                for k in 0..text.len() {
-                    next[k + 1] = reached[k];
-                }
+                next[1..].copy_from_slice(&reached[..text.len()]);
                 p += 1;
             }
             b'[' => {
