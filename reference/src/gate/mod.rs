@@ -31,6 +31,7 @@ pub mod session;
 pub mod syntax;
 pub mod tool;
 pub mod words;
+pub mod work;
 
 pub use card::{
     Answer, AnswerOutcome, AuditOutcome, AuditRecord, CardError, CardSpec, CardWindows, Channel,

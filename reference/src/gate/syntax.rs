@@ -26,6 +26,7 @@
 //! Pure text processing: touches nothing.
 
 use super::words::{Word, Words};
+use super::work::tick;
 use std::borrow::Cow;
 
 /// The bytes at which [`parts`] splits a line (less the operator exceptions).
@@ -174,13 +175,15 @@ fn named_descriptor(b: &[u8], i: usize) -> Option<usize> {
 /// Splits `line` into its simple commands (see the module's documentation).
 pub fn parts(line: &str) -> Vec<Part<'_>> {
     let b = line.as_bytes();
-    // The braces of named descriptors, which are not groupings.
-    let mut kept_braces: Vec<usize> = Vec::new();
+    // The braces of named descriptors, which are not groupings (one flag per byte, so
+    // that a line of many is still read in linear time).
+    let mut kept_braces = vec![false; b.len()];
     let mut i = 0;
     while i < b.len() {
+        tick(1);
         if let Some(close) = named_descriptor(b, i) {
-            kept_braces.push(i);
-            kept_braces.push(close);
+            kept_braces[i] = true;
+            kept_braces[close] = true;
             i = close;
         }
         i += 1;
@@ -263,11 +266,12 @@ fn double_quoted(b: &[u8]) -> Vec<bool> {
 }
 
 /// Whether the boundary byte at `i` belongs to an operator or a word and splits nothing.
-fn keeps(b: &[u8], i: usize, kept_braces: &[usize]) -> bool {
+fn keeps(b: &[u8], i: usize, kept_braces: &[bool]) -> bool {
+    tick(1);
     match b[i] {
         // `{}` is a word (the name `find` and `xargs -I{}` splice in), never a group.
-        b'{' => b.get(i + 1) == Some(&b'}') || kept_braces.contains(&i),
-        b'}' => (i > 0 && b[i - 1] == b'{') || kept_braces.contains(&i),
+        b'{' => b.get(i + 1) == Some(&b'}') || kept_braces[i],
+        b'}' => (i > 0 && b[i - 1] == b'{') || kept_braces[i],
         // `>&`, `<&`: a duplication, not a background job; `&>`, `&>>`: bash's
         // redirection of both streams (dash's `&` then `>` is read by `command_starts`).
         b'&' => {
@@ -460,6 +464,7 @@ pub fn is_assignment(word: &str) -> bool {
 pub fn command_index(tokens: &[Token<'_>], from: usize) -> usize {
     let mut i = from;
     while let Some(t) = tokens.get(i) {
+        tick(1);
         let w = t.word.as_str();
         if !t.is_word() || is_assignment(w) || RESERVED.contains(&w) {
             i += 1;
@@ -476,16 +481,46 @@ pub fn command_index(tokens: &[Token<'_>], from: usize) -> usize {
 /// Every index at which a command may start in `tokens`: the command word as bash reads
 /// the simple command, then, after each `&>` or `&>>`, the command word as `dash` reads
 /// what follows (`a &>f b`: `a &` and then `>f b`).
+///
+/// Linear in the tokens: the command word at or after each index is found in one pass
+/// from the end (a run of `&>f` once cost a walk to the end from each).
 pub fn command_starts(tokens: &[Token<'_>]) -> Vec<usize> {
     let mut starts = Vec::new();
     let first = command_index(tokens, 0);
     if first < tokens.len() {
         starts.push(first);
     }
+    if !tokens
+        .iter()
+        .any(|t| t.redirect.as_ref().is_some_and(|r| op_is_amp(r.op)))
+    {
+        return starts;
+    }
+    // at[k]: command_index(tokens, k), for every k, from the end.
+    let mut at = vec![tokens.len(); tokens.len() + 2];
+    for k in (0..tokens.len()).rev() {
+        tick(1);
+        let t = &tokens[k];
+        let w = t.word.as_str();
+        at[k] = if !t.is_word() || is_assignment(w) || RESERVED.contains(&w) {
+            if w == "time" && tokens.get(k + 1).is_some_and(|t| t.word.as_str() == "-p") {
+                at[k + 2]
+            } else {
+                at[k + 1]
+            }
+        } else {
+            k
+        };
+    }
+    let mut seen = vec![false; tokens.len()];
+    if let Some(&f) = starts.first() {
+        seen[f] = true;
+    }
     for (k, t) in tokens.iter().enumerate() {
         if t.redirect.as_ref().is_some_and(|r| op_is_amp(r.op)) {
-            let s = command_index(tokens, k);
-            if s < tokens.len() && !starts.contains(&s) {
+            let s = at[k];
+            if s < tokens.len() && !seen[s] {
+                seen[s] = true;
                 starts.push(s);
             }
         }
