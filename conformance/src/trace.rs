@@ -38,6 +38,11 @@ pub struct Traced {
     /// `exactness`; `None` when no scenario cites it (`spec/verdicts.md`,
     /// PROTO-VERDICT-12).
     pub level: Option<crate::verdict::Level>,
+    /// Of a requirement of level safety: `observed` when some field of level safety that
+    /// pins it is one the runner observes itself, else `reported` (its safety rests on
+    /// the implementation's answer, for the reason `spec/verdicts.md` gives that field:
+    /// PROTO-OBSERVE-1).
+    pub evidence: Option<crate::verdict::Evidence>,
 }
 
 /// Coverage of one chapter.
@@ -45,6 +50,8 @@ pub struct Traced {
 pub struct ChapterRow {
     /// Covered normative requirements of level safety (the rest covered are exactness).
     pub safety: usize,
+    /// Of those, the ones some observed field pins (PROTO-OBSERVE-1).
+    pub observed: usize,
     /// Chapter stem.
     pub chapter: String,
     /// Requirements defined.
@@ -70,6 +77,9 @@ pub struct Trace {
     pub violations: Vec<String>,
     /// Requirements covered only in part, one line each: a part no step pins.
     pub partly_covered: Vec<String>,
+    /// Per scenario folder, the fields of level safety its scenarios pin: how many the
+    /// runner observes itself and how many it reads from the answer (PROTO-OBSERVE-1).
+    pub evidence: BTreeMap<String, (usize, usize)>,
 }
 
 /// Inputs of a trace; `spec_dir` prefixes chapter names in messages.
@@ -119,15 +129,29 @@ pub fn trace(i: &Inputs<'_>) -> Trace {
                 file_only: Vec::new(),
                 untestable: None,
                 level: None,
+                evidence: None,
             };
             (r.id.clone(), t)
         })
         .collect();
+    let mut field_counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for s in i.scenarios {
-        for (_, level, reqs) in s.pinned() {
+        let chapter = s.id.split('/').next().unwrap_or_default().to_string();
+        for (field, level, reqs) in s.pinned() {
+            let evidence = crate::verdict::evidence(&field);
+            if level == crate::verdict::Level::Safety {
+                let c = field_counts.entry(chapter.clone()).or_default();
+                match evidence {
+                    crate::verdict::Evidence::Observed => c.0 += 1,
+                    crate::verdict::Evidence::Reported => c.1 += 1,
+                }
+            }
             for id in reqs {
                 if let Some(t) = map.get_mut(&id) {
                     t.level = Some(t.level.map_or(level, |l| l.min(level)));
+                    if level == crate::verdict::Level::Safety {
+                        t.evidence = Some(t.evidence.map_or(evidence, |e| e.min(evidence)));
+                    }
                 }
             }
         }
@@ -213,6 +237,9 @@ pub fn trace(i: &Inputs<'_>) -> Trace {
             row.covered += 1;
             if t.level == Some(crate::verdict::Level::Safety) {
                 row.safety += 1;
+                if t.evidence == Some(crate::verdict::Evidence::Observed) {
+                    row.observed += 1;
+                }
             }
         } else if t.untestable.is_some() {
             row.untestable += 1;
@@ -244,6 +271,7 @@ pub fn trace(i: &Inputs<'_>) -> Trace {
         requirements: map,
         violations: v,
         partly_covered,
+        evidence: field_counts,
     }
 }
 
@@ -275,6 +303,14 @@ pub fn render_human(t: &Trace) -> String {
             r.untestable,
             r.uncovered
         );
+    }
+    let _ = writeln!(
+        s,
+        "\nfields of level safety by where their evidence comes from (spec/verdicts.md, PROTO-OBSERVE-1):\n{:<24} {:>9} {:>9}",
+        "scenarios", "observed", "reported"
+    );
+    for (folder, (observed, reported)) in &t.evidence {
+        let _ = writeln!(s, "{:<24} {:>9} {:>9}", format!("{folder}/"), observed, reported);
     }
     let file_only: Vec<&String> = t
         .requirements

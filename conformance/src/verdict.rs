@@ -128,18 +128,119 @@ pub fn exit(expects_failure: bool, got: Option<&Value>) -> Level {
     }
 }
 
-/// The level of each `check` key (`spec/verdicts.md`, PROTO-VERDICT-10): what the runner sees unchanged,
+/// Where the evidence of a field comes from (`spec/verdicts.md`, PROTO-OBSERVE-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Evidence {
+    /// The runner reads the effect itself: files, its own listeners, sockets and
+    /// process, the sink, the bait it planted.
+    Observed,
+    /// The runner reads the implementation's answer or the implementation's own files.
+    Reported,
+}
+
+impl Evidence {
+    /// The lowercase word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Evidence::Observed => "observed",
+            Evidence::Reported => "reported",
+        }
+    }
+}
+
+/// One key of the runner's `check` table: its level (PROTO-VERDICT-10), where its evidence
+/// comes from (PROTO-OBSERVE-1) and, for a reported key of level safety, why a safety
+/// verdict may rest on it.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckClass {
+    /// The key.
+    pub key: &'static str,
+    /// Its level.
+    pub level: Level,
+    /// Observed or reported.
+    pub evidence: Evidence,
+    /// For a reported key of level safety: why (PROTO-OBSERVE-1 asks for one).
+    pub reason: Option<&'static str>,
+}
+
+const fn class(
+    key: &'static str,
+    level: Level,
+    evidence: Evidence,
+    reason: Option<&'static str>,
+) -> CheckClass {
+    CheckClass {
+        key,
+        level,
+        evidence,
+        reason,
+    }
+}
+
+/// What a reported field of level safety may do: convict, never acquit.
+pub const CONVICTS_ONLY: &str = "it convicts only: an answer that shows what must not happen is the implementation's own admission and fails safety; an answer that does not show it proves nothing, so every such step also carries an observed check of the same effect";
+
+/// Every key of the `check` table, classified once: what the runner sees unchanged,
 /// absent, untouched, unleaked or alive is safety; what proves that the allowed twin
 /// worked (a file made, a line printed, a request seen, a record logged) is exactness.
 /// `content` is exactness: it pins what an allowed command wrote, and where a file must
-/// keep its bytes the scenarios say `unchanged`. The implicit guard is safety.
+/// keep its bytes the scenarios say `unchanged`. The implicit guard of an enforcement
+/// `run` is `guard`.
+pub const CHECKS: &[CheckClass] = &[
+    class("guard", Level::Safety, Evidence::Observed, None),
+    class("unchanged", Level::Safety, Evidence::Observed, None),
+    class("absent", Level::Safety, Evidence::Observed, None),
+    class("exists", Level::Exactness, Evidence::Observed, None),
+    class("content", Level::Exactness, Evidence::Observed, None),
+    class("stdout_has", Level::Exactness, Evidence::Reported, None),
+    class(
+        "stdout_lacks",
+        Level::Safety,
+        Evidence::Reported,
+        Some(CONVICTS_ONLY),
+    ),
+    class("no_bait", Level::Safety, Evidence::Observed, None),
+    class("socket_untouched", Level::Safety, Evidence::Observed, None),
+    class("process_alive", Level::Safety, Evidence::Observed, None),
+    class("http_seen", Level::Exactness, Evidence::Observed, None),
+    class("http_unseen", Level::Safety, Evidence::Observed, None),
+    class("http_untouched", Level::Safety, Evidence::Observed, None),
+    class("log_has", Level::Exactness, Evidence::Reported, None),
+    class("keyring_unchanged", Level::Safety, Evidence::Observed, None),
+];
+
+/// The class of a `check` key (an unknown key: exactness, reported).
+pub fn check_class(key: &str) -> CheckClass {
+    CHECKS
+        .iter()
+        .find(|c| c.key == key)
+        .copied()
+        .unwrap_or(class("", Level::Exactness, Evidence::Reported, None))
+}
+
+/// The level of each `check` key (`spec/verdicts.md`, PROTO-VERDICT-10), from [`CHECKS`].
 pub fn check(key: &str) -> Level {
-    match key {
-        "guard" | "unchanged" | "absent" | "stdout_lacks" | "no_bait" | "socket_untouched"
-        | "process_alive" | "http_unseen" | "http_untouched" => Level::Safety,
-        _ => Level::Exactness,
+    check_class(key).level
+}
+
+/// Where the evidence of a pinned field comes from (`check unchanged`, `decision`,
+/// `posture.state`): a `check` key's class, and every field of the answer reported.
+pub fn evidence(field: &str) -> Evidence {
+    match field.split_once("check ") {
+        Some((_, key)) => check_class(key.split([' ', ':']).next().unwrap_or("")).evidence,
+        None => Evidence::Reported,
     }
 }
+
+/// Why a safety verdict may rest on the answer of each control (PROTO-OBSERVE-1): the
+/// exceptions, each with its reason. A field of the answer not named here convicts only.
+pub const REPORTED_SAFETY: &[(&str, &str)] = &[
+    ("decision", "the decision is the behaviour: an agent does what its gate, its order or its trust map answers, and the answer is where that decision is made"),
+    ("outcome", "the decision is the behaviour: what becomes of a card is the gate's answer"),
+    ("result", "a file tool's answer is what the model gets: a read is judged by what it hands back, and a write's effect also by `check`"),
+    ("content", "a file tool's answer is what the model gets: the bytes it hands back are the read"),
+];
 
 /// One mismatch with its level and the field it concerns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -199,6 +300,32 @@ mod tests {
             decision(Some("allow"), Some(&json!("deny")), mute),
             Level::Exactness
         );
+    }
+
+    #[test]
+    fn every_check_key_is_classified_and_each_reported_safety_key_says_why() {
+        let err = toml::from_str::<crate::scenario::Check>("bogus = 1")
+            .unwrap_err()
+            .to_string();
+        let keys: Vec<&str> = err
+            .split("expected one of ")
+            .nth(1)
+            .unwrap()
+            .split(", ")
+            .map(|k| k.trim().trim_matches('`'))
+            .filter(|k| !k.is_empty())
+            .collect();
+        assert!(keys.len() > 10, "{err}");
+        for key in keys {
+            let c = CHECKS.iter().find(|c| c.key == key);
+            let c = c.unwrap_or_else(|| panic!("`{key}` has no class in CHECKS"));
+            if c.level == Level::Safety && c.evidence == Evidence::Reported {
+                assert!(c.reason.is_some(), "`{key}`: reported at safety without a reason");
+            }
+        }
+        assert_eq!(evidence("step 2 check unchanged"), Evidence::Observed);
+        assert_eq!(evidence("case 1 check stdout_lacks"), Evidence::Reported);
+        assert_eq!(evidence("step 1 decision"), Evidence::Reported);
     }
 
     #[test]

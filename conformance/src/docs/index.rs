@@ -46,12 +46,58 @@ fn coverage(t: &crate::trace::Traced) -> String {
     s
 }
 
-fn level_word(l: Option<Level>) -> &'static str {
-    match l {
-        Some(Level::Safety) => "safety",
-        Some(Level::Exactness) => "exactness",
-        None => "—",
+fn level_word(l: Option<Level>, e: Option<crate::verdict::Evidence>) -> String {
+    match (l, e) {
+        (Some(Level::Safety), Some(e)) => format!("safety ({})", e.as_str()),
+        (Some(Level::Safety), None) => "safety".into(),
+        (Some(Level::Exactness), _) => "exactness".into(),
+        (None, _) => "—".into(),
     }
+}
+
+/// Where the evidence of each check and each answer field of level safety comes from
+/// (PROTO-OBSERVE-1): the runner's own table, as HTML and Markdown.
+fn evidence_section() -> (String, String) {
+    use super::markdown::{md_code, md_text};
+    let mut s = String::from(
+        "<h2 id=\"evidence\">Where the evidence comes from</h2><p>A check is <b>observed</b> when the runner reads the effect itself, <b>reported</b> when it reads the implementation's answer (<code>spec/verdicts.md</code>, PROTO-OBSERVE-1).</p><table><tr><th>check</th><th>level</th><th>evidence</th><th>why a report may decide</th></tr>",
+    );
+    let mut md = String::from("\n## Where the evidence comes from\n\n| check | level | evidence | why a report may decide |\n|---|---|---|---|\n");
+    for c in crate::verdict::CHECKS {
+        let level = level_word(Some(c.level), None);
+        s += &format!(
+            "<tr><td><code>{}</code></td><td>{level}</td><td>{}</td><td>{}</td></tr>",
+            c.key,
+            c.evidence.as_str(),
+            esc(c.reason.unwrap_or(""))
+        );
+        md += &format!(
+            "| {} | {level} | {} | {} |\n",
+            md_code(c.key),
+            c.evidence.as_str(),
+            md_text(c.reason.unwrap_or(""))
+        );
+    }
+    for (field, why) in crate::verdict::REPORTED_SAFETY {
+        s += &format!(
+            "<tr><td><code>{field}</code> (answer)</td><td>safety</td><td>reported</td><td>{}</td></tr>",
+            esc(why)
+        );
+        md += &format!(
+            "| {} (answer) | safety | reported | {} |\n",
+            md_code(field),
+            md_text(why)
+        );
+    }
+    s += &format!(
+        "<tr><td>any other answer field</td><td>safety</td><td>reported</td><td>{}</td></tr></table>\n",
+        esc(crate::verdict::CONVICTS_ONLY)
+    );
+    md += &format!(
+        "| any other answer field | safety | reported | {} |\n",
+        md_text(crate::verdict::CONVICTS_ONLY)
+    );
+    (s, md)
 }
 
 /// The home page and its Markdown.
@@ -130,20 +176,23 @@ pub fn home(
         }
         s += "</ul>\n";
     }
+    let (es, emd) = evidence_section();
+    s += &es;
+    md += &emd;
     s += "<h2 id=\"requirements\">Requirements</h2><table><tr><th>ID</th><th>chapter</th><th>level</th><th>coverage</th></tr>";
     md += "\n## Requirements\n\n| ID | chapter | level | coverage |\n|---|---|---|---|\n";
     for (id, t) in &trace.requirements {
         let cov = coverage(t);
         s += &format!(
             "<tr><td><a href=\"spec/{c}.html#{id}\">{id}</a></td><td>{c}</td><td>{}</td><td>{}</td></tr>",
-            level_word(t.level),
+            level_word(t.level, t.evidence),
             esc(&cov),
             c = esc(&t.chapter),
             id = esc(id)
         );
         md += &format!(
             "| [{id}](spec/{c}.md) | {c} | {} | {} |\n",
-            level_word(t.level),
+            level_word(t.level, t.evidence),
             cov.replace('|', "\\|"),
             c = t.chapter
         );

@@ -158,6 +158,7 @@ pub fn validate(
         check_names(&mut cx, body);
         check_twin(&mut cx, body);
         check_opened(&mut cx, body);
+        check_sink(&mut cx, body);
     }
     let uses_sibling = source.contains("@SIBLING@") || !is_empty_tree(&file.fixture.sibling);
     let uses_runner_pid = source.contains("@RUNNER_PID@")
@@ -476,6 +477,26 @@ fn check_names(cx: &mut Ctx<'_>, body: &Body) {
                     ),
                 );
             }
+        }
+    }
+}
+
+/// PROTO-OBSERVE-2: a `run` whose secret is judged puts what the command holds where the
+/// runner reads it itself; `no_bait` on the answer alone convicts only.
+fn check_sink(cx: &mut Ctx<'_>, body: &Body) {
+    for step in steps_of(body) {
+        if step.check.no_bait && step.action.is_run() && !step.action.label().contains("@SINK@")
+        {
+            let offset = cx
+                .source
+                .lines()
+                .take(step.line.saturating_sub(1))
+                .map(|l| l.len() + 1)
+                .sum();
+            cx.err(
+                Some(offset),
+                "`check.no_bait` on a `run` must have the command write what it holds to `@SINK@`: the answer alone is the implementation's word (PROTO-OBSERVE-2)".into(),
+            );
         }
     }
 }
