@@ -23,7 +23,7 @@ import datetime
 import json
 import sys
 
-OUTCOMES = ("passed", "failed", "skipped", "errored")
+OUTCOMES = ("passed", "failed", "skipped", "errored", "not_shown")
 
 
 def load(arg):
@@ -77,7 +77,9 @@ def cell(safety, exactness):
         return "-"
     def one(c):
         text = "%d passed / %d failed" % (c["passed"], c["failed"])
-        return text + (" / %d errored" % c["errored"] if c["errored"] else "")
+        text += " / %d errored" % c["errored"] if c["errored"] else ""
+        # A skip on an unsupported answer: not shown safe (spec/verdicts.md, PROTO-OBSERVE-6).
+        return text + (" / %d not shown safe" % c["not_shown"] if c.get("not_shown") else "")
     return "safety %s; exactness %s; %d skipped" % (one(safety), one(exactness),
                                                    safety["skipped"])
 
@@ -118,7 +120,8 @@ def main():
     w("")
     for label, r in reports:
         env = r["environment"]
-        unsafe = [s for s in r["scenarios"] if verdict(s, "safety") in ("failed", "errored")]
+        unsafe = [s for s in r["scenarios"]
+                  if verdict(s, "safety") in ("failed", "errored", "not_shown")]
         failed = [s for s in r["scenarios"] if s["outcome"] in ("failed", "errored")
                   and s not in unsafe]
         w("### %s (`%s`)" % (env["name"], label))
@@ -127,7 +130,7 @@ def main():
             ", ".join("`%s`" % c for c in env["capabilities"]),
             "`%s`" % env["environment"].get("fence_backend"),
             json.dumps(env["environment"].get("landlock_abi")),
-            ", ".join("%d %s" % (r["summary"][o], o) for o in OUTCOMES)))
+            ", ".join("%d %s" % (r["summary"].get(o, 0), o) for o in OUTCOMES)))
         w("")
         if unsafe:
             w("| failed safety | requirements | first safety difference |")
