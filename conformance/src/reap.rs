@@ -26,8 +26,9 @@ pub fn adopt_orphans() -> bool {
     }
 }
 
-/// The parent of every process `/proc` lists.
-fn parents() -> Vec<(i32, i32)> {
+/// The parent of every process `/proc` lists, and whether it is a zombie (dead, waiting
+/// for its parent to reap it).
+fn parents() -> Vec<(i32, i32, bool)> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -37,36 +38,42 @@ fn parents() -> Vec<(i32, i32)> {
             let pid: i32 = e.file_name().to_str()?.parse().ok()?;
             let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
             // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
-            let rest = &stat[stat.rfind(')')? + 1..];
-            let ppid: i32 = rest.split_whitespace().nth(1)?.parse().ok()?;
-            Some((pid, ppid))
+            let mut rest = stat[stat.rfind(')')? + 1..].split_whitespace();
+            let zombie = rest.next()? == "Z";
+            let ppid: i32 = rest.next()?.parse().ok()?;
+            Some((pid, ppid, zombie))
         })
         .collect()
 }
 
-/// Every live descendant of process `root`.
+/// Every descendant of process `root` that is not yet dead (zombies are left to reap).
 fn descendants(root: i32) -> Vec<i32> {
     let all = parents();
-    let mut found = vec![root];
-    let mut i = 0;
-    while i < found.len() {
-        let p = found[i];
-        found.extend(
-            all.iter()
-                .filter(|(pid, ppid)| *ppid == p && !found.contains(pid))
-                .map(|(pid, _)| *pid)
-                .collect::<Vec<_>>(),
-        );
-        i += 1;
+    let mut children: std::collections::HashMap<i32, Vec<(i32, bool)>> =
+        std::collections::HashMap::new();
+    for (pid, ppid, zombie) in &all {
+        children.entry(*ppid).or_default().push((*pid, *zombie));
     }
-    found.remove(0);
+    let mut found = Vec::new();
+    let mut todo = vec![root];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(p) = todo.pop() {
+        for (pid, zombie) in children.get(&p).into_iter().flatten() {
+            if seen.insert(*pid) {
+                todo.push(*pid);
+                if !zombie {
+                    found.push(*pid);
+                }
+            }
+        }
+    }
     found
 }
 
 /// Stops, kills and reaps every descendant of the runner; the number killed.
 pub fn kill_descendants() -> usize {
     let me = rustix::process::getpid().as_raw_nonzero().get();
-    let mut killed = 0;
+    let mut killed = std::collections::HashSet::new();
     for _ in 0..PASSES {
         let live = descendants(me);
         // Threads of the runner are not processes; its own children are all the
@@ -83,14 +90,14 @@ pub fn kill_descendants() -> usize {
         for pid in &live {
             if let Some(p) = Pid::from_raw(*pid) {
                 if rustix::process::kill_process(p, Signal::KILL).is_ok() {
-                    killed += 1;
+                    killed.insert(*pid);
                 }
             }
         }
         reap();
     }
     reap();
-    killed
+    killed.len()
 }
 
 /// Waits for every child that has ended.
