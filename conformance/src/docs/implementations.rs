@@ -12,8 +12,8 @@ use super::reports::{Column, Counts, Published};
 
 fn counts_row(name: &str, c: &Counts) -> String {
     format!(
-        "<tr><th>{name}</th><td class=\"passed\">{}</td><td class=\"failed\">{}</td><td class=\"skipped\">{}</td><td class=\"errored\">{}</td></tr>",
-        c.passed, c.failed, c.skipped, c.errored
+        "<tr><th>{name}</th><td class=\"passed\">{}</td><td class=\"failed\">{}</td><td class=\"skipped\">{}</td><td class=\"errored\">{}</td><td class=\"failed\">{}</td></tr>",
+        c.passed, c.failed, c.skipped, c.errored, c.not_shown
     )
 }
 
@@ -126,12 +126,12 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
             esc(&e.to_string())
         );
     }
-    s += "<table><tr><th>verdict</th><th>passed</th><th>failed</th><th>skipped</th><th>errored</th></tr>";
+    s += "<table><tr><th>verdict</th><th>passed</th><th>failed</th><th>skipped</th><th>errored</th><th>not shown safe</th></tr>";
     s += &counts_row("safety", &report.verdicts.safety);
     s += &counts_row("exactness", &report.verdicts.exactness);
     s += "</table>\n";
     md += &format!(
-        "{} ({} {}), spec {} {}\n\n| verdict | passed | failed | skipped | errored |\n|---|---|---|---|---|\n",
+        "{} ({} {}), spec {} {}\n\n| verdict | passed | failed | skipped | errored | not shown safe |\n|---|---|---|---|---|---|\n",
         md_code(&report.runner.implementation),
         md_text(name),
         md_text(version),
@@ -143,8 +143,8 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
         ("exactness", &report.verdicts.exactness),
     ] {
         md += &format!(
-            "| {n} | {} | {} | {} | {} |\n",
-            c.passed, c.failed, c.skipped, c.errored
+            "| {n} | {} | {} | {} | {} | {} |\n",
+            c.passed, c.failed, c.skipped, c.errored, c.not_shown
         );
     }
     let failing: Vec<_> = report

@@ -144,8 +144,14 @@ pub fn home(
         let (sa, ex) = match &c.report {
             Some((r, _)) => (
                 format!(
-                    "{} passed, {} failed",
-                    r.verdicts.safety.passed, r.verdicts.safety.failed
+                    "{} passed, {} failed{}",
+                    r.verdicts.safety.passed,
+                    r.verdicts.safety.failed,
+                    if r.verdicts.safety.not_shown > 0 {
+                        format!(", {} not shown safe", r.verdicts.safety.not_shown)
+                    } else {
+                        String::new()
+                    }
                 ),
                 format!(
                     "{} passed, {} failed",

@@ -62,6 +62,10 @@ pub struct Counts {
     pub skipped: usize,
     /// The implementation broke down.
     pub errored: usize,
+    /// Safety only: skipped on an `unsupported` answer, so not shown safe
+    /// (PROTO-OBSERVE-6); absent from reports older than it.
+    #[serde(default)]
+    pub not_shown: usize,
 }
 
 /// One scenario of a report.
