@@ -472,6 +472,33 @@ fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
     use gatehouse::guard::dialect::Reply;
     use std::io::{Read, Write};
     std::panic::set_hook(Box::new(|_| {}));
+    // The guard's own deadline, well under the timeout `install` writes (GUARD-FAIL-3):
+    // an agent runs a call whose hook timed out, so whatever keeps the decision busy (an
+    // input, a configuration on a pipe, a slow disk), the block answer is given first.
+    // Whoever takes `answered` first writes the one answer.
+    let answered = std::sync::Arc::new(std::sync::Mutex::new(false));
+    let mut deadline = gatehouse::guard::DEADLINE;
+    if cfg!(feature = "test-faults") {
+        if let Some(ms) = std::env::var("GATEHOUSE_GUARD_TEST_DEADLINE_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            deadline = std::time::Duration::from_millis(ms);
+        }
+    }
+    {
+        let answered = answered.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(deadline);
+            let mut done = answered.lock().unwrap_or_else(|e| e.into_inner());
+            if !*done {
+                *done = true;
+                let reply = Reply::block(&gatehouse::guard::deadline_reason(deadline));
+                let _ = std::io::stderr().write_all(reply.stderr.as_bytes());
+                std::process::exit(i32::from(reply.exit));
+            }
+        });
+    }
     let reply = std::panic::catch_unwind(|| {
         let mut input = Vec::new();
         let read = std::io::stdin()
@@ -488,6 +515,12 @@ fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
         {
             panic!("a test fault");
         }
+        if std::env::var_os("GATEHOUSE_GUARD_TEST_HANG").is_some() && cfg!(feature = "test-faults")
+        {
+            loop {
+                std::thread::park();
+            }
+        }
         let program = match std::env::current_exe() {
             Ok(p) => p,
             Err(e) => return Reply::block(&format!("cannot find this program: {e}")),
@@ -497,6 +530,14 @@ fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
         gatehouse::guard::answer(agent, &input, config, &program)
     })
     .unwrap_or_else(|_| Reply::block("internal error (a panic); the call is blocked"));
+    let mut done = answered.lock().unwrap_or_else(|e| e.into_inner());
+    if *done {
+        // The deadline's answer is being written; the process ends with it.
+        loop {
+            std::thread::park();
+        }
+    }
+    *done = true;
     let mut out = std::io::stdout().lock();
     if out
         .write_all(reply.stdout.as_bytes())

@@ -626,3 +626,419 @@ fn the_guard_keeps_its_configuration_and_state_out_of_reach() {
         assert!(err.contains("is no variable name"), "{bad}: {err}");
     }
 }
+
+/// The pre-tool JSON of `agent`'s file tool `tool` with `input`, from `cwd`.
+fn file_call(agent: &str, tool: &str, input: Value, cwd: &Path) -> Value {
+    let cwd = cwd.display().to_string();
+    match agent {
+        "claude-code" => json!({
+            "session_id": "3f0c-claude", "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
+            "permission_mode": "bypassPermissions", "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": input, "tool_use_id": "f1",
+        }),
+        "codex" => json!({
+            "session_id": "019a-codex", "turn_id": "t1", "cwd": cwd,
+            "hook_event_name": "PreToolUse", "model": "m", "permission_mode": "default",
+            "tool_name": tool, "tool_input": input, "tool_use_id": "f1",
+        }),
+        _ => json!({
+            "session_id": "g-1", "transcript_path": "/tmp/t.json", "cwd": cwd,
+            "hook_event_name": "BeforeTool", "timestamp": "2026-12-05T10:00:00Z",
+            "tool_name": tool, "tool_input": input,
+        }),
+    }
+}
+
+/// Every tool of every agent that writes `path`, as that agent spells its input.
+fn writes_of(path: &str) -> Vec<(&'static str, &'static str, Value)> {
+    vec![
+        (
+            "claude-code",
+            "Write",
+            json!({"file_path": path, "content": "x"}),
+        ),
+        (
+            "claude-code",
+            "Edit",
+            json!({"file_path": path, "old_string": "a", "new_string": "b"}),
+        ),
+        (
+            "claude-code",
+            "MultiEdit",
+            json!({"file_path": path, "edits": [{"old_string": "a", "new_string": "b"}]}),
+        ),
+        (
+            "claude-code",
+            "NotebookEdit",
+            json!({"notebook_path": path, "new_source": "x"}),
+        ),
+        (
+            "gemini",
+            "write_file",
+            json!({"file_path": path, "content": "x"}),
+        ),
+        (
+            "gemini",
+            "replace",
+            json!({"file_path": path, "old_string": "a", "new_string": "b"}),
+        ),
+        (
+            "codex",
+            "apply_patch",
+            json!({"input": format!("*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n")}),
+        ),
+        (
+            "codex",
+            "Bash",
+            json!({"command": format!("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/lib.rs\n*** Move to: {path}\n@@\n-a\n+b\n*** End Patch\nEOF\n")}),
+        ),
+    ]
+}
+
+// GUARD-FILE-1: every agent's write tools, on what the fence keeps read-only, however it
+// is spelled (a link, a linked directory, `..`, absolute, a name not there yet), get the
+// block answer with its reason in the most permissive mode, never an ask; the same tools
+// on an ordinary file are allowed.
+#[test]
+fn file_tools_never_write_what_the_fence_protects() {
+    let f = Fixture::new("safety = \"autonomous\"\n");
+    std::fs::create_dir_all(f.ws.join(".git/hooks")).unwrap();
+    std::fs::write(f.ws.join(".git/config"), "[core]\n").unwrap();
+    std::fs::create_dir_all(f.ws.join(".husky")).unwrap();
+    std::fs::create_dir_all(f.ws.join("src")).unwrap();
+    std::fs::write(f.ws.join("src/lib.rs"), "a\n").unwrap();
+    std::os::unix::fs::symlink(".git/hooks/pre-commit", f.ws.join("lint.sh")).unwrap();
+    std::os::unix::fs::symlink(".git/hooks", f.ws.join("hooks")).unwrap();
+    std::os::unix::fs::symlink(".git", f.ws.join("g")).unwrap();
+    let abs = |p: &str| f.ws.join(p).display().to_string();
+    let bad = [
+        ".git/hooks/pre-commit".to_string(),
+        ".git/config".into(),
+        abs(".git/config"),
+        "lint.sh".into(),
+        "hooks/pre-push".into(),
+        "g/config".into(),
+        "src/../.git/hooks/post-checkout".into(),
+        "./.git/HEAD".into(),
+        "sub/../.git/info/attributes".into(),
+        ".gatehouse/agent.yaml".into(),
+        ".husky/pre-commit".into(),
+        "HEAD".into(),
+    ];
+    for path in &bad {
+        for (agent, tool, input) in writes_of(path) {
+            let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(
+                (code, out.as_str()),
+                (2, ""),
+                "{agent} {tool} {path}: {err}"
+            );
+            assert!(
+                err.contains("denied (protected"),
+                "{agent} {tool} {path}: {err}"
+            );
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+    }
+    // The twins: an ordinary file, existing or not, and a name that only looks like one.
+    // (A shell line carrying a patch is then the gate's to decide, as any line.)
+    for path in [
+        "src/lib.rs",
+        "src/new.rs",
+        "git/config",
+        ".github/hooks.yml",
+    ] {
+        for (agent, tool, input) in writes_of(path).into_iter().filter(|w| w.1 != "Bash") {
+            let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(code, 0, "{agent} {tool} {path}: {err}");
+            assert_eq!(decision(agent, &out), "allow", "{agent} {tool} {path}");
+        }
+    }
+}
+
+// GUARD-FILE-1, GUARD-INSTALL-4: the agents' own configuration (hooks, permissions, MCP
+// servers, trust) is on the fence's protected list, existing or not, so no file tool
+// writes it. Ignored until the fence's list names these files (issue 42, the fence's part
+// in `fence::protect`); the guard uses that list, never a copy.
+#[test]
+#[ignore = "needs the agents' configuration files on fence::protect's list (issue 42, r4-fence)"]
+fn file_tools_never_write_the_agents_configuration() {
+    let f = Fixture::new("safety = \"autonomous\"\n");
+    for path in [
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".mcp.json",
+        ".gemini/settings.json",
+        ".codex/config.toml",
+        ".vscode/tasks.json",
+    ] {
+        for (agent, tool, input) in writes_of(path) {
+            let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(code, 2, "{agent} {tool} {path}: {err}");
+            assert!(
+                err.contains("denied (protected"),
+                "{agent} {tool} {path}: {err}"
+            );
+        }
+    }
+}
+
+/// Every tool of every agent that searches, lists or reads `dir` (a Glob from a pattern).
+fn searches_of(dir: &str) -> Vec<(&'static str, &'static str, Value)> {
+    vec![
+        (
+            "claude-code",
+            "Grep",
+            json!({"pattern": "PRIVATE", "path": dir}),
+        ),
+        ("claude-code", "Glob", json!({"pattern": "*", "path": dir})),
+        (
+            "claude-code",
+            "Glob",
+            json!({"pattern": format!("{dir}/**/id_*")}),
+        ),
+        ("claude-code", "LS", json!({"path": dir})),
+        (
+            "gemini",
+            "search_file_content",
+            json!({"pattern": "PRIVATE", "path": dir}),
+        ),
+        (
+            "gemini",
+            "grep_search",
+            json!({"pattern": "PRIVATE", "dir_path": dir}),
+        ),
+        ("gemini", "glob", json!({"pattern": "*", "path": dir})),
+        ("gemini", "list_directory", json!({"path": dir})),
+        ("gemini", "list_directory", json!({"dir_path": dir})),
+        (
+            "gemini",
+            "read_many_files",
+            json!({"paths": [format!("{dir}/*")]}),
+        ),
+    ]
+}
+
+// GUARD-FILE-4: the searches and listings of every agent are decided on the directory
+// they really reach, as a Read is: a Grep of ~/.ssh is refused like a Read of it, and a
+// search of the workspace is allowed.
+#[test]
+fn searches_and_listings_are_confined_to_the_roots() {
+    let f = Fixture::new("");
+    let ssh = f.root.join("home/.ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    std::fs::write(ssh.join("id_bait"), "PRIVATE\n").unwrap();
+    std::os::unix::fs::symlink(&ssh, f.ws.join("keys")).unwrap();
+    let outside = [
+        ssh.display().to_string(),
+        "keys".into(),
+        "../home/.ssh".into(),
+        "sub/../../home/.ssh".into(),
+        "/etc".into(),
+    ];
+    for dir in &outside {
+        for (agent, tool, input) in searches_of(dir) {
+            let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!((code, out.as_str()), (2, ""), "{agent} {tool} {dir}: {err}");
+            assert!(err.contains("denied ("), "{agent} {tool} {dir}: {err}");
+        }
+    }
+    // A pattern that climbs after a wildcard names no one directory: blocked.
+    for (agent, tool, input) in [
+        (
+            "claude-code",
+            "Glob",
+            json!({"pattern": "sub/*/../../../home/.ssh/*"}),
+        ),
+        ("gemini", "glob", json!({"pattern": "*/../../home/.ssh/*"})),
+    ] {
+        let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 2, "{agent} {tool}: {err}");
+    }
+    // A patch of Codex's reaching out of the roots.
+    let patch =
+        json!({"input": "*** Begin Patch\n*** Add File: ../home/.bashrc\n+x\n*** End Patch\n"});
+    let (code, _, err) = f.hook("codex", &file_call("codex", "apply_patch", patch, &f.ws));
+    assert_eq!(code, 2, "{err}");
+    // The twins: the workspace itself, a subdirectory, the defaults.
+    for dir in [".", "sub", &f.ws.display().to_string()] {
+        for (agent, tool, input) in searches_of(dir) {
+            let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(code, 0, "{agent} {tool} {dir}: {err}");
+            assert_eq!(decision(agent, &out), "allow", "{agent} {tool} {dir}");
+        }
+    }
+    for (agent, tool) in [("claude-code", "Grep"), ("gemini", "grep_search")] {
+        let input = json!({"pattern": "x"});
+        let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 0, "{agent} {tool}: {err}");
+    }
+}
+
+// GUARD-FILE-3: what `[exec] hide` hides is refused to every file tool too (a read, a
+// search or listing that reaches or holds it, a write), through a link or `..`; and an
+// allowed file tool's reason never says it runs in the fence.
+#[test]
+fn hidden_paths_are_refused_to_file_tools() {
+    let f = Fixture::new("");
+    let secret = f.ws.join("secret");
+    std::fs::create_dir_all(&secret).unwrap();
+    std::fs::write(secret.join("key"), "PRIVATE\n").unwrap();
+    std::fs::create_dir_all(f.ws.join("src")).unwrap();
+    std::fs::write(f.ws.join("src/a.rs"), "a\n").unwrap();
+    std::os::unix::fs::symlink("secret/key", f.ws.join("k")).unwrap();
+    let text = std::fs::read_to_string(&f.config).unwrap();
+    std::fs::write(
+        &f.config,
+        format!(
+            "{text}[exec]\nhide = [{:?}]\n",
+            secret.display().to_string()
+        ),
+    )
+    .unwrap();
+    let reads = |path: &str| {
+        vec![
+            ("claude-code", "Read", json!({"file_path": path})),
+            ("gemini", "read_file", json!({"absolute_path": path})),
+            ("gemini", "read_many_files", json!({"paths": [path]})),
+            (
+                "claude-code",
+                "Write",
+                json!({"file_path": path, "content": "x"}),
+            ),
+        ]
+    };
+    for path in ["secret/key", "k", "src/../secret/key", "secret/new"] {
+        for (agent, tool, input) in reads(path) {
+            let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(code, 2, "{agent} {tool} {path}: {err}");
+            assert!(
+                err.contains("denied (hidden"),
+                "{agent} {tool} {path}: {err}"
+            );
+        }
+    }
+    for dir in [".", "secret"] {
+        for (agent, tool, input) in searches_of(dir) {
+            let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(code, 2, "{agent} {tool} {dir}: {err}");
+            assert!(
+                err.contains("denied (hidden"),
+                "{agent} {tool} {dir}: {err}"
+            );
+        }
+    }
+    // The twins: a file and a tree beside the hidden one.
+    for (agent, tool, input) in reads("src/a.rs").into_iter().take(3) {
+        let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 0, "{agent} {tool}: {err}");
+        assert_eq!(decision(agent, &out), "allow", "{agent} {tool}");
+        assert!(!out.contains("inside the fence"), "{agent} {tool}: {out}");
+    }
+    for (agent, tool, input) in searches_of("src") {
+        let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 0, "{agent} {tool}: {err}");
+    }
+}
+
+// GUARD-STATE-4: every file the guard reads or runs (the agent file, whose hooks it runs
+// on the host, the settings file, the `gatehouse` and shell it writes into the line) lies
+// outside every root, resolved (a link, `..`), existing or not; refused naming it.
+#[test]
+fn the_guards_named_files_lie_outside_every_root() {
+    let f = Fixture::new("");
+    std::fs::write(f.ws.join("agent.yaml"), "agents:\n  root: {}\n").unwrap();
+    std::os::unix::fs::symlink(f.ws.join("agent.yaml"), f.root.join("agent-link.yaml")).unwrap();
+    std::os::unix::fs::symlink(f.ws.join("later.yaml"), f.root.join("dangling.yaml")).unwrap();
+    let ws = f.ws.display().to_string();
+    let root = f.root.display().to_string();
+    let settings_line = |p: &str| format!("settings-file = {p:?}\n");
+    for (key, value) in [
+        ("agent-file", format!("{ws}/agent.yaml")),
+        ("agent-file", format!("{root}/agent-link.yaml")),
+        ("settings-file", format!("{root}/dangling.yaml")),
+        ("agent-file", format!("{ws}/.hidden/not-yet.yaml")),
+        ("agent-file", format!("{root}/home/../ws/agent.yaml")),
+        ("settings-file", format!("{ws}/settings.yaml")),
+        ("gatehouse", format!("{ws}/bin/gatehouse")),
+        ("shell", format!("{ws}/sh")),
+    ] {
+        let text = std::fs::read_to_string(&f.config).unwrap();
+        let text = if key == "settings-file" {
+            text.replace(
+                &settings_line(&f.root.join("settings.yaml").display().to_string()),
+                "",
+            )
+        } else {
+            text
+        };
+        let g = f.root.join(format!("guard-{}.toml", value.len()));
+        std::fs::write(&g, format!("{key} = {value:?}\n{text}")).unwrap();
+        for agent in AGENTS {
+            let mut c = f.cmd(&["guard", agent]);
+            c.env("GATEHOUSE_GUARD_CONFIG", &g);
+            let (code, out, err) = feed(
+                c,
+                f.shell(agent, "cat notes.txt", "c").to_string().as_bytes(),
+            );
+            assert_eq!(
+                (code, out.as_str()),
+                (2, ""),
+                "{agent} {key} {value}: {err}"
+            );
+            assert!(
+                err.contains(&format!("the guard's {key}")),
+                "{agent} {key}: {err}"
+            );
+            assert!(err.contains("lies inside the workspace root"), "{err}");
+        }
+    }
+    // The twin: the same files outside the roots.
+    std::fs::copy(f.ws.join("agent.yaml"), f.root.join("agent.yaml")).unwrap();
+    let text = std::fs::read_to_string(&f.config).unwrap();
+    std::fs::write(
+        &f.config,
+        format!(
+            "agent-file = {:?}\n{text}",
+            f.root.join("agent.yaml").display().to_string()
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = f.hook("codex", &f.shell("codex", "cat notes.txt", "c"));
+    assert_eq!(code, 0, "{err}");
+}
+
+// GUARD-FAIL-3: the guard answers before the agent gives up on it, whatever keeps the
+// decision busy: past its deadline it gives the block answer (a decision that never ends,
+// a configuration on a pipe no one writes); the same call answers normally before it.
+#[test]
+fn a_decision_past_the_deadline_is_blocked() {
+    let f = Fixture::new("");
+    let fifo = f.root.join("guard-fifo.toml");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for agent in AGENTS {
+        let input = f.shell(agent, "cat notes.txt", "c");
+        for (hang, config) in [(true, &f.config), (false, &fifo)] {
+            let mut c = f.cmd(&["guard", agent]);
+            c.env("GATEHOUSE_GUARD_CONFIG", config)
+                .env("GATEHOUSE_GUARD_TEST_DEADLINE_MS", "300");
+            if hang {
+                c.env("GATEHOUSE_GUARD_TEST_HANG", "1");
+            }
+            let (code, out, err) = feed(c, input.to_string().as_bytes());
+            assert_eq!((code, out.as_str()), (2, ""), "{agent} {hang}: {err}");
+            assert!(err.contains("denied (deadline"), "{agent}: {err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+        // The twin: a deadline the decision meets.
+        let mut c = f.cmd(&["guard", agent]);
+        c.env("GATEHOUSE_GUARD_CONFIG", &f.config)
+            .env("GATEHOUSE_GUARD_TEST_DEADLINE_MS", "60000");
+        let (code, _, err) = feed(c, input.to_string().as_bytes());
+        assert_eq!(code, 0, "{agent}: {err}");
+    }
+}
