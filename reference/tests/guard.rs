@@ -416,18 +416,20 @@ fn state_lasts_across_calls() {
     assert_eq!(code, 0, "{err}");
 }
 
-// GUARD-INSTALL-1, GUARD-INSTALL-2: install merges (keeping what was there, with a backup),
-// uninstall takes out only the guard's entries.
+// GUARD-INSTALL-1, GUARD-INSTALL-2, GUARD-INSTALL-5: install merges (keeping what was
+// there, in the file's own layout, with a backup of the first version), uninstall takes
+// out only the guard's entries and gives back the person's bytes.
 #[test]
 fn install_merges_and_uninstall_restores() {
     let f = Fixture::new("");
-    let settings = f.ws.join(".claude/settings.json");
+    let settings = f.root.join("home/.claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    let before = json!({"model": "opus", "hooks": {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-hook"}]}]}});
-    std::fs::write(&settings, serde_json::to_string_pretty(&before).unwrap()).unwrap();
+    // Four spaces, keys out of order, no final newline: the person's own layout.
+    let original = "{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"PreToolUse\": [\n            {\n                \"matcher\": \"Bash\",\n                \"hooks\": [\n                    {\n                        \"type\": \"command\",\n                        \"command\": \"my-hook\"\n                    }\n                ]\n            }\n        ]\n    },\n    \"env\": {}\n}";
+    let before: Value = serde_json::from_str(original).unwrap();
+    std::fs::write(&settings, original).unwrap();
     let out = f
-        .cmd(&["guard", "install", "claude-code", "--project"])
+        .cmd(&["guard", "install", "claude-code"])
         .output()
         .unwrap();
     assert!(
@@ -440,6 +442,8 @@ fn install_merges_and_uninstall_restores() {
         shown.contains("+ ") && shown.contains("guard claude-code"),
         "{shown}"
     );
+    // Only the guard's lines are added; not one line of the person's is taken out.
+    assert!(!shown.lines().any(|l| l.starts_with("- ")), "{shown}");
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(after["model"], "opus");
     let pre = after["hooks"]["PreToolUse"].as_array().unwrap();
@@ -449,23 +453,161 @@ fn install_merges_and_uninstall_restores() {
         .unwrap()
         .ends_with(" guard claude-code"));
     assert!(after["hooks"]["PostToolUse"].is_array());
-    assert!(settings.with_extension("json.gatehouse-backup").exists());
+    let backup = settings.with_extension("json.gatehouse-backup");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
     // The configuration was written, and it reads.
     assert!(f.root.join("home/.config/gatehouse/guard.toml").exists());
     let doctor = f.cmd(&["guard", "doctor", "claude-code"]).output().unwrap();
     let said = String::from_utf8(doctor.stdout).unwrap();
     assert!(said.contains("hook: installed in"), "{said}");
     assert!(said.contains("fence on this machine"), "{said}");
+    let uninstall = |f: &Fixture| {
+        let out = f
+            .cmd(&["guard", "uninstall", "claude-code"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        std::fs::read_to_string(&settings).unwrap()
+    };
+    let restored = uninstall(&f);
+    assert_eq!(serde_json::from_str::<Value>(&restored).unwrap(), before);
+    assert_eq!(restored, original, "the person's bytes come back");
+    // The person changes the file; a second install keeps the first backup, and its
+    // uninstall gives the changed file back in its own layout.
+    let edited = original.replace("\"opus\"", "\"sonnet\"");
+    std::fs::write(&settings, &edited).unwrap();
+    assert!(f
+        .cmd(&["guard", "install", "claude-code"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
+    assert_eq!(uninstall(&f), edited);
+    let doctor = f.cmd(&["guard", "doctor", "claude-code"]).output().unwrap();
+    assert_eq!(doctor.status.code(), Some(1));
+}
+
+// GUARD-INSTALL-4, GUARD-FAIL-3, GUARD-DECIDE-5: install goes into the person's own
+// settings, outside every workspace, by default; a project's settings file only where the
+// fence keeps it read-only; every file tool is in the matcher, and Claude Code is told to
+// block a call whose hook fails.
+#[test]
+fn install_goes_where_nothing_the_guard_lets_run_reaches() {
+    let f = Fixture::new("");
+    for (agent, file) in [
+        ("claude-code", ".claude/settings.json"),
+        ("gemini", ".gemini/settings.json"),
+    ] {
+        let out = f.cmd(&["guard", "install", agent]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(f.root.join("home").join(file).exists(), "{agent}");
+        assert!(!f.ws.join(file).exists(), "{agent}");
+        let project = f.ws.join(file);
+        let protected = gatehouse::guard::install::protected_in_project(&f.ws, &project);
+        let out = f
+            .cmd(&["guard", "install", agent, "--project"])
+            .output()
+            .unwrap();
+        if protected {
+            assert!(out.status.success(), "{agent}");
+            assert!(project.exists(), "{agent}");
+        } else {
+            assert_eq!(out.status.code(), Some(2), "{agent}");
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                said.contains("does not keep it read-only"),
+                "{agent}: {said}"
+            );
+            assert!(!project.exists(), "{agent}");
+        }
+    }
+    // Where the fence keeps the file read-only (.gatehouse is on its list), a project
+    // install is taken: the check is the fence's list, not a refusal of every project.
+    assert!(gatehouse::guard::install::protected_in_project(
+        &f.ws,
+        &f.ws.join(".gatehouse/x.json")
+    ));
+    let claude: Value = serde_json::from_str(
+        &std::fs::read_to_string(f.root.join("home/.claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    for event in ["PreToolUse", "PostToolUse"] {
+        let entry = &claude["hooks"][event][0];
+        assert_eq!(entry["onFailure"], "block", "{entry}");
+        let matcher = entry["matcher"].as_str().unwrap();
+        for tool in [
+            "Bash",
+            "Read",
+            "Write",
+            "Edit",
+            "MultiEdit",
+            "NotebookEdit",
+            "Grep",
+            "Glob",
+            "LS",
+        ] {
+            assert!(matcher.split('|').any(|m| m == tool), "{tool}: {matcher}");
+        }
+    }
+    let gemini: Value = serde_json::from_str(
+        &std::fs::read_to_string(f.root.join("home/.gemini/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let matcher = gemini["hooks"]["BeforeTool"][0]["matcher"]
+        .as_str()
+        .unwrap();
+    for tool in [
+        "run_shell_command",
+        "read_file",
+        "write_file",
+        "replace",
+        "read_many_files",
+        "list_directory",
+        "glob",
+        "search_file_content",
+        "grep_search",
+    ] {
+        assert!(matcher.split('|').any(|m| m == tool), "{tool}: {matcher}");
+    }
+    let home = f.root.join("codex-home");
     let out = f
-        .cmd(&["guard", "uninstall", "claude-code", "--project"])
+        .cmd(&["guard", "install", "codex"])
+        .env("CODEX_HOME", &home)
         .output()
         .unwrap();
     assert!(out.status.success());
-    let restored: Value =
-        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
-    assert_eq!(restored, before);
-    let doctor = f.cmd(&["guard", "doctor", "claude-code"]).output().unwrap();
-    assert_eq!(doctor.status.code(), Some(1));
+    let codex: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("hooks.json")).unwrap()).unwrap();
+    let matchers: Vec<&str> = codex["hooks"]["PreToolUse"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["matcher"].as_str().unwrap())
+        .collect();
+    assert_eq!(matchers, ["Bash", "apply_patch"]);
+}
+
+// GUARD-INSTALL-3: the doctor on a pipe closed before it writes (`doctor | head -0`) ends
+// without a panic.
+#[test]
+fn the_doctor_survives_a_closed_pipe() {
+    let f = Fixture::new("");
+    let (read, write) = rustix::pipe::pipe().unwrap();
+    drop(read);
+    let out = f
+        .cmd(&["guard", "doctor", "claude-code"])
+        .stdout(Stdio::from(write))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(out.status.code(), Some(101), "{err}");
 }
 
 // GUARD-INSTALL-3: Codex's hooks go to CODEX_HOME with the feature switched on, and the
