@@ -1184,3 +1184,35 @@ fn a_decision_past_the_deadline_is_blocked() {
         assert_eq!(code, 0, "{agent}: {err}");
     }
 }
+
+// GUARD-FAIL-3: a call reads back a bounded tail of its session's journal, never the whole
+// of it, so that its cost does not grow with the session (benches/guard_calls.py measures
+// it): a damaged line 1 MB back is never read, the call is decided, and the post-tool
+// event still finds its decision.
+#[test]
+fn a_call_reads_a_bounded_tail_of_the_journal() {
+    let f = Fixture::new("");
+    let (code, _, err) = f.hook("claude-code", &f.shell("claude-code", "npm test", "t0"));
+    assert_eq!(code, 0, "{err}");
+    let dir = f.root.join("state/sessions/claude-code-3f0c-claude");
+    let journal = dir.join("audit.jsonl");
+    let kept = std::fs::read(&journal).unwrap();
+    let mut text = b"not a record\n".to_vec();
+    let filler = json!({"kind": "notice", "session": "claude-code-3f0c-claude", "message": "x".repeat(200)});
+    for _ in 0..5000 {
+        text.extend_from_slice(filler.to_string().as_bytes());
+        text.push(b'\n');
+    }
+    text.extend_from_slice(&kept);
+    std::fs::write(&journal, &text).unwrap();
+    let (code, out, err) = f.hook("claude-code", &f.shell("claude-code", "npm test", "t1"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(decision("claude-code", &out), "ask");
+    let post = json!({"session_id": "3f0c-claude", "transcript_path": "/t", "cwd": f.ws,
+        "permission_mode": "default", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "npm test"}, "tool_response": {"stdout": ""},
+        "tool_use_id": "t1"});
+    assert_eq!(f.hook("claude-code", &post).0, 0);
+    let tail = std::fs::read_to_string(&journal).unwrap();
+    assert!(tail.lines().rev().take(3).any(|l| l.contains("\"approved\"")), "{}", &tail[tail.len() - 600..]);
+}
