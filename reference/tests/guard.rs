@@ -1198,7 +1198,8 @@ fn a_call_reads_a_bounded_tail_of_the_journal() {
     let journal = dir.join("audit.jsonl");
     let kept = std::fs::read(&journal).unwrap();
     let mut text = b"not a record\n".to_vec();
-    let filler = json!({"kind": "notice", "session": "claude-code-3f0c-claude", "message": "x".repeat(200)});
+    let filler =
+        json!({"kind": "notice", "session": "claude-code-3f0c-claude", "message": "x".repeat(200)});
     for _ in 0..5000 {
         text.extend_from_slice(filler.to_string().as_bytes());
         text.push(b'\n');
@@ -1214,5 +1215,12 @@ fn a_call_reads_a_bounded_tail_of_the_journal() {
         "tool_use_id": "t1"});
     assert_eq!(f.hook("claude-code", &post).0, 0);
     let tail = std::fs::read_to_string(&journal).unwrap();
-    assert!(tail.lines().rev().take(3).any(|l| l.contains("\"approved\"")), "{}", &tail[tail.len() - 600..]);
+    assert!(
+        tail.lines()
+            .rev()
+            .take(3)
+            .any(|l| l.contains("\"approved\"")),
+        "{}",
+        &tail[tail.len() - 600..]
+    );
 }
