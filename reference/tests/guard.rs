@@ -882,6 +882,21 @@ fn file_tools_never_write_what_the_fence_protects() {
             assert_eq!(err.lines().count(), 1, "{err}");
         }
     }
+    // A file with a second name outside the workspace (a hard link) is written under both.
+    std::fs::write(f.root.join("outside.txt"), "a\n").unwrap();
+    std::fs::hard_link(f.root.join("outside.txt"), f.ws.join("src/linked.txt")).unwrap();
+    for (agent, tool, input) in writes_of("src/linked.txt")
+        .into_iter()
+        .filter(|w| w.1 != "Bash")
+    {
+        let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 2, "{agent} {tool}: {err}");
+        assert!(err.contains("denied (linked"), "{agent} {tool}: {err}");
+    }
+    // A patch line of a shape the guard does not read is not passed over.
+    let odd = json!({"input": "*** Begin Patch\n*** Add File: src/ok.rs\n+x\n*** Add  File: .git/config\n+x\n*** End Patch\n"});
+    let (code, _, err) = f.hook("codex", &file_call("codex", "apply_patch", odd, &f.ws));
+    assert_eq!(code, 2, "{err}");
     // The twins: an ordinary file, existing or not, and a name that only looks like one.
     // (A shell line carrying a patch is then the gate's to decide, as any line.)
     for path in [
@@ -993,6 +1008,12 @@ fn searches_and_listings_are_confined_to_the_roots() {
             json!({"pattern": "sub/*/../../../home/.ssh/*"}),
         ),
         ("gemini", "glob", json!({"pattern": "*/../../home/.ssh/*"})),
+        ("claude-code", "Glob", json!({"pattern": "{..,sub}/*"})),
+        (
+            "gemini",
+            "read_many_files",
+            json!({"paths": ["{x,../home}/.ssh/*"]}),
+        ),
     ] {
         let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
         assert_eq!(code, 2, "{agent} {tool}: {err}");

@@ -32,7 +32,7 @@ fn classify(tool: &str, input: &Map<String, Value>) -> Result<Guarded, ShapeErro
                 .iter()
                 .find_map(|k| input.get(*k).and_then(Value::as_str))
                 .ok_or(ShapeError::Field("input"))?;
-            let paths = patch_paths(text);
+            let paths = patch_paths(text)?;
             if paths.is_empty() {
                 return Err(ShapeError::Undecidable("patch names no file".into()));
             }

@@ -322,6 +322,12 @@ pub fn glob_base(dir: &str, pattern: &str) -> Result<String, ShapeError> {
     };
     let mut wild = false;
     for c in pattern.split('/').filter(|c| !c.is_empty()) {
+        if is_wild(c) && c.contains("..") {
+            // `{..,src}`: a brace alternative that climbs.
+            return Err(ShapeError::Undecidable(format!(
+                "glob pattern {pattern:?} climbs with .. inside a wildcard"
+            )));
+        }
         if is_wild(c) {
             wild = true;
         } else if wild && c == ".." {
@@ -339,24 +345,33 @@ pub fn glob_base(dir: &str, pattern: &str) -> Result<String, ShapeError> {
 }
 
 /// The files a patch in Codex's `apply_patch` format adds, updates, deletes or moves to
-/// (`*** Add File: P`, `*** Update File: P`, `*** Delete File: P`, `*** Move to: P`).
-pub fn patch_paths(patch: &str) -> Vec<String> {
+/// (`*** Add File: P`, `*** Update File: P`, `*** Delete File: P`, `*** Move to: P`). A
+/// `***` line of another shape (another spelling Codex might read as a file) makes the
+/// whole patch undecidable.
+pub fn patch_paths(patch: &str) -> Result<Vec<String>, ShapeError> {
     const HEADS: [&str; 4] = [
         "*** Add File: ",
         "*** Update File: ",
         "*** Delete File: ",
         "*** Move to: ",
     ];
-    patch
-        .lines()
-        .filter_map(|l| {
-            let l = l.trim_start();
-            HEADS
-                .iter()
-                .find_map(|h| l.strip_prefix(h))
-                .map(|p| p.trim().to_string())
-        })
-        .collect()
+    const MARKS: [&str; 3] = ["*** Begin Patch", "*** End Patch", "*** End of File"];
+    let mut paths = Vec::new();
+    for l in patch.lines() {
+        let l = l.trim();
+        if !l.starts_with("***") || MARKS.contains(&l) {
+            continue;
+        }
+        match HEADS.iter().find_map(|h| l.strip_prefix(h)) {
+            Some(p) => paths.push(p.trim().to_string()),
+            None => {
+                return Err(ShapeError::Undecidable(format!(
+                    "patch line {l:?} is no header the guard reads"
+                )))
+            }
+        }
+    }
+    Ok(paths)
 }
 
 /// `input` with `field` set to `value`.

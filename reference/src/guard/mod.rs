@@ -433,7 +433,7 @@ fn pre_tool(
             // Codex applies a patch a shell line carries itself, outside every fence:
             // its files are decided as the apply_patch tool's are.
             if agent == Agent::Codex && command.contains("*** Begin Patch") {
-                for p in dialect::patch_paths(command) {
+                for p in dialect::patch_paths(command)? {
                     if let Some(refusal) = reach.refuse(cwd, reach::Access::Write, &p) {
                         return Ok(Answer::Deny { reason: refusal });
                     }

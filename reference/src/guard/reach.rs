@@ -142,6 +142,18 @@ impl Reach {
             }
         }
         if access == Access::Write {
+            // A file with another name elsewhere (a hard link: pnpm's store, a copy made
+            // with `cp -l`) is written under every name at once, wherever it lies.
+            use std::os::unix::fs::MetadataExt;
+            if let Ok(m) = std::fs::metadata(&lands[0]) {
+                if m.is_file() && m.nlink() > 1 {
+                    return Some(format!(
+                        "denied (linked, stage file_tool): {} has {} names (hard links), and a write through one changes the file under every name, which may lie outside the workspace or where the fence keeps it read-only; copy it to a new file first",
+                        full.display(),
+                        m.nlink()
+                    ));
+                }
+            }
             let list = self.protected();
             if let Some(l) = lands.iter().find(|l| covers(list, l)) {
                 return Some(format!(
