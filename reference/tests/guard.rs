@@ -1018,6 +1018,32 @@ fn searches_and_listings_are_confined_to_the_roots() {
         let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
         assert_eq!(code, 2, "{agent} {tool}: {err}");
     }
+    // The home directory spelled as the agents' file tools read it.
+    for (agent, tool, input) in [
+        (
+            "claude-code",
+            "Read",
+            json!({"file_path": "~/.ssh/id_bait"}),
+        ),
+        (
+            "claude-code",
+            "Grep",
+            json!({"pattern": "P", "path": "~/.ssh"}),
+        ),
+        (
+            "gemini",
+            "read_file",
+            json!({"absolute_path": "~/.ssh/id_bait"}),
+        ),
+        (
+            "claude-code",
+            "Read",
+            json!({"file_path": "~root/.ssh/id_rsa"}),
+        ),
+    ] {
+        let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 2, "{agent} {tool}: {err}");
+    }
     // A patch of Codex's reaching out of the roots.
     let patch =
         json!({"input": "*** Begin Patch\n*** Add File: ../home/.bashrc\n+x\n*** End Patch\n"});

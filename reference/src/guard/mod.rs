@@ -442,6 +442,12 @@ fn pre_tool(
             ("shell", json!({ "cmd": command }), Some((command, *field)))
         }
         Guarded::File { tool, paths } => {
+            // A leading `~` is the person's home, as the agents' file tools expand it.
+            let paths = paths
+                .iter()
+                .map(|p| expand_home(p))
+                .collect::<Result<Vec<String>, GuardError>>()?;
+            let paths = &paths;
             // Every path first through the roots and the fence's reach (a deny in every
             // mode: GUARD-FILE-1 to -3), then each decided by the order; the strictest
             // ruling answers.
@@ -539,6 +545,21 @@ fn confine(session: &mut GuardedSession, cwd: &str, path: &str) -> Option<String
         },
         Err(e) => refused(e),
     }
+}
+
+/// `path` with a leading `~` or `~/` read as the person's home, as the agents' file tools
+/// read it; `~name` (another person's home) cannot be decided here and is refused.
+fn expand_home(path: &str) -> Result<String, GuardError> {
+    let Some(rest) = path.strip_prefix('~') else {
+        return Ok(path.to_string());
+    };
+    if !rest.is_empty() && !rest.starts_with('/') {
+        return Err(ShapeError::Undecidable(format!("path {path:?} names another home")).into());
+    }
+    let home = home().ok_or(GuardError::Workspace(format!(
+        "the path {path:?} starts at the home directory, and HOME is not set"
+    )))?;
+    Ok(format!("{}{rest}", home.display()))
 }
 
 /// The person's home, where git's global configuration is read from.
