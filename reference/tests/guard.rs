@@ -1271,3 +1271,31 @@ fn a_call_reads_a_bounded_tail_of_the_journal() {
         &tail[tail.len() - 600..]
     );
 }
+
+// GUARD-ASK-2: under bypassPermissions Claude Code runs a Write it was asked about (it
+// honours the ask for Bash only), so a file tool the order would ask about is denied
+// there; the same Write in the default permission mode is asked, and a Bash line still
+// asks under bypassPermissions.
+#[test]
+fn claude_under_bypass_permissions_asks_only_for_bash() {
+    let f = Fixture::new("");
+    let write = file_call(
+        "claude-code",
+        "Write",
+        json!({"file_path": "new.txt", "content": "x"}),
+        &f.ws,
+    );
+    let (code, out, err) = f.hook("claude-code", &write);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("denied ("), "{err}");
+    let mut default = write.clone();
+    default["permission_mode"] = json!("default");
+    let (code, out, err) = f.hook("claude-code", &default);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(decision("claude-code", &out), "ask");
+    let mut bash = f.shell("claude-code", "rm -rf ~", "b1");
+    bash["permission_mode"] = json!("bypassPermissions");
+    let (code, out, err) = f.hook("claude-code", &bash);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(decision("claude-code", &out), "ask");
+}

@@ -74,7 +74,18 @@ impl Dialect for ClaudeCode {
     fn parse(&self, input: &Value) -> Result<HookEvent, ShapeError> {
         let c = common(input)?;
         match c.event.as_str() {
-            "PreToolUse" => pre_tool(c.obj, c.session_id, c.cwd, classify),
+            "PreToolUse" => {
+                let mut event = pre_tool(c.obj, c.session_id, c.cwd, classify)?;
+                // Under bypassPermissions, Claude Code 2.1.332 honours a hook's ask for
+                // Bash but runs any other tool it was asked about (FACTS.md section 16):
+                // there only Bash can ask.
+                let bypass = c.obj.get("permission_mode").and_then(Value::as_str)
+                    == Some("bypassPermissions");
+                if let HookEvent::PreTool(p) = &mut event {
+                    p.asks = !bypass || p.tool_name == "Bash";
+                }
+                Ok(event)
+            }
             "PostToolUse" => post_tool(c.obj, c.session_id, c.cwd),
             _ => Err(ShapeError::UnknownEvent(c.event)),
         }

@@ -51,6 +51,9 @@ pub struct PreTool {
     pub tool_use_id: Option<String>,
     /// What the library is asked.
     pub guarded: Guarded,
+    /// Whether the agent really puts this call's ask to the person (its dialect's
+    /// [`Dialect::can_ask`], unless its mode ignores a hook's ask for this tool).
+    pub asks: bool,
 }
 
 /// The agent's post-tool event: the call ran.
@@ -252,6 +255,7 @@ pub fn pre_tool(
     let tool_input = object_field(obj, "tool_input")?.clone();
     let guarded = classify(&tool_name, &tool_input)?;
     Ok(HookEvent::PreTool(PreTool {
+        asks: false,
         session_id,
         cwd,
         tool_name,

@@ -202,11 +202,12 @@ fn decide(
             if pre.guarded == Guarded::Unguarded {
                 return Ok(Answer::Pass);
             }
-            let mut o = open(agent, &config, program, &pre.session_id, &pre.cwd)?;
+            let mut o = open(agent, &config, program, &pre.session_id, &pre.cwd, pre.asks)?;
             pre_tool(agent, &config, program, &mut o.session, &o.roots, &pre)
         }
         HookEvent::PostTool(post) => {
-            let mut o = open(agent, &config, program, &post.session_id, &post.cwd)?;
+            let asks = agent.dialect().can_ask();
+            let mut o = open(agent, &config, program, &post.session_id, &post.cwd, asks)?;
             if let Some(id) = &post.tool_use_id {
                 o.session.note_ran(id)?;
             }
@@ -222,6 +223,7 @@ fn open(
     program: &Path,
     session_id: &str,
     cwd: &str,
+    asks: bool,
 ) -> Result<Opened, GuardError> {
     let cwd = Path::new(cwd);
     if !cwd.is_absolute() {
@@ -299,11 +301,7 @@ fn open(
         })?;
     }
     let mut gate = GateConfig::new(real_cwd);
-    gate.asker = if agent.dialect().can_ask() {
-        Asker::Terminal
-    } else {
-        Asker::None
-    };
+    gate.asker = if asks { Asker::Terminal } else { Asker::None };
     gate.allow_list = config.allow.clone();
     let agent_file = config
         .agent_file
