@@ -486,6 +486,20 @@ mod tests {
     }
 
     #[test]
+    fn the_guards_deadline_is_well_under_every_timeout_it_installs() {
+        for agent in Agent::ALL {
+            let secs = match agent {
+                Agent::Gemini => hook_timeout(agent) / 1000,
+                _ => hook_timeout(agent),
+            };
+            assert!(
+                super::super::DEADLINE.as_secs() * 3 <= secs,
+                "{agent:?}: {secs} s"
+            );
+        }
+    }
+
+    #[test]
     fn the_diff_marks_added_and_removed_lines() {
         assert_eq!(diff("a\nb\n", "a\nc\n"), "  a\n+ c\n- b\n");
     }
