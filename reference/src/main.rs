@@ -87,22 +87,24 @@ struct InstallArgs {
     /// The agent.
     #[arg(value_enum)]
     agent: AgentArg,
-    /// The project in the current directory (the default for Claude Code and Gemini CLI).
+    /// The project in the current directory (Claude Code, Gemini CLI): taken only where
+    /// the fence keeps that settings file read-only.
     #[arg(long, conflicts_with = "user")]
     project: bool,
-    /// The person's own settings (the only scope Codex CLI has).
+    /// The person's own settings, outside every workspace (the default).
     #[arg(long)]
     user: bool,
 }
 
 impl InstallArgs {
+    /// The person's own settings unless `--project` (GUARD-INSTALL-4): a project's
+    /// settings lie in the workspace, where what the guard lets run could rewrite them.
     fn scope(&self) -> Result<gatehouse::guard::install::Scope> {
         use gatehouse::guard::install::Scope;
-        let codex = matches!(self.agent, AgentArg::Codex);
-        Ok(if self.user || (codex && !self.project) {
-            Scope::User
-        } else {
+        Ok(if self.project {
             Scope::Project(std::env::current_dir().context("cannot read the current directory")?)
+        } else {
+            Scope::User
         })
     }
 }
@@ -472,6 +474,33 @@ fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
     use gatehouse::guard::dialect::Reply;
     use std::io::{Read, Write};
     std::panic::set_hook(Box::new(|_| {}));
+    // The guard's own deadline, well under the timeout `install` writes (GUARD-FAIL-3):
+    // an agent runs a call whose hook timed out, so whatever keeps the decision busy (an
+    // input, a configuration on a pipe, a slow disk), the block answer is given first.
+    // Whoever takes `answered` first writes the one answer.
+    let answered = std::sync::Arc::new(std::sync::Mutex::new(false));
+    let mut deadline = gatehouse::guard::DEADLINE;
+    if cfg!(feature = "test-faults") {
+        if let Some(ms) = std::env::var("GATEHOUSE_GUARD_TEST_DEADLINE_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            deadline = std::time::Duration::from_millis(ms);
+        }
+    }
+    {
+        let answered = answered.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(deadline);
+            let mut done = answered.lock().unwrap_or_else(|e| e.into_inner());
+            if !*done {
+                *done = true;
+                let reply = Reply::block(&gatehouse::guard::deadline_reason(deadline));
+                let _ = std::io::stderr().write_all(reply.stderr.as_bytes());
+                std::process::exit(i32::from(reply.exit));
+            }
+        });
+    }
     let reply = std::panic::catch_unwind(|| {
         let mut input = Vec::new();
         let read = std::io::stdin()
@@ -488,6 +517,12 @@ fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
         {
             panic!("a test fault");
         }
+        if std::env::var_os("GATEHOUSE_GUARD_TEST_HANG").is_some() && cfg!(feature = "test-faults")
+        {
+            loop {
+                std::thread::park();
+            }
+        }
         let program = match std::env::current_exe() {
             Ok(p) => p,
             Err(e) => return Reply::block(&format!("cannot find this program: {e}")),
@@ -497,6 +532,14 @@ fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
         gatehouse::guard::answer(agent, &input, config, &program)
     })
     .unwrap_or_else(|_| Reply::block("internal error (a panic); the call is blocked"));
+    let mut done = answered.lock().unwrap_or_else(|e| e.into_inner());
+    if *done {
+        // The deadline's answer is being written; the process ends with it.
+        loop {
+            std::thread::park();
+        }
+    }
+    *done = true;
     let mut out = std::io::stdout().lock();
     if out
         .write_all(reply.stdout.as_bytes())
@@ -510,16 +553,33 @@ fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
     ExitCode::from(reply.exit)
 }
 
+/// A line on standard output that a closed pipe ends quietly (`doctor | head`): never
+/// the panic of `println!`.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// [`say!`] without the line break.
+macro_rules! say_raw {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+
 fn guard_change(changes: &[gatehouse::guard::install::Change]) {
     for c in changes {
         if !c.changed {
-            println!("{}: unchanged", c.file.display());
+            say!("{}: unchanged", c.file.display());
             continue;
         }
-        println!("--- {}", c.file.display());
-        print!("{}", c.diff);
+        say!("--- {}", c.file.display());
+        say_raw!("{}", c.diff);
         if let Some(b) = &c.backup {
-            println!("(the file as it was is kept in {})", b.display());
+            say!("(the file as it was is kept in {})", b.display());
         }
     }
 }
@@ -532,10 +592,10 @@ fn guard_doctor(agent: gatehouse::guard::Agent, hook: &HookArgs) -> Result<ExitC
     match gatehouse::guard::config::config_path(hook.config.as_deref())
         .and_then(|p| gatehouse::guard::config::GuardConfig::load(&p).map(|_| p))
     {
-        Ok(p) => println!("configuration: {} reads", p.display()),
+        Ok(p) => say!("configuration: {} reads", p.display()),
         Err(e) => {
             ok = false;
-            println!("configuration: {e} (every call is blocked until it is fixed)");
+            say!("configuration: {e} (every call is blocked until it is fixed)");
         }
     }
     let mut any = false;
@@ -546,42 +606,42 @@ fn guard_doctor(agent: gatehouse::guard::Agent, hook: &HookArgs) -> Result<ExitC
         match install::installed(agent, &scope) {
             Ok(true) => {
                 any = true;
-                println!("hook: installed in {}", file.display());
+                say!("hook: installed in {}", file.display());
             }
-            Ok(false) => println!("hook: not in {}", file.display()),
-            Err(e) => println!("hook: {e}"),
+            Ok(false) => say!("hook: not in {}", file.display()),
+            Err(e) => say!("hook: {e}"),
         }
     }
     ok &= any;
     match agent {
-        Agent::ClaudeCode => println!(
+        Agent::ClaudeCode => say!(
             "runs it: yes, Claude Code runs user and project hooks at once (unless disableAllHooks is set)"
         ),
-        Agent::Gemini => println!("runs it: yes, Gemini CLI runs BeforeTool hooks by default"),
+        Agent::Gemini => say!("runs it: yes, Gemini CLI runs BeforeTool hooks by default"),
         Agent::Codex => {
             let file = install::codex_home()?.join("config.toml");
             let text = std::fs::read_to_string(&file).unwrap_or_default();
             match install::codex_hooks_enabled(&text) {
-                Some(true) => println!("runs it: [features] hooks = true in {}", file.display()),
+                Some(true) => say!("runs it: [features] hooks = true in {}", file.display()),
                 _ => {
                     ok = false;
-                    println!(
+                    say!(
                         "runs it: no, {} does not set [features] hooks = true",
                         file.display()
                     );
                 }
             }
-            println!(
+            say!(
                 "runs it: only when Codex trusts its hooks: start it with --dangerously-bypass-hook-trust (otherwise it skips them silently)"
             );
         }
     }
-    println!("fence on this machine (what an allowed command runs in):");
+    say!("fence on this machine (what an allowed command runs in):");
     match gatehouse::plane::cli::info(false, &cwd) {
-        Ok(p) => println!("{p}"),
+        Ok(p) => say!("{p}"),
         Err(e) => {
             ok = false;
-            println!("  cannot tell: {e}");
+            say!("  cannot tell: {e}");
         }
     }
     Ok(ExitCode::from(if ok { exit::OK } else { exit::FAILURE }))

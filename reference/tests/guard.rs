@@ -416,18 +416,20 @@ fn state_lasts_across_calls() {
     assert_eq!(code, 0, "{err}");
 }
 
-// GUARD-INSTALL-1, GUARD-INSTALL-2: install merges (keeping what was there, with a backup),
-// uninstall takes out only the guard's entries.
+// GUARD-INSTALL-1, GUARD-INSTALL-2, GUARD-INSTALL-5: install merges (keeping what was
+// there, in the file's own layout, with a backup of the first version), uninstall takes
+// out only the guard's entries and gives back the person's bytes.
 #[test]
 fn install_merges_and_uninstall_restores() {
     let f = Fixture::new("");
-    let settings = f.ws.join(".claude/settings.json");
+    let settings = f.root.join("home/.claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    let before = json!({"model": "opus", "hooks": {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-hook"}]}]}});
-    std::fs::write(&settings, serde_json::to_string_pretty(&before).unwrap()).unwrap();
+    // Four spaces, keys out of order, no final newline: the person's own layout.
+    let original = "{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"PreToolUse\": [\n            {\n                \"matcher\": \"Bash\",\n                \"hooks\": [\n                    {\n                        \"type\": \"command\",\n                        \"command\": \"my-hook\"\n                    }\n                ]\n            }\n        ]\n    },\n    \"env\": {}\n}";
+    let before: Value = serde_json::from_str(original).unwrap();
+    std::fs::write(&settings, original).unwrap();
     let out = f
-        .cmd(&["guard", "install", "claude-code", "--project"])
+        .cmd(&["guard", "install", "claude-code"])
         .output()
         .unwrap();
     assert!(
@@ -440,6 +442,8 @@ fn install_merges_and_uninstall_restores() {
         shown.contains("+ ") && shown.contains("guard claude-code"),
         "{shown}"
     );
+    // Only the guard's lines are added; not one line of the person's is taken out.
+    assert!(!shown.lines().any(|l| l.starts_with("- ")), "{shown}");
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(after["model"], "opus");
     let pre = after["hooks"]["PreToolUse"].as_array().unwrap();
@@ -449,23 +453,161 @@ fn install_merges_and_uninstall_restores() {
         .unwrap()
         .ends_with(" guard claude-code"));
     assert!(after["hooks"]["PostToolUse"].is_array());
-    assert!(settings.with_extension("json.gatehouse-backup").exists());
+    let backup = settings.with_extension("json.gatehouse-backup");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
     // The configuration was written, and it reads.
     assert!(f.root.join("home/.config/gatehouse/guard.toml").exists());
     let doctor = f.cmd(&["guard", "doctor", "claude-code"]).output().unwrap();
     let said = String::from_utf8(doctor.stdout).unwrap();
     assert!(said.contains("hook: installed in"), "{said}");
     assert!(said.contains("fence on this machine"), "{said}");
+    let uninstall = |f: &Fixture| {
+        let out = f
+            .cmd(&["guard", "uninstall", "claude-code"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        std::fs::read_to_string(&settings).unwrap()
+    };
+    let restored = uninstall(&f);
+    assert_eq!(serde_json::from_str::<Value>(&restored).unwrap(), before);
+    assert_eq!(restored, original, "the person's bytes come back");
+    // The person changes the file; a second install keeps the first backup, and its
+    // uninstall gives the changed file back in its own layout.
+    let edited = original.replace("\"opus\"", "\"sonnet\"");
+    std::fs::write(&settings, &edited).unwrap();
+    assert!(f
+        .cmd(&["guard", "install", "claude-code"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
+    assert_eq!(uninstall(&f), edited);
+    let doctor = f.cmd(&["guard", "doctor", "claude-code"]).output().unwrap();
+    assert_eq!(doctor.status.code(), Some(1));
+}
+
+// GUARD-INSTALL-4, GUARD-FAIL-3, GUARD-DECIDE-5: install goes into the person's own
+// settings, outside every workspace, by default; a project's settings file only where the
+// fence keeps it read-only; every file tool is in the matcher, and Claude Code is told to
+// block a call whose hook fails.
+#[test]
+fn install_goes_where_nothing_the_guard_lets_run_reaches() {
+    let f = Fixture::new("");
+    for (agent, file) in [
+        ("claude-code", ".claude/settings.json"),
+        ("gemini", ".gemini/settings.json"),
+    ] {
+        let out = f.cmd(&["guard", "install", agent]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(f.root.join("home").join(file).exists(), "{agent}");
+        assert!(!f.ws.join(file).exists(), "{agent}");
+        let project = f.ws.join(file);
+        let protected = gatehouse::guard::install::protected_in_project(&f.ws, &project);
+        let out = f
+            .cmd(&["guard", "install", agent, "--project"])
+            .output()
+            .unwrap();
+        if protected {
+            assert!(out.status.success(), "{agent}");
+            assert!(project.exists(), "{agent}");
+        } else {
+            assert_eq!(out.status.code(), Some(2), "{agent}");
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                said.contains("does not keep it read-only"),
+                "{agent}: {said}"
+            );
+            assert!(!project.exists(), "{agent}");
+        }
+    }
+    // Where the fence keeps the file read-only (.gatehouse is on its list), a project
+    // install is taken: the check is the fence's list, not a refusal of every project.
+    assert!(gatehouse::guard::install::protected_in_project(
+        &f.ws,
+        &f.ws.join(".gatehouse/x.json")
+    ));
+    let claude: Value = serde_json::from_str(
+        &std::fs::read_to_string(f.root.join("home/.claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    for event in ["PreToolUse", "PostToolUse"] {
+        let entry = &claude["hooks"][event][0];
+        assert_eq!(entry["onFailure"], "block", "{entry}");
+        let matcher = entry["matcher"].as_str().unwrap();
+        for tool in [
+            "Bash",
+            "Read",
+            "Write",
+            "Edit",
+            "MultiEdit",
+            "NotebookEdit",
+            "Grep",
+            "Glob",
+            "LS",
+        ] {
+            assert!(matcher.split('|').any(|m| m == tool), "{tool}: {matcher}");
+        }
+    }
+    let gemini: Value = serde_json::from_str(
+        &std::fs::read_to_string(f.root.join("home/.gemini/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let matcher = gemini["hooks"]["BeforeTool"][0]["matcher"]
+        .as_str()
+        .unwrap();
+    for tool in [
+        "run_shell_command",
+        "read_file",
+        "write_file",
+        "replace",
+        "read_many_files",
+        "list_directory",
+        "glob",
+        "search_file_content",
+        "grep_search",
+    ] {
+        assert!(matcher.split('|').any(|m| m == tool), "{tool}: {matcher}");
+    }
+    let home = f.root.join("codex-home");
     let out = f
-        .cmd(&["guard", "uninstall", "claude-code", "--project"])
+        .cmd(&["guard", "install", "codex"])
+        .env("CODEX_HOME", &home)
         .output()
         .unwrap();
     assert!(out.status.success());
-    let restored: Value =
-        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
-    assert_eq!(restored, before);
-    let doctor = f.cmd(&["guard", "doctor", "claude-code"]).output().unwrap();
-    assert_eq!(doctor.status.code(), Some(1));
+    let codex: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("hooks.json")).unwrap()).unwrap();
+    let matchers: Vec<&str> = codex["hooks"]["PreToolUse"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["matcher"].as_str().unwrap())
+        .collect();
+    assert_eq!(matchers, ["Bash", "apply_patch"]);
+}
+
+// GUARD-INSTALL-3: the doctor on a pipe closed before it writes (`doctor | head -0`) ends
+// without a panic.
+#[test]
+fn the_doctor_survives_a_closed_pipe() {
+    let f = Fixture::new("");
+    let (read, write) = rustix::pipe::pipe().unwrap();
+    drop(read);
+    let out = f
+        .cmd(&["guard", "doctor", "claude-code"])
+        .stdout(Stdio::from(write))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(out.status.code(), Some(101), "{err}");
 }
 
 // GUARD-INSTALL-3: Codex's hooks go to CODEX_HOME with the feature switched on, and the
@@ -625,4 +767,535 @@ fn the_guard_keeps_its_configuration_and_state_out_of_reach() {
         assert_eq!(code, 2, "{bad}: {err}");
         assert!(err.contains("is no variable name"), "{bad}: {err}");
     }
+}
+
+/// The pre-tool JSON of `agent`'s file tool `tool` with `input`, from `cwd`.
+fn file_call(agent: &str, tool: &str, input: Value, cwd: &Path) -> Value {
+    let cwd = cwd.display().to_string();
+    match agent {
+        "claude-code" => json!({
+            "session_id": "3f0c-claude", "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
+            "permission_mode": "bypassPermissions", "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": input, "tool_use_id": "f1",
+        }),
+        "codex" => json!({
+            "session_id": "019a-codex", "turn_id": "t1", "cwd": cwd,
+            "hook_event_name": "PreToolUse", "model": "m", "permission_mode": "default",
+            "tool_name": tool, "tool_input": input, "tool_use_id": "f1",
+        }),
+        _ => json!({
+            "session_id": "g-1", "transcript_path": "/tmp/t.json", "cwd": cwd,
+            "hook_event_name": "BeforeTool", "timestamp": "2026-12-05T10:00:00Z",
+            "tool_name": tool, "tool_input": input,
+        }),
+    }
+}
+
+/// Every tool of every agent that writes `path`, as that agent spells its input.
+fn writes_of(path: &str) -> Vec<(&'static str, &'static str, Value)> {
+    vec![
+        (
+            "claude-code",
+            "Write",
+            json!({"file_path": path, "content": "x"}),
+        ),
+        (
+            "claude-code",
+            "Edit",
+            json!({"file_path": path, "old_string": "a", "new_string": "b"}),
+        ),
+        (
+            "claude-code",
+            "MultiEdit",
+            json!({"file_path": path, "edits": [{"old_string": "a", "new_string": "b"}]}),
+        ),
+        (
+            "claude-code",
+            "NotebookEdit",
+            json!({"notebook_path": path, "new_source": "x"}),
+        ),
+        (
+            "gemini",
+            "write_file",
+            json!({"file_path": path, "content": "x"}),
+        ),
+        (
+            "gemini",
+            "replace",
+            json!({"file_path": path, "old_string": "a", "new_string": "b"}),
+        ),
+        (
+            "codex",
+            "apply_patch",
+            json!({"input": format!("*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n")}),
+        ),
+        (
+            "codex",
+            "Bash",
+            json!({"command": format!("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/lib.rs\n*** Move to: {path}\n@@\n-a\n+b\n*** End Patch\nEOF\n")}),
+        ),
+    ]
+}
+
+// GUARD-FILE-1: every agent's write tools, on what the fence keeps read-only, however it
+// is spelled (a link, a linked directory, `..`, absolute, a name not there yet), get the
+// block answer with its reason in the most permissive mode, never an ask; the same tools
+// on an ordinary file are allowed.
+#[test]
+fn file_tools_never_write_what_the_fence_protects() {
+    let f = Fixture::new("safety = \"autonomous\"\n");
+    std::fs::create_dir_all(f.ws.join(".git/hooks")).unwrap();
+    std::fs::write(f.ws.join(".git/config"), "[core]\n").unwrap();
+    std::fs::create_dir_all(f.ws.join(".husky")).unwrap();
+    std::fs::create_dir_all(f.ws.join("src")).unwrap();
+    std::fs::write(f.ws.join("src/lib.rs"), "a\n").unwrap();
+    std::os::unix::fs::symlink(".git/hooks/pre-commit", f.ws.join("lint.sh")).unwrap();
+    std::os::unix::fs::symlink(".git/hooks", f.ws.join("hooks")).unwrap();
+    std::os::unix::fs::symlink(".git", f.ws.join("g")).unwrap();
+    let abs = |p: &str| f.ws.join(p).display().to_string();
+    let bad = [
+        ".git/hooks/pre-commit".to_string(),
+        ".git/config".into(),
+        abs(".git/config"),
+        "lint.sh".into(),
+        "hooks/pre-push".into(),
+        "g/config".into(),
+        "src/../.git/hooks/post-checkout".into(),
+        "./.git/HEAD".into(),
+        "sub/../.git/info/attributes".into(),
+        ".gatehouse/agent.yaml".into(),
+        ".husky/pre-commit".into(),
+        "HEAD".into(),
+    ];
+    for path in &bad {
+        for (agent, tool, input) in writes_of(path) {
+            let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(
+                (code, out.as_str()),
+                (2, ""),
+                "{agent} {tool} {path}: {err}"
+            );
+            assert!(
+                err.contains("denied (protected"),
+                "{agent} {tool} {path}: {err}"
+            );
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+    }
+    // A file with a second name outside the workspace (a hard link) is written under both.
+    std::fs::write(f.root.join("outside.txt"), "a\n").unwrap();
+    std::fs::hard_link(f.root.join("outside.txt"), f.ws.join("src/linked.txt")).unwrap();
+    for (agent, tool, input) in writes_of("src/linked.txt")
+        .into_iter()
+        .filter(|w| w.1 != "Bash")
+    {
+        let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 2, "{agent} {tool}: {err}");
+        assert!(err.contains("denied (linked"), "{agent} {tool}: {err}");
+    }
+    // A patch line of a shape the guard does not read is not passed over.
+    let odd = json!({"input": "*** Begin Patch\n*** Add File: src/ok.rs\n+x\n*** Add  File: .git/config\n+x\n*** End Patch\n"});
+    let (code, _, err) = f.hook("codex", &file_call("codex", "apply_patch", odd, &f.ws));
+    assert_eq!(code, 2, "{err}");
+    // The twins: an ordinary file, existing or not, and a name that only looks like one.
+    // (A shell line carrying a patch is then the gate's to decide, as any line.)
+    for path in [
+        "src/lib.rs",
+        "src/new.rs",
+        "git/config",
+        ".github/hooks.yml",
+    ] {
+        for (agent, tool, input) in writes_of(path).into_iter().filter(|w| w.1 != "Bash") {
+            let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(code, 0, "{agent} {tool} {path}: {err}");
+            assert_eq!(decision(agent, &out), "allow", "{agent} {tool} {path}");
+        }
+    }
+}
+
+// GUARD-FILE-1, GUARD-INSTALL-4: the agents' own configuration (hooks, permissions, MCP
+// servers, trust) is on the fence's protected list, existing or not, so no file tool
+// writes it. Ignored until the fence's list names these files (issue 42, the fence's part
+// in `fence::protect`); the guard uses that list, never a copy.
+#[test]
+#[ignore = "needs the agents' configuration files on fence::protect's list (issue 42, r4-fence)"]
+fn file_tools_never_write_the_agents_configuration() {
+    let f = Fixture::new("safety = \"autonomous\"\n");
+    for path in [
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".mcp.json",
+        ".gemini/settings.json",
+        ".codex/config.toml",
+        ".vscode/tasks.json",
+    ] {
+        for (agent, tool, input) in writes_of(path) {
+            let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(code, 2, "{agent} {tool} {path}: {err}");
+            assert!(
+                err.contains("denied (protected"),
+                "{agent} {tool} {path}: {err}"
+            );
+        }
+    }
+}
+
+/// Every tool of every agent that searches, lists or reads `dir` (a Glob from a pattern).
+fn searches_of(dir: &str) -> Vec<(&'static str, &'static str, Value)> {
+    vec![
+        (
+            "claude-code",
+            "Grep",
+            json!({"pattern": "PRIVATE", "path": dir}),
+        ),
+        ("claude-code", "Glob", json!({"pattern": "*", "path": dir})),
+        (
+            "claude-code",
+            "Glob",
+            json!({"pattern": format!("{dir}/**/id_*")}),
+        ),
+        ("claude-code", "LS", json!({"path": dir})),
+        (
+            "gemini",
+            "search_file_content",
+            json!({"pattern": "PRIVATE", "path": dir}),
+        ),
+        (
+            "gemini",
+            "grep_search",
+            json!({"pattern": "PRIVATE", "dir_path": dir}),
+        ),
+        ("gemini", "glob", json!({"pattern": "*", "path": dir})),
+        ("gemini", "list_directory", json!({"path": dir})),
+        ("gemini", "list_directory", json!({"dir_path": dir})),
+        (
+            "gemini",
+            "read_many_files",
+            json!({"paths": [format!("{dir}/*")]}),
+        ),
+    ]
+}
+
+// GUARD-FILE-4: the searches and listings of every agent are decided on the directory
+// they really reach, as a Read is: a Grep of ~/.ssh is refused like a Read of it, and a
+// search of the workspace is allowed.
+#[test]
+fn searches_and_listings_are_confined_to_the_roots() {
+    let f = Fixture::new("");
+    let ssh = f.root.join("home/.ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    std::fs::write(ssh.join("id_bait"), "PRIVATE\n").unwrap();
+    std::os::unix::fs::symlink(&ssh, f.ws.join("keys")).unwrap();
+    let outside = [
+        ssh.display().to_string(),
+        "keys".into(),
+        "../home/.ssh".into(),
+        "sub/../../home/.ssh".into(),
+        "/etc".into(),
+    ];
+    for dir in &outside {
+        for (agent, tool, input) in searches_of(dir) {
+            let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!((code, out.as_str()), (2, ""), "{agent} {tool} {dir}: {err}");
+            assert!(err.contains("denied ("), "{agent} {tool} {dir}: {err}");
+        }
+    }
+    // A pattern that climbs after a wildcard names no one directory: blocked.
+    for (agent, tool, input) in [
+        (
+            "claude-code",
+            "Glob",
+            json!({"pattern": "sub/*/../../../home/.ssh/*"}),
+        ),
+        ("gemini", "glob", json!({"pattern": "*/../../home/.ssh/*"})),
+        ("claude-code", "Glob", json!({"pattern": "{..,sub}/*"})),
+        (
+            "gemini",
+            "read_many_files",
+            json!({"paths": ["{x,../home}/.ssh/*"]}),
+        ),
+    ] {
+        let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 2, "{agent} {tool}: {err}");
+    }
+    // The home directory spelled as the agents' file tools read it.
+    for (agent, tool, input) in [
+        (
+            "claude-code",
+            "Read",
+            json!({"file_path": "~/.ssh/id_bait"}),
+        ),
+        (
+            "claude-code",
+            "Grep",
+            json!({"pattern": "P", "path": "~/.ssh"}),
+        ),
+        (
+            "gemini",
+            "read_file",
+            json!({"absolute_path": "~/.ssh/id_bait"}),
+        ),
+        (
+            "claude-code",
+            "Read",
+            json!({"file_path": "~root/.ssh/id_rsa"}),
+        ),
+    ] {
+        let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 2, "{agent} {tool}: {err}");
+    }
+    // A patch of Codex's reaching out of the roots.
+    let patch =
+        json!({"input": "*** Begin Patch\n*** Add File: ../home/.bashrc\n+x\n*** End Patch\n"});
+    let (code, _, err) = f.hook("codex", &file_call("codex", "apply_patch", patch, &f.ws));
+    assert_eq!(code, 2, "{err}");
+    // The twins: the workspace itself, a subdirectory, the defaults.
+    for dir in [".", "sub", &f.ws.display().to_string()] {
+        for (agent, tool, input) in searches_of(dir) {
+            let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(code, 0, "{agent} {tool} {dir}: {err}");
+            assert_eq!(decision(agent, &out), "allow", "{agent} {tool} {dir}");
+        }
+    }
+    for (agent, tool) in [("claude-code", "Grep"), ("gemini", "grep_search")] {
+        let input = json!({"pattern": "x"});
+        let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 0, "{agent} {tool}: {err}");
+    }
+}
+
+// GUARD-FILE-3: what `[exec] hide` hides is refused to every file tool too (a read, a
+// search or listing that reaches or holds it, a write), through a link or `..`; and an
+// allowed file tool's reason never says it runs in the fence.
+#[test]
+fn hidden_paths_are_refused_to_file_tools() {
+    let f = Fixture::new("");
+    let secret = f.ws.join("secret");
+    std::fs::create_dir_all(&secret).unwrap();
+    std::fs::write(secret.join("key"), "PRIVATE\n").unwrap();
+    std::fs::create_dir_all(f.ws.join("src")).unwrap();
+    std::fs::write(f.ws.join("src/a.rs"), "a\n").unwrap();
+    std::os::unix::fs::symlink("secret/key", f.ws.join("k")).unwrap();
+    let text = std::fs::read_to_string(&f.config).unwrap();
+    std::fs::write(
+        &f.config,
+        format!(
+            "{text}[exec]\nhide = [{:?}]\n",
+            secret.display().to_string()
+        ),
+    )
+    .unwrap();
+    let reads = |path: &str| {
+        vec![
+            ("claude-code", "Read", json!({"file_path": path})),
+            ("gemini", "read_file", json!({"absolute_path": path})),
+            ("gemini", "read_many_files", json!({"paths": [path]})),
+            (
+                "claude-code",
+                "Write",
+                json!({"file_path": path, "content": "x"}),
+            ),
+        ]
+    };
+    for path in ["secret/key", "k", "src/../secret/key", "secret/new"] {
+        for (agent, tool, input) in reads(path) {
+            let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(code, 2, "{agent} {tool} {path}: {err}");
+            assert!(
+                err.contains("denied (hidden"),
+                "{agent} {tool} {path}: {err}"
+            );
+        }
+    }
+    for dir in [".", "secret"] {
+        for (agent, tool, input) in searches_of(dir) {
+            let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+            assert_eq!(code, 2, "{agent} {tool} {dir}: {err}");
+            assert!(
+                err.contains("denied (hidden"),
+                "{agent} {tool} {dir}: {err}"
+            );
+        }
+    }
+    // The twins: a file and a tree beside the hidden one.
+    for (agent, tool, input) in reads("src/a.rs").into_iter().take(3) {
+        let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 0, "{agent} {tool}: {err}");
+        assert_eq!(decision(agent, &out), "allow", "{agent} {tool}");
+        assert!(!out.contains("inside the fence"), "{agent} {tool}: {out}");
+    }
+    for (agent, tool, input) in searches_of("src") {
+        let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
+        assert_eq!(code, 0, "{agent} {tool}: {err}");
+    }
+}
+
+// GUARD-STATE-4: every file the guard reads or runs (the agent file, whose hooks it runs
+// on the host, the settings file, the `gatehouse` and shell it writes into the line) lies
+// outside every root, resolved (a link, `..`), existing or not; refused naming it.
+#[test]
+fn the_guards_named_files_lie_outside_every_root() {
+    let f = Fixture::new("");
+    std::fs::write(f.ws.join("agent.yaml"), "agents:\n  root: {}\n").unwrap();
+    std::os::unix::fs::symlink(f.ws.join("agent.yaml"), f.root.join("agent-link.yaml")).unwrap();
+    std::os::unix::fs::symlink(f.ws.join("later.yaml"), f.root.join("dangling.yaml")).unwrap();
+    let ws = f.ws.display().to_string();
+    let root = f.root.display().to_string();
+    let settings_line = |p: &str| format!("settings-file = {p:?}\n");
+    for (key, value) in [
+        ("agent-file", format!("{ws}/agent.yaml")),
+        ("agent-file", format!("{root}/agent-link.yaml")),
+        ("settings-file", format!("{root}/dangling.yaml")),
+        ("agent-file", format!("{ws}/.hidden/not-yet.yaml")),
+        ("agent-file", format!("{root}/home/../ws/agent.yaml")),
+        ("settings-file", format!("{ws}/settings.yaml")),
+        ("gatehouse", format!("{ws}/bin/gatehouse")),
+        ("shell", format!("{ws}/sh")),
+    ] {
+        let text = std::fs::read_to_string(&f.config).unwrap();
+        let text = if key == "settings-file" {
+            text.replace(
+                &settings_line(&f.root.join("settings.yaml").display().to_string()),
+                "",
+            )
+        } else {
+            text
+        };
+        let g = f.root.join(format!("guard-{}.toml", value.len()));
+        std::fs::write(&g, format!("{key} = {value:?}\n{text}")).unwrap();
+        for agent in AGENTS {
+            let mut c = f.cmd(&["guard", agent]);
+            c.env("GATEHOUSE_GUARD_CONFIG", &g);
+            let (code, out, err) = feed(
+                c,
+                f.shell(agent, "cat notes.txt", "c").to_string().as_bytes(),
+            );
+            assert_eq!(
+                (code, out.as_str()),
+                (2, ""),
+                "{agent} {key} {value}: {err}"
+            );
+            assert!(
+                err.contains(&format!("the guard's {key}")),
+                "{agent} {key}: {err}"
+            );
+            assert!(err.contains("lies inside the workspace root"), "{err}");
+        }
+    }
+    // The twin: the same files outside the roots.
+    std::fs::copy(f.ws.join("agent.yaml"), f.root.join("agent.yaml")).unwrap();
+    let text = std::fs::read_to_string(&f.config).unwrap();
+    std::fs::write(
+        &f.config,
+        format!(
+            "agent-file = {:?}\n{text}",
+            f.root.join("agent.yaml").display().to_string()
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = f.hook("codex", &f.shell("codex", "cat notes.txt", "c"));
+    assert_eq!(code, 0, "{err}");
+}
+
+// GUARD-FAIL-3: the guard answers before the agent gives up on it, whatever keeps the
+// decision busy: past its deadline it gives the block answer (a decision that never ends,
+// a configuration on a pipe no one writes); the same call answers normally before it.
+#[test]
+fn a_decision_past_the_deadline_is_blocked() {
+    let f = Fixture::new("");
+    let fifo = f.root.join("guard-fifo.toml");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for agent in AGENTS {
+        let input = f.shell(agent, "cat notes.txt", "c");
+        for (hang, config) in [(true, &f.config), (false, &fifo)] {
+            let mut c = f.cmd(&["guard", agent]);
+            c.env("GATEHOUSE_GUARD_CONFIG", config)
+                .env("GATEHOUSE_GUARD_TEST_DEADLINE_MS", "300");
+            if hang {
+                c.env("GATEHOUSE_GUARD_TEST_HANG", "1");
+            }
+            let (code, out, err) = feed(c, input.to_string().as_bytes());
+            assert_eq!((code, out.as_str()), (2, ""), "{agent} {hang}: {err}");
+            assert!(err.contains("denied (deadline"), "{agent}: {err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+        // The twin: a deadline the decision meets.
+        let mut c = f.cmd(&["guard", agent]);
+        c.env("GATEHOUSE_GUARD_CONFIG", &f.config)
+            .env("GATEHOUSE_GUARD_TEST_DEADLINE_MS", "60000");
+        let (code, _, err) = feed(c, input.to_string().as_bytes());
+        assert_eq!(code, 0, "{agent}: {err}");
+    }
+}
+
+// GUARD-FAIL-3: a call reads back a bounded tail of its session's journal, never the whole
+// of it, so that its cost does not grow with the session (benches/guard_calls.py measures
+// it): a damaged line 1 MB back is never read, the call is decided, and the post-tool
+// event still finds its decision.
+#[test]
+fn a_call_reads_a_bounded_tail_of_the_journal() {
+    let f = Fixture::new("");
+    let (code, _, err) = f.hook("claude-code", &f.shell("claude-code", "npm test", "t0"));
+    assert_eq!(code, 0, "{err}");
+    let dir = f.root.join("state/sessions/claude-code-3f0c-claude");
+    let journal = dir.join("audit.jsonl");
+    let kept = std::fs::read(&journal).unwrap();
+    let mut text = b"not a record\n".to_vec();
+    let filler =
+        json!({"kind": "notice", "session": "claude-code-3f0c-claude", "message": "x".repeat(200)});
+    for _ in 0..5000 {
+        text.extend_from_slice(filler.to_string().as_bytes());
+        text.push(b'\n');
+    }
+    text.extend_from_slice(&kept);
+    std::fs::write(&journal, &text).unwrap();
+    let (code, out, err) = f.hook("claude-code", &f.shell("claude-code", "npm test", "t1"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(decision("claude-code", &out), "ask");
+    let post = json!({"session_id": "3f0c-claude", "transcript_path": "/t", "cwd": f.ws,
+        "permission_mode": "default", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "npm test"}, "tool_response": {"stdout": ""},
+        "tool_use_id": "t1"});
+    assert_eq!(f.hook("claude-code", &post).0, 0);
+    let tail = std::fs::read_to_string(&journal).unwrap();
+    assert!(
+        tail.lines()
+            .rev()
+            .take(3)
+            .any(|l| l.contains("\"approved\"")),
+        "{}",
+        &tail[tail.len() - 600..]
+    );
+}
+
+// GUARD-ASK-2: under bypassPermissions Claude Code runs a Write it was asked about (it
+// honours the ask for Bash only), so a file tool the order would ask about is denied
+// there; the same Write in the default permission mode is asked, and a Bash line still
+// asks under bypassPermissions.
+#[test]
+fn claude_under_bypass_permissions_asks_only_for_bash() {
+    let f = Fixture::new("");
+    let write = file_call(
+        "claude-code",
+        "Write",
+        json!({"file_path": "new.txt", "content": "x"}),
+        &f.ws,
+    );
+    let (code, out, err) = f.hook("claude-code", &write);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("denied ("), "{err}");
+    let mut default = write.clone();
+    default["permission_mode"] = json!("default");
+    let (code, out, err) = f.hook("claude-code", &default);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(decision("claude-code", &out), "ask");
+    let mut bash = f.shell("claude-code", "rm -rf ~", "b1");
+    bash["permission_mode"] = json!("bypassPermissions");
+    let (code, out, err) = f.hook("claude-code", &bash);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(decision("claude-code", &out), "ask");
 }

@@ -1,12 +1,14 @@
 //! Claude Code's hook dialect (FACTS.md section 13): `PreToolUse` and `PostToolUse`, the
-//! `Bash` tool's `command`, the file tools' `file_path`; answers in `hookSpecificOutput`
+//! `Bash` tool's `command`, the file tools' `file_path` (Grep, Glob and LS: the directory
+//! they search or list, Glob's from its pattern); answers in `hookSpecificOutput`
 //! with `permissionDecision` allow or ask and an `updatedInput`, blocks by exit 2. The
 //! only agent here that really asks.
 //!
 //! Pure translation; touches nothing.
 
 use super::dialect::{
-    common, path_of, post_tool, pre_tool, Answer, Dialect, Guarded, HookEvent, Reply, ShapeError,
+    common, dir_of, glob_base, path_of, post_tool, pre_tool, string_field, Answer, Dialect,
+    Guarded, HookEvent, Reply, ShapeError,
 };
 use serde_json::{json, Map, Value};
 
@@ -17,13 +19,33 @@ pub struct ClaudeCode;
 fn classify(tool: &str, input: &Map<String, Value>) -> Result<Guarded, ShapeError> {
     Ok(match tool {
         "Bash" => Guarded::Shell {
-            command: super::dialect::string_field(input, "command")?,
+            command: string_field(input, "command")?,
             field: "command",
         },
         "Read" => path_of(input, &["file_path"], "read")?,
+        "NotebookRead" => path_of(input, &["notebook_path"], "read")?,
         "Write" => path_of(input, &["file_path"], "write")?,
         "Edit" | "MultiEdit" => path_of(input, &["file_path"], "edit")?,
         "NotebookEdit" => path_of(input, &["notebook_path"], "edit")?,
+        // The searches and listings read the tree beneath their directory (the working
+        // directory when none is given); Glob's pattern may name a directory of its own.
+        "Grep" => Guarded::File {
+            tool: "search",
+            paths: vec![dir_of(input, &["path"])?],
+        },
+        "LS" => Guarded::File {
+            tool: "list",
+            paths: vec![dir_of(input, &["path"])?],
+        },
+        "Glob" => Guarded::File {
+            tool: "list",
+            paths: vec![glob_base(
+                &dir_of(input, &["path"])?,
+                &string_field(input, "pattern")?,
+            )?],
+        },
+        // Every other tool (Task, WebFetch, WebSearch, TodoWrite, mcp__*) passes:
+        // spec/guard.md section 1 says what happens to each.
         _ => Guarded::Unguarded,
     })
 }
@@ -52,7 +74,18 @@ impl Dialect for ClaudeCode {
     fn parse(&self, input: &Value) -> Result<HookEvent, ShapeError> {
         let c = common(input)?;
         match c.event.as_str() {
-            "PreToolUse" => pre_tool(c.obj, c.session_id, c.cwd, classify),
+            "PreToolUse" => {
+                let mut event = pre_tool(c.obj, c.session_id, c.cwd, classify)?;
+                // Under bypassPermissions, Claude Code 2.1.332 honours a hook's ask for
+                // Bash but runs any other tool it was asked about (FACTS.md section 16):
+                // there only Bash can ask.
+                let bypass = c.obj.get("permission_mode").and_then(Value::as_str)
+                    == Some("bypassPermissions");
+                if let HookEvent::PreTool(p) = &mut event {
+                    p.asks = !bypass || p.tool_name == "Bash";
+                }
+                Ok(event)
+            }
             "PostToolUse" => post_tool(c.obj, c.session_id, c.cwd),
             _ => Err(ShapeError::UnknownEvent(c.event)),
         }

@@ -1,5 +1,6 @@
 //! Codex CLI's hook dialect (FACTS.md section 13): `PreToolUse` and `PostToolUse` from
-//! `CODEX_HOME/hooks.json`, the `Bash` tool's `command` (a string); deny by exit 2,
+//! `CODEX_HOME/hooks.json`, the `Bash` tool's `command` (a string), `apply_patch`'s files
+//! (from its patch text, and from a shell line that carries a patch); deny by exit 2,
 //! `updatedInput` rewrites. Codex silently ignores `ask` and runs the command, so this
 //! dialect cannot ask: the guard tells the library so, and an `Ask` given here anyway is
 //! written as a block.
@@ -7,8 +8,8 @@
 //! Pure translation; touches nothing.
 
 use super::dialect::{
-    common, post_tool, pre_tool, string_field, Answer, Dialect, Guarded, HookEvent, Reply,
-    ShapeError,
+    common, patch_paths, post_tool, pre_tool, string_field, Answer, Dialect, Guarded, HookEvent,
+    Reply, ShapeError,
 };
 use serde_json::{json, Map, Value};
 
@@ -24,6 +25,22 @@ fn classify(tool: &str, input: &Map<String, Value>) -> Result<Guarded, ShapeErro
             command: string_field(input, "command")?,
             field: "command",
         },
+        // Codex's only file tool: every file its patch adds, updates, deletes or moves to
+        // is decided as a write.
+        "apply_patch" => {
+            let text = ["input", "patch", "command"]
+                .iter()
+                .find_map(|k| input.get(*k).and_then(Value::as_str))
+                .ok_or(ShapeError::Field("input"))?;
+            let paths = patch_paths(text)?;
+            if paths.is_empty() {
+                return Err(ShapeError::Undecidable("patch names no file".into()));
+            }
+            Guarded::File {
+                tool: "write",
+                paths,
+            }
+        }
         _ => Guarded::Unguarded,
     })
 }

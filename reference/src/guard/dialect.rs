@@ -23,12 +23,14 @@ pub enum Guarded {
         /// The key of `tool_input` holding it (`command`).
         field: &'static str,
     },
-    /// A file tool naming one path: the library's `read`, `write` or `edit`.
+    /// A file tool naming paths: the library's `read`, `write` or `edit` of each, or
+    /// its `list` or `search` of the tree beneath each (a glob pattern's literal
+    /// directory).
     File {
-        /// `read`, `write` or `edit`.
+        /// `read`, `write`, `edit`, `list` or `search`.
         tool: &'static str,
-        /// The path as the agent wrote it.
-        path: String,
+        /// The paths as the agent wrote them (relative ones read from its `cwd`).
+        paths: Vec<String>,
     },
     /// A tool the guard does not guard: it passes unchanged.
     Unguarded,
@@ -49,6 +51,9 @@ pub struct PreTool {
     pub tool_use_id: Option<String>,
     /// What the library is asked.
     pub guarded: Guarded,
+    /// Whether the agent really puts this call's ask to the person (its dialect's
+    /// [`Dialect::can_ask`], unless its mode ignores a hook's ask for this tool).
+    pub asks: bool,
 }
 
 /// The agent's post-tool event: the call ran.
@@ -158,6 +163,10 @@ pub enum ShapeError {
     /// The event is not one this dialect knows.
     #[error("unknown hook event {0:?}")]
     UnknownEvent(String),
+    /// A file tool names a place that cannot be decided on its real path (a `..` after
+    /// a wildcard of a glob pattern, a patch naming no file).
+    #[error("the file tool's {0}; the guard decides file tools on their real paths only")]
+    Undecidable(String),
 }
 
 /// One agent's hook dialect: how its JSON reads, and how an answer is written for it.
@@ -246,6 +255,7 @@ pub fn pre_tool(
     let tool_input = object_field(obj, "tool_input")?.clone();
     let guarded = classify(&tool_name, &tool_input)?;
     Ok(HookEvent::PreTool(PreTool {
+        asks: false,
         session_id,
         cwd,
         tool_name,
@@ -279,11 +289,93 @@ pub fn path_of(
         if input.contains_key(*k) {
             return Ok(Guarded::File {
                 tool,
-                path: string_field(input, k)?,
+                paths: vec![string_field(input, k)?],
             });
         }
     }
     Err(ShapeError::Field(keys.first().copied().unwrap_or("path")))
+}
+
+/// The directory a search or listing starts from: the first of `keys` present (a
+/// string), else the working directory (`.`), as the agents default it.
+pub fn dir_of(input: &Map<String, Value>, keys: &[&'static str]) -> Result<String, ShapeError> {
+    for k in keys {
+        if let Some(v) = optional_string(input, k)? {
+            if !v.is_empty() {
+                return Ok(v);
+            }
+        }
+    }
+    Ok(".".into())
+}
+
+/// Whether a path component is a glob pattern (`*`, `?`, `[`, `{`).
+fn is_wild(c: &str) -> bool {
+    c.contains(['*', '?', '[', '{'])
+}
+
+/// The directory a glob `pattern` searches, read from `dir`: `dir` joined with the
+/// pattern's literal leading components (an absolute pattern starts at `/`). A `..`
+/// after a wildcard climbs from wherever the wildcard matched, which no single path
+/// names: undecidable.
+pub fn glob_base(dir: &str, pattern: &str) -> Result<String, ShapeError> {
+    let mut base = if pattern.starts_with('/') {
+        String::from("/")
+    } else {
+        dir.to_string()
+    };
+    let mut wild = false;
+    for c in pattern.split('/').filter(|c| !c.is_empty()) {
+        if is_wild(c) && c.contains("..") {
+            // `{..,src}`: a brace alternative that climbs.
+            return Err(ShapeError::Undecidable(format!(
+                "glob pattern {pattern:?} climbs with .. inside a wildcard"
+            )));
+        }
+        if is_wild(c) {
+            wild = true;
+        } else if wild && c == ".." {
+            return Err(ShapeError::Undecidable(format!(
+                "glob pattern {pattern:?} climbs with .. after a wildcard"
+            )));
+        } else if !wild {
+            if !base.ends_with('/') {
+                base.push('/');
+            }
+            base.push_str(c);
+        }
+    }
+    Ok(base)
+}
+
+/// The files a patch in Codex's `apply_patch` format adds, updates, deletes or moves to
+/// (`*** Add File: P`, `*** Update File: P`, `*** Delete File: P`, `*** Move to: P`). A
+/// `***` line of another shape (another spelling Codex might read as a file) makes the
+/// whole patch undecidable.
+pub fn patch_paths(patch: &str) -> Result<Vec<String>, ShapeError> {
+    const HEADS: [&str; 4] = [
+        "*** Add File: ",
+        "*** Update File: ",
+        "*** Delete File: ",
+        "*** Move to: ",
+    ];
+    const MARKS: [&str; 3] = ["*** Begin Patch", "*** End Patch", "*** End of File"];
+    let mut paths = Vec::new();
+    for l in patch.lines() {
+        let l = l.trim();
+        if !l.starts_with("***") || MARKS.contains(&l) {
+            continue;
+        }
+        match HEADS.iter().find_map(|h| l.strip_prefix(h)) {
+            Some(p) => paths.push(p.trim().to_string()),
+            None => {
+                return Err(ShapeError::Undecidable(format!(
+                    "patch line {l:?} is no header the guard reads"
+                )))
+            }
+        }
+    }
+    Ok(paths)
 }
 
 /// `input` with `field` set to `value`.

@@ -1,5 +1,6 @@
 //! Gemini CLI's hook dialect (FACTS.md section 13): `BeforeTool` and `AfterTool`, the
-//! `run_shell_command` tool's `command`, the file tools' `file_path` or `absolute_path`;
+//! `run_shell_command` tool's `command`, the file tools' `file_path` or `absolute_path`
+//! (the searches and listings: their directory, a glob's from its pattern);
 //! answers `{"decision":"allow","hookSpecificOutput":{"tool_input":…}}`, blocks by exit
 //! 2. An `ask` hangs a headless Gemini forever, so this dialect cannot ask: an `Ask`
 //! given here anyway is written as a block.
@@ -7,8 +8,8 @@
 //! Pure translation; touches nothing.
 
 use super::dialect::{
-    common, path_of, post_tool, pre_tool, string_field, Answer, Dialect, Guarded, HookEvent, Reply,
-    ShapeError,
+    common, dir_of, glob_base, path_of, post_tool, pre_tool, string_field, Answer, Dialect,
+    Guarded, HookEvent, Reply, ShapeError,
 };
 use serde_json::{json, Map, Value};
 
@@ -25,6 +26,49 @@ fn classify(tool: &str, input: &Map<String, Value>) -> Result<Guarded, ShapeErro
         "read_file" => path_of(input, &["absolute_path", "file_path"], "read")?,
         "write_file" => path_of(input, &["file_path", "absolute_path"], "write")?,
         "replace" => path_of(input, &["file_path", "absolute_path"], "edit")?,
+        // The searches and listings (both names each tool has had), decided on the tree
+        // beneath their directory; read_many_files on every path and pattern it names.
+        "list_directory" | "ls" => Guarded::File {
+            tool: "list",
+            paths: vec![dir_of(input, &["dir_path", "path", "absolute_path"])?],
+        },
+        "search_file_content" | "grep_search" | "grep" => Guarded::File {
+            tool: "search",
+            paths: vec![dir_of(input, &["dir_path", "path", "absolute_path"])?],
+        },
+        "glob" => Guarded::File {
+            tool: "list",
+            paths: vec![glob_base(
+                &dir_of(input, &["dir_path", "path", "absolute_path"])?,
+                &string_field(input, "pattern")?,
+            )?],
+        },
+        "read_many_files" => {
+            let mut paths = Vec::new();
+            for key in ["paths", "include"] {
+                match input.get(key) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Array(list)) => {
+                        for p in list {
+                            let Value::String(p) = p else {
+                                return Err(ShapeError::Field("paths"));
+                            };
+                            paths.push(glob_base(".", p)?);
+                        }
+                    }
+                    Some(_) => return Err(ShapeError::Field("paths")),
+                }
+            }
+            if paths.is_empty() {
+                return Err(ShapeError::Field("paths"));
+            }
+            Guarded::File {
+                tool: "search",
+                paths,
+            }
+        }
+        // Every other tool (web_fetch, google_web_search, save_memory, MCP tools) passes:
+        // spec/guard.md section 1 says what happens to each.
         _ => Guarded::Unguarded,
     })
 }

@@ -8,6 +8,8 @@
 
 use super::Agent;
 use crate::records::atomic::write_atomic;
+
+pub mod layout;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -35,6 +37,9 @@ pub enum InstallError {
     /// The settings file is not a JSON object; nothing is changed.
     #[error("{0} is not a JSON object ({1}); fix it first, nothing was changed")]
     NotObject(PathBuf, String),
+    /// A project's settings file the fence does not keep read-only.
+    #[error("{0} lies in the project, where a command the guard lets run could rewrite it (and switch the guard off for the next session); the fence does not keep it read-only here, so install into your own settings (the default, or --user)")]
+    Unprotected(PathBuf),
     /// A record write failed.
     #[error(transparent)]
     Write(#[from] crate::records::RecordError),
@@ -79,24 +84,35 @@ pub fn settings_file(agent: Agent, scope: &Scope) -> Result<PathBuf, InstallErro
     })
 }
 
-/// The events and matchers the hook is installed for: `(event, matcher)`.
+/// The events and matchers the hook is installed for: `(event, matcher)`, every tool the
+/// guard decides (GUARD-DECIDE-5). Codex gets one entry per tool, which reads the same
+/// whether its matcher is a pattern or a name.
 pub fn events(agent: Agent) -> &'static [(&'static str, &'static str)] {
+    const CLAUDE: &str = "Bash|Read|NotebookRead|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS";
+    const GEMINI: &str = "run_shell_command|read_file|write_file|replace|read_many_files|list_directory|ls|glob|search_file_content|grep_search|grep";
     match agent {
-        Agent::ClaudeCode => &[
-            ("PreToolUse", "Bash|Read|Write|Edit|MultiEdit|NotebookEdit"),
-            ("PostToolUse", "Bash|Read|Write|Edit|MultiEdit|NotebookEdit"),
+        Agent::ClaudeCode => &[("PreToolUse", CLAUDE), ("PostToolUse", CLAUDE)],
+        Agent::Codex => &[
+            ("PreToolUse", "Bash"),
+            ("PreToolUse", "apply_patch"),
+            ("PostToolUse", "Bash"),
+            ("PostToolUse", "apply_patch"),
         ],
-        Agent::Codex => &[("PreToolUse", "Bash"), ("PostToolUse", "Bash")],
-        Agent::Gemini => &[
-            (
-                "BeforeTool",
-                "run_shell_command|read_file|write_file|replace",
-            ),
-            (
-                "AfterTool",
-                "run_shell_command|read_file|write_file|replace",
-            ),
-        ],
+        Agent::Gemini => &[("BeforeTool", GEMINI), ("AfterTool", GEMINI)],
+    }
+}
+
+/// The setting that makes the agent block the call when its hook fails or times out, as
+/// `(key, value)` of the matcher entry, where the pinned version has one (GUARD-FAIL-3):
+/// Claude Code 2.1.332 reads `onFailure` on a hook matcher (`continue` or `block`; an
+/// unknown value reads as `block`). Codex CLI 0.171.0 (a command handler takes `command`,
+/// `timeout`, `statusMessage` and no failure setting) and Gemini CLI 0.61.0 (a hook takes
+/// `type`, `command`, `name`, `env`, `timeout`; a timed-out hook is a failed one and the
+/// call runs) have none: there the guard's own deadline is all that stands.
+pub fn fail_closed(agent: Agent) -> Option<(&'static str, &'static str)> {
+    match agent {
+        Agent::ClaudeCode => Some(("onFailure", "block")),
+        Agent::Codex | Agent::Gemini => None,
     }
 }
 
@@ -173,13 +189,15 @@ pub fn merged(agent: Agent, settings: &Map<String, Value>, command: &str) -> Map
                 *list = Value::Array(Vec::new());
             }
             if let Value::Array(list) = list {
-                list.insert(
-                    0,
-                    json!({
-                        "matcher": matcher,
-                        "hooks": [{ "type": "command", "command": command, "timeout": hook_timeout(agent) }],
-                    }),
-                );
+                let mut entry = json!({
+                    "matcher": matcher,
+                    "hooks": [{ "type": "command", "command": command, "timeout": hook_timeout(agent) }],
+                });
+                if let Some((key, value)) = fail_closed(agent) {
+                    entry[key] = json!(value);
+                }
+                let at = list.iter().take_while(|e| is_ours(agent, e)).count();
+                list.insert(at, entry);
             }
         }
     }
@@ -244,6 +262,11 @@ fn read_object(file: &Path) -> Result<(String, Map<String, Value>), InstallError
     }
 }
 
+/// The backup beside `file`.
+fn backup_of(file: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.gatehouse-backup", file.display()))
+}
+
 fn replace(
     file: &Path,
     before: &str,
@@ -253,10 +276,17 @@ fn replace(
     let text = if after.is_empty() && before.is_empty() {
         String::new()
     } else {
-        let mut t = serde_json::to_string_pretty(&Value::Object(after))
-            .map_err(|e| InstallError::NotObject(file.into(), e.to_string()))?;
-        t.push('\n');
-        t
+        // The file as the person had it, byte for byte, when the result is what the
+        // backup held (an uninstall after an install); otherwise in the file's own
+        // layout: its indent, its keys' order, its final newline (GUARD-INSTALL-5).
+        let after = Value::Object(after);
+        let kept = std::fs::read_to_string(backup_of(file))
+            .ok()
+            .filter(|b| serde_json::from_str::<Value>(b).ok().as_ref() == Some(&after));
+        match kept {
+            Some(b) => b,
+            None => layout::render(&after, before),
+        }
     };
     let changed = text != before;
     let mut saved = None;
@@ -264,8 +294,9 @@ fn replace(
         if let Some(dir) = file.parent() {
             std::fs::create_dir_all(dir).map_err(|e| InstallError::Io(dir.into(), e))?;
         }
-        if backup && !before.is_empty() {
-            let b = PathBuf::from(format!("{}.gatehouse-backup", file.display()));
+        // The first backup is the person's file: a later install never replaces it.
+        let b = backup_of(file);
+        if backup && !before.is_empty() && !b.exists() {
             write_atomic(&b, before.as_bytes())?;
             saved = Some(b);
         }
@@ -279,9 +310,26 @@ fn replace(
     })
 }
 
-/// Merges the hook into the agent's settings file for `scope`.
+/// Whether `file`, a project's settings file under `dir`, is on the fence's protected
+/// list, so that nothing the guard lets run can rewrite it (GUARD-INSTALL-4).
+pub fn protected_in_project(dir: &Path, file: &Path) -> bool {
+    use crate::fence::protect::{covers, discover};
+    let root = super::reach::real_path(dir);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let roots = std::slice::from_ref(&root);
+    let list = discover(roots, roots, home.as_deref());
+    covers(&list, &super::reach::real_path(file))
+}
+
+/// Merges the hook into the agent's settings file for `scope`. A project's settings file
+/// is taken only where the fence keeps it read-only (GUARD-INSTALL-4).
 pub fn install(agent: Agent, scope: &Scope, program: &Path) -> Result<Vec<Change>, InstallError> {
     let file = settings_file(agent, scope)?;
+    if let Scope::Project(dir) = scope {
+        if !protected_in_project(dir, &file) {
+            return Err(InstallError::Unprotected(file));
+        }
+    }
     let (before, settings) = read_object(&file)?;
     let after = merged(agent, &settings, &hook_command(agent, program));
     let mut changes = vec![replace(&file, &before, after, true)?];
@@ -358,8 +406,8 @@ fn codex_feature(enable: bool) -> Result<Change, InstallError> {
         std::fs::create_dir_all(dir).map_err(|e| InstallError::Io(dir.into(), e))?;
     }
     let mut backup = None;
-    if !before.is_empty() {
-        let b = PathBuf::from(format!("{}.gatehouse-backup", file.display()));
+    let b = backup_of(&file);
+    if !before.is_empty() && !b.exists() {
         write_atomic(&b, before.as_bytes())?;
         backup = Some(b);
     }
@@ -434,6 +482,20 @@ mod tests {
                     "{agent:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_guards_deadline_is_well_under_every_timeout_it_installs() {
+        for agent in Agent::ALL {
+            let secs = match agent {
+                Agent::Gemini => hook_timeout(agent) / 1000,
+                _ => hook_timeout(agent),
+            };
+            assert!(
+                super::super::DEADLINE.as_secs() * 3 <= secs,
+                "{agent:?}: {secs} s"
+            );
         }
     }
 

@@ -14,6 +14,7 @@
 //! - [`claude`], [`codex`], [`gemini`]: the three dialects;
 //! - [`config`]: the configuration file, `guard.toml`;
 //! - [`rewrite`]: the fenced command line and its quoting;
+//! - [`reach`]: what no file tool may reach (protected and hidden paths);
 //! - [`install`]: merging the hook into each agent's settings, and the doctor.
 //!
 //! May touch: the state directory (through [`GuardedSession`]), the configuration file,
@@ -26,6 +27,7 @@ pub mod config;
 pub mod dialect;
 pub mod gemini;
 pub mod install;
+pub mod reach;
 pub mod rewrite;
 
 use crate::config::{AgentFile, ConfigError as FileError, SettingsFile};
@@ -40,6 +42,27 @@ use dialect::{Answer, Dialect, Guarded, HookEvent, PreTool, Reply, ShapeError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+
+/// How long the guard decides at most (GUARD-FAIL-3): a third of the shortest timeout
+/// `install` writes ([`install::hook_timeout`], 60 s), so that a loaded machine still
+/// hears the block answer before the agent gives up on the hook and runs the call.
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// How much of a session's journal a hook process reads back (GUARD-FAIL-3): the last
+/// 32 KiB, about a hundred records (a call and its post-tool event write three, about
+/// 300 bytes each), where the decision a post-tool event follows lies (the agent sends it
+/// right after the call ran, a few parallel calls apart at most). A post-tool event whose
+/// decision lies further back records nothing. Reading the whole journal made a call cost
+/// 67 ms at call 1,500 of a session (4 ms at call 1); a 256 KiB window still 17 ms.
+pub const JOURNAL_WINDOW: u64 = 32 << 10;
+
+/// The block answer's reason when the deadline passes.
+pub fn deadline_reason(deadline: std::time::Duration) -> String {
+    format!(
+        "denied (deadline, stage guard): no decision within {} ms, the guard's own deadline (well under the agent's hook timeout, after which the agent would run the call unjudged); the call is blocked",
+        deadline.as_millis()
+    )
+}
 
 /// The agents the guard stands in front of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -179,11 +202,12 @@ fn decide(
             if pre.guarded == Guarded::Unguarded {
                 return Ok(Answer::Pass);
             }
-            let mut o = open(agent, &config, &pre.session_id, &pre.cwd)?;
+            let mut o = open(agent, &config, program, &pre.session_id, &pre.cwd, pre.asks)?;
             pre_tool(agent, &config, program, &mut o.session, &o.roots, &pre)
         }
         HookEvent::PostTool(post) => {
-            let mut o = open(agent, &config, &post.session_id, &post.cwd)?;
+            let asks = agent.dialect().can_ask();
+            let mut o = open(agent, &config, program, &post.session_id, &post.cwd, asks)?;
             if let Some(id) = &post.tool_use_id {
                 o.session.note_ran(id)?;
             }
@@ -196,8 +220,10 @@ fn decide(
 fn open(
     agent: Agent,
     config: &GuardConfig,
+    program: &Path,
     session_id: &str,
     cwd: &str,
+    asks: bool,
 ) -> Result<Opened, GuardError> {
     let cwd = Path::new(cwd);
     if !cwd.is_absolute() {
@@ -259,7 +285,7 @@ fn open(
                 .join(", ")
         )));
     }
-    out_of_reach(config, state.path(), &roots)?;
+    out_of_reach(config, program, state.path(), &roots)?;
     let first = roots
         .first()
         .ok_or_else(|| GuardError::Workspace("the session has no workspace root".into()))?;
@@ -275,11 +301,7 @@ fn open(
         })?;
     }
     let mut gate = GateConfig::new(real_cwd);
-    gate.asker = if agent.dialect().can_ask() {
-        Asker::Terminal
-    } else {
-        Asker::None
-    };
+    gate.asker = if asks { Asker::Terminal } else { Asker::None };
     gate.allow_list = config.allow.clone();
     let agent_file = config
         .agent_file
@@ -292,18 +314,21 @@ fn open(
         .map(SettingsFile::load)
         .transpose()?;
     let resume = dir.join("session.json").exists();
-    let session = GuardedSession::open(SessionConfig {
-        id,
-        gate,
-        agent: agent_file,
-        settings,
-        flag: config.mode(),
-        state_dir,
-        roots: roots.clone(),
-        grants: Vec::new(),
-        trust: Some((TrustMap::new(first), opened)),
-        resume,
-    })?;
+    let session = GuardedSession::open_recent(
+        SessionConfig {
+            id,
+            gate,
+            agent: agent_file,
+            settings,
+            flag: config.mode(),
+            state_dir,
+            roots: roots.clone(),
+            grants: Vec::new(),
+            trust: Some((TrustMap::new(first), opened)),
+            resume,
+        },
+        JOURNAL_WINDOW,
+    )?;
     Ok(Opened {
         session,
         roots,
@@ -316,7 +341,12 @@ fn open(
 /// root, and no `[exec]` path the jail sees (`ro`, `rw`) holds or lies within the state
 /// directory (grants, journal, trust map) or holds the configuration. Compared as the
 /// kernel would resolve them (symlinks followed, a missing tail appended).
-fn out_of_reach(config: &GuardConfig, state: &Path, roots: &[PathBuf]) -> Result<(), GuardError> {
+fn out_of_reach(
+    config: &GuardConfig,
+    program: &Path,
+    state: &Path,
+    roots: &[PathBuf],
+) -> Result<(), GuardError> {
     use crate::fence::guarded::real_path;
     use crate::paths::{is_within, overlaps};
     let file = config.file.as_deref().map(real_path);
@@ -326,6 +356,32 @@ fn out_of_reach(config: &GuardConfig, state: &Path, roots: &[PathBuf]) -> Result
                 "the guard's configuration {} lies inside the workspace root {}, where jailed code and the agent's file tools could rewrite it; keep it outside every root",
                 f.display(),
                 r.display()
+            )));
+        }
+    }
+    // Every other file the guard reads (the agent file, whose hooks it runs on the host,
+    // and the settings file) or runs (the `gatehouse` the rewritten line starts on the
+    // host, this program, the shell): outside every root, resolved, existing or not
+    // (GUARD-STATE-4).
+    let program_default = program.to_path_buf();
+    let named = [
+        ("agent-file", config.agent_file.as_ref()),
+        ("settings-file", config.settings_file.as_ref()),
+        (
+            "gatehouse",
+            config.gatehouse.as_ref().or(Some(&program_default)),
+        ),
+        ("shell", config.shell.as_ref()),
+    ];
+    for (key, path) in named {
+        let Some(path) = path else { continue };
+        let real = reach::real_path(path);
+        if let Some(r) = roots.iter().find(|r| is_within(&real, &real_path(r))) {
+            return Err(GuardError::Workspace(format!(
+                "the guard's {key} {} lies inside the workspace root {} (as {}), where jailed code and the agent's file tools could rewrite what the guard reads or runs on the host; keep it outside every root",
+                path.display(),
+                r.display(),
+                real.display()
             )));
         }
     }
@@ -368,21 +424,66 @@ fn pre_tool(
     roots: &[PathBuf],
     pre: &PreTool,
 ) -> Result<Answer, GuardError> {
+    let mut reach = reach::Reach::new(roots, &config.exec.hide, home().as_deref());
+    let cwd = Path::new(&pre.cwd);
     let (tool, input, shell) = match &pre.guarded {
         Guarded::Shell { command, field } => {
+            // Codex applies a patch a shell line carries itself, outside every fence:
+            // its files are decided as the apply_patch tool's are.
+            if agent == Agent::Codex && command.contains("*** Begin Patch") {
+                for p in dialect::patch_paths(command)? {
+                    if let Some(refusal) = reach.refuse(cwd, reach::Access::Write, &p) {
+                        return Ok(Answer::Deny { reason: refusal });
+                    }
+                }
+            }
             ("shell", json!({ "cmd": command }), Some((command, *field)))
         }
-        Guarded::File { tool, path } => {
-            if let Some(refusal) = confine(session, &pre.cwd, path) {
-                return Ok(Answer::Deny { reason: refusal });
+        Guarded::File { tool, paths } => {
+            // A leading `~` is the person's home, as the agents' file tools expand it.
+            let paths = paths
+                .iter()
+                .map(|p| expand_home(p))
+                .collect::<Result<Vec<String>, GuardError>>()?;
+            let paths = &paths;
+            // Every path first through the roots and the fence's reach (a deny in every
+            // mode: GUARD-FILE-1 to -3), then each decided by the order; the strictest
+            // ruling answers.
+            for path in paths {
+                if let Some(refusal) = confine(session, &pre.cwd, path) {
+                    return Ok(Answer::Deny { reason: refusal });
+                }
+                if let Some(refusal) = reach.refuse(cwd, reach::Access::of(tool), path) {
+                    return Ok(Answer::Deny { reason: refusal });
+                }
             }
-            (*tool, json!({ "path": path }), None)
+            let mut answer = None;
+            for path in paths {
+                let call = session.call(tool, json!({ "path": path }), pre.tool_use_id.clone());
+                let ruling = session.decide(&call)?;
+                let sentence = explain(agent, &ruling, false);
+                let a = match ruling.decision {
+                    Verdict::Allow => Answer::Allow {
+                        input: None,
+                        reason: sentence,
+                    },
+                    Verdict::Ask => Answer::Ask {
+                        input: None,
+                        reason: sentence,
+                    },
+                    Verdict::Deny => return Ok(Answer::Deny { reason: sentence }),
+                };
+                if answer.is_none() || matches!(a, Answer::Ask { .. }) {
+                    answer = Some(a);
+                }
+            }
+            return Ok(answer.unwrap_or(Answer::Pass));
         }
         Guarded::Unguarded => return Ok(Answer::Pass),
     };
     let call = session.call(tool, input, pre.tool_use_id.clone());
     let ruling = session.decide(&call)?;
-    let sentence = explain(agent, &ruling);
+    let sentence = explain(agent, &ruling, true);
     let fenced = match shell {
         Some((command, field)) => {
             let program = config
@@ -444,9 +545,32 @@ fn confine(session: &mut GuardedSession, cwd: &str, path: &str) -> Option<String
     }
 }
 
+/// `path` with a leading `~` or `~/` read as the person's home, as the agents' file tools
+/// read it; `~name` (another person's home) cannot be decided here and is refused.
+fn expand_home(path: &str) -> Result<String, GuardError> {
+    let Some(rest) = path.strip_prefix('~') else {
+        return Ok(path.to_string());
+    };
+    if !rest.is_empty() && !rest.starts_with('/') {
+        return Err(ShapeError::Undecidable(format!("path {path:?} names another home")).into());
+    }
+    let home = home().ok_or(GuardError::Workspace(format!(
+        "the path {path:?} starts at the home directory, and HOME is not set"
+    )))?;
+    Ok(format!("{}{rest}", home.display()))
+}
+
+/// The person's home, where git's global configuration is read from.
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+}
+
 /// The ruling in one line a person understands: the decision, the reason code, the stage
-/// and a sentence.
-pub fn explain(agent: Agent, r: &Ruling) -> String {
+/// and a sentence. `fenced` says whether what is allowed runs in the fence (a shell line
+/// rewritten into `gatehouse exec`); a file tool runs in the agent, outside every fence.
+pub fn explain(agent: Agent, r: &Ruling, fenced: bool) -> String {
     let decision = match r.decision {
         Verdict::Allow => "allowed",
         Verdict::Ask => "asks",
@@ -482,9 +606,13 @@ pub fn explain(agent: Agent, r: &Ruling) -> String {
         (Route::PreemptHook | Route::DefaultHook, _) => "a hook decided it".into(),
         (Route::Transform, _) => "an input transform failed or the input is unreadable".into(),
         (Route::Card, _) => "it needs your approval".into(),
-        _ if r.decision == Verdict::Allow => {
+        _ if r.decision == Verdict::Allow && fenced => {
             "it runs inside the fence (gatehouse exec)".into()
         }
+        _ if r.decision == Verdict::Allow => format!(
+            "{} runs this file tool itself, outside the fence, on a path inside the workspace that nothing protected or hidden stands in the way of",
+            agent.title()
+        ),
         _ => "refused by the decision order".into(),
     };
     format!(

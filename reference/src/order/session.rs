@@ -196,6 +196,22 @@ pub struct GuardedSession {
 impl GuardedSession {
     /// Opens (or, with `resume`, restores) a session.
     pub fn open(config: SessionConfig) -> Result<GuardedSession, SessionError> {
+        GuardedSession::open_with(config, None)
+    }
+
+    /// [`GuardedSession::open`] reading back only the records of the journal's last
+    /// `window` bytes (its audit trail, [`GuardedSession::audit`], holds those only), so
+    /// that a process that opens the session for one call costs the same at its
+    /// thousandth call as at its first (GUARD-FAIL-3). A call without an id is numbered
+    /// from the journal's length, which grows with every call.
+    pub fn open_recent(config: SessionConfig, window: u64) -> Result<GuardedSession, SessionError> {
+        GuardedSession::open_with(config, Some(window))
+    }
+
+    fn open_with(
+        config: SessionConfig,
+        window: Option<u64>,
+    ) -> Result<GuardedSession, SessionError> {
         let roots: Vec<&std::path::Path> = config.roots.iter().map(PathBuf::as_path).collect();
         let state = StateDir::open(&config.state_dir, &roots)?;
         let dir = state.session(&config.id)?;
@@ -253,7 +269,14 @@ impl GuardedSession {
                 };
             }
         }
-        let (journal, opened) = Journal::open(&dir.join("audit.jsonl"))?;
+        let (journal, opened, seq) = match window {
+            None => {
+                let (j, o) = Journal::open(&dir.join("audit.jsonl"))?;
+                let n = o.records.len() as u64;
+                (j, o, n)
+            }
+            Some(w) => Journal::open_tail(&dir.join("audit.jsonl"), w)?,
+        };
         let gate = Gate::new(config.gate)?;
         let runner = HookRunner::new(gate.workspace())?;
         let hook_session_id = stored
@@ -285,7 +308,7 @@ impl GuardedSession {
             notices: opened.torn.into_iter().collect(),
             seq: 0,
         };
-        s.seq = s.audit.len() as u64;
+        s.seq = seq;
         fold_answers(&mut s.audit);
         for n in s.notices.clone() {
             s.append(json!({ "kind": "notice", "message": n }))?;

@@ -88,6 +88,88 @@ impl Journal {
         ))
     }
 
+    /// Opens (creating) `file` and reads back the whole records of its last `window`
+    /// bytes only, so that opening costs the same however long the journal has grown (a
+    /// guard hook process opens its session once per call). The torn tail is set aside as
+    /// [`Journal::open`] does; a whole line in the window that is not JSON is
+    /// [`RecordError::Corrupt`]. Also returns the journal's length in bytes before the
+    /// open, which grows with every append.
+    pub fn open_tail(file: &Path, window: u64) -> Result<(Journal, Opened, u64), RecordError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let io = |e| RecordError::io(file, e);
+        let mut f = match File::open(file) {
+            Ok(f) => Some(f),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io(e)),
+        };
+        let mut bytes = Vec::new();
+        let (mut start, mut len) = (0u64, 0u64);
+        if let Some(f) = f.as_mut() {
+            len = f.metadata().map_err(io)?.len();
+            start = len.saturating_sub(window);
+            f.seek(SeekFrom::Start(start)).map_err(io)?;
+            f.take(len - start).read_to_end(&mut bytes).map_err(io)?;
+        }
+        let last_newline = bytes.iter().rposition(|&b| b == b'\n');
+        if start > 0 && last_newline.is_none() {
+            // One record longer than the window: read the journal whole.
+            drop(f);
+            let (j, o) = Journal::open(file)?;
+            return Ok((j, o, len));
+        }
+        // A window that starts mid-record begins after that record's newline; the
+        // records end at the last newline (what follows is a torn append).
+        let whole = last_newline.map_or(0, |i| i + 1);
+        let first = if start == 0 {
+            0
+        } else {
+            bytes
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(whole, |i| i + 1)
+        };
+        let mut records = Vec::new();
+        for line in bytes[first..whole].split(|&b| b == b'\n') {
+            if line.is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_slice(line).map_err(|e| RecordError::Corrupt {
+                file: file.to_path_buf(),
+                line: None,
+                what: e.to_string(),
+            })?;
+            records.push(v);
+        }
+        let mut torn = None;
+        let cut = start + whole as u64;
+        if cut < len {
+            let aside = PathBuf::from(format!("{}.torn-{cut}", file.display()));
+            std::fs::write(&aside, &bytes[whole..]).map_err(|e| RecordError::io(&aside, e))?;
+            let w = OpenOptions::new().write(true).open(file).map_err(io)?;
+            w.set_len(cut).map_err(io)?;
+            w.sync_all().map_err(io)?;
+            torn = Some(format!(
+                "{}: an append interrupted by a crash ({} bytes at offset {cut}, never acknowledged) was moved to {}",
+                file.display(),
+                len - cut,
+                aside.display()
+            ));
+        }
+        let out = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file)
+            .map_err(io)?;
+        Ok((
+            Journal {
+                file: file.to_path_buf(),
+                out: Mutex::new(out),
+            },
+            Opened { records, torn },
+            len,
+        ))
+    }
+
     /// The journal's path.
     pub fn path(&self) -> &Path {
         &self.file
@@ -126,6 +208,40 @@ impl Journal {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_tail_holds_the_last_whole_records_and_a_torn_one_is_set_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("audit.jsonl");
+        let (j, _) = Journal::open(&f).unwrap();
+        for n in 0..100 {
+            j.append(&json!({"n": n})).unwrap();
+        }
+        drop(j);
+        let (_, o, len) = Journal::open_tail(&f, 40).unwrap();
+        assert_eq!(len, std::fs::metadata(&f).unwrap().len());
+        assert_eq!(o.records.last(), Some(&json!({"n": 99})));
+        assert!(
+            o.records.len() < 5 && !o.records.is_empty(),
+            "{:?}",
+            o.records
+        );
+        assert!(o.torn.is_none());
+        let (all, _, _) = Journal::open_tail(&f, u64::MAX)
+            .map(|(j, o, l)| (o, j, l))
+            .unwrap();
+        assert_eq!(all.records.len(), 100);
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&f)
+            .unwrap()
+            .write_all(b"{\"n\": 1")
+            .unwrap();
+        let (_, o, _) = Journal::open_tail(&f, 40).unwrap();
+        assert!(o.torn.is_some());
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), len);
+        assert_eq!(o.records.last(), Some(&json!({"n": 99})));
+    }
 
     #[test]
     fn appends_and_reads_back() {
