@@ -16,7 +16,8 @@
 //!
 //! The public functions: [`discover`] (every protected path of a session), [`covers`]
 //! (whether a physical path lies at or below one), [`reason`] (why, in one phrase, for a
-//! refusal), [`hook_notes`] (the posture's lines), [`nested_repositories`],
+//! refusal), [`is_leftover_placeholder`] (an empty directory a killed launcher left),
+//! [`hook_notes`] (the posture's lines), [`nested_repositories`],
 //! [`git_targets`] and [`placeholder_is_file`].
 //!
 //! Reads files only; never writes, never runs git.
@@ -38,6 +39,9 @@ pub struct Name {
     pub rel: &'static str,
     /// Who reads it and what planting it does, for a refusal's reason.
     pub reason: &'static str,
+    /// The tool reads a file by this name: an empty directory here is a placeholder a
+    /// killed launcher left ([`is_leftover_placeholder`]).
+    pub file: bool,
 }
 
 /// Everything protected at every workspace root, existing or not: [`PROTECTED`]
@@ -49,34 +53,34 @@ pub struct Name {
 /// `.goosehints`, `.github/copilot-instructions.md`) are not here: they are text the
 /// project keeps, which no agent runs.
 pub const AT_EVERY_ROOT: [Name; 28] = [
-    Name { rel: ".git", reason: "git's repository: its config, hooks and index steer the host's next git" },
-    Name { rel: "HEAD", reason: "makes the root a bare repository for the host's git" },
-    Name { rel: ".gatehouse", reason: "Gatehouse's own configuration" },
-    Name { rel: ".claude", reason: "Claude Code's settings (hooks, permissions, disableAllHooks, env, apiKeyHelper), hook scripts, agents and commands" },
-    Name { rel: ".mcp.json", reason: "Claude Code's project MCP servers, commands it starts on the host" },
-    Name { rel: ".codex", reason: "Codex CLI's project config.toml (MCP servers, sandbox, approval, notify) and hooks" },
-    Name { rel: ".gemini", reason: "Gemini CLI's settings (hooks, MCP servers, sandbox, tools) and commands" },
-    Name { rel: ".qwen", reason: "Qwen Code's settings (hooks, MCP servers, sandbox, tools)" },
-    Name { rel: ".cursor", reason: "Cursor's hooks.json, mcp.json, environment.json and rules" },
-    Name { rel: ".github/hooks", reason: "GitHub Copilot CLI's hooks, loaded from the working directory" },
-    Name { rel: ".opencode", reason: "opencode's plugins (code it loads), agents and commands" },
-    Name { rel: "opencode.json", reason: "opencode's project configuration (MCP servers, permissions, plugins)" },
-    Name { rel: "opencode.jsonc", reason: "opencode's project configuration (MCP servers, permissions, plugins)" },
-    Name { rel: ".crush.json", reason: "Crush's project configuration (MCP servers, LSP commands, allowed tools)" },
-    Name { rel: "crush.json", reason: "Crush's project configuration (MCP servers, LSP commands, allowed tools)" },
-    Name { rel: ".continue", reason: "Continue's configuration and MCP servers" },
-    Name { rel: ".clinerules", reason: "Cline's rules and hooks" },
-    Name { rel: ".roo", reason: "Roo Code's MCP servers and rules" },
-    Name { rel: ".roomodes", reason: "Roo Code's modes and the tools each may use" },
-    Name { rel: ".kilocode", reason: "Kilo Code's MCP servers and rules" },
-    Name { rel: ".windsurf", reason: "Windsurf's hooks, workflows and rules" },
-    Name { rel: ".amp", reason: "Amp's workspace settings (MCP servers, permissions, command allow-list)" },
-    Name { rel: ".kiro", reason: "Kiro's hooks, MCP servers and steering" },
-    Name { rel: ".aider.conf.yml", reason: "aider's configuration (lint-cmd and test-cmd run on the host after each edit)" },
-    Name { rel: ".vscode", reason: "VS Code's tasks (run on folder open), settings (tool paths, terminal environment), launch and MCP configuration" },
-    Name { rel: ".zed", reason: "Zed's settings (context servers, language server binaries) and tasks" },
-    Name { rel: ".devcontainer", reason: "a dev container's configuration: initializeCommand runs on the host" },
-    Name { rel: ".devcontainer.json", reason: "a dev container's configuration: initializeCommand runs on the host" },
+    Name { rel: ".git", reason: "git's repository: its config, hooks and index steer the host's next git", file: false },
+    Name { rel: "HEAD", reason: "makes the root a bare repository for the host's git", file: false },
+    Name { rel: ".gatehouse", reason: "Gatehouse's own configuration", file: false },
+    Name { rel: ".claude", reason: "Claude Code's settings (hooks, permissions, disableAllHooks, env, apiKeyHelper), hook scripts, agents and commands", file: false },
+    Name { rel: ".mcp.json", reason: "Claude Code's project MCP servers, commands it starts on the host", file: true },
+    Name { rel: ".codex", reason: "Codex CLI's project config.toml (MCP servers, sandbox, approval, notify) and hooks", file: false },
+    Name { rel: ".gemini", reason: "Gemini CLI's settings (hooks, MCP servers, sandbox, tools) and commands", file: false },
+    Name { rel: ".qwen", reason: "Qwen Code's settings (hooks, MCP servers, sandbox, tools)", file: false },
+    Name { rel: ".cursor", reason: "Cursor's hooks.json, mcp.json, environment.json and rules", file: false },
+    Name { rel: ".github/hooks", reason: "GitHub Copilot CLI's hooks, loaded from the working directory", file: false },
+    Name { rel: ".opencode", reason: "opencode's plugins (code it loads), agents and commands", file: false },
+    Name { rel: "opencode.json", reason: "opencode's project configuration (MCP servers, permissions, plugins)", file: true },
+    Name { rel: "opencode.jsonc", reason: "opencode's project configuration (MCP servers, permissions, plugins)", file: true },
+    Name { rel: ".crush.json", reason: "Crush's project configuration (MCP servers, LSP commands, allowed tools)", file: true },
+    Name { rel: "crush.json", reason: "Crush's project configuration (MCP servers, LSP commands, allowed tools)", file: true },
+    Name { rel: ".continue", reason: "Continue's configuration and MCP servers", file: false },
+    Name { rel: ".clinerules", reason: "Cline's rules and hooks", file: false },
+    Name { rel: ".roo", reason: "Roo Code's MCP servers and rules", file: false },
+    Name { rel: ".roomodes", reason: "Roo Code's modes and the tools each may use", file: true },
+    Name { rel: ".kilocode", reason: "Kilo Code's MCP servers and rules", file: false },
+    Name { rel: ".windsurf", reason: "Windsurf's hooks, workflows and rules", file: false },
+    Name { rel: ".amp", reason: "Amp's workspace settings (MCP servers, permissions, command allow-list)", file: false },
+    Name { rel: ".kiro", reason: "Kiro's hooks, MCP servers and steering", file: false },
+    Name { rel: ".aider.conf.yml", reason: "aider's configuration (lint-cmd and test-cmd run on the host after each edit)", file: true },
+    Name { rel: ".vscode", reason: "VS Code's tasks (run on folder open), settings (tool paths, terminal environment), launch and MCP configuration", file: false },
+    Name { rel: ".zed", reason: "Zed's settings (context servers, language server binaries) and tasks", file: false },
+    Name { rel: ".devcontainer", reason: "a dev container's configuration: initializeCommand runs on the host", file: false },
+    Name { rel: ".devcontainer.json", reason: "a dev container's configuration: initializeCommand runs on the host", file: true },
 ];
 
 /// What the common hook managers read their commands from, below a repository's work
@@ -200,6 +204,28 @@ pub fn discover(
             .any(|q| q != p && q.root == p.root && p.rel.starts_with(&q.rel))
     });
     out
+}
+
+/// Whether `root/rel` is an empty directory where a tool reads a file (`.mcp.json`,
+/// `.aider.conf.yml`, a hook manager's configuration): a placeholder a launcher killed by
+/// `SIGKILL` left behind (FENCE-PROTECT-12), which the tool on the host would fail to read.
+/// The next launcher counts it as one it made, so that the last jail of the root to end
+/// removes it. Never through a symlink: a link is not a directory here.
+pub fn is_leftover_placeholder(root: &Path, rel: &Path) -> bool {
+    let Some(name) = rel.to_str() else {
+        return false;
+    };
+    let file_named = AT_EVERY_ROOT.iter().any(|n| n.file && n.rel == name)
+        || (HOOK_MANAGER_FILES.contains(&name)
+            && ![".husky", ".lefthook", ".lefthook-local"].contains(&name));
+    let at = root.join(rel);
+    file_named
+        && std::fs::symlink_metadata(&at)
+            .map(|m| m.is_dir())
+            .unwrap_or(false)
+        && std::fs::read_dir(&at)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(false)
 }
 
 /// Why the physical path `path` is protected, in one phrase for a refusal: the reason of
@@ -857,5 +883,28 @@ mod tests {
             vec![root.join("a.yml"), root.join("b.yml")]
         );
         assert_eq!(named("extends = [\"c.toml\"]\n"), vec![root.join("c.toml")]);
+    }
+
+    #[test]
+    fn an_empty_directory_where_a_tool_reads_a_file_is_a_leftover_placeholder() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        for d in [".mcp.json", ".vscode", "lefthook-local.yml", "full.json"] {
+            std::fs::create_dir(root.join(d)).unwrap();
+        }
+        std::fs::create_dir(root.join("opencode.json")).unwrap();
+        std::fs::write(root.join("opencode.json/x"), "").unwrap();
+        std::os::unix::fs::symlink(root.join(".vscode"), root.join(".crush.json")).unwrap();
+        assert!(is_leftover_placeholder(root, Path::new(".mcp.json")));
+        assert!(is_leftover_placeholder(
+            root,
+            Path::new("lefthook-local.yml")
+        ));
+        // The twins: a tool's directory, a non-empty one, a link, a name of no tool.
+        assert!(!is_leftover_placeholder(root, Path::new(".vscode")));
+        assert!(!is_leftover_placeholder(root, Path::new("opencode.json")));
+        assert!(!is_leftover_placeholder(root, Path::new(".crush.json")));
+        assert!(!is_leftover_placeholder(root, Path::new("full.json")));
+        assert!(!is_leftover_placeholder(root, Path::new("crush.json")));
     }
 }
