@@ -7,7 +7,7 @@
 //! which is `--clearenv` plus `--setenv` without exposing values to `ps`.
 
 use std::ffi::OsString;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use super::plan::{Layout, Step};
 use super::policy::Policy;
@@ -38,6 +38,49 @@ fn mask(args: &mut Vec<OsString>, path: &Path, dir: bool) {
     } else {
         push(args, &["--ro-bind".as_ref(), "/dev/null".as_ref(), p]);
     }
+}
+
+/// What bubblewrap must not do by path, left to the helper inside its finished tree
+/// (FENCE-PROTECT-18): every protected path and every hidden path inside a writable
+/// root. bubblewrap before 0.12.0 (CVE-2026-87766) follows
+/// a symlink among a destination's parents while it makes the mount point, from a root
+/// where the host's tree is still reachable: a concurrent jail that swapped such a parent
+/// for a symlink between the launcher's checks and bubblewrap's mount had bubblewrap 0.8.0
+/// create the file or directory on the host, outside every root. The helper reaches each
+/// through no-follow descriptors, in a tree where no host path is left, and creates
+/// nothing. A name at the root itself would be safe with bubblewrap (its parent is the
+/// root, a mount point no jail can rename), but bubblewrap reads the whole mount table
+/// again for every bind it makes read-only, which cost about 0.2 ms per protected name.
+pub fn left_to_the_helper(policy: &Policy, system: &[Step]) -> Vec<Step> {
+    let mut steps = Vec::new();
+    for prot in policy.protected_paths() {
+        steps.push(Step::ProtectInJail {
+            root: prot.root,
+            rel: prot.rel,
+        });
+    }
+    let roots = policy.writable_roots();
+    for step in super::plan::hide_steps(policy, system) {
+        if let Step::Mask { path, dir } = step {
+            if let Some(root) = roots.iter().find(|r| path.starts_with(r) && path != **r) {
+                steps.push(Step::MaskInJail {
+                    rel: path.strip_prefix(root).unwrap_or(&path).to_path_buf(),
+                    root: root.clone(),
+                    dir,
+                });
+            }
+        }
+    }
+    steps
+}
+
+/// Whether `path` lies strictly inside a writable root of `policy` (its hiding is left to
+/// the helper, [`left_to_the_helper`]).
+fn inside_a_root(policy: &Policy, path: &Path) -> bool {
+    policy
+        .writable_roots()
+        .iter()
+        .any(|r| path.starts_with(r) && path != r)
 }
 
 /// The arguments before `--`, in bubblewrap's order of application.
@@ -123,44 +166,14 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     for p in &rw {
         push(&mut a, &["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
     }
-    // Protected paths: parents pinned by binding them onto themselves, the path itself
-    // read-only. The launcher has created missing ones without following symlinks.
-    // Every parent is bound once and before any protected path: bubblewrap takes a bind's
-    // source from the host tree, so binding `.git` again for `.git/config` would cover
-    // the read-only `.git/hooks` mount made just before it.
-    let mut parents: Vec<PathBuf> = Vec::new();
-    let mut read_only: Vec<PathBuf> = Vec::new();
-    for prot in policy.protected_paths() {
-        let mut p = prot.root.clone();
-        let comps: Vec<Component> = prot.rel.components().collect();
-        for (i, c) in comps.iter().enumerate() {
-            p.push(c.as_os_str());
-            let meta = std::fs::symlink_metadata(&p);
-            let is_dir = meta.as_ref().map(|m| m.is_dir()).unwrap_or(false);
-            if i + 1 == comps.len() || !is_dir {
-                read_only.push(p.clone());
-                break;
-            }
-            parents.push(p.clone());
-        }
-    }
-    parents.sort_by_key(|p| (p.components().count(), p.clone()));
-    parents.dedup();
-    read_only.sort();
-    read_only.dedup();
-    for p in &parents {
-        push(&mut a, &["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
-    }
-    for p in &read_only {
-        push(
-            &mut a,
-            &["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()],
-        );
-    }
+    // Protected paths are the helper's, inside the finished tree ([`left_to_the_helper`]):
+    // bubblewrap makes no mount point inside a writable root.
     // Hidden paths last of the tree, as in the native plan.
     for step in super::plan::hide_steps(policy, &layout.system) {
         if let Step::Mask { path, dir } = step {
-            mask(&mut a, &path, dir);
+            if !inside_a_root(policy, &path) {
+                mask(&mut a, &path, dir);
+            }
         }
     }
     push(
@@ -176,4 +189,87 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     let cwd: PathBuf = policy.working_dir();
     push(&mut a, &["--chdir".as_ref(), cwd.as_os_str()]);
     a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// FENCE-PROTECT-18: bubblewrap is handed no destination whose parent a writable root
+    /// holds (a directory jailed code may swap for a symlink while bubblewrap runs); those
+    /// are the helper's, reached without following anything.
+    #[test]
+    fn bubblewrap_gets_no_mount_point_below_a_directory_of_a_root() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().join("ws");
+        for d in ["sub/.git", "sub/hid", ".github", ".husky/_"] {
+            std::fs::create_dir_all(ws.join(d)).unwrap();
+        }
+        std::fs::write(ws.join("sub/secret.txt"), "s").unwrap();
+        std::fs::write(ws.join(".pre-commit-config.yaml"), "repos: []\n").unwrap();
+        let mut policy = Policy::new(vec![ws.clone()], t.path().join("scratch"));
+        policy.hidden = vec![ws.join("sub/secret.txt"), ws.join("sub/hid")];
+        policy.home = Some(t.path().join("home"));
+        let policy = policy.resolve().unwrap();
+        let layout = super::super::plan::Layout::of(&policy, None);
+        let a = args(&policy, &layout, Path::new("/usr/bin/gatehouse"));
+        let roots = policy.writable_roots();
+        let mut dests: Vec<PathBuf> = Vec::new();
+        let mut i = 0;
+        while i < a.len() {
+            let two = ["--bind", "--ro-bind", "--ro-bind-try", "--symlink"];
+            let one = ["--tmpfs", "--dir", "--remount-ro"];
+            let s = a[i].to_string_lossy().into_owned();
+            if two.contains(&s.as_str()) {
+                dests.push(PathBuf::from(&a[i + 2]));
+                i += 3;
+            } else if one.contains(&s.as_str()) {
+                dests.push(PathBuf::from(&a[i + 1]));
+                i += 2;
+            } else {
+                i += 1;
+            }
+        }
+        for d in &dests {
+            if let Some(root) = roots.iter().find(|r| d.starts_with(r) && d != *r) {
+                assert_eq!(
+                    d.parent(),
+                    Some(root.as_path()),
+                    "{} reaches bubblewrap",
+                    d.display()
+                );
+            }
+        }
+        // The helper gets them instead.
+        let helper = left_to_the_helper(&policy, &layout.system);
+        let root = policy.workspaces[0].clone();
+        for want in [
+            Step::ProtectInJail {
+                root: root.clone(),
+                rel: PathBuf::from("sub/.git"),
+            },
+            Step::ProtectInJail {
+                root: root.clone(),
+                rel: PathBuf::from(".github/hooks"),
+            },
+            Step::MaskInJail {
+                root: root.clone(),
+                rel: PathBuf::from("sub/secret.txt"),
+                dir: false,
+            },
+            Step::MaskInJail {
+                root: root.clone(),
+                rel: PathBuf::from("sub/hid"),
+                dir: true,
+            },
+        ] {
+            assert!(helper.contains(&want), "{want:?} in {helper:?}");
+        }
+        // The roots themselves stay bubblewrap's; the names at them are the helper's too.
+        assert!(dests.contains(&root));
+        assert!(helper.contains(&Step::ProtectInJail {
+            root: root.clone(),
+            rel: PathBuf::from(".git")
+        }));
+    }
 }

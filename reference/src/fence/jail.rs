@@ -471,6 +471,59 @@ fn protect(new_root: &Path, root: &Path, rel: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Hide `rel` below the writable root `root` inside bubblewrap's finished tree: reached
+/// through `O_PATH | O_NOFOLLOW` descriptors (a symlink anywhere refuses the jail, and
+/// nothing is created), then an empty read-only tmpfs over a directory or the null device
+/// bound read-only over anything else, mounted through `/proc/self/fd`.
+#[cfg(target_os = "linux")]
+fn mask_in_jail(root: &Path, rel: &Path, dir: bool) -> std::io::Result<()> {
+    use crate::sys::{fs, mount};
+    use rustix::mount::MountFlags;
+    let reached = fs::walk_nofollow(root, rel, false)?;
+    let last = reached
+        .last()
+        .filter(|_| reached.len() == rel.components().count())
+        .ok_or_else(|| std::io::Error::other("the hidden path is not reached"))?;
+    if last.is_dir != dir {
+        return Err(std::io::Error::other("the hidden path changed its kind"));
+    }
+    let p = fs::fd_path(Path::new("/proc"), &last.fd);
+    let flags = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
+    if dir {
+        mount::tmpfs(&p, "0755", flags)
+    } else {
+        mount::bind(Path::new("/dev/null"), &p)?;
+        // The new mount through a fresh descriptor of its parent (the old one names the
+        // file underneath, and a walk refuses the device node now there).
+        let name = rel
+            .file_name()
+            .ok_or_else(|| std::io::Error::other("the hidden path has no name"))?;
+        let parent_rel = rel.parent().unwrap_or(Path::new(""));
+        let parent = if parent_rel.as_os_str().is_empty() {
+            rustix::fs::open(
+                root,
+                rustix::fs::OFlags::PATH
+                    | rustix::fs::OFlags::DIRECTORY
+                    | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )?
+        } else {
+            fs::walk_nofollow(root, parent_rel, false)?
+                .pop()
+                .filter(|r| r.is_dir)
+                .ok_or_else(|| std::io::Error::other("the hidden path's parent vanished"))?
+                .fd
+        };
+        let fresh = rustix::fs::openat(
+            &parent,
+            name,
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )?;
+        mount::remount_bind(&fs::fd_path(Path::new("/proc"), &fresh), flags)
+    }
+}
+
 /// Cover `p` read-only by mount (FENCE-JAIL-14, FENCE-JAIL-16). Where the kernel refuses
 /// the mount (bubblewrap run by an unprivileged user leaves its mount namespace to a user
 /// namespace the helper has no capability in), that is no failure only if the object is
@@ -862,6 +915,14 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
             // After the read-write roots they sit in: protected paths read-only over them,
             // existing or freshly created, their parents pinned against renames.
             Step::Protect { root, rel } => protect(new_root, root, rel)
+                .map_err(named(&root.join(rel)))
+                .map_err(fail)?,
+            // Inside bubblewrap's tree, whose root is this process's own: what bubblewrap
+            // would have reached by path through a directory a writable root holds.
+            Step::ProtectInJail { root, rel } => protect(Path::new("/"), root, rel)
+                .map_err(named(&root.join(rel)))
+                .map_err(fail)?,
+            Step::MaskInJail { root, rel, dir } => mask_in_jail(root, rel, *dir)
                 .map_err(named(&root.join(rel)))
                 .map_err(fail)?,
             // Once every mount point exists: nothing new can be created in the root.

@@ -141,6 +141,26 @@ pub enum Step {
         /// The protected path, relative to the root.
         rel: PathBuf,
     },
+    /// Inside bubblewrap's finished tree, by the helper: what [`Step::Protect`] does, for a
+    /// protected path below a parent a writable root holds, which bubblewrap would reach by
+    /// its path and follow a symlink of onto the host (FENCE-PROTECT-18).
+    ProtectInJail {
+        /// The writable root.
+        root: PathBuf,
+        /// The protected path, relative to the root (more than one component).
+        rel: PathBuf,
+    },
+    /// Inside bubblewrap's finished tree, by the helper: hide `rel` below the writable root
+    /// `root` (an empty read-only tmpfs over a directory, the null device over anything
+    /// else), reached through no-follow descriptors (FENCE-PROTECT-18).
+    MaskInJail {
+        /// The writable root.
+        root: PathBuf,
+        /// The hidden path, relative to the root.
+        rel: PathBuf,
+        /// Whether it is a directory.
+        dir: bool,
+    },
     /// Remount the new root's tmpfs read-only.
     SealRoot,
     /// Pivot into the new root and detach every host mount.
@@ -199,6 +219,8 @@ impl Step {
             Step::SealRoot => 8,
             Step::PivotRoot => 9,
             Step::JoinNetwork
+            | Step::ProtectInJail { .. }
+            | Step::MaskInJail { .. }
             | Step::SealDevices { .. }
             | Step::CoverProc { .. }
             | Step::Hostname { .. } => 10,
@@ -230,6 +252,8 @@ impl Step {
             Step::Scratch { .. } => "scratch",
             Step::BindReadWrite { .. } => "bind-read-write",
             Step::Protect { .. } => "protect",
+            Step::ProtectInJail { .. } => "protect-in-jail",
+            Step::MaskInJail { .. } => "mask-in-jail",
             Step::SealRoot => "seal-root",
             Step::PivotRoot => "pivot-root",
             Step::JoinNetwork => "join-network",
@@ -734,12 +758,12 @@ impl Plan {
         let layout = Layout::of(policy, landlock_abi);
         // bubblewrap leaves the helper CAP_SYS_ADMIN in its user namespace for these two
         // steps only; the drop that follows verifies that nothing remains.
-        let mut steps = vec![
-            seal_devices(),
-            cover_proc(),
-            Step::NoNewPrivs,
-            Step::DropCapabilities,
-        ];
+        // While the helper still holds its capability: what bubblewrap must not reach by
+        // path (FENCE-PROTECT-18), after the devices (whose refusal names the backend's
+        // limit where bubblewrap keeps its mount namespace out of the helper's reach).
+        let mut steps = vec![seal_devices(), cover_proc()];
+        steps.extend(super::bwrap::left_to_the_helper(policy, &layout.system));
+        steps.extend([Step::NoNewPrivs, Step::DropCapabilities]);
         if let Some(mut rules) = layout.rules {
             one_rule_for_etc(&mut rules);
             steps.push(Step::Landlock(rules));
@@ -809,7 +833,10 @@ impl Plan {
             }
             phase = step.phase();
             let paths: Vec<&Path> = match step {
-                Step::PrepareProtected { root, rel, .. } | Step::Protect { root, rel } => {
+                Step::PrepareProtected { root, rel, .. }
+                | Step::Protect { root, rel }
+                | Step::ProtectInJail { root, rel }
+                | Step::MaskInJail { root, rel, .. } => {
                     if !rel.is_relative() || rel.as_os_str().is_empty() {
                         return Err(err(i, step, "a protected path is relative"));
                     }

@@ -116,7 +116,10 @@ fn default_etc_entries() -> Vec<String> {
 }
 
 fn default_protected() -> Vec<PathBuf> {
-    PROTECTED.iter().map(PathBuf::from).collect()
+    super::protect::AT_EVERY_ROOT
+        .iter()
+        .map(|n| PathBuf::from(n.rel))
+        .collect()
 }
 
 impl Policy {

@@ -1404,15 +1404,18 @@ pub fn current_posture(options: &FenceOptions) -> Posture {
 }
 
 /// Protected paths (and their parents) that do not exist yet below the workspace roots:
-/// the fence creates them empty to use them as mount points. Deepest first, ready for
-/// [`tidy_protected`].
+/// the fence creates them empty to use them as mount points; and an empty directory a
+/// killed launcher left where a tool reads a file ([`super::protect::is_leftover_placeholder`]),
+/// used and removed the same way. Deepest first, ready for [`tidy_protected`].
 pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
     let mut missing = Vec::new();
     for p in policy.protected_paths() {
         let mut prefix = PathBuf::new();
         for c in p.rel.components() {
             prefix.push(c);
-            if std::fs::symlink_metadata(p.root.join(&prefix)).is_err() {
+            if std::fs::symlink_metadata(p.root.join(&prefix)).is_err()
+                || super::protect::is_leftover_placeholder(&p.root, &prefix)
+            {
                 missing.push((p.root.clone(), prefix.clone()));
             }
         }

@@ -1,13 +1,24 @@
 //! The protected paths of the workspace roots: one list and one rule, shared by the fence
-//! (read-only inside the jail, existing or not: FENCE-PROTECT-6, FENCE-PROTECT-7) and by
-//! the file tools (`write` and `edit` refused with `protected`: PATH-WRITE-7).
+//! (read-only inside the jail, existing or not: FENCE-PROTECT-6, FENCE-PROTECT-7,
+//! FENCE-PROTECT-16, FENCE-PROTECT-17) and by the file tools (`write` and `edit` refused
+//! with `protected`: PATH-WRITE-7).
 //!
-//! The list is the fixed names at every workspace root ([`PROTECTED`]) plus the places the
-//! person's git would read configuration, hooks or a repository's location from, found on
-//! the host's files: the directory a `.git` file names, the common directory its
+//! The list is the fixed names at every workspace root ([`AT_EVERY_ROOT`], each with the
+//! reason it is there: git's, Gatehouse's own, and the configuration every common coding
+//! agent and host tool reads its hooks, permissions, MCP servers, tasks or trust from),
+//! the hook managers' files of a repository ([`HOOK_MANAGER_FILES`]; missing ones too
+//! where a hook is installed, and the files their configuration names), plus the places
+//! the person's git would read configuration, hooks or a repository's location from,
+//! found on the host's files: the directory a `.git` file names, the common directory its
 //! `commondir` names, every `core.hooksPath` of the repository's, the global and the
 //! system configuration, and every file an `include.path` or `includeIf.*.path` names.
 //! A place outside every writable root needs no protection (it is read-only or hidden).
+//!
+//! The public functions: [`discover`] (every protected path of a session), [`covers`]
+//! (whether a physical path lies at or below one), [`reason`] (why, in one phrase, for a
+//! refusal), [`is_leftover_placeholder`] (an empty directory a killed launcher left),
+//! [`hook_notes`] (the posture's lines), [`nested_repositories`],
+//! [`git_targets`] and [`placeholder_is_file`].
 //!
 //! Reads files only; never writes, never runs git.
 
@@ -21,13 +32,66 @@ use serde::{Deserialize, Serialize};
 /// once `.git` is no repository, `.gatehouse` because it is the agent's own configuration.
 pub const PROTECTED: [&str; 3] = [".git", "HEAD", ".gatehouse"];
 
+/// One name protected at every workspace root, existing or not, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Name {
+    /// The path below the root (one component but for `.github/hooks`).
+    pub rel: &'static str,
+    /// Who reads it and what planting it does, for a refusal's reason.
+    pub reason: &'static str,
+    /// The tool reads a file by this name: an empty directory here is a placeholder a
+    /// killed launcher left ([`is_leftover_placeholder`]).
+    pub file: bool,
+}
+
+/// Everything protected at every workspace root, existing or not: [`PROTECTED`]
+/// (FENCE-PROTECT-6), then the configuration the coding agents and the host's tools read
+/// hooks, permissions, MCP servers, tasks or trust from (FENCE-PROTECT-16). A tool's whole
+/// directory where it has one: its settings name scripts beside them (`.claude/hooks/`,
+/// `.cursor/hooks/`), and one empty directory is the only placeholder a missing one needs.
+/// Instructions files (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`, `.cursorrules`,
+/// `.goosehints`, `.github/copilot-instructions.md`) are not here: they are text the
+/// project keeps, which no agent runs.
+pub const AT_EVERY_ROOT: [Name; 28] = [
+    Name { rel: ".git", reason: "git's repository: its config, hooks and index steer the host's next git", file: false },
+    Name { rel: "HEAD", reason: "makes the root a bare repository for the host's git", file: false },
+    Name { rel: ".gatehouse", reason: "Gatehouse's own configuration", file: false },
+    Name { rel: ".claude", reason: "Claude Code's settings (hooks, permissions, disableAllHooks, env, apiKeyHelper), hook scripts, agents and commands", file: false },
+    Name { rel: ".mcp.json", reason: "Claude Code's project MCP servers, commands it starts on the host", file: true },
+    Name { rel: ".codex", reason: "Codex CLI's project config.toml (MCP servers, sandbox, approval, notify) and hooks", file: false },
+    Name { rel: ".gemini", reason: "Gemini CLI's settings (hooks, MCP servers, sandbox, tools) and commands", file: false },
+    Name { rel: ".qwen", reason: "Qwen Code's settings (hooks, MCP servers, sandbox, tools)", file: false },
+    Name { rel: ".cursor", reason: "Cursor's hooks.json, mcp.json, environment.json and rules", file: false },
+    Name { rel: ".github/hooks", reason: "GitHub Copilot CLI's hooks, loaded from the working directory", file: false },
+    Name { rel: ".opencode", reason: "opencode's plugins (code it loads), agents and commands", file: false },
+    Name { rel: "opencode.json", reason: "opencode's project configuration (MCP servers, permissions, plugins)", file: true },
+    Name { rel: "opencode.jsonc", reason: "opencode's project configuration (MCP servers, permissions, plugins)", file: true },
+    Name { rel: ".crush.json", reason: "Crush's project configuration (MCP servers, LSP commands, allowed tools)", file: true },
+    Name { rel: "crush.json", reason: "Crush's project configuration (MCP servers, LSP commands, allowed tools)", file: true },
+    Name { rel: ".continue", reason: "Continue's configuration and MCP servers", file: false },
+    Name { rel: ".clinerules", reason: "Cline's rules and hooks", file: false },
+    Name { rel: ".roo", reason: "Roo Code's MCP servers and rules", file: false },
+    Name { rel: ".roomodes", reason: "Roo Code's modes and the tools each may use", file: true },
+    Name { rel: ".kilocode", reason: "Kilo Code's MCP servers and rules", file: false },
+    Name { rel: ".windsurf", reason: "Windsurf's hooks, workflows and rules", file: false },
+    Name { rel: ".amp", reason: "Amp's workspace settings (MCP servers, permissions, command allow-list)", file: false },
+    Name { rel: ".kiro", reason: "Kiro's hooks, MCP servers and steering", file: false },
+    Name { rel: ".aider.conf.yml", reason: "aider's configuration (lint-cmd and test-cmd run on the host after each edit)", file: true },
+    Name { rel: ".vscode", reason: "VS Code's tasks (run on folder open), settings (tool paths, terminal environment), launch and MCP configuration", file: false },
+    Name { rel: ".zed", reason: "Zed's settings (context servers, language server binaries) and tasks", file: false },
+    Name { rel: ".devcontainer", reason: "a dev container's configuration: initializeCommand runs on the host", file: false },
+    Name { rel: ".devcontainer.json", reason: "a dev container's configuration: initializeCommand runs on the host", file: true },
+];
+
 /// What the common hook managers read their commands from, below a repository's work
 /// tree (FENCE-PROTECT-13): husky's directory (v9's `core.hooksPath=.husky/_` runs
 /// `.husky/<hook>`; v4 to v8 source `.husky/_/husky.sh`), pre-commit's configuration
 /// (its `repo: local` entries name commands), lefthook's configuration and script
 /// directories in every spelling it reads, and overcommit's. Protected where they exist
-/// when the jail is built; a missing one is inert until a hook runs its manager, and then
-/// the posture says so ([`hook_notes`]).
+/// when the jail is built, and in a repository with a hook installed whether they exist
+/// or not (FENCE-PROTECT-17): a manager reads its configuration only from a hook, and no
+/// hook can be added while the hooks directories are read-only; a missing file (a
+/// lefthook `-local` one, a second spelling) is read by the installed manager's next run.
 pub const HOOK_MANAGER_FILES: [&str; 27] = [
     ".husky",
     ".pre-commit-config.yaml",
@@ -89,10 +153,10 @@ pub fn discover(
 ) -> Vec<Protected> {
     let mut out = Vec::new();
     for w in workspaces {
-        for name in PROTECTED {
+        for name in AT_EVERY_ROOT {
             out.push(Protected {
                 root: w.clone(),
-                rel: PathBuf::from(name),
+                rel: PathBuf::from(name.rel),
                 file: false,
             });
         }
@@ -105,11 +169,21 @@ pub fn discover(
                     file: false,
                 });
             }
+            // FENCE-PROTECT-17: with a hook installed, every spelling, existing or not.
+            let hooked = !installed_hooks(&tree, home).is_empty();
             for name in HOOK_MANAGER_FILES {
                 let at = tree.join(name);
-                if std::fs::symlink_metadata(&at).is_ok() {
+                let exists = std::fs::symlink_metadata(&at).is_ok();
+                if exists || hooked {
                     if let Some(p) = place(&normalize(&at), writable) {
                         out.push(p);
+                    }
+                }
+                if exists {
+                    for named in named_by_manager(&at, &tree) {
+                        if let Some(p) = place(&normalize(&named), writable) {
+                            out.push(p);
+                        }
                     }
                 }
             }
@@ -129,6 +203,119 @@ pub fn discover(
         !all.iter()
             .any(|q| q != p && q.root == p.root && p.rel.starts_with(&q.rel))
     });
+    out
+}
+
+/// Whether `root/rel` is an empty directory where a tool reads a file (`.mcp.json`,
+/// `.aider.conf.yml`, a hook manager's configuration): a placeholder a launcher killed by
+/// `SIGKILL` left behind (FENCE-PROTECT-12), which the tool on the host would fail to read.
+/// The next launcher counts it as one it made, so that the last jail of the root to end
+/// removes it. Never through a symlink: a link is not a directory here.
+pub fn is_leftover_placeholder(root: &Path, rel: &Path) -> bool {
+    let Some(name) = rel.to_str() else {
+        return false;
+    };
+    let file_named = AT_EVERY_ROOT.iter().any(|n| n.file && n.rel == name)
+        || (HOOK_MANAGER_FILES.contains(&name)
+            && ![".husky", ".lefthook", ".lefthook-local"].contains(&name));
+    let at = root.join(rel);
+    file_named
+        && std::fs::symlink_metadata(&at)
+            .map(|m| m.is_dir())
+            .unwrap_or(false)
+        && std::fs::read_dir(&at)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(false)
+}
+
+/// Why the physical path `path` is protected, in one phrase for a refusal: the reason of
+/// the [`AT_EVERY_ROOT`] name it lies under, or what git or a hook manager reads there;
+/// `None` where [`covers`] is false.
+pub fn reason(list: &[Protected], path: &Path) -> Option<&'static str> {
+    let path = normalize(path);
+    let hit = list
+        .iter()
+        .find(|p| path.starts_with(p.root.join(&p.rel)))?;
+    if let Some(n) = AT_EVERY_ROOT.iter().find(|n| hit.rel == Path::new(n.rel)) {
+        return Some(n.reason);
+    }
+    let name = hit.rel.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if HOOK_MANAGER_FILES.iter().any(|m| hit.rel.ends_with(m)) {
+        return Some("a hook manager's configuration: the host's next commit runs what it names");
+    }
+    if name == ".git" {
+        return Some("a nested repository's git directory: it steers the host's next git there");
+    }
+    Some("a place git or a hook manager reads hooks, configuration or commands from on the host")
+}
+
+/// How much of a hook manager's file is read for the paths it names.
+const MAX_MANAGER_FILE: u64 = 256 * 1024;
+
+/// The configuration files and script directories a hook manager's configuration at `at`
+/// names below the work tree `tree` (FENCE-PROTECT-17): lefthook's `extends` (merged
+/// into it), `source_dir` and `source_dir_local` (the scripts its hooks run), in YAML,
+/// JSON or TOML spelling. A script a command names (`run: ./scripts/lint.sh`, pre-commit's
+/// `entry`) is the repository's own code, left writable and named by FENCE-PROTECT-15's
+/// posture line. Linear in the file's size; the file is read to [`MAX_MANAGER_FILE`].
+fn named_by_manager(at: &Path, tree: &Path) -> Vec<PathBuf> {
+    use std::io::Read;
+    let mut texts: Vec<String> = Vec::new();
+    let read = |p: &Path| -> Option<String> {
+        let f = std::fs::File::open(p).ok()?;
+        let mut s = String::new();
+        f.take(MAX_MANAGER_FILE).read_to_string(&mut s).ok()?;
+        Some(s)
+    };
+    match std::fs::metadata(at) {
+        Ok(m) if m.is_file() => texts.extend(read(at)),
+        _ => return Vec::new(),
+    }
+    let mut out = Vec::new();
+    for text in &texts {
+        let mut in_extends = false;
+        for line in text.lines() {
+            let t = line.trim();
+            let unquote = |v: &str| {
+                v.trim()
+                    .trim_matches(|c: char| "\"',[]{} ".contains(c))
+                    .to_string()
+            };
+            // `key: value`, `"key": "value"`, `key = "value"`.
+            let kv = t
+                .split_once(':')
+                .or_else(|| t.split_once('='))
+                .map(|(k, v)| (unquote(k).to_ascii_lowercase(), v.trim().to_string()));
+            if let Some((k, v)) = &kv {
+                in_extends = k == "extends" && (v.is_empty() || v == "[");
+                match k.as_str() {
+                    "source_dir" | "source_dir_local" => out.push(tree.join(unquote(v))),
+                    "extends" => {
+                        for item in v.trim_matches(|c| c == '[' || c == ']').split(',') {
+                            let item = unquote(item);
+                            if !item.is_empty() {
+                                out.push(tree.join(item));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if matches!(k.as_str(), "extends" | "source_dir" | "source_dir_local") {
+                    continue;
+                }
+            } else if in_extends {
+                // A list below `extends:` (`- a.yml`) or inside `[` ... `]`.
+                let item = unquote(t.trim_start_matches('-'));
+                if !item.is_empty() {
+                    out.push(tree.join(item));
+                }
+                if t.contains(']') || (!t.starts_with('-') && !t.starts_with('"')) {
+                    in_extends = false;
+                }
+            }
+        }
+    }
+    out.retain(|p| normalize(p).starts_with(tree));
     out
 }
 
@@ -596,6 +783,128 @@ mod tests {
             std::slice::from_ref(&root),
             None,
         );
-        assert_eq!(list.len(), PROTECTED.len());
+        assert_eq!(list.len(), AT_EVERY_ROOT.len());
+    }
+
+    #[test]
+    fn agent_configuration_is_protected_whether_it_exists_or_not() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        let list = discover(
+            std::slice::from_ref(&root),
+            std::slice::from_ref(&root),
+            None,
+        );
+        for p in [
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".mcp.json",
+            ".codex/config.toml",
+            ".gemini/settings.json",
+            ".vscode/tasks.json",
+            ".devcontainer/devcontainer.json",
+            ".github/hooks/h.json",
+        ] {
+            assert!(covers(&list, &root.join(p)), "{p}");
+            assert!(reason(&list, &root.join(p)).is_some(), "{p}");
+        }
+        assert!(reason(&list, &root.join(".claude/x"))
+            .unwrap()
+            .contains("Claude Code"));
+        // The allowed twins: ordinary files beside them.
+        for p in [
+            "src/a.rs",
+            ".github/workflows/ci.yml",
+            "CLAUDE.md",
+            ".mcp.json.bak",
+        ] {
+            assert!(!covers(&list, &root.join(p)), "{p}");
+            assert!(reason(&list, &root.join(p)).is_none(), "{p}");
+        }
+    }
+
+    #[test]
+    fn hook_manager_files_with_a_hook_installed_and_what_lefthook_names() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        std::fs::write(
+            root.join("lefthook.yml"),
+            "extends:\n  - shared/base.yml\n  - ../outside.yml\nsource_dir: hooks-src\nsource_dir_local: \"local-src\"\n",
+        )
+        .unwrap();
+        let rels =
+            |list: &[Protected]| -> Vec<PathBuf> { list.iter().map(|p| p.rel.clone()).collect() };
+        let list = discover(
+            std::slice::from_ref(&root),
+            std::slice::from_ref(&root),
+            None,
+        );
+        let r = rels(&list);
+        for want in ["lefthook.yml", "shared/base.yml", "hooks-src", "local-src"] {
+            assert!(r.contains(&PathBuf::from(want)), "{want} in {r:?}");
+        }
+        // No hook installed: a missing spelling is inert, not protected.
+        assert!(!r.contains(&PathBuf::from("lefthook-local.yml")));
+        assert!(!r.iter().any(|p| p.starts_with("..")));
+        // A hook installed: every spelling, existing or not.
+        std::fs::write(
+            root.join(".git/hooks/pre-commit"),
+            "#!/bin/sh\nlefthook run pre-commit\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(
+            root.join(".git/hooks/pre-commit"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        let r = rels(&discover(
+            std::slice::from_ref(&root),
+            std::slice::from_ref(&root),
+            None,
+        ));
+        for want in [
+            "lefthook-local.yml",
+            ".lefthook-local.toml",
+            ".pre-commit-config.yaml",
+            ".config/lefthook.yml",
+        ] {
+            assert!(r.contains(&PathBuf::from(want)), "{want} in {r:?}");
+        }
+        // JSON and TOML spellings of extends.
+        let named = |text: &str| {
+            std::fs::write(root.join("lefthook.json"), text).unwrap();
+            named_by_manager(&root.join("lefthook.json"), &root)
+        };
+        assert_eq!(
+            named("{\"extends\": [\n  \"a.yml\",\n  \"b.yml\"\n]}\n"),
+            vec![root.join("a.yml"), root.join("b.yml")]
+        );
+        assert_eq!(named("extends = [\"c.toml\"]\n"), vec![root.join("c.toml")]);
+    }
+
+    #[test]
+    fn an_empty_directory_where_a_tool_reads_a_file_is_a_leftover_placeholder() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        for d in [".mcp.json", ".vscode", "lefthook-local.yml", "full.json"] {
+            std::fs::create_dir(root.join(d)).unwrap();
+        }
+        std::fs::create_dir(root.join("opencode.json")).unwrap();
+        std::fs::write(root.join("opencode.json/x"), "").unwrap();
+        std::os::unix::fs::symlink(root.join(".vscode"), root.join(".crush.json")).unwrap();
+        assert!(is_leftover_placeholder(root, Path::new(".mcp.json")));
+        assert!(is_leftover_placeholder(
+            root,
+            Path::new("lefthook-local.yml")
+        ));
+        // The twins: a tool's directory, a non-empty one, a link, a name of no tool.
+        assert!(!is_leftover_placeholder(root, Path::new(".vscode")));
+        assert!(!is_leftover_placeholder(root, Path::new("opencode.json")));
+        assert!(!is_leftover_placeholder(root, Path::new(".crush.json")));
+        assert!(!is_leftover_placeholder(root, Path::new("full.json")));
+        assert!(!is_leftover_placeholder(root, Path::new("crush.json")));
     }
 }
