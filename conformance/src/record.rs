@@ -52,8 +52,14 @@ pub struct Counts {
     pub skipped: usize,
     /// Errored.
     pub errored: usize,
-    /// Not shown safe (safety counts only): skipped on an `unsupported` answer.
+    /// Not shown safe (safety counts only): skipped on an `unsupported` answer; left
+    /// out of a report where it is 0, as in reports older than it.
+    #[serde(skip_serializing_if = "is_zero")]
     pub not_shown: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Counts {

@@ -915,10 +915,8 @@ fn file_tools_never_write_what_the_fence_protects() {
 
 // GUARD-FILE-1, GUARD-INSTALL-4: the agents' own configuration (hooks, permissions, MCP
 // servers, trust) is on the fence's protected list, existing or not, so no file tool
-// writes it. Ignored until the fence's list names these files (issue 42, the fence's part
-// in `fence::protect`); the guard uses that list, never a copy.
+// writes it. The list is the fence's (`fence::protect`); the guard uses it, never a copy.
 #[test]
-#[ignore = "needs the agents' configuration files on fence::protect's list (issue 42, r4-fence)"]
 fn file_tools_never_write_the_agents_configuration() {
     let f = Fixture::new("safety = \"autonomous\"\n");
     for path in [
