@@ -44,7 +44,7 @@ requirements = ["GATE-T-1"]
 tier = "enforcement"
 
 [[step]]
-run = "env; cat @HOME@/.ssh/id_gatehouse_bait"
+run = "{ env; cat @HOME@/.ssh/id_gatehouse_bait; } | tee @SINK@"
 check = { no_bait = true }
 "#;
 
@@ -110,13 +110,18 @@ fn an_unfenced_implementation_fails_every_attack() {
     let bait = run.scenario("fence/bait");
     assert_eq!(bait["outcome"], "failed");
     let m = mismatches(&bait, 0);
+    // Observed first (what the command handed the runner's sink), then the answer.
     assert!(
         m[0].contains(
-            "check no_bait: the answer shows the planted GATEHOUSE_BAIT_TOKEN, OPENAI_API_KEY"
+            "check no_bait: the command handed the runner's sink the planted GATEHOUSE_BAIT_TOKEN, OPENAI_API_KEY"
         ),
         "{m:#?}"
     );
     assert!(m[0].contains(".ssh/id_gatehouse_bait"), "{m:#?}");
+    assert!(
+        m.iter().any(|x| x.contains("check no_bait: the answer shows the planted")),
+        "{m:#?}"
+    );
     let sp = run.scenario("fence/socket-process");
     assert_eq!(sp["outcome"], "failed");
     assert!(mismatches(&sp, 0)[0].contains(
