@@ -363,9 +363,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     // Nothing the implementation started outlives its run, so nothing can touch a report.
     let killed = crate::reap::kill_descendants();
     if killed > 0 {
-        eprintln!(
-            "gatehouse-conform: killed {killed} process(es) the implementation left running"
-        );
+        eprintln!("gatehouse-conform: killed {killed} process(es) the implementation left running");
     }
     if !adopted {
         eprintln!(

@@ -310,7 +310,13 @@ pub fn render_human(t: &Trace) -> String {
         "scenarios", "observed", "reported"
     );
     for (folder, (observed, reported)) in &t.evidence {
-        let _ = writeln!(s, "{:<24} {:>9} {:>9}", format!("{folder}/"), observed, reported);
+        let _ = writeln!(
+            s,
+            "{:<24} {:>9} {:>9}",
+            format!("{folder}/"),
+            observed,
+            reported
+        );
     }
     let file_only: Vec<&String> = t
         .requirements

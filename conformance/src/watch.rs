@@ -72,7 +72,10 @@ impl Watch {
         // `Err` (EAGAIN) once every queued event is read.
         while let Ok(ev) = reader.next() {
             if ev.events().contains(ReadFlags::QUEUE_OVERFLOW) {
-                out.push((PathBuf::from("(the watch)"), vec!["too many changes to list"]));
+                out.push((
+                    PathBuf::from("(the watch)"),
+                    vec!["too many changes to list"],
+                ));
                 continue;
             }
             let Some(dir) = self.dirs.get(&ev.wd()) else {

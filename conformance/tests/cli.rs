@@ -467,7 +467,10 @@ os.execvp("python3", ["python3", {allow_all:?}])
     assert!(run.stderr.contains("killed"), "{}", run.stderr);
     // Longer than the daemon would have waited.
     std::thread::sleep(std::time::Duration::from_secs(3));
-    assert!(!suite.path("daemon-was-here").exists(), "the daemon outlived the run");
+    assert!(
+        !suite.path("daemon-was-here").exists(),
+        "the daemon outlived the run"
+    );
     let text = std::fs::read_to_string(&report).unwrap();
     assert!(text.contains("\"scenarios\""), "{text}");
     let line = run

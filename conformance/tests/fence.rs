@@ -119,7 +119,8 @@ fn an_unfenced_implementation_fails_every_attack() {
     );
     assert!(m[0].contains(".ssh/id_gatehouse_bait"), "{m:#?}");
     assert!(
-        m.iter().any(|x| x.contains("check no_bait: the answer shows the planted")),
+        m.iter()
+            .any(|x| x.contains("check no_bait: the answer shows the planted")),
         "{m:#?}"
     );
     let sp = run.scenario("fence/socket-process");

@@ -461,3 +461,44 @@ fn an_empty_pins_says_the_step_pins_nothing_and_still_counts_as_said() {
     );
     assert_eq!(errors(&pinned), Vec::<String>::new());
 }
+
+/// PROTO-OBSERVE-1: every key a scenario's `check` table may hold has its class.
+#[test]
+fn every_check_key_is_classified_and_each_reported_safety_key_says_why() {
+    let err = toml::from_str::<crate::scenario::Check>("bogus = 1")
+        .unwrap_err()
+        .to_string();
+    let keys: Vec<&str> = err
+        .split("expected one of ")
+        .nth(1)
+        .unwrap()
+        .split(", ")
+        .map(|k| k.trim().trim_matches('`'))
+        .filter(|k| !k.is_empty())
+        .collect();
+    assert!(keys.len() > 10, "{err}");
+    for key in keys {
+        let c = crate::verdict::CHECKS.iter().find(|c| c.key == key);
+        let c = c.unwrap_or_else(|| panic!("`{key}` has no class in CHECKS"));
+        if c.level == crate::verdict::Level::Safety
+            && c.evidence == crate::verdict::Evidence::Reported
+        {
+            assert!(
+                c.reason.is_some(),
+                "`{key}`: reported at safety without a reason"
+            );
+        }
+    }
+    assert_eq!(
+        crate::verdict::evidence("step 2 check unchanged"),
+        crate::verdict::Evidence::Observed
+    );
+    assert_eq!(
+        crate::verdict::evidence("case 1 check stdout_lacks"),
+        crate::verdict::Evidence::Reported
+    );
+    assert_eq!(
+        crate::verdict::evidence("step 1 decision"),
+        crate::verdict::Evidence::Reported
+    );
+}

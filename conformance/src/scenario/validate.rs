@@ -485,8 +485,7 @@ fn check_names(cx: &mut Ctx<'_>, body: &Body) {
 /// runner reads it itself; `no_bait` on the answer alone convicts only.
 fn check_sink(cx: &mut Ctx<'_>, body: &Body) {
     for step in steps_of(body) {
-        if step.check.no_bait && step.action.is_run() && !step.action.label().contains("@SINK@")
-        {
+        if step.check.no_bait && step.action.is_run() && !step.action.label().contains("@SINK@") {
             let offset = cx
                 .source
                 .lines()

@@ -40,42 +40,8 @@ fn mask(args: &mut Vec<OsString>, path: &Path, dir: bool) {
     }
 }
 
-/// What bubblewrap must not do by path, left to the helper inside its finished tree
-/// (FENCE-PROTECT-18): every protected path and every hidden path inside a writable
-/// root. bubblewrap before 0.12.0 (CVE-2026-87766) follows
-/// a symlink among a destination's parents while it makes the mount point, from a root
-/// where the host's tree is still reachable: a concurrent jail that swapped such a parent
-/// for a symlink between the launcher's checks and bubblewrap's mount had bubblewrap 0.8.0
-/// create the file or directory on the host, outside every root. The helper reaches each
-/// through no-follow descriptors, in a tree where no host path is left, and creates
-/// nothing. A name at the root itself would be safe with bubblewrap (its parent is the
-/// root, a mount point no jail can rename), but bubblewrap reads the whole mount table
-/// again for every bind it makes read-only, which cost about 0.2 ms per protected name.
-pub fn left_to_the_helper(policy: &Policy, system: &[Step]) -> Vec<Step> {
-    let mut steps = Vec::new();
-    for prot in policy.protected_paths() {
-        steps.push(Step::ProtectInJail {
-            root: prot.root,
-            rel: prot.rel,
-        });
-    }
-    let roots = policy.writable_roots();
-    for step in super::plan::hide_steps(policy, system) {
-        if let Step::Mask { path, dir } = step {
-            if let Some(root) = roots.iter().find(|r| path.starts_with(r) && path != **r) {
-                steps.push(Step::MaskInJail {
-                    rel: path.strip_prefix(root).unwrap_or(&path).to_path_buf(),
-                    root: root.clone(),
-                    dir,
-                });
-            }
-        }
-    }
-    steps
-}
-
 /// Whether `path` lies strictly inside a writable root of `policy` (its hiding is left to
-/// the helper, [`left_to_the_helper`]).
+/// the helper, [`super::plan::left_to_the_helper`]).
 fn inside_a_root(policy: &Policy, path: &Path) -> bool {
     policy
         .writable_roots()
@@ -166,7 +132,7 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     for p in &rw {
         push(&mut a, &["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
     }
-    // Protected paths are the helper's, inside the finished tree ([`left_to_the_helper`]):
+    // Protected paths are the helper's, inside the finished tree ([`super::plan::left_to_the_helper`]):
     // bubblewrap makes no mount point inside a writable root.
     // Hidden paths last of the tree, as in the native plan.
     for step in super::plan::hide_steps(policy, &layout.system) {
@@ -241,7 +207,7 @@ mod tests {
             }
         }
         // The helper gets them instead.
-        let helper = left_to_the_helper(&policy, &layout.system);
+        let helper = super::super::plan::left_to_the_helper(&policy, &layout.system);
         let root = policy.workspaces[0].clone();
         for want in [
             Step::ProtectInJail {
