@@ -141,8 +141,34 @@ def lex(text):
     return out
 
 def fnmatch_one(pat, name):
-    import fnmatch
-    return fnmatch.fnmatchcase(name, pat.replace("[^", "[!"))
+    """Whether glob `pat` matches `name` (`*`, `?`, `[...]` with `!`/`^` and ranges): one
+    pass over the pattern carrying the set of positions of `name` reached, so a run of
+    stars costs linear time, never a backtracking search (GATE-DANGER-12)."""
+    reach = {0}; p = 0; n = len(name)
+    while p < len(pat) and reach:
+        c = pat[p]
+        if c == "*":
+            reach = set(range(min(reach), n + 1)); p += 1; continue
+        if c == "?":
+            reach = {k + 1 for k in reach if k < n}; p += 1; continue
+        if c == "[":
+            q = p + 1
+            neg = q < len(pat) and pat[q] in "!^"
+            if neg: q += 1
+            e = pat.find("]", q + 1)
+            if e >= 0:
+                body = pat[q:e]
+                def hit(ch):
+                    j, ok = 0, False
+                    while j < len(body):
+                        if j + 2 < len(body) and body[j+1] == "-":
+                            ok |= body[j] <= ch <= body[j+2]; j += 3
+                        else:
+                            ok |= body[j] == ch; j += 1
+                    return ok != neg
+                reach = {k + 1 for k in reach if k < n and hit(name[k])}; p = e + 1; continue
+        reach = {k + 1 for k in reach if k < n and name[k] == c}; p += 1
+    return n in reach
 
 def may_be_rm(w, g):
     tail = re.split(r"[/=!]", w)[-1].lower()
@@ -158,68 +184,187 @@ def inline_code(args):
         elif a == "eval" or (len(a) > 1 and a[0] == "-" and set(a[1:]) & set("ceEprBR")): return True
     return False
 
-def program_from_input(name, args):
+def names_descriptor(text):
+    """GATE-DANGER-11: a piece of the word (cut at blanks, `= : ,` and redirection
+    operators) holding a `/` with a path component `stdin` or `fd`, in any case."""
+    for piece in re.split(r"[ \t\n=:,<>&|;]", text):
+        if "/" in piece and any(c.lower() in ("stdin", "fd") for c in piece.split("/")):
+            return True
+    return False
+
+def stdin_word(a):
+    return a in STDIN_WORDS or names_descriptor(a)
+
+def program_from_input(name, stdin, operand):
+    """GATE-DANGER-9(d), -11: whether `name`, fed, reads its program from that input;
+    `stdin`: a later word names standard input or a descriptor, `operand`: a later word
+    is an operand (not an option, redirection or its target)."""
     n = name.lower()
     if n in ("parallel", "sem"): return True
     if not (is_interp(n) or stem(n) in SHELLS or n in ("source", ".")): return False
-    if any(a in STDIN_WORDS for a, _ in args): return True
+    if stdin: return True
     if n in AWKS: return False
-    skip = False
-    for a, _ in args:
-        if skip: skip = False; continue
-        m = re.match(r"^[0-9]*[<>]+[|&]?(.*)$", a)
-        if m: skip = m.group(1) == ""; continue
-        if not a.startswith("-"): return False
-    return True
+    return not operand
 
-def expand_braces_word(w, budget):
-    m = None
-    depth = 0
+CAP = 1 << 60
+
+def brace_sequence(body):
+    """The items of a `{x..y[..step]}` body, or None when it is not one."""
+    if len(body) > 64: return None
+    sm = re.fullmatch(r"(-?\d+|.)\.\.(-?\d+|.)(?:\.\.(-?\d+))?", body)
+    if not sm: return None
+    x, y = sm.group(1), sm.group(2)
+    step = abs(int(sm.group(3))) if sm.group(3) else 1
+    step = step or 1
+    if re.fullmatch(r"-?\d+", x) and re.fullmatch(r"-?\d+", y):
+        a_, b_ = int(x), int(y); chars = False
+    elif len(x) == 1 and len(y) == 1 and not (x.isdigit() and y.isdigit()):
+        a_, b_ = ord(x), ord(y); chars = True
+    else: return None
+    cnt = abs(b_ - a_) // step + 1
+    if cnt > 257: return ["?"] * 257  # too many words either way
+    rng = range(a_, b_ + 1, step) if b_ >= a_ else range(a_, b_ - 1, -step)
+    return [chr(v) if chars else str(v) for v in rng]
+
+def brace_parse(w):
+    """One pass over a word with a stack of open braces (braces and commas found
+    quote-blind): a list of pieces ('lit', text), ('group', [pieces...]),
+    ('items', [text...])."""
+    pieces, stack, run = [], [], []
+    def flush():
+        if run: pieces.append(("lit", "".join(run))); run.clear()
     for i, c in enumerate(w):
-        if c == "{" and not (i and w[i-1] == "$"):
-            # find the match and top-level commas
-            d, commas, j = 0, [], i
-            while j < len(w):
-                if w[j] == "{": d += 1
-                elif w[j] == "}":
-                    d -= 1
-                    if d == 0: break
-                elif w[j] == "," and d == 1: commas.append(j)
-                j += 1
-            if j >= len(w): return [w]
-            body = w[i+1:j]
-            if commas:
-                alts = []; st = i + 1
-                for c2 in commas: alts.append(w[st:c2]); st = c2 + 1
-                alts.append(w[st:j])
+        if c == "{":
+            flush()
+            stack.append([len(pieces), i, i > 0 and w[i-1] == "$", False])
+            pieces.append(("open", "{"))
+        elif c == "," and stack and not stack[-1][2]:
+            flush()
+            stack[-1][3] = True
+            pieces.append(("comma", ","))
+        elif c == "}" and stack:
+            flush()
+            start, op, param, comma = stack.pop()
+            if param:
+                run.append("}")
+            elif comma:
+                # a group nested in 256 others expands to more than 256 words
+                if len(stack) >= 256: return None
+                alts = [[]]
+                for pc in pieces[start+1:]:
+                    if pc[0] == "comma": alts.append([])
+                    else: alts[-1].append(pc)
+                del pieces[start:]
+                pieces.append(("group", alts))
             else:
-                sm = re.fullmatch(r"(-?\d+|.)\.\.(-?\d+|.)(?:\.\.(-?\d+))?", body)
-                if not sm: continue
-                x, y = sm.group(1), sm.group(2)
-                step = abs(int(sm.group(3))) if sm.group(3) else 1
-                step = step or 1
-                if re.fullmatch(r"-?\d+", x) and re.fullmatch(r"-?\d+", y):
-                    a_, b_ = int(x), int(y); chars = False
-                elif len(x) == 1 and len(y) == 1 and not (x.isdigit() and y.isdigit()):
-                    a_, b_ = ord(x), ord(y); chars = True
-                else: continue
-                rng = range(a_, b_ + 1, step) if b_ >= a_ else range(a_, b_ - 1, -step)
-                if len(rng) > 256: return None
-                alts = [chr(v) if chars else str(v) for v in rng]
-            res = []
-            for alt in alts:
-                sub = expand_braces_word(w[:i] + alt + w[j+1:], budget)
-                if sub is None: return None
-                res += sub
-                if len(res) > 256: return None
-            return res
-    return [w]
+                seq = brace_sequence(w[op+1:i])
+                if seq is None: run.append("}")
+                else:
+                    del pieces[start:]
+                    pieces.append(("items", seq))
+        else:
+            run.append(c)
+    flush()
+    return pieces
+
+def brace_measure(pieces, work):
+    """(words, bytes) the pieces expand to, saturating; work[0] adds what nested groups
+    build on the way."""
+    cnt, size = 1, 0
+    for kind, v in pieces:
+        if kind in ("lit", "open", "comma"): c, b = 1, len(v)
+        elif kind == "items": c, b = len(v), sum(map(len, v))
+        else:
+            c = b = 0
+            for alt in v:
+                c2, b2 = brace_measure(alt, work)
+                c, b = min(CAP, c + c2), min(CAP, b + b2)
+            work[0] = min(CAP, work[0] + b)
+        cnt, size = min(CAP, cnt * c), min(CAP, size * c + b * cnt)
+    return cnt, size
+
+def brace_build(pieces):
+    words = [""]
+    for kind, v in pieces:
+        if kind in ("lit", "open", "comma"): choices = [v]
+        elif kind == "items": choices = v
+        else: choices = [x for alt in v for x in brace_build(alt)]
+        if len(choices) == 1: words = [x + choices[0] for x in words]
+        else: words = [x + c for x in words for c in choices]
+    return words
+
+def brace_words(line):
+    """Split at the shell's word ends for brace expansion: an unquoted blank, newline or
+    operator (GATE-DANGER-14). Yields (text, is_word)."""
+    i, n = 0, len(line)
+    while i < n:
+        j = i
+        while j < n:
+            c = line[j]
+            if c in " \t\n\r;&|<>()": break
+            if c == "\\": j += 2
+            elif c == "'":
+                k = line.find("'", j + 1); j = n if k < 0 else k + 1
+            elif c == '"':
+                j += 1
+                while j < n and line[j] != '"': j += 2 if line[j] == "\\" else 1
+                j += 1
+            else: j += 1
+        j = min(j, n)
+        if j == i: yield line[i], False; i += 1
+        else: yield line[i:j], True; i = j
+
+def expand_braces(line):
+    """GATE-DANGER-8, -12, -14: every word's brace expansion; None past 256 words or 8
+    bytes per byte of the line plus 4096."""
+    words_left, max_bytes = 256, 8 * len(line) + 4096
+    out, size = [], 0
+    for t, isword in brace_words(line):
+        if isword and "{" in t:
+            pcs = brace_parse(t)
+            if pcs is None: return None
+            work = [0]
+            cnt, b = brace_measure(pcs, work)
+            if cnt > words_left or b + cnt > max_bytes or work[0] > max_bytes: return None
+            if cnt > 1: words_left -= cnt
+            t = " ".join(brace_build(pcs))
+        out.append(t); size += len(t)
+        if size > max_bytes: return None
+    return "".join(out)
+
+def extglob_as_star(line):
+    """GATE-DANGER-13: each extended glob group outside quotes (`@( ) !( ) +( ) *( )
+    ?( )`, quotes and blanks inside included) read as `*`; one pass, a stack of parens."""
+    stack, spans, groups = [], [], 0
+    single = double = False
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if c == "\\" and not single: i += 2; continue
+        if c == "'" and not double: single = not single
+        elif c == '"' and not single: double = not double
+        elif c == "(" and not single and not double:
+            g = i > 0 and line[i-1] in "@!+*?" and not (i > 1 and line[i-2] == "\\")
+            if g: groups += 1
+            stack.append(i - 1 if g else None)
+        elif c == ")" and not single and not double and stack:
+            frm = stack.pop()
+            if frm is not None:
+                groups -= 1
+                if groups == 0: spans.append((frm, i + 1))
+        i += 1
+    if not spans: return line
+    out, at = [], 0
+    for frm, to in spans:
+        out.append(line[at:frm]); out.append("*"); at = to
+    out.append(line[at:])
+    return "".join(out)
 
 def respell(line):
     """GATE-DANGER-6, -8: the line as the shell will respell it before it runs; None
     when a brace expansion is too large to read."""
     line = line.replace("\\\n", "")
-    line = re.sub(r"\$\{IFS[^}]*\}", " ", line)
+    line = re.sub(r"\$\{IFS[^}]*(?:\}|$)", " ", line)  # unclosed: to the end, once
     line = re.sub(r"\$IFS(?![A-Za-z0-9_])", " ", line)
     def ansi_c(m):
         body = m.group(1)
@@ -228,16 +373,9 @@ def respell(line):
         body = re.sub(r"\\([0-7]{1,3})", lambda x: chr(int(x.group(1), 8)), body)
         return "'" + body + "'"
     line = re.sub(r"\$'([^']*)'", ansi_c, line).replace('$"', '"')
+    line = extglob_as_star(line)
     if "{" in line:
-        toks = re.split(r"([ \t])", line)
-        out = []
-        for t in toks:
-            if "{" in t:
-                e = expand_braces_word(t, 256)
-                if e is None: return None
-                out.append(" ".join(e))
-            else: out.append(t)
-        line = "".join(out)
+        line = expand_braces(line)
     return line
 
 def dangerous(line, depth=0):
@@ -255,7 +393,7 @@ def dangerous(line, depth=0):
     line = re.sub("`", bt, line)
     segs, cur, fed = [], [], False
     for i, c in enumerate(line):
-        pair = (c == "{" and line[i+1:i+2] == "}") or (c == "}" and line[i-1:i] == "{")
+        pair = (c == "{" and line[i+1:i+2] == "}") or (c == "}" and line[i-1:i] == "{") or (c == "&" and line[i-1:i] in ("<", ">") and i > 0)
         if c in ";&|\n\r(){}" and not pair:
             text = "".join(cur)
             segs.append((text, fed or "<<" in text or (c == "(" and text.rstrip()[-1:] in ("<", ">"))))
@@ -266,8 +404,12 @@ def dangerous(line, depth=0):
     text = "".join(cur)
     segs.append((text, fed or "<<" in text))
     awk_runs = "system" in line or "getline" in line or re.search(r"\|\s*['\"]", line)
+    descriptor = runs_program = False  # GATE-DANGER-11, over the whole line
     for text, isfed in segs:
         ws = lex(text)
+        descriptor = descriptor or any(names_descriptor(w) for w, _ in ws)
+        # a standard input duplicated from another descriptor (`bash <&3`) feeds it too
+        isfed = isfed or any(re.match(r"^0?<&", w) for w, _ in ws)
         i = 0
         while i < len(ws):
             w = ws[i][0]
@@ -278,35 +420,52 @@ def dangerous(line, depth=0):
         if i >= len(ws): continue
         if "$" in ws[i][0] or ws[i][1]: return True
         start, wrapped, spread, splice, repl = i, False, False, False, None
+        # what the words after each index hold, computed once from the end so that a long
+        # run of `rm`, `find` or shell words reads in linear time (GATE-DANGER-12)
+        nw = len(ws)
+        rm_after, find_after, inline_after = [None] * (nw + 1), [False] * (nw + 1), [False] * (nw + 1)
+        stdin_after, operand_after = [False] * (nw + 1), [False] * (nw + 1)
+        target = [False] * (nw + 1)
+        for j, (a, _) in enumerate(ws):
+            m = re.match(r"^[0-9]*[<>]+[|&]?(.*)$", a)
+            if m and not target[j] and m.group(1) == "": target[j + 1] = True
+        for j in range(nw - 1, -1, -1):
+            a, ag = ws[j]
+            if a == "--": d = False
+            elif rm_recursive([a]) or (FLAW != "glob-blind" and ("$" in a or (ag and a[:1] in ("*", "?", "[", "-")))): d = True
+            else: d = rm_after[j + 1]
+            rm_after[j] = d
+            find_after[j] = find_after[j + 1] or a == "-delete" or ("$" in a and not any(c in a for c in " \t\n")) or (ag and fnmatch_one(a, "-delete"))
+            inline_after[j] = inline_after[j + 1] or inline_code([(a, ag)])
+            stdin_after[j] = stdin_after[j + 1] or stdin_word(a)
+            operand_after[j] = operand_after[j + 1] or not (target[j] or re.match(r"^[0-9]*[<>]+[|&]?(.*)$", a) or a.startswith("-"))
         for k, (w, g) in enumerate(ws):
-            rest = ws[k+1:]
             blank = any(c in w for c in " \t\n")
             name = base(w).lower()
             if wrapped and not blank and "$" in w: return True
             if may_be_rm(w, g) and (k == start or FLAW != "command-word-only"):
-                for a, ag in rest:
-                    if a == "--": break
-                    if rm_recursive([a]): return True
-                    if FLAW != "glob-blind" and ("$" in a or (ag and a[:1] in ("*", "?", "[", "-"))): return True
-                else:
-                    if spread: return True
-            if name == "find":
-                for a, ag in rest:
-                    if a == "-delete" or ("$" in a and not any(c in a for c in " \t\n")) or (ag and fnmatch_one(a, "-delete")): return True
+                if rm_after[k + 1] or (rm_after[k + 1] is None and spread): return True
+            if name == "find" and find_after[k + 1]: return True
             if splice and blank and ("{}" in w or (repl and repl in w)): return True
             if spread and repl is None:  # xargs -I REPLACE, -IREPLACE, --replace=REPLACE
                 m = re.fullmatch(r"(?:-I|--replace=)(.+)", w)
                 if m: repl = m.group(1)
-                elif w == "-I" and rest: repl = rest[0][0] or None
+                elif w == "-I" and k + 1 < nw: repl = ws[k + 1][0] or None
             if name in AWKS:
                 if awk_runs: return True
-            elif is_interp(name) and stem(name) not in SHELLS and inline_code(rest): return True
-            if isfed and (k == start or (k > start and wrapped)) and program_from_input(name, rest): return True
-            if blank and (k == start or wrapped or FLAW != "command-word-only") and dangerous(w, depth + 1): return True
+            elif is_interp(name) and stem(name) not in SHELLS and inline_after[k + 1]: return True
+            cmdpos = k == start or (k > start and wrapped)
+            if is_interp(name) or stem(name) in SHELLS or name in AWKS or name == "sed" or (cmdpos and name in ("source", ".")):
+                runs_program = True
+            if isfed and cmdpos and program_from_input(name, stdin_after[k + 1], operand_after[k + 1]): return True
+            # the text attached to a redirection is read again on its own (`3<<<'rm -rf x'`)
+            m = re.match(r"^[0-9]*(?:<<<|<<-?|<>|<&|>&|&>>?|>>|>\||<|>)(.+)$", w, re.S)
+            again = m.group(1) if m else w
+            if any(c in again for c in " \t\n") and (k == start or wrapped or FLAW != "command-word-only") and dangerous(again, depth + 1): return True
             if k >= start and is_wrapper(name): wrapped = True
             if name in ("xargs", "parallel", "sem"): spread = True
             if spread or name == "find": splice = True
-    return False
+    return descriptor and runs_program
 
 def interp_like(name):
     name = name.lower()
@@ -479,7 +638,7 @@ class Session:
         if route:
             self.records.append(dict(tool=tool, input=line, outcome="allowed"))
             self.last = None
-            return dict(decision="allow", route=route, reason=route, offers=None, card=None)
+            return dict(decision="allow", route=route, reason=route, offers=self.offers(tool, line, None), card=None)
         off = self.offers(tool, line, reason)
         if s["asker"] == "none":
             self.records.append(dict(tool=tool, input=line, outcome="denied"))
