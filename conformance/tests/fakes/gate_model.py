@@ -257,7 +257,7 @@ def brace_parse(w):
                 del pieces[start:]
                 pieces.append(("group", alts))
             else:
-                seq = brace_sequence(w[op+1:i])
+                seq = brace_sequence(w[op+1:i]) if i - op - 1 <= 64 else None
                 if seq is None: run.append("}")
                 else:
                     del pieces[start:]
