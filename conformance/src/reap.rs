@@ -114,7 +114,10 @@ mod tests {
         assert!(adopt_orphans());
         // A grandchild in a session of its own, whose parent exits at once.
         let mut sh = std::process::Command::new("sh")
-            .args(["-c", "setsid sleep 300 & echo $!"])
+            .args([
+                "-c",
+                "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $!",
+            ])
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();
