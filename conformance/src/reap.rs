@@ -96,13 +96,26 @@ pub fn kill_descendants() -> usize {
         }
         reap();
     }
-    reap();
+    // A process killed is gone once it is reaped: its parent (killed too, or the runner,
+    // which has adopted it) may take a moment to die first.
+    let settle = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        reap();
+        let left = killed
+            .iter()
+            .any(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists());
+        if !left || std::time::Instant::now() >= settle {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     killed.len()
 }
 
-/// Waits for every child that has ended.
+/// Waits for every child that has ended, in any process group (`waitpid(-1)`; rustix's
+/// `waitpid(None)` is the caller's group only, which misses a child that left it).
 fn reap() {
-    while let Ok(Some(_)) = rustix::process::waitpid(None, WaitOptions::NOHANG) {}
+    while let Ok(Some(_)) = rustix::process::wait(WaitOptions::NOHANG) {}
 }
 
 #[cfg(test)]
@@ -128,6 +141,7 @@ mod tests {
         let me = rustix::process::getpid().as_raw_nonzero().get();
         assert!(descendants(me).contains(&daemon), "adopted: {daemon}");
         assert!(kill_descendants() >= 1);
-        assert!(!std::path::Path::new(&format!("/proc/{daemon}")).exists());
+        let left = std::fs::read_to_string(format!("/proc/{daemon}/stat")).unwrap_or_default();
+        assert!(left.is_empty(), "{left}");
     }
 }
