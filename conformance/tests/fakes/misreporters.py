@@ -26,22 +26,12 @@ import subprocess
 import sys
 import tempfile
 
+# The reference binary this wraps, found as the other wrapping fakes find it.
+from choice_flaws import reference
+
 SECRET = re.compile(r"KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH|COOKIE|PRIVATE", re.I)
 PREFIXES = ("AWS_", "ANTHROPIC_", "OPENAI_", "GITHUB_", "GH_", "GATEHOUSE_", "NPM_", "HF_",
             "GITLAB_", "GEMINI_", "DOCKER_", "GOOGLE_", "AZURE_")
-
-
-def reference():
-    if os.environ.get("GATEHOUSE"):
-        return os.environ["GATEHOUSE"]
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.abspath(os.path.join(here, "..", "..", ".."))
-    target = os.path.join(root, os.environ.get("CARGO_TARGET_DIR") or "target")
-    for build in ("x86_64-unknown-linux-gnu/release", "release", "debug"):
-        exe = os.path.join(target, build, "gatehouse")
-        if os.path.exists(exe):
-            return exe
-    sys.exit("misreporters: build the reference first (cargo build --release -p gatehouse)")
 
 
 def secret_env():
