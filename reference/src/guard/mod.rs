@@ -461,18 +461,10 @@ fn pre_tool(
             for path in paths {
                 let call = session.call(tool, json!({ "path": path }), pre.tool_use_id.clone());
                 let ruling = session.decide(&call)?;
-                let sentence = explain(agent, &ruling, false);
-                let a = match ruling.decision {
-                    Verdict::Allow => Answer::Allow {
-                        input: None,
-                        reason: sentence,
-                    },
-                    Verdict::Ask => Answer::Ask {
-                        input: None,
-                        reason: sentence,
-                    },
-                    Verdict::Deny => return Ok(Answer::Deny { reason: sentence }),
-                };
+                let a = answer_of(ruling.decision, None, explain(agent, &ruling, false));
+                if matches!(a, Answer::Deny { .. }) {
+                    return Ok(a);
+                }
                 if answer.is_none() || matches!(a, Answer::Ask { .. }) {
                     answer = Some(a);
                 }
@@ -496,17 +488,21 @@ fn pre_tool(
         }
         None => None,
     };
-    Ok(match ruling.decision {
-        Verdict::Allow => Answer::Allow {
-            input: fenced,
-            reason: sentence,
-        },
-        Verdict::Ask => Answer::Ask {
-            input: fenced,
-            reason: sentence,
-        },
-        Verdict::Deny => Answer::Deny { reason: sentence },
-    })
+    Ok(answer_of(ruling.decision, fenced, sentence))
+}
+
+/// The order's decision as the library's neutral answer: `input` is what runs if it is
+/// allowed (or approved), `reason` the one line the agent shows.
+fn answer_of(
+    decision: Verdict,
+    input: Option<serde_json::Map<String, Value>>,
+    reason: String,
+) -> Answer {
+    match decision {
+        Verdict::Allow => Answer::Allow { input, reason },
+        Verdict::Ask => Answer::Ask { input, reason },
+        Verdict::Deny => Answer::Deny { reason },
+    }
 }
 
 /// `/bin/bash` where it exists (the agents' shell tools are bash), else `/bin/sh`.
