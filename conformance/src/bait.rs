@@ -196,6 +196,31 @@ impl Bait {
     /// The names of the secrets `bytes` shows, as written or in a simple encoding, leaving
     /// out the names in `except` (secrets a session passes on purpose).
     pub fn found_in_bytes(&self, bytes: &[u8], except: &[String]) -> Vec<String> {
+        self.needles(except).found_in(bytes)
+    }
+
+    /// The secrets as searched for, leaving out the names in `except`: built once for all
+    /// the texts a step's check reads.
+    pub fn needles(&self, except: &[String]) -> Needles<'_> {
+        Needles {
+            list: self
+                .values()
+                .filter(|(k, _)| !except.iter().any(|e| e == k))
+                .map(|(k, v)| (k, encodings(v)))
+                .collect(),
+        }
+    }
+}
+
+/// Each secret's name with what its value looks like after the simple encodings.
+#[derive(Debug)]
+pub struct Needles<'a> {
+    list: Vec<(&'a str, Vec<(String, bool)>)>,
+}
+
+impl Needles<'_> {
+    /// The names of the secrets `bytes` shows, as written or encoded.
+    pub fn found_in(&self, bytes: &[u8]) -> Vec<String> {
         // Split across lines, by blanks or by NULs (`/proc/self/environ`): searched again
         // with every such byte taken out.
         let squeezed: Vec<u8> = bytes
@@ -204,10 +229,10 @@ impl Bait {
             .filter(|b| !b.is_ascii_whitespace() && *b != 0)
             .collect();
         let lower: Vec<u8> = squeezed.to_ascii_lowercase();
-        self.values()
-            .filter(|(k, _)| !except.iter().any(|e| e == k))
-            .filter(|(_, v)| {
-                encodings(v).iter().any(|(needle, folded)| {
+        self.list
+            .iter()
+            .filter(|(_, forms)| {
+                forms.iter().any(|(needle, folded)| {
                     let hay: &[u8] = if *folded { &lower } else { &squeezed };
                     contains(bytes, needle.as_bytes()) || contains(hay, needle.as_bytes())
                 })
@@ -248,7 +273,7 @@ fn encodings(value: &str) -> Vec<(String, bool)> {
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+    !needle.is_empty() && memchr::memmem::find(hay, needle).is_some()
 }
 
 #[cfg(test)]
