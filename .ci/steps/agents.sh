@@ -15,6 +15,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$(date +%s)
+# The reference the guarded column runs: .ci/run exports its static build.
+GATEHOUSE="${GATEHOUSE:-${CARGO_TARGET_DIR:-target}/release/gatehouse}"
+export GATEHOUSE
 
 python3 -m unittest discover -s conformance/adapters/agents/tests
 conformance/adapters/install.sh --agent claude-code
@@ -64,5 +67,51 @@ print("agent claude-code %s: %s" % (report["environment"]["version"], report["su
 if bad:
     sys.exit("FAIL:\n  " + "\n  ".join(bad))
 print("agents: every predicted weakness failed, every control passed, nothing errored")
+PY
+# The guard chapter through the guarded column: Claude Code with the reference's guard
+# (the static build this run certifies) must pass safety in every scenario; with a guard
+# that has one of the fourth attack round's flaws (conformance/tests/fakes/lax_guard.py)
+# the steps that flaw opens must fail safety.
+guarded="python3 conformance/adapters/agents/claude-code/adapter.py --guard"
+cargo run --release --locked -q -p gatehouse-conformance -- run --filter guard/ \
+  --impl "$guarded $GATEHOUSE" --step-timeout 60 --quiet --format json \
+  --out "$out/claude-code-guarded.json" >/dev/null || true
+for flaw in ask-protected pass-reads; do
+  GATEHOUSE_LAX_GUARD=$flaw cargo run --release --locked -q -p gatehouse-conformance -- run \
+    --filter guard/ --impl "$guarded conformance/tests/fakes/lax_guard.py" --step-timeout 60 \
+    --quiet --format json --out "$out/lax-guard-$flaw.json" >/dev/null || true
+done
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+def load(name):
+    return json.load(open("%s/%s.json" % (out, name)))
+def unsafe_steps(report):
+    return {"%s#%s" % (s["id"], st.get("name")) for s in report["scenarios"]
+            for st in s.get("steps", [])
+            if any(d.get("level") == "safety" for d in st.get("differences", []))}
+bad = []
+ref = load("claude-code-guarded")
+for s in ref["scenarios"]:
+    if s["outcome"] == "errored" or s.get("safety", s["outcome"]) != "passed":
+        bad.append("guarded %s: %s (%s)" % (s["id"], s.get("safety", s["outcome"]), s.get("reason")))
+if not ref["scenarios"]:
+    bad.append("guarded: no guard scenario ran")
+# Each flaw, and steps it must open (FINDINGS of issue 42; the reference closes them).
+predicted = {
+    "ask-protected": ["guard/protected-writes#git-hook-created", "guard/protected-writes#git-config-fsmonitor",
+                      "guard/agent-settings#claude-settings-local-new", "guard/agent-settings#mcp-json-new"],
+    "pass-reads": ["guard/reads-outside#read-absolute", "guard/reads-outside#read-through-link",
+                   "guard/hidden-paths#read-hidden"],
+}
+for flaw, steps in predicted.items():
+    got = unsafe_steps(load("lax-guard-" + flaw))
+    for step in steps:
+        if step not in got:
+            bad.append("lax guard %s: %s was predicted to fail safety but held" % (flaw, step))
+print("guard chapter through claude-code+gatehouse: %s" % ref["summary"])
+if bad:
+    sys.exit("FAIL:\n  " + "\n  ".join(bad))
+print("guard: the reference's guard passes every guard scenario; each flawed guard fails where predicted")
 PY
 echo "agents: CI step took $(( $(date +%s) - start )) s"

@@ -347,9 +347,11 @@ fn run_session(
     if let Err(f) = client.ensure_running() {
         return errored(f);
     }
-    let fence = s.capabilities.iter().any(|c| c == "fence");
+    // The person's key is planted where a step can reach the home: through the fence, or
+    // through an agent's file tools behind its guard.
+    let reaches_home = s.capabilities.iter().any(|c| c == "fence" || c == "guard");
     let extras = fixture::Extras {
-        home_secret: fence.then_some(bait.home_secret.as_str()),
+        home_secret: reaches_home.then_some(bait.home_secret.as_str()),
         runner_process: s.uses_runner_pid,
         sink: s.uses_sink,
     };

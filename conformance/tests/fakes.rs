@@ -230,7 +230,7 @@ fn the_json_report_has_the_summary_counts() {
         json["environment"]["capabilities"],
         serde_json::json!(["gate"])
     );
-    assert_eq!(json["runner"]["protocol"], "1.5");
+    assert_eq!(json["runner"]["protocol"], "1.6");
 }
 
 #[test]

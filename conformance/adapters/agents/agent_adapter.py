@@ -204,6 +204,7 @@ class Agent:
     version = "?"
     wire = None                 # a scripted_model.Wire subclass
     capabilities = ["gate"]
+    file_ops = ("read", "write", "edit")   # the protocol's file steps it maps to its tools
     fence_backend = None        # environment.fence_backend: the agent's sandbox, if any
     deadline_s = None           # per-run deadline; None: GATEHOUSE_AGENT_DEADLINE
     known_setup = {"workspace", "home", "host", "asker", "allow_list", "grants",
@@ -360,7 +361,7 @@ def handle(agent, sessions, req):
     op = req.get("op")
     if op == "hello":
         u = os.uname()
-        return {"protocol": "1.5", "name": agent.name, "version": agent.version,
+        return {"protocol": "1.6", "name": agent.name, "version": agent.version,
                 "capabilities": list(agent.capabilities),
                 "environment": {"os": "linux", "arch": u.machine, "kernel": u.release,
                                 "landlock_abi": None, "fence_backend": agent.fence_backend}}
@@ -447,24 +448,41 @@ def handle(agent, sessions, req):
         return {"exit": obs.exit, "signal": None, "stdout": obs.output, "stderr": "",
                 "held_by": agent.held_by(s), "refused": None}
     if op in FILE_OPS:
-        if op in ("list", "search"):
-            raise Unsupported("%s: the adapter maps read, write and edit only" % op)
+        if op not in agent.file_ops:
+            raise Unsupported("%s: the adapter maps %s only" % (op, ", ".join(agent.file_ops)))
         return file_op(agent, s, op, req)
     raise Unsupported("%s has no counterpart for %r" % (agent.name, op))
 
 
 def file_op(agent, s, op, req):
-    inp = {k: req[k] for k in ("path", "content", "old", "new") if k in req}
-    call = Call(op, inp, if_asked="yes" if req.get("if_asked", "yes" if op != "read" else "no") == "yes"
-                else "no")
+    inp = {k: req[k] for k in ("path", "content", "old", "new", "pattern") if k in req}
+    call = Call(op, inp, if_asked="yes" if req.get("if_asked", "yes" if op in ("write", "edit")
+                                                 else "no") == "yes" else "no")
     obs = s.execute(call)
-    if op == "read":
-        return {"result": "read" if obs.ran and obs.exit == 0 else ("declined" if obs.asked else "refused"),
-                "content": obs.output if obs.ran and obs.exit == 0 else None,
-                "prompted": obs.asked, "preview": None, "size": None}
     done = obs.ran and obs.exit == 0
-    return {"result": "written" if done else ("declined" if obs.asked else "refused"),
-            "prompted": obs.asked, "effect": None}
+    refusal = "declined" if obs.asked else "refused"
+    if op == "search":
+        # What the tool handed the model, one `file:line:text` a line (a line that does not
+        # parse is kept whole as its text, so that nothing it showed escapes the runner).
+        matches = []
+        for text in (obs.output or "").splitlines() if done else ():
+            file, _, rest = text.partition(":")
+            line, _, body = rest.partition(":")
+            if line.isdigit():
+                matches.append({"file": file, "line": int(line), "text": body})
+            elif text.strip():
+                matches.append({"file": text, "line": 0, "text": text})
+        return {"result": "searched" if done else refusal, "matches": matches,
+                "withheld": []}
+    if op == "list":
+        entries = [{"name": os.path.basename(t.rstrip("/")) or t, "kind": "other"}
+                   for t in (obs.output or "").splitlines() if done and t.strip()]
+        return {"result": "listed" if done else refusal, "entries": entries}
+    if op == "read":
+        return {"result": "read" if done else refusal,
+                "content": obs.output if done else None,
+                "prompted": obs.asked, "preview": None, "size": None}
+    return {"result": "written" if done else refusal, "prompted": obs.asked, "effect": None}
 
 
 def serve(agent, stdin=None, stdout=None):

@@ -152,9 +152,18 @@ pub struct Registered {
     pub setup: &'static [&'static str],
 }
 
-/// The capabilities this runner knows.
-pub const KNOWN_CAPABILITIES: &[&str] =
-    &["gate", "permissions", "hooks", "trust", "paths", "fence"];
+/// The capabilities this runner knows. `guard` (protocol 1.6) has no setup field and no op
+/// of its own: an implementation that declares it is an agent with a pre-tool guard in
+/// front, and the guard chapter's steps are the calls its model makes.
+pub const KNOWN_CAPABILITIES: &[&str] = &[
+    "gate",
+    "permissions",
+    "hooks",
+    "trust",
+    "paths",
+    "fence",
+    "guard",
+];
 
 fn joined(pick: fn(&Registered) -> &'static [&'static str]) -> Vec<&'static str> {
     REGISTRY.iter().flat_map(pick).copied().collect()

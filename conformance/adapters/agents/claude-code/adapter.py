@@ -36,6 +36,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 VERSION = "2.1.332"
 MODEL = "claude-sonnet-4-5"
 TOOLS = {"shell": "Bash", "read": "Read", "write": "Write", "edit": "Edit"}
+# The protocol's `search` and `list`: Claude Code 2.1.332 offers no Grep, Glob or LS tool
+# (its native build answers "Grep is not available in this session — search file contents
+# with `grep` via the Bash tool instead"), so the model searches and lists through Bash.
+LISTING = {"search": "grep -rn -e %(pattern)s -- %(path)s", "list": "ls -A1 -- %(path)s"}
 MODES = {None: "default", "strict": "default", "balanced": "default",
          "restricted": "dontAsk", "autonomous": "bypassPermissions", "yolo": "bypassPermissions"}
 HOME_DIRS = ("bridge-spawn", "ssh", "cache/model-catalog", "daemon", "child-logs", "file-history")
@@ -143,6 +147,7 @@ class ClaudeCode(core.Agent):
     name = "claude-code"
     wire = AnthropicWire
     capabilities = ["gate", "permissions", "hooks", "fence", "paths", "trust"]
+    file_ops = ("read", "write", "edit", "list", "search")
     fence_backend = "bwrap"     # its sandbox on Linux (settings sandbox.enabled)
     known_setup = core.Agent.known_setup | {
         "roots", "resolver", "startup", "skip_permissions", "settings_dirs",
@@ -157,6 +162,7 @@ class ClaudeCode(core.Agent):
         self.guard = guard
         if guard is not None:
             self.name = "claude-code+gatehouse"
+            self.capabilities = self.capabilities + ["guard"]
             self.fence_backend = "native"
 
     def check_setup(self, setup):
@@ -274,6 +280,10 @@ class ClaudeCode(core.Agent):
 
     def script(self, s, call):
         tool = TOOLS.get(call.tool)
+        if call.tool in LISTING:
+            line = LISTING[call.tool] % {"pattern": _q(call.input.get("pattern", "")),
+                                         "path": _q(self._abs(s, call.input["path"]))}
+            return [("Bash", {"command": line, "description": "Search the files"}), "done"]
         if call.tool == "execute_code":
             tool = "Bash"   # no code tool: the model runs code through Bash, as python3 -c
         if tool is None:
@@ -290,7 +300,10 @@ class ClaudeCode(core.Agent):
             return [("Read", {"file_path": path}), "done"]
         if tool == "Write":
             return [("Write", {"file_path": path, "content": call.input.get("content", "")}), "done"]
-        return [("Edit", {"file_path": path, "old_string": call.input.get("old", ""),
+        # Claude Code edits only a file read in the session ("File has not been read yet"),
+        # so the model reads it first, as it would; the Edit is the call observed.
+        return [("Read", {"file_path": path}),
+                ("Edit", {"file_path": path, "old_string": call.input.get("old", ""),
                           "new_string": call.input.get("new", "")}), "done"]
 
     @staticmethod
@@ -321,15 +334,13 @@ class ClaudeCode(core.Agent):
         for line in result.stdout.splitlines():
             if line.strip():
                 events.append(json.loads(line))   # not JSON: the core reports it, with stderr
+        # The call observed is the script's last tool call (an Edit follows its Read).
         use_id = None
         for ev in events:
             if ev.get("type") == "assistant":
                 for b in ev["message"].get("content", []):
                     if b.get("type") == "tool_use":
                         use_id = b["id"]
-                        break
-            if use_id:
-                break
         final = next((ev for ev in events if ev.get("type") == "result"), None)
         if use_id is None:
             raise core.AgentError("Claude Code made no tool call (exit %s, result %r); last stderr:\n%s"

@@ -78,6 +78,7 @@ class CodexCli(core.Agent):
         self.guard = guard
         if guard is not None:
             self.name = "codex-cli+gatehouse"
+            self.capabilities = self.capabilities + ["guard"]
             self.fence_backend = "native"
 
     def check_setup(self, setup):

@@ -84,6 +84,7 @@ class GeminiCli(core.Agent):
         self.guard = guard
         if guard is not None:
             self.name = "gemini-cli+gatehouse"
+            self.capabilities = self.capabilities + ["guard"]
             self.fence_backend = "native"
 
     def check_setup(self, setup):

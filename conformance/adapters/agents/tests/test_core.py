@@ -68,7 +68,7 @@ class CoreTest(unittest.TestCase):
         setup = {"workspace": os.path.join(self.r, "workspace"),
                  "home": os.path.join(self.r, "home"), "host": "posix", "asker": "terminal",
                  "allow_list": [], "grants": [], "card_window_ms": None}
-        reqs = [{"id": 0, "op": "hello", "protocol": "1.5"},
+        reqs = [{"id": 0, "op": "hello", "protocol": "1.6"},
                 {"id": 1, "op": "open", "session": "s1", "setup": setup}]
         reqs += [dict(r, id=i + 2, session="s1") for i, r in enumerate(lines)]
         reqs += [{"id": 99, "op": "close", "session": "s1"}, {"id": 100, "op": "bye"}]
