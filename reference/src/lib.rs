@@ -2,13 +2,16 @@
 //! machine it works on. From the bottom up:
 //!
 //! - [`sys`]: the kernel layer (namespaces, mounts, Landlock, seccomp, `openat2`,
-//!   capabilities, descriptors), the only module holding `unsafe`;
+//!   capabilities, descriptors), the crate `gatehouse-sys` (`reference/sys`), the only
+//!   crate holding `unsafe`;
 //! - [`exit`]: the jail helper's exit codes;
 //! - [`paths`]: path confinement, every file operation beneath its root;
 //! - [`trust`]: the trust map, what the agent may read and write on whose word;
 //! - [`workspace`]: a session's roots and trust map kept in lock-step, the file tools
 //!   through them;
-//! - [`gate`]: the approval gate, which call runs, asks or is refused;
+//! - [`gate`]: the approval gate, which call runs, asks or is refused: the crate
+//!   `gatehouse-gate` (`reference/gate`), which needs no other part of Gatehouse, so an
+//!   agent embeds it without the fence's runtime (tokio, hyper);
 //! - [`permissions`]: permission patterns, their merge, labels and safety modes;
 //! - [`hooks`]: hooks as real child processes, their answers, failures, lanes, transforms
 //!   and `redact_secrets`;
@@ -31,15 +34,14 @@
 //! The conformance adapter and the command line are the binary's (`main.rs`): they
 //! translate between their wire and these modules, and decide nothing.
 #![deny(missing_docs)]
-// `deny`, not `forbid`: the kernel layer under `sys` opts back in, each block with a
-// `SAFETY:` comment.
-#![deny(unsafe_code)]
+// The kernel layer's `unsafe` lives in its own crate (`gatehouse-sys`); none here.
+#![forbid(unsafe_code)]
 
 pub mod choices;
 pub mod config;
 pub mod exit;
 pub mod fence;
-pub mod gate;
+pub use gatehouse_gate as gate;
 pub mod guard;
 pub mod helper;
 pub mod hooks;
@@ -49,7 +51,6 @@ pub mod paths;
 pub mod permissions;
 pub mod plane;
 pub mod records;
-#[allow(unsafe_code)]
-pub mod sys;
+pub use gatehouse_sys as sys;
 pub mod trust;
 pub mod workspace;

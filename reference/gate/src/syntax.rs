@@ -2,8 +2,8 @@
 //! simple commands (chains, pipes, groupings, substitutions), which words of a simple
 //! command are redirections and their targets, and which word is its command. The
 //! dangerous list ([`super::danger`]), the permission patterns
-//! ([`crate::permissions::shell`]), the redirections planned in the trust map
-//! ([`crate::order::redirect`]) and the `argv` hooks are told ([`crate::hooks::input`])
+//! (`gatehouse::permissions::shell`), the redirections planned in the trust map
+//! (`gatehouse::order::redirect`) and the `argv` hooks are told (`gatehouse::hooks::input`)
 //! all read a line through this module, so they cannot disagree about where a command
 //! starts.
 //!

@@ -11,12 +11,14 @@
 //! caller that talks to a person.
 //!
 //! ```no_run
-//! use gatehouse::gate::{Gate, GateConfig, GrantTable, Tool, Verdict};
+//! use gatehouse_gate::{Gate, GateConfig, GrantTable, Tool, Verdict};
 //!
 //! let gate = Gate::new(GateConfig::new("/path/to/workspace")).unwrap();
 //! let decision = gate.decide(Tool::Shell, "cat notes.txt", &GrantTable::new());
 //! assert_eq!(decision.decision, Verdict::Allow);
 //! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod card;
 pub mod codes;

@@ -627,7 +627,7 @@ pub fn fork_instead_of_exec(
     // exec that `std` would do next never happens.
     unsafe {
         cmd.pre_exec(move || {
-            crate::sys::mark::mark("fork-child");
+            crate::mark::mark("fork-child");
             // SAFETY: a plain system call on this process's own state.
             libc::signal(libc::SIGPIPE, libc::SIG_IGN);
             // The terminating signals' default actions, as an exec would give them (the
@@ -767,7 +767,7 @@ pub fn clone_init(
     match r {
         -1 => Err(io::Error::last_os_error()),
         0 => {
-            crate::sys::mark::mark("init-start");
+            crate::mark::mark("init-start");
             // SAFETY: plain system calls on this process's own state.
             unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
             super::ending::default_actions();

@@ -265,7 +265,7 @@ fn option_paths(word: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::words::read_words;
+    use crate::words::read_words;
     use rstest::{fixture, rstest};
     use std::fs;
     use std::os::unix::fs::symlink;

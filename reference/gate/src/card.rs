@@ -238,7 +238,7 @@ impl PendingCard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::offers::offers_for;
+    use crate::offers::offers_for;
     use std::time::Instant;
 
     fn card(line: &str, window_ms: u64) -> PendingCard {

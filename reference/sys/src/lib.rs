@@ -1,6 +1,6 @@
-//! The kernel layer: thin wrappers over the kernel interfaces the crate uses, one module
-//! per interface. `paths`, `fence` and `plane` call down into it; it calls nothing of the
-//! crate above it.
+//! The kernel layer: thin wrappers over the kernel interfaces Gatehouse uses, one module
+//! per interface. `paths`, `fence` and `plane` call down into it; it depends on no other
+//! part of Gatehouse (the compiler keeps that: it is a crate of its own).
 //!
 //! - [`caps`]: capability sets and `no_new_privs`;
 //! - [`ending`]: the terminating signals while a jail runs: the jail ended, the workspace
@@ -19,9 +19,10 @@
 //!   terminal in raw mode;
 //! - [`seccomp`]: the system-call filter.
 //!
-//! `unsafe` is allowed only in these modules (the crate root denies it everywhere else),
-//! each block with a `SAFETY:` comment; every wrapper's doc names the kernel version it
+//! This is the crate `gatehouse-sys`: `unsafe` is allowed only here (the `gatehouse`
+//! crate forbids it), each block with a `SAFETY:` comment; every wrapper's doc names the kernel version it
 //! needs. Prefer `rustix` where it covers the call.
+#![deny(missing_docs)]
 
 #[cfg(target_os = "linux")]
 pub mod caps;

@@ -7,7 +7,7 @@
 //! restore and then die of the same signal. The window size is copied to the relay's
 //! master at start and from the `SIGWINCH` handler (`TIOCGWINSZ`/`TIOCSWINSZ`).
 //!
-//! Used by [`crate::fence::tty`] only. Everything a signal handler calls is a single system
+//! Used by `gatehouse::fence::tty` only. Everything a signal handler calls is a single system
 //! call (`ioctl`, `sigaction`, `kill`) on descriptors and a saved `termios` kept in statics.
 
 use std::io;

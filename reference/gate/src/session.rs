@@ -100,8 +100,8 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::card::{AnswerOutcome, CardWindows, Channel};
-    use crate::gate::decision::GateConfig;
+    use crate::card::{AnswerOutcome, CardWindows, Channel};
+    use crate::decision::GateConfig;
     use std::time::Duration;
 
     fn session(dir: &tempfile::TempDir) -> Session {

@@ -86,7 +86,7 @@ fn is_obsolete_follow(flags: &EscapeFlags, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::words::read_words;
+    use crate::words::read_words;
     use rstest::rstest;
 
     fn escapes(line: &str) -> bool {

@@ -1355,7 +1355,7 @@ mod tests {
     /// adversarial shape. Counted, never timed; a runaway reader stops at 10^8 steps.
     #[test]
     fn every_shape_costs_at_most_linear_work() {
-        use crate::gate::work::measure;
+        use crate::work::measure;
         let small = adversarial(1024);
         let large = adversarial(16 * 1024);
         let mut failures = Vec::new();

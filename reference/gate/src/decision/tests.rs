@@ -2,8 +2,8 @@
 //! temporary working directory.
 
 use super::*;
-use crate::gate::codes::Withheld;
-use crate::gate::grants::Grant;
+use crate::codes::Withheld;
+use crate::grants::Grant;
 use proptest::prelude::*;
 use rstest::{fixture, rstest};
 use std::fs;
