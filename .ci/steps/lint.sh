@@ -15,8 +15,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "the library builds without the command line's crates (clap, anyhow)"
 cargo check -p gatehouse --lib --no-default-features --locked
 
-step "no two modules import each other"
+step "no two modules import each other, no crate uses a crate of its floor or above"
 python3 .ci/module_cycles.py
+python3 .ci/crate_graph.py --check
 
 step "the reference compiles and is clippy-clean for macOS (Seatbelt backend)"
 rustup target add aarch64-apple-darwin >/dev/null 2>&1 || true

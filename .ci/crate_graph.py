@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""The crate graph of the workspace, from its manifests: one line per crate, its floor and
+the workspace crates it depends on. CONTRIBUTING.md shows it between two marker lines;
+`--check` fails when that copy differs from the manifests, `--write` rewrites it.
+
+A crate's floor is `[package.metadata.gatehouse] floor` in its manifest (the layers of
+CONTRIBUTING.md, bottom up); a crate may depend only on crates of a lower floor, or of its
+own floor when the floor says so (`tools`), which `--check` also fails on.
+
+Usage: python3 .ci/crate_graph.py [--check | --write]
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "CONTRIBUTING.md"
+BEGIN = "<!-- crate graph: begin (written by .ci/crate_graph.py --write) -->"
+END = "<!-- crate graph: end -->"
+# The floors, bottom up; a crate depends only on crates of a lower floor (or, for the
+# floors named in SAME_FLOOR, of its own).
+FLOORS = ["kernel", "decisions", "reference", "runner", "tools"]
+SAME_FLOOR = {"tools"}
+
+
+def members() -> list[Path]:
+    workspace = tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]
+    return [ROOT / m / "Cargo.toml" for m in workspace["members"]]
+
+
+def graph() -> tuple[list[tuple[str, str, str, list[str]]], list[str]]:
+    """(name, path, floor, internal dependencies) per crate, and the problems found."""
+    crates = []
+    for manifest in members():
+        doc = tomllib.loads(manifest.read_text())
+        pkg = doc["package"]
+        floor = pkg.get("metadata", {}).get("gatehouse", {}).get("floor", "?")
+        deps = sorted(
+            name
+            for table in ("dependencies", "dev-dependencies")
+            for name, spec in doc.get(table, {}).items()
+            if isinstance(spec, dict) and "path" in spec and name != pkg["name"]
+        )
+        path = str(manifest.parent.relative_to(ROOT))
+        crates.append((pkg["name"], path, floor, deps))
+    floor_of = {name: floor for name, _, floor, _ in crates}
+    problems = []
+    for name, _, floor, deps in crates:
+        if floor not in FLOORS:
+            problems.append("%s: no floor in [package.metadata.gatehouse] (one of %s)"
+                            % (name, ", ".join(FLOORS)))
+            continue
+        for dep in deps:
+            other = floor_of.get(dep, "?")
+            if other not in FLOORS:
+                continue
+            below = FLOORS.index(other) < FLOORS.index(floor)
+            same = other == floor and floor in SAME_FLOOR
+            if not (below or same):
+                problems.append("%s (floor %s) depends on %s (floor %s)" % (name, floor, dep, other))
+    return crates, problems
+
+
+def render(crates: list[tuple[str, str, str, list[str]]]) -> str:
+    rows = sorted(crates, key=lambda c: (FLOORS.index(c[2]) if c[2] in FLOORS else 99, c[0]))
+    lines = ["| crate | folder | floor | workspace crates it uses |", "|---|---|---|---|"]
+    for name, path, floor, deps in rows:
+        used = ", ".join("`%s`" % d for d in deps) or "none"
+        lines.append("| `%s` | `%s` | %s | %s |" % (name, path, floor, used))
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    crates, problems = graph()
+    table = render(crates)
+    text = DOC.read_text()
+    head, sep, rest = text.partition(BEGIN)
+    _, sep2, tail = rest.partition(END)
+    if not sep or not sep2:
+        print("crate_graph: %s lacks its marker lines" % DOC.name, file=sys.stderr)
+        return 1
+    wanted = head + BEGIN + "\n\n" + table + "\n\n" + END + tail
+    for p in problems:
+        print("crate_graph: " + p, file=sys.stderr)
+    if "--write" in argv:
+        DOC.write_text(wanted)
+        return 1 if problems else 0
+    if "--check" in argv and wanted != text:
+        print("crate_graph: CONTRIBUTING.md's crate graph differs from the manifests; "
+              "run python3 .ci/crate_graph.py --write", file=sys.stderr)
+        return 1
+    if "--check" not in argv:
+        print(table)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
