@@ -2,17 +2,27 @@
 //! the whole id; a pattern that is exactly one scenario's id selects that scenario alone
 //! (the rerun command a failure prints relies on it). Both flags repeat: a scenario runs
 //! when any filter selects it (all do when none is given) and no exclude does. A pattern
-//! that selects nothing is an error naming it, so that a typo cannot turn a CI job green
-//! by running nothing.
+//! that selects nothing is an error naming it, and so are patterns that together leave
+//! nothing (a filter the excludes undo), so that a typo cannot turn a CI job green by
+//! running nothing.
 
-/// A `--filter` or `--exclude` pattern that selects no scenario.
+/// A selection that runs nothing: a `--filter` or `--exclude` pattern that selects no
+/// scenario, or patterns that each select some but together leave none.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{flag} {pattern}: matches no scenario (ids look like `gate/read-list`; a pattern is a substring or a glob with * and ?)")]
-pub struct Unmatched {
-    /// `--filter` or `--exclude`.
-    pub flag: &'static str,
-    /// The pattern as given.
-    pub pattern: String,
+pub enum Unmatched {
+    /// One pattern selects no scenario.
+    #[error("{flag} {pattern}: matches no scenario (ids look like `gate/read-list`; a pattern is a substring or a glob with * and ?)")]
+    Pattern {
+        /// `--filter` or `--exclude`.
+        flag: &'static str,
+        /// The pattern as given.
+        pattern: String,
+    },
+    /// The excludes drop every scenario the filters select.
+    #[error(
+        "{0}: together they select no scenario (the excludes drop every one the filters select)"
+    )]
+    Nothing(String),
 }
 
 /// The items the `filters` select (every item when there is none) minus those the
@@ -44,7 +54,7 @@ pub fn select_all<T>(
         for pattern in patterns {
             let picked = picks(pattern);
             if !picked.contains(&true) {
-                return Err(Unmatched {
+                return Err(Unmatched::Pattern {
                     flag,
                     pattern: pattern.clone(),
                 });
@@ -55,6 +65,13 @@ pub fn select_all<T>(
                 }
             }
         }
+    }
+    if !ids.is_empty() && !keep.contains(&true) {
+        let flags: Vec<String> = [("--filter", filters), ("--exclude", excludes)]
+            .iter()
+            .flat_map(|(flag, ps)| ps.iter().map(move |p| format!("{flag} {p}")))
+            .collect();
+        return Err(Unmatched::Nothing(flags.join(" ")));
     }
     Ok(items
         .into_iter()
@@ -133,17 +150,38 @@ mod tests {
         assert_eq!(pick(&[], &["gate/"]), Ok(vec!["paths/read", "fence/tty"]));
         let err = pick(&["gate/", "gate/nonexistent"], &[]).unwrap_err();
         assert_eq!(
-            (err.flag, err.pattern.as_str()),
-            ("--filter", "gate/nonexistent")
+            err,
+            super::Unmatched::Pattern {
+                flag: "--filter",
+                pattern: "gate/nonexistent".into()
+            }
         );
         assert!(err
             .to_string()
             .starts_with("--filter gate/nonexistent: matches no scenario"));
         let err = pick(&[], &["fence/ttyy"]).unwrap_err();
         assert_eq!(
-            (err.flag, err.pattern.as_str()),
-            ("--exclude", "fence/ttyy")
+            err,
+            super::Unmatched::Pattern {
+                flag: "--exclude",
+                pattern: "fence/ttyy".into()
+            }
         );
+    }
+
+    #[test]
+    fn excludes_that_undo_every_filter_select_nothing_and_say_so() {
+        let ids = vec!["gate/tilde", "gate/read", "paths/read"];
+        let pick = |f: &[&str], x: &[&str]| {
+            super::select_all(&strings(f), &strings(x), ids.clone(), |s| s)
+        };
+        let err = pick(&["gate/tilde"], &["gate/"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--filter gate/tilde --exclude gate/: together they select no scenario (the excludes drop every one the filters select)"
+        );
+        assert!(pick(&[], &["gate/", "paths/"]).is_err());
+        assert_eq!(pick(&["gate/"], &["gate/read"]), Ok(vec!["gate/tilde"]));
     }
 
     #[test]
