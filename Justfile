@@ -12,7 +12,7 @@ conform *ARGS:
 conform-impl IMPL *ARGS:
     cargo run --release -p gatehouse-conformance -- run --impl '{{IMPL}}' {{ARGS}}
 
-# The README's example adapter (standard-library Python, the gate chapter) against the suite.
+# The example adapter (conformance/examples/python_adapter.py, the gate chapter) against the suite.
 conform-example *ARGS:
     cargo build --release -p gatehouse
     cargo run --release -p gatehouse-conformance -- run --impl 'python3 conformance/examples/python_adapter.py' {{ARGS}}
@@ -22,11 +22,11 @@ conform-bwrap:
     cargo build-static
     cargo run --release -p gatehouse-conformance -- run --filter fence/ --impl "env GATEHOUSE_FENCE=bwrap ${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release/gatehouse adapter"
 
-# The fakes' table (conformance/tests/fakes/fakes.toml): each fake implementation fails the
-# scenarios written for its flaw, and the ones without a flaw pass; one line per miss.
-# About 30 suite runs, one per core at once (GATEHOUSE_FAKES_JOBS=N); only some rows:
-# GATEHOUSE_FAKES=gate-model,naive-paths just fakes. The fakes that wrap the reference run
-# its static build, made first.
+# About 30 suite runs, one per core at once (GATEHOUSE_FAKES_JOBS=N), one line per miss;
+# only some rows: GATEHOUSE_FAKES=gate-model,naive-paths just fakes. The fakes that wrap the
+# reference run its static build, made first.
+#
+# The fakes' table (conformance/tests/fakes/fakes.toml): each fake fails the scenarios for its flaw.
 fakes:
     cargo build-static
     cargo test --release --locked -p gatehouse-conformance --test fakes_table -- --ignored
@@ -35,8 +35,10 @@ fakes:
 trace:
     cargo run --release -p gatehouse-conformance -- trace
 
-# The spec as a site (README, "Reviewers"): every chapter with the cases under each
-# requirement and each implementation's results, from reports/peers/ and --report LABEL=FILE.
+# Every chapter with the cases under each requirement and each implementation's results,
+# from reports/peers/ and --report LABEL=FILE (docs/architecture.md, "The spec as a site").
+#
+# The spec as a site in target/docs/ (open target/docs/index.html).
 docs *ARGS:
     cargo run --release -p gatehouse-conformance -- docs --out target/docs {{ARGS}}
 
@@ -44,9 +46,11 @@ docs *ARGS:
 lint-suite:
     cargo run --release -p gatehouse-conformance -- lint
 
-# Every static check CI makes (.ci/run runs this same recipe's steps): format, clippy
-# (also for macOS, where the Seatbelt backend lives), no import cycle, the scenario files,
-# the trace and the workflow files.
+# .ci/run runs this same script: format, clippy (also for macOS, where the Seatbelt backend
+# lives), no import cycle, the scenario files, the trace, the README's recipe table and the
+# workflow files.
+#
+# Every static check CI makes (.ci/steps/lint.sh).
 lint:
     .ci/steps/lint.sh
 
@@ -54,13 +58,15 @@ lint:
 bench *ARGS:
     cargo bench -p gatehouse-benches {{ARGS}}
 
-# Everything CI does.
+# Everything CI does (.ci/run), the kernel matrix included.
 ci:
     ./.ci/run
 
-# Third-party sandboxes and gates (conformance/adapters/): install the pinned versions
-# from Debian, crates.io and npm into target/peers/, then check that each fails where its
-# known weakness predicts (the CI step) and run the npm-based ones through the suite.
+# Install the pinned versions from Debian, crates.io and npm into target/peers/, then check
+# that each fails where its known weakness predicts (the CI step) and run the npm-based ones
+# through the suite.
+#
+# The third-party sandboxes and gates of conformance/adapters/ against the suite.
 peers:
     conformance/adapters/install.sh
     .ci/steps/peers.sh
@@ -72,16 +78,19 @@ peers-table:
     conformance/adapters/install.sh
     conformance/adapters/peers.sh
 
-# The agents end to end (conformance/adapters/agents/): install the four pinned agents from
-# npm into target/peers/agents/, run each headless against the suite with a scripted model
-# on 127.0.0.1, and rewrite the agents section of docs/implementations.md. Slow (each run
-# starts the agent); narrow it: just agents --only claude-code --filter hooks/
+# Install the four pinned agents from npm into target/peers/agents/, run each headless
+# against the suite with a scripted model on 127.0.0.1, and rewrite the agents section of
+# docs/implementations.md. Slow (each run starts the agent); narrow it:
+# just agents --only claude-code --filter hooks/
+#
+# The real agents end to end through the suite (conformance/adapters/agents/).
 agents *ARGS:
     conformance/adapters/install.sh --agents
     conformance/adapters/agents/run.sh {{ARGS}}
 
+# More: just vm 6.1 --variant userns-off --user root --filter fence/
+#
 # The suite inside a QEMU guest on one kernel of vm-images/kernels.toml: just vm 6.1
-# (more: just vm 6.1 --variant userns-off --user root --filter fence/)
 vm KERNEL *ARGS:
     .ci/steps/vm-prereqs.sh
     cargo run --release -p gatehouse-conformance -- vm --kernel {{KERNEL}} {{ARGS}}
@@ -90,11 +99,12 @@ vm KERNEL *ARGS:
 matrix *ARGS:
     .ci/steps/vm-matrix.sh --all {{ARGS}}
 
-# The third-party fences across kernels: each adapter of conformance/adapters/ inside the
-# kernel matrix's guests (its tool put there with --guest-package/--guest-copy), root and
-# unprivileged, into docs/implementations-kernels.md. Default: bwrap (both variants) and
-# the landlock sandboxer on 5.10, 6.1 and 7.3; `just peers-kernels --kernels all --impls
-# 'bwrap landlock-sandboxer codex'` for more.
+# Each adapter of conformance/adapters/ inside the kernel matrix's guests (its tool put
+# there with --guest-package/--guest-copy), root and unprivileged. Default: bwrap (both
+# variants) and the landlock sandboxer on 5.10, 6.1 and 7.3; `just peers-kernels --kernels
+# all --impls 'bwrap landlock-sandboxer codex'` for more.
+#
+# The third-party fences across kernels, into docs/implementations-kernels.md.
 peers-kernels *ARGS:
     .ci/steps/vm-prereqs.sh
     conformance/adapters/kernels.sh {{ARGS}}

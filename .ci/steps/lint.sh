@@ -26,6 +26,9 @@ cargo clippy -p gatehouse --target aarch64-apple-darwin --locked -- -D warnings
 step "scenario files are valid"
 cargo run --release --locked -q -p gatehouse-conformance -- lint
 
+step "the README's recipe table is the Justfile's (.ci/readme_recipes.py)"
+python3 .ci/readme_recipes.py --check
+
 step "traceability: every MUST and SHOULD has a scenario or a written reason"
 cargo run --release --locked -q -p gatehouse-conformance -- trace
 
