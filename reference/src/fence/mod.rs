@@ -15,44 +15,31 @@
 //! metadata changes (nor truncate before ABI 3): the default refuses, the degraded opt-in
 //! runs and the posture names what is not covered.
 //!
-//! Modules: [`policy`] (what is bound where, the options), [`guarded`] (what no writable root may hold, wherever it lies), [`host`] (what this host
-//! offers), [`coverage`] (the protections, by the chapter's codes), [`posture`] (what is
-//! claimed and what is missing), [`plan`] (the ordered steps), [`prepared`] (a backend
-//! chosen, probed and ready), [`probe`] (the two legs before any claim), [`jail`] (the
-//! helper applying the plan), [`launch`] (running with a deadline), [`mount_points`] (the mount points of missing
-//! protected paths, shared by the jails of one root and removed by the last one out), [`bwrap`] and
-//! [`seatbelt`] (the external backends), [`tty`] (a terminal for the command, relayed
-//! from outside), [`control_strings`] (what of its output a terminal may act on), [`error`] (the one error type). The kernel calls
-//! are [`crate::sys`]'s.
-
-pub mod bwrap;
-pub mod control_strings;
-pub mod coverage;
-pub mod error;
-pub mod guarded;
-pub mod host;
-pub mod jail;
-pub mod launch;
-pub mod listing;
-pub mod mount_points;
-pub mod plan;
-pub mod policy;
-pub mod posture;
+//! Folders, bottom up: [`model`] (data: the policy, what is guarded and protected, the
+//! host, the coverage, the posture, the error), [`runtime`] (the plan, the probe, the
+//! listings, launching with a deadline, the shared mount points), [`terminal`] (a terminal
+//! for the command and what of its output may act on it), [`backends`] (native `jail`,
+//! `bwrap`, `seatbelt`), and [`prepared`] (a backend chosen, probed and ready: the fence a
+//! caller holds). Each module is also re-exported here under its own name
+//! (`fence::plan`, `fence::jail`, ...). The kernel calls are [`crate::sys`]'s.
+pub mod backends;
+pub mod model;
 pub mod prepared;
-pub mod probe;
-pub mod protect;
-pub mod seatbelt;
-pub mod tty;
-pub mod user_dir;
+pub mod runtime;
+pub mod terminal;
+
+pub use backends::{bwrap, jail, seatbelt};
+pub use model::{coverage, error, guarded, host, policy, posture, protect};
+pub use runtime::{launch, listing, mount_points, plan, probe, user_dir};
+pub use terminal::{control_strings, tty};
 
 pub use coverage::{Coverage, REQUIRED};
 pub use error::FenceError;
 pub use host::Host;
 pub use jail::{EXIT_SETUP_FAILED, PLAN_ENV};
 pub use mount_points::MountPoints;
+pub use mount_points::{missing_protected, tidy_protected};
 pub use plan::{Abi, Action, Enforcement, LandlockReport, LandlockRules, Plan, Step};
 pub use policy::{BackendChoice, FenceOptions, Policy};
 pub use posture::{BackendKind, Layer, Posture, PostureChoices};
-pub use prepared::{
-    current_posture, missing_protected, tidy_protected, Checked, Fence, Kind, PendingListener,
-};
+pub use prepared::{current_posture, Checked, Fence, Kind, PendingListener};

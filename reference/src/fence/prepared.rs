@@ -5,15 +5,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::coverage::Coverage;
-use super::error::FenceError;
-use super::host::Host;
-use super::jail::PLAN_ENV;
-use super::launch::{Launched, Streams};
-use super::plan::{Abi, Action, Plan};
-use super::policy::{BackendChoice, FenceOptions, Policy};
-use super::posture::{BackendKind, Layer, Posture};
-use super::probe;
+use crate::fence::coverage::Coverage;
+use crate::fence::error::FenceError;
+use crate::fence::host::Host;
+use crate::fence::jail::PLAN_ENV;
+use crate::fence::launch::{Launched, Streams};
+use crate::fence::plan::{Abi, Action, Plan};
+use crate::fence::policy::{BackendChoice, FenceOptions, Policy};
+use crate::fence::posture::{BackendKind, Layer, Posture};
+use crate::fence::probe;
 
 /// The backend configurations this host can run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -363,7 +363,7 @@ impl Fence {
             .home
             .clone()
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
-        notes.extend(super::protect::hook_notes(
+        notes.extend(crate::fence::protect::hook_notes(
             &policy.workspaces,
             home.as_deref(),
         ));
@@ -521,7 +521,7 @@ impl Fence {
             },
             listener: pair
                 .as_ref()
-                .map(|(port, _, theirs)| super::plan::ListenerHandoff {
+                .map(|(port, _, theirs)| crate::fence::plan::ListenerHandoff {
                     port: *port,
                     fd: handoff::raw(theirs),
                 }),
@@ -551,7 +551,7 @@ impl Fence {
                 crate::sys::mark::mark("plan-made");
                 prepare_protected(&policy)?;
                 crate::sys::mark::mark("host-ready");
-                let early = super::jail::Early {
+                let early = crate::fence::jail::Early {
                     parent_pid: std::process::id(),
                     ids: crate::sys::ns::ids(),
                     host_network: self.policy.host_network,
@@ -560,7 +560,7 @@ impl Fence {
                 let ends = streams.ends().map_err(setup)?;
                 crate::sys::mark::mark("init-clone");
                 let cloned = crate::sys::ns::clone_init(ends.theirs, &keep, move || {
-                    super::jail::run_early(&early, plan)
+                    crate::fence::jail::run_early(&early, plan)
                 })
                 .map_err(|e| failed("setup", format!("cannot clone the jail's init: {e}")))?;
                 crate::sys::mark::mark("init-cloned");
@@ -762,7 +762,7 @@ impl Fence {
             let (ours, theirs) = crate::sys::net::pair().map_err(failed)?;
             crate::sys::net::inheritable(&theirs).map_err(failed)?;
             let action = Action::Serve {
-                listener: Some(super::plan::ListenerHandoff {
+                listener: Some(crate::fence::plan::ListenerHandoff {
                     port,
                     fd: crate::sys::handoff::raw(&theirs),
                 }),
@@ -838,11 +838,11 @@ pub struct Checked {
 }
 
 /// How a checked command's jail is seen to end without waiting for its init to be gone
-/// (an early init, [`super::jail::Early`], which takes the jail's mount tree down as it
+/// (an early init, [`crate::fence::jail::Early`], which takes the jail's mount tree down as it
 /// exits, 0.1-0.3 ms here): the probe's report
 /// channel, on which the init's last word is the command's code ([`probe::tell_exit`]),
 /// said only once it has ended every other process of its namespace
-/// ([`super::jail::checked_exec`]); and the init's pidfd, readable once the init, and with
+/// ([`crate::fence::jail::checked_exec`]); and the init's pidfd, readable once the init, and with
 /// it every jailed process, is gone (the processes of a PID namespace die with its init),
 /// for an init that could not say.
 #[cfg(target_os = "linux")]
@@ -945,7 +945,7 @@ impl Drop for Checked {
 
 impl Checked {
     /// The master of the command's terminal (asked with `terminal`): the caller relays it
-    /// ([`super::tty::Relay`]). Nothing in the jail holds a copy.
+    /// ([`crate::fence::tty::Relay`]). Nothing in the jail holds a copy.
     pub fn take_terminal(&mut self) -> Option<std::os::fd::OwnedFd> {
         self.terminal.take()
     }
@@ -1026,7 +1026,7 @@ impl Checked {
 #[cfg(target_os = "linux")]
 fn unjailed_terminal(cmd: &mut Command) -> std::io::Result<std::os::fd::OwnedFd> {
     let pair = crate::sys::pty::open_pair()?;
-    super::tty::attach(cmd, pair.slave)?;
+    crate::fence::tty::attach(cmd, pair.slave)?;
     Ok(pair.master)
 }
 
@@ -1176,7 +1176,7 @@ fn bwrap(host: &Host) -> Result<Kind, FenceError> {
     let Some(exe) = host.bwrap.clone() else {
         return Err(unavailable(format!(
             "{} is not installed",
-            super::host::BWRAP
+            crate::fence::host::BWRAP
         )));
     };
     if !host.user_namespaces {
@@ -1193,12 +1193,12 @@ fn bwrap(host: &Host) -> Result<Kind, FenceError> {
 }
 
 fn seatbelt() -> Result<Kind, FenceError> {
-    if cfg!(target_os = "macos") && Path::new(super::host::SANDBOX_EXEC).exists() {
+    if cfg!(target_os = "macos") && Path::new(crate::fence::host::SANDBOX_EXEC).exists() {
         Ok(Kind::Seatbelt)
     } else {
         Err(FenceError::Unavailable {
             backend: "seatbelt".into(),
-            reason: format!("{} is not present", super::host::SANDBOX_EXEC),
+            reason: format!("{} is not present", crate::fence::host::SANDBOX_EXEC),
         })
     }
 }
@@ -1255,7 +1255,7 @@ fn helper_command(helper: &Path, plan: &Plan) -> Result<Command, FenceError> {
 
 /// The native helper of a checked command, forked from this process instead of executed
 /// again (no second load of the binary, no plan in JSON): the child applies `plan` itself
-/// ([`super::jail::run_forked`]). Where this process has other threads already, or the
+/// ([`crate::fence::jail::run_forked`]). Where this process has other threads already, or the
 /// helper asked for is another binary, the helper is executed as before
 /// ([`helper_command`]); `keep` are the descriptors the plan names.
 #[cfg(target_os = "linux")]
@@ -1268,7 +1268,7 @@ fn forked_helper(helper: &Path, plan: Plan, keep: &[i32]) -> Result<Command, Fen
     c.arg("__jail").env_clear();
     let shared = plan.clone();
     match crate::sys::ns::fork_instead_of_exec(&mut c, keep, move || {
-        super::jail::run_forked(&shared)
+        crate::fence::jail::run_forked(&shared)
     }) {
         Ok(()) => Ok(c),
         Err(_) => helper_command(helper, &plan),
@@ -1276,7 +1276,7 @@ fn forked_helper(helper: &Path, plan: Plan, keep: &[i32]) -> Result<Command, Fen
 }
 
 /// Whether an early init makes its network namespace on a thread of its own
-/// ([`super::jail::Early::network_thread`]): where a core is free for it, unless
+/// ([`crate::fence::jail::Early::network_thread`]): where a core is free for it, unless
 /// `GATEHOUSE_JAIL_NETWORK_THREAD` says `always` or `never` (for the tests of both ways);
 /// any other value is refused, not taken for the guess. It changes only where the
 /// namespace is made, never whether (the join is checked the same either way), so it
@@ -1307,13 +1307,13 @@ fn can_fork_helper(helper: &Path) -> bool {
 }
 
 /// Create missing protected paths on the host, never through a symlink: bubblewrap needs
-/// them to exist before it starts, and so does an early init ([`super::jail::Early`]),
+/// them to exist before it starts, and so does an early init ([`crate::fence::jail::Early`]),
 /// whose plan's `prepare-protected` steps (the same paths) come before the namespaces its
 /// clone made. An executed or forked native helper takes those steps itself.
 #[cfg(target_os = "linux")]
 fn prepare_protected(policy: &Policy) -> Result<(), FenceError> {
     for p in policy.protected_paths() {
-        let file = super::protect::placeholder_is_file(&p);
+        let file = crate::fence::protect::placeholder_is_file(&p);
         crate::sys::fs::prepare_nofollow(&p.root, &p.rel, file).map_err(|e| FenceError::Io {
             what: "cannot prepare the protected path".into(),
             path: p.root.join(&p.rel),
@@ -1347,11 +1347,11 @@ fn build_command(
                 step: "serialize".into(),
                 reason: e.to_string(),
             })?;
-            let layout = super::plan::Layout::of(policy, *landlock);
+            let layout = crate::fence::plan::Layout::of(policy, *landlock);
             let mut c = Command::new(exe);
-            c.args(super::bwrap::args(policy, &layout, helper))
+            c.args(crate::fence::bwrap::args(policy, &layout, helper))
                 .arg("--")
-                .arg(super::bwrap::HELPER_INSIDE)
+                .arg(crate::fence::bwrap::HELPER_INSIDE)
                 .arg("__jail")
                 .env_clear()
                 .env(PLAN_ENV, json);
@@ -1365,8 +1365,8 @@ fn build_command(
                 step: "serialize".into(),
                 reason: e.to_string(),
             })?;
-            let mut c = Command::new(super::host::SANDBOX_EXEC);
-            c.args(super::seatbelt::args(policy, helper))
+            let mut c = Command::new(crate::fence::host::SANDBOX_EXEC);
+            c.args(crate::fence::seatbelt::args(policy, helper))
                 .arg(helper)
                 .arg("__jail")
                 .env_clear()
@@ -1401,47 +1401,6 @@ pub fn current_posture(options: &FenceOptions) -> Posture {
     };
     let _ = std::fs::remove_dir_all(&dir);
     posture
-}
-
-/// Protected paths (and their parents) that do not exist yet below the workspace roots:
-/// the fence creates them empty to use them as mount points; and an empty directory a
-/// killed launcher left where a tool reads a file ([`super::protect::is_leftover_placeholder`]),
-/// used and removed the same way. Deepest first, ready for [`tidy_protected`].
-pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
-    let mut missing = Vec::new();
-    for p in policy.protected_paths() {
-        let mut prefix = PathBuf::new();
-        for c in p.rel.components() {
-            prefix.push(c);
-            if std::fs::symlink_metadata(p.root.join(&prefix)).is_err()
-                || super::protect::is_leftover_placeholder(&p.root, &prefix)
-            {
-                missing.push((p.root.clone(), prefix.clone()));
-            }
-        }
-    }
-    missing.sort_by_key(|(_, rel)| std::cmp::Reverse(rel.components().count()));
-    missing.dedup();
-    missing
-}
-
-/// Remove the mount points the fence created for missing protected paths once no jail
-/// uses them, where they are still empty directories; never through a symlink.
-pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
-    #[cfg(target_os = "linux")]
-    for (root, rel) in created {
-        let _ = crate::sys::fs::remove_placeholder_nofollow(root, rel);
-    }
-    #[cfg(not(target_os = "linux"))]
-    for (root, rel) in created {
-        let p = root.join(rel);
-        if std::fs::symlink_metadata(&p)
-            .map(|m| m.is_dir())
-            .unwrap_or(false)
-        {
-            let _ = std::fs::remove_dir(&p);
-        }
-    }
 }
 
 #[cfg(test)]

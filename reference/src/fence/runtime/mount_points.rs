@@ -20,7 +20,7 @@
 //! file a jail could replace would split the lock. Lock files are never removed (one
 //! empty file per root ever fenced): removing one while another launcher opens it would
 //! split the lock too. May touch: that directory, and the mount points through
-//! [`super::tidy_protected`].
+//! [`tidy_protected`].
 
 use std::io;
 use std::path::PathBuf;
@@ -31,7 +31,7 @@ use std::{
     path::Path,
 };
 
-use super::Policy;
+use crate::fence::Policy;
 
 /// The mount points of one policy, claimed: dropping it lets go of them (and removes them
 /// when no other jail of the same roots still holds them).
@@ -77,7 +77,7 @@ impl MountPoints {
         Ok(MountPoints {
             #[cfg(target_os = "linux")]
             locks,
-            created: super::missing_protected(policy),
+            created: missing_protected(policy),
         })
     }
 
@@ -99,7 +99,7 @@ impl Drop for MountPoints {
             lock.let_go(&mine);
         }
         #[cfg(not(target_os = "linux"))]
-        super::tidy_protected(&self.created);
+        tidy_protected(&self.created);
     }
 }
 
@@ -138,7 +138,7 @@ impl RootLock {
             .map(|rel| (self.root.clone(), rel))
             .collect();
         crate::sys::mark::mark("placeholders-remove");
-        super::tidy_protected(&all);
+        tidy_protected(&all);
         crate::sys::mark::mark("placeholders-removed");
         let _ = self.file.set_len(0);
         let _ = flock(&self.file, FlockOperation::Unlock);
@@ -171,7 +171,7 @@ fn lock_dir(root: &Path) -> io::Result<PathBuf> {
             root.display()
         )));
     }
-    super::user_dir::owners_dir(
+    crate::fence::user_dir::owners_dir(
         owner,
         me,
         &format!("the lock directory of the workspace {}", root.display()),
@@ -294,5 +294,45 @@ mod tests {
             std::fs::read_to_string(ws.path().join("HEAD")).unwrap(),
             "mine"
         );
+    }
+}
+/// Protected paths (and their parents) that do not exist yet below the workspace roots:
+/// the fence creates them empty to use them as mount points; and an empty directory a
+/// killed launcher left where a tool reads a file ([`crate::fence::protect::is_leftover_placeholder`]),
+/// used and removed the same way. Deepest first, ready for [`tidy_protected`].
+pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
+    let mut missing = Vec::new();
+    for p in policy.protected_paths() {
+        let mut prefix = PathBuf::new();
+        for c in p.rel.components() {
+            prefix.push(c);
+            if std::fs::symlink_metadata(p.root.join(&prefix)).is_err()
+                || crate::fence::protect::is_leftover_placeholder(&p.root, &prefix)
+            {
+                missing.push((p.root.clone(), prefix.clone()));
+            }
+        }
+    }
+    missing.sort_by_key(|(_, rel)| std::cmp::Reverse(rel.components().count()));
+    missing.dedup();
+    missing
+}
+
+/// Remove the mount points the fence created for missing protected paths once no jail
+/// uses them, where they are still empty directories; never through a symlink.
+pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
+    #[cfg(target_os = "linux")]
+    for (root, rel) in created {
+        let _ = crate::sys::fs::remove_placeholder_nofollow(root, rel);
+    }
+    #[cfg(not(target_os = "linux"))]
+    for (root, rel) in created {
+        let p = root.join(rel);
+        if std::fs::symlink_metadata(&p)
+            .map(|m| m.is_dir())
+            .unwrap_or(false)
+        {
+            let _ = std::fs::remove_dir(&p);
+        }
     }
 }

@@ -10,7 +10,7 @@
 //! outside the jail. The launcher copies between the master and its caller ([`Relay`]):
 //! the CLI its own terminal in raw mode ([`crate::sys::pty::RawMode`]), the plane the
 //! run's input and captured output; what the terminal shows goes through
-//! [`super::control_strings`] on its way out.
+//! [`crate::fence::control_strings`] on its way out.
 //!
 //! May touch: the descriptors it is given; the kernel calls are [`crate::sys::pty`]'s.
 
@@ -20,7 +20,7 @@ use std::thread::JoinHandle;
 
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 
-use super::control_strings::ControlStrings;
+use crate::fence::control_strings::ControlStrings;
 
 /// The byte a terminal in canonical mode reads as end of input (`VEOF`, `^D`).
 pub const EOF_BYTE: u8 = 0x04;

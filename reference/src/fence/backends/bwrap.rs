@@ -9,8 +9,8 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::plan::{Layout, Step};
-use super::policy::Policy;
+use crate::fence::plan::{Layout, Step};
+use crate::fence::policy::Policy;
 
 /// Where the helper is bound inside bubblewrap's root.
 pub const HELPER_INSIDE: &str = "/run/gatehouse/helper";
@@ -41,7 +41,7 @@ fn mask(args: &mut Vec<OsString>, path: &Path, dir: bool) {
 }
 
 /// Whether `path` lies strictly inside a writable root of `policy` (its hiding is left to
-/// the helper, [`super::plan::left_to_the_helper`]).
+/// the helper, [`crate::fence::plan::left_to_the_helper`]).
 fn inside_a_root(policy: &Policy, path: &Path) -> bool {
     policy
         .writable_roots()
@@ -74,7 +74,7 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
         "--cap-add",
         "CAP_SETPCAP",
         "--hostname",
-        super::plan::HOSTNAME,
+        crate::fence::plan::HOSTNAME,
     ] {
         a.push(s.into());
     }
@@ -114,12 +114,12 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     // gives up its mount rights (its own cover depends on an access(W_OK) test that its
     // user namespace fails); sysctls are answered for the opener's namespaces, not the
     // mount's, so the bind shows the jail its own values (FENCE-JAIL-16).
-    for p in super::plan::PROC_READ_ONLY {
+    for p in crate::fence::plan::PROC_READ_ONLY {
         push(&mut a, &["--ro-bind-try".as_ref(), p.as_ref(), p.as_ref()]);
     }
     // The injected fault of the probe's tests (plan::Fault): read-only paths bound
     // writable, silently; the command's own probe must refuse the jail.
-    let ro_bind = if super::plan::read_only_hole_from_env() {
+    let ro_bind = if crate::fence::plan::read_only_hole_from_env() {
         "--bind"
     } else {
         "--ro-bind"
@@ -132,10 +132,10 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
     for p in &rw {
         push(&mut a, &["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
     }
-    // Protected paths are the helper's, inside the finished tree ([`super::plan::left_to_the_helper`]):
+    // Protected paths are the helper's, inside the finished tree ([`crate::fence::plan::left_to_the_helper`]):
     // bubblewrap makes no mount point inside a writable root.
     // Hidden paths last of the tree, as in the native plan.
-    for step in super::plan::hide_steps(policy, &layout.system) {
+    for step in crate::fence::plan::hide_steps(policy, &layout.system) {
         if let Step::Mask { path, dir } = step {
             if !inside_a_root(policy, &path) {
                 mask(&mut a, &path, dir);
@@ -177,7 +177,7 @@ mod tests {
         policy.hidden = vec![ws.join("sub/secret.txt"), ws.join("sub/hid")];
         policy.home = Some(t.path().join("home"));
         let policy = policy.resolve().unwrap();
-        let layout = super::super::plan::Layout::of(&policy, None);
+        let layout = crate::fence::plan::Layout::of(&policy, None);
         let a = args(&policy, &layout, Path::new("/usr/bin/gatehouse"));
         let roots = policy.writable_roots();
         let mut dests: Vec<PathBuf> = Vec::new();
@@ -207,7 +207,7 @@ mod tests {
             }
         }
         // The helper gets them instead.
-        let helper = super::super::plan::left_to_the_helper(&policy, &layout.system);
+        let helper = crate::fence::plan::left_to_the_helper(&policy, &layout.system);
         let root = policy.workspaces[0].clone();
         for want in [
             Step::ProtectInJail {

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::coverage::Coverage;
+use crate::fence::coverage::Coverage;
 use crate::sys::landlock::Abi;
 
 /// The backend named in the posture.

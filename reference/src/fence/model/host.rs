@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::policy::FenceOptions;
+use crate::fence::policy::FenceOptions;
 use crate::sys::landlock::Abi;
 
 /// Where the bubblewrap backend expects Debian's `bwrap`.

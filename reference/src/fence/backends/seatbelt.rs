@@ -9,7 +9,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use super::policy::Policy;
+use crate::fence::policy::Policy;
 
 /// System locations readable inside the profile.
 pub const SYSTEM_READ: [&str; 9] = [

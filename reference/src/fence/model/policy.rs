@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::error::FenceError;
+use crate::fence::error::FenceError;
 
 /// System directories bound read-only (symlinks such as Debian's merged `/bin -> usr/bin`
 /// are replicated as symlinks).
@@ -53,7 +53,7 @@ pub const ETC_ENTRIES: [&str; 30] = [
     "timezone",
 ];
 
-pub use super::protect::{Protected, PROTECTED};
+pub use crate::fence::protect::{Protected, PROTECTED};
 
 /// What the fence encloses. Paths are absolute; [`Policy::resolve`] canonicalizes them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,7 +116,7 @@ fn default_etc_entries() -> Vec<String> {
 }
 
 fn default_protected() -> Vec<PathBuf> {
-    super::protect::AT_EVERY_ROOT
+    crate::fence::protect::AT_EVERY_ROOT
         .iter()
         .map(|n| PathBuf::from(n.rel))
         .collect()
@@ -181,7 +181,7 @@ impl Policy {
     }
 
     /// Every protected path: the policy's names at each workspace root, then what git
-    /// would read there (one list with the file tools, [`super::protect`]). A path beneath
+    /// would read there (one list with the file tools, [`crate::fence::protect`]). A path beneath
     /// another one is left out: the outer covers it.
     pub fn protected_paths(&self) -> Vec<Protected> {
         let mut all: Vec<Protected> = Vec::new();
@@ -271,11 +271,14 @@ impl Policy {
             .home
             .clone()
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
-        self.git_protected =
-            super::protect::discover(&self.workspaces, &self.writable_roots(), home.as_deref())
-                .into_iter()
-                .filter(|p| !self.protected.contains(&p.rel) || !self.workspaces.contains(&p.root))
-                .collect();
+        self.git_protected = crate::fence::protect::discover(
+            &self.workspaces,
+            &self.writable_roots(),
+            home.as_deref(),
+        )
+        .into_iter()
+        .filter(|p| !self.protected.contains(&p.rel) || !self.workspaces.contains(&p.root))
+        .collect();
         if let Some(dir) = &self.log_dir {
             std::fs::create_dir_all(dir).map_err(|e| FenceError::Policy {
                 path: dir.clone(),

@@ -20,7 +20,7 @@
 //! shown as text: so a UTF-8 terminal told the wrong locale loses those bytes only, not
 //! the rest of the output.
 //!
-//! Pure logic on byte strings: no I/O. [`super::tty`] filters the jail's terminal with it,
+//! Pure logic on byte strings: no I/O. [`crate::fence::tty`] filters the jail's terminal with it,
 //! [`crate::plane::relay`] a piped command's output where ours is a terminal.
 
 /// The OSC numbers let through: window and icon titles (0, 1, 2), hyperlinks (8), the

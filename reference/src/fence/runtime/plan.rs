@@ -8,9 +8,9 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::error::FenceError;
-use super::policy::{is_normal_absolute, Policy};
-use super::posture::BackendKind;
+use crate::fence::error::FenceError;
+use crate::fence::policy::{is_normal_absolute, Policy};
+use crate::fence::posture::BackendKind;
 pub use crate::sys::landlock::{Abi, LandlockReport, LandlockRules};
 
 /// The device nodes bound into the minimal `/dev`.
@@ -340,12 +340,12 @@ pub struct Preflight {
     /// A writable directory (inside the session's scratch).
     pub inside: PathBuf,
     /// The tag of this preflight's victim and forbidden file in `outside`
-    /// ([`super::probe::victim_name`]).
+    /// ([`crate::fence::probe::victim_name`]).
     #[serde(default)]
     pub tag: String,
-    /// The descriptor the helper writes its [`super::probe::LegReport`] to, then closes.
+    /// The descriptor the helper writes its [`crate::fence::probe::LegReport`] to, then closes.
     pub report_fd: i32,
-    /// The descriptor the helper reads the launcher's [`super::probe::GO`] from.
+    /// The descriptor the helper reads the launcher's [`crate::fence::probe::GO`] from.
     pub go_fd: i32,
 }
 
@@ -404,7 +404,7 @@ pub enum Fault {
     ReadOnlyHole,
     /// The native jail's init skips [`Step::JoinNetwork`] and goes on as if it had
     /// joined: it stays in the host's network namespace, which the launcher sees from
-    /// outside before the verdict ([`super::probe::judge_network`]).
+    /// outside before the verdict ([`crate::fence::probe::judge_network`]).
     SharedNetwork,
 }
 
@@ -506,7 +506,7 @@ const MASK_DEPTH: usize = 8;
 fn root_only_beneath(
     dir: &Path,
     depth: usize,
-    listings: &mut super::listing::Listings,
+    listings: &mut crate::fence::listing::Listings,
     out: &mut Vec<Step>,
 ) {
     if depth > MASK_DEPTH {
@@ -548,7 +548,7 @@ impl Layout {
             .map(|e| Path::new("/etc").join(e))
             .collect();
         let mut tree = false;
-        let mut listings = super::listing::Listings::load();
+        let mut listings = crate::fence::listing::Listings::load();
         for p in dirs.iter().chain(etc.iter()) {
             if p.starts_with("/etc") && p != Path::new("/etc") && !tree {
                 // One tmpfs for the allowed entries, sealed read-only with all of them in
@@ -648,7 +648,7 @@ impl Plan {
         let layout = Layout::of(policy, landlock_abi);
         let mut steps = vec![Step::DieWithParent];
         for p in policy.protected_paths() {
-            let file = super::protect::placeholder_is_file(&p);
+            let file = crate::fence::protect::placeholder_is_file(&p);
             steps.push(Step::PrepareProtected {
                 root: p.root,
                 rel: p.rel,

@@ -1,7 +1,7 @@
 //! The fence's private directory of a user, where it keeps what no jail may see or change:
-//! the mount-point locks of the roots that user owns ([`super::mount_points`]), the
-//! probe's shared outside directory ([`super::probe`]) and the listings of `/etc`
-//! ([`super::listing`]). Depends on nothing else of the fence. May touch: that directory.
+//! the mount-point locks of the roots that user owns ([`crate::fence::mount_points`]), the
+//! probe's shared outside directory ([`crate::fence::probe`]) and the listings of `/etc`
+//! ([`crate::fence::listing`]). Depends on nothing else of the fence. May touch: that directory.
 
 #[cfg(target_os = "linux")]
 use std::io;

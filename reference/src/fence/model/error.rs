@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::coverage::Coverage;
+use crate::fence::coverage::Coverage;
 
 /// Why a fence could not be prepared, or a command could not be run in it.
 #[derive(Debug, thiserror::Error)]

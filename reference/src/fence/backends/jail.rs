@@ -16,7 +16,7 @@ use std::ffi::OsString;
 #[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
 
-use super::plan::{Enforcement, Plan};
+use crate::fence::plan::{Enforcement, Plan};
 
 /// The environment variable carrying the plan (JSON) to the helper. An environment variable
 /// rather than an argument: `/proc/PID/environ` is readable only by the same user, the
@@ -115,7 +115,7 @@ pub fn run_forked(plan: &Plan) -> i32 {
 #[cfg(target_os = "linux")]
 #[derive(Debug, Clone, Copy)]
 pub struct Early {
-    /// The launcher's pid, which the plan's [`super::plan::Plan::parent_pid`] must name.
+    /// The launcher's pid, which the plan's [`crate::fence::plan::Plan::parent_pid`] must name.
     pub parent_pid: u32,
     /// The launcher's real uid and gid, which the init maps to themselves.
     pub ids: (u32, u32),
@@ -133,8 +133,8 @@ pub struct Early {
 /// not [`Step::DieWithParent`] (missing protected paths made on the host) are the
 /// launcher's, done before the clone.
 ///
-/// [`Step::Unshare`]: super::plan::Step::Unshare
-/// [`Step::DieWithParent`]: super::plan::Step::DieWithParent
+/// [`Step::Unshare`]: crate::fence::plan::Step::Unshare
+/// [`Step::DieWithParent`]: crate::fence::plan::Step::DieWithParent
 #[cfg(target_os = "linux")]
 pub fn run_early(early: &Early, plan: Plan) -> i32 {
     // Before the plan its steps have no index of the plan's: named by what they are.
@@ -198,11 +198,11 @@ pub fn run_early(early: &Early, plan: Plan) -> i32 {
 /// mode, starting with exactly the steps taken already (the launcher's missing protected
 /// paths aside).
 ///
-/// [`Step::ForkInit`]: super::plan::Step::ForkInit
+/// [`Step::ForkInit`]: crate::fence::plan::Step::ForkInit
 #[cfg(target_os = "linux")]
 fn resume_after_fork(plan: &Plan, early: &Early) -> Result<usize, NotResumable> {
-    use super::plan::{Action, Step};
-    use super::posture::BackendKind;
+    use crate::fence::plan::{Action, Step};
+    use crate::fence::posture::BackendKind;
     if plan.backend != BackendKind::Native {
         return Err(NotResumable::Backend(plan.backend));
     }
@@ -242,7 +242,7 @@ fn resume_after_fork(plan: &Plan, early: &Early) -> Result<usize, NotResumable> 
 enum NotResumable {
     /// The plan is another backend's.
     #[error("a {0} plan for a native jail")]
-    Backend(super::posture::BackendKind),
+    Backend(crate::fence::posture::BackendKind),
     /// `parent_pid` names another launcher.
     #[error("the plan names another launcher")]
     OtherLauncher,
@@ -273,7 +273,7 @@ enum NotResumable {
 #[cfg(target_os = "linux")]
 fn run_checked(plan: &Plan, enforcement: &Enforcement) -> i32 {
     match &plan.action {
-        super::plan::Action::CheckedExec {
+        crate::fence::plan::Action::CheckedExec {
             argv,
             preflight,
             listener,
@@ -300,8 +300,8 @@ fn run_checked(plan: &Plan, enforcement: &Enforcement) -> i32 {
 pub fn checked_exec(
     plan: &Plan,
     argv: &[String],
-    preflight: &super::plan::Preflight,
-    listener: Option<&super::plan::ListenerHandoff>,
+    preflight: &crate::fence::plan::Preflight,
+    listener: Option<&crate::fence::plan::ListenerHandoff>,
     terminal: Option<i32>,
     enforcement: &Enforcement,
 ) -> i32 {
@@ -311,7 +311,7 @@ pub fn checked_exec(
             return crate::exit::SETUP_FAILED;
         }
     }
-    let slave = match terminal.map(super::tty::hand_out).transpose() {
+    let slave = match terminal.map(crate::fence::tty::hand_out).transpose() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("gatehouse jail: the command's terminal: {e}");
@@ -319,7 +319,7 @@ pub fn checked_exec(
         }
     };
     crate::sys::mark::mark("legs-start");
-    let report = match super::probe::preflight_in_jail(preflight, enforcement) {
+    let report = match crate::fence::probe::preflight_in_jail(preflight, enforcement) {
         Ok(report) => report,
         Err(e) => {
             eprintln!("gatehouse jail: {e}");
@@ -353,7 +353,7 @@ pub fn checked_exec(
         crate::sys::mark::mark("namespace-ended");
         crate::sys::ns::streams_to_null();
     }
-    super::probe::tell_exit(report, code);
+    crate::fence::probe::tell_exit(report, code);
     code
 }
 
@@ -592,7 +592,7 @@ struct Entered {
 
 /// Where an init's network namespace comes from, at [`Step::JoinNetwork`].
 ///
-/// [`Step::JoinNetwork`]: super::plan::Step::JoinNetwork
+/// [`Step::JoinNetwork`]: crate::fence::plan::Step::JoinNetwork
 #[cfg(target_os = "linux")]
 enum Network {
     /// The init's end of the socket the helper sends it on (net::NetworkHandoff).
@@ -609,7 +609,7 @@ enum Network {
 /// a process can no longer write `uid_map`. The network namespace comes after the fork
 /// ([`fork_init`]), made while the init builds the mount tree.
 ///
-/// [`Step::Unshare`]: super::plan::Step::Unshare
+/// [`Step::Unshare`]: crate::fence::plan::Step::Unshare
 #[cfg(target_os = "linux")]
 fn unshare(enforcement: &mut Enforcement) -> std::io::Result<()> {
     let (uid, gid) = crate::sys::ns::ids();
@@ -627,8 +627,8 @@ fn unshare(enforcement: &mut Enforcement) -> std::io::Result<()> {
 /// bubblewrap leaves it (the `allow-list` mode's proxy listens there; nothing else is
 /// reachable), and hands it to the init, which joins it at [`Step::JoinNetwork`].
 ///
-/// [`Step::ForkInit`]: super::plan::Step::ForkInit
-/// [`Step::JoinNetwork`]: super::plan::Step::JoinNetwork
+/// [`Step::ForkInit`]: crate::fence::plan::Step::ForkInit
+/// [`Step::JoinNetwork`]: crate::fence::plan::Step::JoinNetwork
 #[cfg(target_os = "linux")]
 fn fork_init(host_network: bool, entered: &mut Entered) -> std::io::Result<Init> {
     use crate::sys::ns;
@@ -673,7 +673,7 @@ enum Init {
 /// Every step of `plan` from `start` on, after what `entered` holds.
 #[cfg(target_os = "linux")]
 fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement, Outcome> {
-    use super::plan::Step;
+    use crate::fence::plan::Step;
     use crate::sys::{caps, fs, landlock, mount, ns, seccomp};
     use rustix::mount::MountFlags;
     use std::io;
@@ -956,7 +956,7 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
                 }
                 match from {
                     Network::Sent(from) => {
-                        let deadline = std::time::Instant::now() + super::probe::TIMEOUT;
+                        let deadline = std::time::Instant::now() + crate::fence::probe::TIMEOUT;
                         crate::sys::net::join_network(&from, deadline).map_err(fail)?;
                     }
                     Network::Own(own) => own.join().map_err(fail)?,
@@ -1016,7 +1016,7 @@ pub fn exec(plan: &Plan, argv: &[String], enforcement: &Enforcement) -> i32 {
 }
 
 /// [`exec`], the command given `terminal` (the slave of the jail's pseudo-terminal) as its
-/// standard streams and controlling terminal ([`super::tty::attach`]).
+/// standard streams and controlling terminal ([`crate::fence::tty::attach`]).
 pub fn exec_with(
     plan: &Plan,
     argv: &[String],
@@ -1062,7 +1062,7 @@ pub fn exec_with(
     if let Some(slave) = terminal {
         let attached = slave.try_clone().and_then(|copy| {
             spare = Some(copy);
-            super::tty::attach(&mut cmd, slave)
+            crate::fence::tty::attach(&mut cmd, slave)
         });
         if let Err(e) = attached {
             eprintln!("gatehouse jail: the command's terminal: {e}");
@@ -1107,7 +1107,7 @@ pub fn exec_with(
     let rebuild = |spare: Option<std::os::fd::OwnedFd>| -> std::io::Result<std::process::Command> {
         let mut retry = build(Path::new(&argv[0]));
         if let Some(slave) = spare {
-            super::tty::attach(&mut retry, slave)?;
+            crate::fence::tty::attach(&mut retry, slave)?;
         }
         if needs_session {
             crate::sys::ns::in_new_session(&mut retry);
@@ -1194,7 +1194,7 @@ fn find_program(name: &str, _path: Option<&str>) -> std::path::PathBuf {
 /// Listen on the jail's `127.0.0.1` and hand the listening socket to the launcher over the
 /// inherited socket of the plan; the jail keeps no copy. Runs in the fenced process.
 #[cfg(target_os = "linux")]
-pub fn hand_out_listener(l: &super::plan::ListenerHandoff) -> std::io::Result<()> {
+pub fn hand_out_listener(l: &crate::fence::plan::ListenerHandoff) -> std::io::Result<()> {
     use std::os::fd::AsFd;
     let over = crate::sys::handoff::adopt(l.fd)?;
     let listener = crate::sys::net::listen_loopback(l.port)?;

@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::coverage::Coverage;
-use super::error::FenceError;
-use super::plan::Enforcement;
-use super::posture::Posture;
+use crate::fence::coverage::Coverage;
+use crate::fence::error::FenceError;
+use crate::fence::plan::Enforcement;
+use crate::fence::posture::Posture;
 
 /// Name of the file the legs attack in the outside directory.
 pub const VICTIM: &str = "victim";
@@ -185,7 +185,7 @@ where
     let mode_before = mode(&victim);
     let outcome = (|| {
         let cmd = run(&ws, &scratch, &outside)?;
-        let out = super::launch::output_bounded(cmd, TIMEOUT)
+        let out = crate::fence::launch::output_bounded(cmd, TIMEOUT)
             .map_err(|e| failed("spawn", e.to_string()))?;
         let report: LegReport = serde_json::from_slice(&out.stdout).map_err(|e| {
             failed(
@@ -375,7 +375,7 @@ pub(crate) fn tempdir() -> std::io::Result<std::path::PathBuf> {
 }
 
 /// The legs of one command's own jail travel in its plan.
-pub use super::plan::Preflight;
+pub use crate::fence::plan::Preflight;
 
 /// The byte that lets a checked command start; anything else, or the channel closing, means
 /// the jail was refused and nothing runs.
@@ -538,11 +538,11 @@ const SHARED_OUTSIDE: &str = "probe";
 /// The victim's mode.
 const VICTIM_MODE: u32 = 0o644;
 
-/// This user's shared outside directory (`probe` in [`super::user_dir::own_dir`]),
+/// This user's shared outside directory (`probe` in [`crate::fence::user_dir::own_dir`]),
 /// made when missing; refused unless it is a directory of this user's with mode 0700.
 #[cfg(target_os = "linux")]
 fn shared_outside() -> std::io::Result<PathBuf> {
-    shared_outside_in(&super::user_dir::own_dir()?)
+    shared_outside_in(&crate::fence::user_dir::own_dir()?)
 }
 
 /// [`shared_outside`] in the directory `base`.

@@ -1,5 +1,5 @@
 //! Directory listings for the walk that finds root-only objects below the allowed `/etc`
-//! entries ([`super::plan::Layout::of`]), kept between commands so that a settled
+//! entries ([`crate::fence::plan::Layout::of`]), kept between commands so that a settled
 //! directory is not read again for every jail.
 //!
 //! Reading the directories is most of that walk's cost (on this machine's ext4 some 24
@@ -13,7 +13,7 @@
 //! stale. The modes of the entries are never cached: every entry that is not a link is
 //! looked up again on every walk, since a `chmod` changes no directory time.
 //!
-//! The listings live in this user's fence directory ([`super::user_dir::own_dir`],
+//! The listings live in this user's fence directory ([`crate::fence::user_dir::own_dir`],
 //! mode 0700, which no jail sees); a file that cannot be read or parsed is ignored and
 //! written anew. May touch: that one file.
 
@@ -86,7 +86,7 @@ impl Listings {
     /// directory or no readable file).
     pub fn load() -> Listings {
         #[cfg(target_os = "linux")]
-        let file = super::user_dir::own_dir().ok().map(|d| d.join(FILE));
+        let file = crate::fence::user_dir::own_dir().ok().map(|d| d.join(FILE));
         #[cfg(not(target_os = "linux"))]
         let file: Option<PathBuf> = None;
         let known = file
