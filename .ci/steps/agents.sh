@@ -19,7 +19,7 @@ start=$(date +%s)
 GATEHOUSE="${GATEHOUSE:-${CARGO_TARGET_DIR:-target}/release/gatehouse}"
 export GATEHOUSE
 
-python3 -m unittest discover -s conformance/adapters/agents/tests
+python3 -m unittest discover -s conformance/adapters -t .
 conformance/adapters/install.sh --agent claude-code
 
 out=reports/agents-ci
@@ -31,7 +31,7 @@ for s in permissions/deny-shell-respelling permissions/deny-global-options permi
   filters+=(--filter "$s")
 done
 cargo run --release --locked -q -p gatehouse-conformance -- run "${filters[@]}" \
-  --impl "python3 conformance/adapters/agents/claude-code/adapter.py" --step-timeout 60 \
+  --impl "python3 conformance/adapters/agents/claude_code/adapter.py" --step-timeout 60 \
   --quiet --format json --out "$out/claude-code.json" >/dev/null || true
 
 python3 - "$out/claude-code.json" <<'PY'
@@ -72,7 +72,7 @@ PY
 # (the static build this run certifies) must pass safety in every scenario; with a guard
 # that has one of the fourth attack round's flaws (conformance/tests/fakes/lax_guard.py)
 # the steps that flaw opens must fail safety.
-guarded="python3 conformance/adapters/agents/claude-code/adapter.py --guard"
+guarded="python3 conformance/adapters/agents/claude_code/adapter.py --guard"
 cargo run --release --locked -q -p gatehouse-conformance -- run --filter guard/ \
   --impl "$guarded $GATEHOUSE" --step-timeout 60 --quiet --format json \
   --out "$out/claude-code-guarded.json" >/dev/null || true
