@@ -71,7 +71,7 @@ peers:
     conformance/adapters/install.sh
     .ci/steps/peers.sh
     for a in codex srt; do cargo run --release --locked -q -p gatehouse-conformance -- run --filter fence/ --impl "python3 conformance/adapters/$a/adapter.py" --quiet || true; done
-    cargo run --release --locked -q -p gatehouse-conformance -- run --filter gate/ --impl "python3 conformance/adapters/codex-execpolicy/adapter.py" --quiet || true
+    cargo run --release --locked -q -p gatehouse-conformance -- run --filter gate/ --impl "python3 conformance/adapters/codex_execpolicy/adapter.py" --quiet || true
 
 # Rebuild the implementations table in docs/implementations.md (every column, the whole suite).
 peers-table:

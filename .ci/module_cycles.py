@@ -59,7 +59,8 @@ def strip(text):
             j = n if j < 0 else j + len(close)
             out.append(re.sub(r"[^\n]", " ", text[i:j]))
             i = j
-        elif c == '"' or (c in "bc" and text.startswith('"', i + 1) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"))):
+        elif c == '"' or (c in "bc" and text.startswith('"', i + 1)
+                          and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"))):
             j = i + (1 if c == '"' else 2)
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
@@ -175,8 +176,9 @@ class Crate:
 
     def scan(self, mod, text, start, end, child_dir, file):
         """Reads module declarations, `use` trees and paths in text[start:end]."""
-        line_of = lambda pos: text.count("\n", 0, pos) + 1
-        pos = start
+        def line_of(pos: int) -> int:
+            return text.count("\n", 0, pos) + 1
+
         skip = []  # spans of inline modules, scanned as their own modules
         decl = re.compile(r"\bmod\s+(" + IDENT + r")\s*(;|\{)")
         for m in decl.finditer(text, start, end):
@@ -336,7 +338,8 @@ def cycles_of(crate, edges):
             members = set(comp)
             ev = [f"{a}->{b} ({evidence[(a, b)]})" for (a, b) in sorted(evidence) if a in members and b in members]
             where = "crate" + "".join("::" + p for p in parent)
-            found.append(f"{os.path.relpath(crate.root_file, ROOT)}: cycle under {where} between {{{', '.join(comp)}}}: " + "; ".join(ev))
+            found.append(f"{os.path.relpath(crate.root_file, ROOT)}: cycle under {where} "
+                         f"between {{{', '.join(comp)}}}: " + "; ".join(ev))
     return found
 
 

@@ -11,7 +11,14 @@ much less).
 
     python3 benches/guard_calls.py [GATEHOUSE] [CALLS]   (default target/release/gatehouse, 1500)
 """
-import json, os, resource, statistics, subprocess, sys, tempfile, time
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
 
 program = sys.argv[1] if len(sys.argv) > 1 else "target/release/gatehouse"
 calls = int(sys.argv[2]) if len(sys.argv) > 2 else 1500

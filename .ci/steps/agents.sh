@@ -4,7 +4,8 @@
 # cache, driven headless by the scripted model on 127.0.0.1 for a few permissions and
 # hooks scenarios, and must fail the steps its known weaknesses predict and pass the
 # controls; no scenario may error. The agents' own tests (a fake agent that hangs,
-# crashes, prints garbage or waits on a terminal; the scripted model's wires) run first.
+# crashes, prints garbage or waits on a terminal; the scripted model's wires) run earlier,
+# in `cargo xtask test` with the rest of the Python package's.
 #
 # Why Claude Code: measured here, its install is one native program (384 MB, 7 s from the
 # registry) and one run takes 1-2 s; Gemini CLI is smaller (100 MB) but takes 5-8 s a run
@@ -19,7 +20,6 @@ start=$(date +%s)
 GATEHOUSE="${GATEHOUSE:-${CARGO_TARGET_DIR:-target}/release/gatehouse}"
 export GATEHOUSE
 
-python3 -m unittest discover -s conformance/adapters/agents/tests
 conformance/adapters/install.sh --agent claude-code
 
 out=reports/agents-ci
@@ -31,7 +31,7 @@ for s in permissions/deny-shell-respelling permissions/deny-global-options permi
   filters+=(--filter "$s")
 done
 cargo run --release --locked -q -p gatehouse-conformance -- run "${filters[@]}" \
-  --impl "python3 conformance/adapters/agents/claude-code/adapter.py" --step-timeout 60 \
+  --impl "python3 conformance/adapters/agents/claude_code/adapter.py" --step-timeout 60 \
   --quiet --format json --out "$out/claude-code.json" >/dev/null || true
 
 python3 - "$out/claude-code.json" <<'PY'
@@ -72,7 +72,7 @@ PY
 # (the static build this run certifies) must pass safety in every scenario; with a guard
 # that has one of the fourth attack round's flaws (conformance/tests/fakes/lax_guard.py)
 # the steps that flaw opens must fail safety.
-guarded="python3 conformance/adapters/agents/claude-code/adapter.py --guard"
+guarded="python3 conformance/adapters/agents/claude_code/adapter.py --guard"
 cargo run --release --locked -q -p gatehouse-conformance -- run --filter guard/ \
   --impl "$guarded $GATEHOUSE" --step-timeout 60 --quiet --format json \
   --out "$out/claude-code-guarded.json" >/dev/null || true

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every static check: formatting, clippy (Linux, and macOS where the Seatbelt backend
-# lives), no two modules importing each other, the library without its command-line
-# crates, the scenario files, the trace, and the workflow files. `.ci/run` and `just lint`
-# both run this script, so the two cannot drift apart.
+# lives), no two modules importing each other, ruff and mypy over the Python package, the
+# library without its command-line crates, the scenario files, the trace, and the workflow
+# files. `.ci/run` and `just lint` both run this script, so the two cannot drift apart.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -18,6 +18,12 @@ cargo check -p gatehouse --lib --no-default-features --locked
 step "no two modules import each other, no crate uses a crate of its floor or above"
 python3 .ci/module_cycles.py
 python3 .ci/crate_graph.py --check
+
+step "Python: ruff and mypy over the adapters, the fakes and the scripts (pyproject.toml)"
+# Pinned here, installed by pip when this python3 lacks them (a no-op once they are).
+python3 -m pip install --quiet --disable-pip-version-check ruff==0.17.6 mypy==2.4.1
+python3 -m ruff check .
+python3 -m mypy
 
 step "the reference compiles and is clippy-clean for macOS (Seatbelt backend)"
 rustup target add aarch64-apple-darwin >/dev/null 2>&1 || true

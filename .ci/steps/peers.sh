@@ -17,7 +17,7 @@ run() { # $1 label, $2 adapter
 }
 run bwrap "python3 conformance/adapters/bwrap/adapter.py"
 run bwrap-hardened "python3 conformance/adapters/bwrap/adapter.py --hardened"
-run landlock-sandboxer "python3 conformance/adapters/landlock-sandboxer/adapter.py"
+run landlock-sandboxer "python3 conformance/adapters/landlock_sandboxer/adapter.py"
 
 python3 - "$out" <<'PY'
 import json, os, sys

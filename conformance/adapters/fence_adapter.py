@@ -2,7 +2,8 @@
 
 A tool's adapter (`bwrap/adapter.py`, ...) describes one third-party sandbox: its name and
 version, the backend it is, and the argument list and environment it is invoked with.
-This module speaks the adapter protocol (spec/adapter-protocol.md, version 1.1) for it:
+This module answers the adapter protocol (spec/adapter-protocol.md, version 1.1) for it,
+through the shared loop of `protocol.py`:
 
 - `hello` declares the capability `fence` only, with the environment the tool reports;
   `environment.posture` is left out, because none of these tools reports a posture;
@@ -21,24 +22,27 @@ The adapter judges nothing: the runner checks every effect on the files itself.
 Standard library only.
 """
 
-import json
+from __future__ import annotations
+
 import os
 import subprocess
-import sys
+from typing import Any, Optional
 
-# Setup fields a fence adapter knows; every other field is `unsupported` (PROTO-SESSION-2).
-KNOWN_SETUP = {"workspace", "home", "host", "asker", "allow_list", "grants", "card_window_ms",
-               "fence_policy", "workspaces", "log_dir", "limits"}
+from conformance.adapters.protocol import (Answer, Failure, Request, Unsupported, cache_dir,
+                                           check_setup, environment)
+from conformance.adapters import protocol
+
+# Setup fields a fence adapter reads beyond the required ones; every other field is
+# `unsupported` (PROTO-SESSION-2).
+HONOURED = {"fence_policy", "workspaces", "log_dir", "limits"}
 # The runner's step timeout is 10 s by default; a command that hangs is killed a little
 # before it so the answer still reports what was observed.
 RUN_TIMEOUT_S = float(os.environ.get("GATEHOUSE_PEER_RUN_TIMEOUT", "9"))
 
-
-class Unsupported(Exception):
-    """The tool has nothing to honour this request with."""
+Session = dict[str, Any]
 
 
-def landlock_abi():
+def landlock_abi() -> Optional[int]:
     """The kernel's Landlock ABI, asked of the kernel itself (landlock_create_ruleset with
     LANDLOCK_CREATE_RULESET_VERSION), or None where it has none or cannot be asked."""
     try:
@@ -47,7 +51,7 @@ def landlock_abi():
         nr = {"x86_64": 444, "aarch64": 444}.get(os.uname().machine)
         if nr is None:
             return None
-        abi = libc.syscall(nr, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+        abi = int(libc.syscall(nr, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
         return abi if abi > 0 else None
     except (OSError, AttributeError):
         return None
@@ -58,15 +62,13 @@ class Tool:
 
     name = "?"
     version = "?"
-    backend = None          # environment.fence_backend
-    held_by = None          # what `run` reports held the command
+    backend: Optional[str] = None   # environment.fence_backend
+    held_by: Optional[str] = None   # what `run` reports held the command
     uses_landlock = False   # whether environment.landlock_abi is the kernel's (the tool asks for it)
 
-    def check_setup(self, setup):
+    def check_setup(self, setup: Request) -> None:
         """Raises Unsupported for what this tool cannot express. The shared rules first."""
-        unknown = sorted(set(setup) - KNOWN_SETUP)
-        if unknown:
-            raise Unsupported("unknown setup field(s): " + ", ".join(unknown))
+        check_setup(setup, HONOURED, self.name)
         if setup.get("host", "posix") != "posix":
             raise Unsupported("host %r: the tool runs POSIX commands only" % setup["host"])
         policy = setup.get("fence_policy", "required")
@@ -78,21 +80,21 @@ class Tool:
         if setup.get("allow_list") or setup.get("grants"):
             raise Unsupported("allow_list/grants: a sandbox has no gate")
 
-    def start(self, session):
+    def start(self, session: Session) -> None:
         """Prepares per-session state (a settings file, ...). Default: nothing."""
 
-    def argv(self, session, command, cwd):
+    def argv(self, session: Session, command: list[str], cwd: str) -> list[str]:
         """The whole argument list that runs `command` (a list) through the tool in `cwd`."""
         raise NotImplementedError
 
-    def env(self, session):
+    def env(self, session: Session) -> dict[str, str]:
         """The environment the tool is started with: the agent's own, HOME = the person's."""
         return dict(os.environ, HOME=session["setup"]["home"])
 
-    def stop(self, session):
+    def stop(self, session: Session) -> None:
         """Removes per-session state. Default: nothing."""
 
-    def launch_failure(self, code, err):
+    def launch_failure(self, code: int, err: bytes) -> Optional[str]:
         """The tool's own failure to start the command, as a sentence, or None. A sandbox
         that cannot start (a program or package missing where it runs) has not failed a
         scenario: the run is answered `error` with this cause, and the runner reports it
@@ -100,7 +102,7 @@ class Tool:
         return None
 
 
-def run(tool, session, req):
+def run(tool: Tool, session: Session, req: Request) -> Answer:
     tool_name = req.get("tool", "shell")
     if tool_name == "shell":
         command = ["sh", "-c", req["input"]]
@@ -118,34 +120,33 @@ def run(tool, session, req):
                               capture_output=True, timeout=RUN_TIMEOUT_S)
         code, out, err = done.returncode, done.stdout, done.stderr
     except subprocess.TimeoutExpired as e:
-        code, out, err = -9, e.stdout or b"", (e.stderr or b"") + b"\n(killed by the adapter at its timeout)\n"
+        code, out = -9, e.stdout or b""
+        err = (e.stderr or b"") + b"\n(killed by the adapter at its timeout)\n"
     failure = tool.launch_failure(code, err)
     if failure:
-        raise RuntimeError("%s could not start the command: %s" % (tool.name, failure))
+        raise Failure("%s could not start the command: %s" % (tool.name, failure))
     return {"exit": code if code >= 0 else None, "signal": -code if code < 0 else None,
             "stdout": out.decode("utf-8", "replace"), "stderr": err.decode("utf-8", "replace"),
             "held_by": tool.held_by, "refused": None}
 
 
-def handle(tool, sessions, req):
+def handle(tool: Tool, sessions: dict[str, Session], req: Request) -> Answer:
     op = req.get("op")
     if op == "hello":
-        u = os.uname()
         return {"protocol": "1.1", "name": tool.name, "version": tool.version,
                 "capabilities": ["fence"],
-                "environment": {"os": "linux", "arch": u.machine, "kernel": u.release,
-                                "landlock_abi": landlock_abi() if tool.uses_landlock else None,
-                                "fence_backend": tool.backend}}
+                "environment": environment(tool.backend,
+                                           landlock_abi() if tool.uses_landlock else None)}
     if op == "open":
         setup = req["setup"]
         tool.check_setup(setup)
-        session = {"setup": setup, "workspaces": setup.get("workspaces") or [setup["workspace"]]}
-        tool.start(session)
-        sessions[req["session"]] = session
+        opened = {"setup": setup, "workspaces": setup.get("workspaces") or [setup["workspace"]]}
+        tool.start(opened)
+        sessions[req["session"]] = opened
         return {}
-    session = sessions.get(req.get("session"))
+    session = sessions.get(req.get("session", ""))
     if session is None:
-        raise RuntimeError("no session %r" % req.get("session"))
+        raise Failure("no session %r" % req.get("session"))
     if op == "run":
         return run(tool, session, req)
     if op == "posture":
@@ -158,25 +159,18 @@ def handle(tool, sessions, req):
     raise Unsupported("%s is a sandbox only: no %r" % (tool.name, op))
 
 
-def serve(tool):
-    sessions = {}
-    for line in sys.stdin:
-        rid = None
-        try:
-            req = json.loads(line)
-            rid = req.get("id")
-            if req.get("op") == "bye":
-                return
-            answer = dict({"id": rid, "ok": True}, **handle(tool, sessions, req))
-        except Unsupported as e:
-            answer = {"id": rid, "ok": False, "error": {"kind": "unsupported", "message": str(e)}}
-        except Exception as e:  # every other failure is the implementation's error
-            answer = {"id": rid, "ok": False, "error": {"kind": "error", "message": repr(e)}}
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
+def serve(tool: Tool) -> None:
+    """Answers the runner for `tool` until `bye`; every open session is stopped at the end."""
+    sessions: dict[str, Session] = {}
+
+    def stop_all() -> None:
+        for session in sessions.values():
+            tool.stop(session)
+
+    protocol.serve(lambda req: handle(tool, sessions, req), on_end=stop_all)
 
 
-def tool_version(argv, default="unknown"):
+def tool_version(argv: list[str], default: str = "unknown") -> str:
     """The first line a tool prints for its version, or `default`."""
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=20)
@@ -186,8 +180,4 @@ def tool_version(argv, default="unknown"):
         return default
 
 
-def cache_dir():
-    """Where conformance/adapters/install.sh put the tools."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.environ.get("GATEHOUSE_PEERS_CACHE",
-                          os.path.join(here, "..", "..", "target", "peers"))
+__all__ = ["Tool", "Unsupported", "cache_dir", "landlock_abi", "serve", "tool_version"]

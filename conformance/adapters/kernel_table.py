@@ -104,7 +104,7 @@ def main():
         w("")
     w("| implementation | user | " + " | ".join(guests) + " |")
     w("|---|---|" + "---|" * len(guests))
-    for label, matrix, order, runs, errors in loaded:
+    for label, _matrix, _order, runs, errors in loaded:
         users = sorted({u for (_, u) in runs}, key=lambda u: (u != "root", u))
         for user in users:
             cells = []
@@ -119,7 +119,7 @@ def main():
             name = next((r["environment"]["name"] for r in runs.values() if r), label)
             w("| %s (`%s`) | %s | %s |" % (md(name), label, user, " | ".join(cells)))
     w("")
-    for label, matrix, order, runs, errors in loaded:
+    for label, matrix, _order, runs, errors in loaded:
         w("### `%s`: what changes with the kernel or the user" % label)
         w("")
         w("`%s`, %.0f s wall." % (md(matrix.get("command", "")), matrix.get("wall_secs", 0)))

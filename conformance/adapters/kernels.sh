@@ -14,7 +14,8 @@
 #
 # Scenarios: fence/ (GATEHOUSE_PEER_FILTER), the chapter the fences answer. The sandboxer
 # is built static (musl) so that it needs nothing of the guest; Codex's sandbox is the
-# static binary of its npm package (315 MB: its guests need 2.3 GB of memory each).
+# static binary of its npm package (315 MB: its guests need 2.3 GB of memory each). The
+# adapters read the setup's fields from spec/protocol.schema.json, copied beside them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -62,7 +63,7 @@ for label in $impls; do
         conformance/adapters/install.sh --ci
         (cd "$cache/landlock-sandboxer" && nice -n 10 cargo build --release --quiet --target x86_64-unknown-linux-musl)
       fi
-      impl="env LANDLOCK_SANDBOXER=/impl/peers/sandboxer python3 conformance/adapters/landlock-sandboxer/adapter.py"
+      impl="env LANDLOCK_SANDBOXER=/impl/peers/sandboxer python3 conformance/adapters/landlock_sandboxer/adapter.py"
       extra=(--guest-copy "$sandboxer:peers/sandboxer") ;;
     codex)
       bin="$(codex_bin)"
@@ -81,6 +82,7 @@ for label in $impls; do
   echo "peers-kernels: $label on ${kernels} ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg))"
   # A third party is expected to fail scenarios: the exit status is the table's, not ours.
   "$conform" vm "${select[@]}" "${extra[@]}" --guest-copy conformance/adapters \
+    --guest-copy spec/protocol.schema.json \
     --out-dir "$out/$label" -- --impl "$impl" --filter "$filter" >/dev/null || true
   python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(sys.argv[2], "%.0f s" % m["wall_secs"], [(g["kernel"], g["variant"], g["error"] or [u["summary"] for u in g["users"]]) for g in m["guests"]])' \
     "$out/$label/matrix.json" "$label"

@@ -15,10 +15,10 @@ impls=(
   "reference|"
   "bwrap|python3 conformance/adapters/bwrap/adapter.py"
   "bwrap-hardened|python3 conformance/adapters/bwrap/adapter.py --hardened"
-  "landlock-sandboxer|python3 conformance/adapters/landlock-sandboxer/adapter.py"
+  "landlock-sandboxer|python3 conformance/adapters/landlock_sandboxer/adapter.py"
   "codex|python3 conformance/adapters/codex/adapter.py"
   "srt|python3 conformance/adapters/srt/adapter.py"
-  "codex-execpolicy|python3 conformance/adapters/codex-execpolicy/adapter.py"
+  "codex-execpolicy|python3 conformance/adapters/codex_execpolicy/adapter.py"
 )
 table_only=false
 [ "${1:-}" = "--table-only" ] && table_only=true

@@ -5,7 +5,10 @@
 #       implementation and everything it starts inherit that session keyring.
 #   check NAME                             join NAME and print each key it holds, one per
 #       line: "DESCRIPTION\tPAYLOAD-HEX" (the runner compares them with what it planted).
-import ctypes, os, platform, sys
+import ctypes
+import os
+import platform
+import sys
 
 NR = {"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}.get(platform.machine())
 libc = ctypes.CDLL(None, use_errno=True)

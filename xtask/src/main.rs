@@ -4,6 +4,7 @@
 //!   there (installing the pinned version with `cargo install --locked` when it is not),
 //!   then runs the workspace's tests under it with the profile of `.config/nextest.toml`
 //!   (`--profile ci` in CI, for the JUnit file). ARGS go to `cargo nextest run` as they are.
+//!   Then the Python package's unit tests (`pyproject.toml`: the adapters and the fakes).
 //!
 //! This crate touches nothing but the processes it starts; it has no dependencies.
 
@@ -86,10 +87,35 @@ fn test(extra: Vec<String>) -> ExitCode {
         cargo_step("the tests", &nextest, &extra)?;
         // nextest runs no doctests; the one example in the reference's docs is compiled here.
         let doctests = [&["test", "--doc", "-q"][..], &workspace].concat();
-        cargo_step("the doctests", &doctests, &[])
+        cargo_step("the doctests", &doctests, &[])?;
+        python_tests()
     };
     match steps() {
         Ok(()) => ExitCode::SUCCESS,
         Err(code) => code,
+    }
+}
+
+/// The Python package's unit tests (conformance/adapters/**/test_*.py), run from the
+/// repository's root, the package's import root; `Err` as `cargo_step` gives it.
+fn python_tests() -> Result<(), ExitCode> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let discover = "-m unittest discover -s conformance/adapters -t .".split(' ');
+    let python = Command::new("python3")
+        .args(discover)
+        .current_dir(&root)
+        .status();
+    match python {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => {
+            eprintln!("cargo xtask: the Python unit tests failed ({s})");
+            Err(ExitCode::from(
+                s.code().map_or(1, |c| c.clamp(1, 255) as u8),
+            ))
+        }
+        Err(e) => {
+            eprintln!("cargo xtask: cannot run python3 for the Python unit tests: {e}");
+            Err(ExitCode::FAILURE)
+        }
     }
 }

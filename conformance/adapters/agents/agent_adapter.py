@@ -1,6 +1,6 @@
 """The part every agent adapter shares: the adapter protocol around one real agent.
 
-An agent adapter (`claude-code/adapter.py`, `opencode/adapter.py`, ...) scores a whole
+An agent adapter (`claude_code/adapter.py`, `opencode/adapter.py`, ...) scores a whole
 agent (its rules, modes, hooks, sandbox and prompt) by running it headless for each step,
 with its model replaced by the scripted model of `scripted_model.py`, which makes the
 call the step describes. This module speaks the protocol (spec/adapter-protocol.md) for
@@ -40,8 +40,11 @@ The adapter judges nothing: the runner checks the files itself. The agent gets t
 runner's environment (as a person's agent gets the person's), with `HOME` set to the
 session's home, `PWD` and the working directory set to the workspace, `TMPDIR` and the XDG
 directories inside the fixture, and telemetry and update checks off where the agent allows
-(`Agent.env`). Standard library only.
+(`Agent.env`). The loop, `Unsupported` and the setup's fields are `protocol.py`'s.
+Standard library only.
 """
+
+from __future__ import annotations
 
 import json
 import os
@@ -52,29 +55,28 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Sequence
+from typing import IO, Any, Optional, Union
+
+from conformance.adapters import protocol
+from conformance.adapters.agents.scripted_model import ScriptedModel, Wire
+from conformance.adapters.protocol import Answer, Failure, Request, Unsupported, cache_dir
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-from scripted_model import ScriptedModel  # noqa: E402
 
 DEADLINE_S = float(os.environ.get("GATEHOUSE_AGENT_DEADLINE", "45"))
 STDERR_LINES = 8
 
 
-class Unsupported(Exception):
-    """The agent has nothing that expresses this setup field or step."""
-
-
-class AgentError(Exception):
+class AgentError(Failure):
     """The agent run failed (hung, crashed, or printed what cannot be read)."""
 
 
 class Call:
     """One tool call, in the protocol's vocabulary."""
 
-    def __init__(self, tool, input, call_id=None, if_asked="no", approved=False, cwd=None):
+    def __init__(self, tool: str, input: Any, call_id: Optional[str] = None,
+                 if_asked: str = "no", approved: bool = False, cwd: Optional[str] = None) -> None:
         self.tool = tool
         self.input = input
         self.call_id = call_id
@@ -82,13 +84,14 @@ class Call:
         self.approved = approved    # a fence `run`: approved before the agent sees it
         self.cwd = cwd
 
-    def line(self):
+    def line(self) -> str:
         """The command line or code of a shell/execute_code call."""
         if isinstance(self.input, str):
             return self.input
         for key in ("cmd", "command", "code"):
-            if isinstance(self.input, dict) and isinstance(self.input.get(key), str):
-                return self.input[key]
+            value = self.input.get(key) if isinstance(self.input, dict) else None
+            if isinstance(value, str):
+                return value
         raise Unsupported("a %s call whose input has no command: %r" % (self.tool, self.input))
 
 
@@ -96,8 +99,10 @@ class Observed:
     """What one agent run showed. `by` says what refused: rule, hook, mode, user, sandbox;
     `refused`, the protocol's code when the fence itself refused to start the call."""
 
-    def __init__(self, ran=False, asked=False, denied=False, by=None, exit=None,
-                 output="", message=None, refused=None, refusal=None):
+    def __init__(self, ran: bool = False, asked: bool = False, denied: bool = False,
+                 by: Optional[str] = None, exit: Optional[int] = None, output: str = "",
+                 message: Optional[str] = None, refused: Optional[str] = None,
+                 refusal: Optional[str] = None) -> None:
         # refused: the fence refused to run the approved call (`choice_refused`), with its
         # one line (`refusal`): what `gatehouse exec` says when the guard's rewrite meets a
         # choice it cannot honour.
@@ -111,27 +116,30 @@ class Observed:
         self.output = output
         self.message = message
 
-    def decision(self):
+    def decision(self) -> str:
         if self.asked:
             return "ask"
         return "allow" if self.ran else "deny"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Observed(%r)" % self.__dict__
 
 
 class RunResult:
-    def __init__(self, rc, stdout, stderr):
+    """One finished run: its exit status and its output."""
+
+    def __init__(self, rc: int, stdout: str, stderr: str) -> None:
         self.rc = rc
         self.stdout = stdout
         self.stderr = stderr
 
-    def last_stderr(self, n=STDERR_LINES):
+    def last_stderr(self, n: int = STDERR_LINES) -> str:
         lines = [line for line in self.stderr.splitlines() if line.strip()]
         return "\n".join(lines[-n:]) or "(no stderr)"
 
 
-def run_process(argv, env, cwd, deadline_s=None, stdin_data=None):
+def run_process(argv: Sequence[str], env: dict[str, str], cwd: str,
+                deadline_s: Optional[float] = None, stdin_data: Optional[str] = None) -> RunResult:
     """Runs argv in a session of its own, no terminal, stdout and stderr to files; kills
     the whole process group at the deadline (raising AgentError with the last stderr
     lines) and after it ends (helpers it left behind)."""
@@ -142,10 +150,10 @@ def run_process(argv, env, cwd, deadline_s=None, stdin_data=None):
                                  stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
                                  start_new_session=True)
         except OSError as e:
-            raise AgentError("cannot start %s: %s" % (argv[0], e))
+            raise AgentError("cannot start %s: %s" % (argv[0], e)) from e
         timed_out = False
         try:
-            if stdin_data is not None:
+            if stdin_data is not None and p.stdin is not None:
                 try:
                     p.stdin.write(stdin_data.encode())
                     p.stdin.close()
@@ -170,7 +178,7 @@ def run_process(argv, env, cwd, deadline_s=None, stdin_data=None):
     return res
 
 
-def confine(argv, root, extra_writable=()):
+def confine(argv: list[str], root: str, extra_writable: Sequence[str] = ()) -> list[str]:
     """argv inside a bubblewrap confinement of the adapter's own: the whole filesystem
     read-only, a fresh /tmp, /dev and /proc, and only `root` (the scenario's directory,
     holding the fixture and the session's agent directories) and `extra_writable` writable;
@@ -202,30 +210,28 @@ class Agent:
 
     name = "?"
     version = "?"
-    wire = None                 # a scripted_model.Wire subclass
+    wire: type[Wire] = Wire     # the agent's Wire subclass
     capabilities = ["gate"]
-    file_ops = ("read", "write", "edit")   # the protocol's file steps it maps to its tools
-    fence_backend = None        # environment.fence_backend: the agent's sandbox, if any
-    deadline_s = None           # per-run deadline; None: GATEHOUSE_AGENT_DEADLINE
-    known_setup = {"workspace", "home", "host", "asker", "allow_list", "grants",
-                   "card_window_ms"}
+    file_ops: Sequence[str] = ("read", "write", "edit")   # the protocol's file steps it maps
+    fence_backend: Optional[str] = None   # environment.fence_backend: the agent's sandbox
+    deadline_s: Optional[float] = None    # per-run deadline; None: GATEHOUSE_AGENT_DEADLINE
+    # The setup fields it reads beyond those every `open` carries (the schema's required).
+    known_setup: frozenset[str] = frozenset()
 
-    def check_setup(self, setup):
+    def check_setup(self, setup: Request) -> None:
         """Raises Unsupported naming a field the agent cannot express. The shared rules
         first; subclasses call this and add their own."""
-        unknown = sorted(set(setup) - self.known_setup)
-        if unknown:
-            raise Unsupported("setup field(s) %s: %s has no counterpart" % (", ".join(unknown), self.name))
+        protocol.check_setup(setup, self.known_setup, self.name)
         if setup.get("host", "posix") != "posix":
             raise Unsupported("host %r: the agent runs here, on POSIX" % setup["host"])
         if setup.get("card_window_ms") is not None:
             raise Unsupported("card_window_ms: %s's prompt has no time window" % self.name)
 
-    def prepare(self, session):
+    def prepare(self, session: Session) -> None:
         """Writes the agent's configuration for the session (its files under
         session.dirs, or its settings in the workspace)."""
 
-    def env(self, session):
+    def env(self, session: Session) -> dict[str, str]:
         """The agent's environment: the runner's, placed inside the fixture."""
         d = session.dirs
         return dict(os.environ, HOME=session.setup["home"], PWD=session.cwd, TMPDIR=d["tmp"],
@@ -233,30 +239,34 @@ class Agent:
                     XDG_CACHE_HOME=d["xdg_cache"], XDG_STATE_HOME=d["xdg_state"],
                     NO_COLOR="1", TERM="dumb", CI="1")
 
-    def script(self, session, call):
+    def script(self, session: Session, call: Call) -> list[Any]:
         """The scripted model's turns for this call, in the agent's own vocabulary."""
         raise NotImplementedError
 
-    def command(self, session, call):
+    def command(self, session: Session,
+                call: Call) -> Union[list[str], tuple[list[str], Optional[str]]]:
         """The argument list of one headless run (and optionally stdin text: return
         (argv, stdin_data))."""
         raise NotImplementedError
 
-    def observe(self, session, call, result, requests):
+    def observe(self, session: Session, call: Call, result: RunResult,
+                requests: list[dict[str, Any]]) -> Observed:
         """Reads an Observed from the run's RunResult and the scripted model's log;
         raises AgentError when the output cannot be read."""
         raise NotImplementedError
 
-    def held_by(self, session):
+    def held_by(self, session: Session) -> Optional[str]:
         """What holds a command of a fence `run`: the agent's sandbox or `off`."""
         return "off"
 
-    def cleanup(self, session):
+    def cleanup(self, session: Session) -> None:
         """Anything prepare made outside session.dirs."""
 
 
 class Session:
-    def __init__(self, agent, sid, setup):
+    """One protocol session: its setup, its directories inside the fixture, its model."""
+
+    def __init__(self, agent: Agent, sid: str, setup: Request) -> None:
         self.agent = agent
         self.sid = sid
         self.setup = setup
@@ -266,23 +276,25 @@ class Session:
         self.root = root
         self.dirs = {k: os.path.join(root, k) for k in
                      ("config", "tmp", "xdg_config", "xdg_data", "xdg_cache", "xdg_state", "model")}
-        self.model = None
-        self.pending = None      # (op, call) whose prompt was answered "no"
-        self.state = {}          # the agent adapter's own
+        self.model: Optional[ScriptedModel] = None
+        self.pending: Optional[tuple[str, Call]] = None   # (op, call) whose prompt was answered "no"
+        self.state: dict[str, Any] = {}                   # the agent adapter's own
 
-    def open(self):
+    def open(self) -> None:
         for d in self.dirs.values():
             os.makedirs(d, exist_ok=True)
         self.model = ScriptedModel(self.agent.wire(), os.path.join(self.dirs["model"], "requests.jsonl")).start()
 
-    def close(self):
+    def close(self) -> None:
         if self.model:
             self.model.stop()
         self.agent.cleanup(self)
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def execute(self, call):
+    def execute(self, call: Call) -> Observed:
         """One headless run of the agent for `call`; returns an Observed."""
+        if self.model is None:
+            raise AgentError("session %r is not open" % self.sid)
         self.model.script(self.agent.script(self, call))
         cmd = self.agent.command(self, call)
         argv, stdin_data = cmd if isinstance(cmd, tuple) else (cmd, None)
@@ -298,28 +310,28 @@ class Session:
             raise
         except (ValueError, KeyError, TypeError, IndexError) as e:
             raise AgentError("cannot read the agent's output (%r, exit %s); last stderr:\n%s"
-                             % (e, result.rc, result.last_stderr()))
+                             % (e, result.rc, result.last_stderr())) from e
 
 
-def _call_of(req, tool=None, input=None):
+def _call_of(req: Request, tool: Optional[str] = None, input: Any = None) -> Call:
     return Call(tool or req.get("tool", "shell"), req.get("input") if input is None else input,
                 call_id=req.get("call_id"))
 
 
-def _gate_answer(obs):
+def _gate_answer(obs: Observed) -> Answer:
     d = obs.decision()
-    ans = {"decision": d, "route": "card" if d == "ask" else None, "reason": None,
+    ans: Answer = {"decision": d, "route": "card" if d == "ask" else None, "reason": None,
            "offers": None, "card": None}
     if d == "ask":
         ans["card"] = {"channel": "terminal", "window_ms": None}
     return ans
 
 
-def _order_answer(obs):
+def _order_answer(obs: Observed) -> Answer:
     ans = _gate_answer(obs)
     stage = None
     if obs.denied:
-        stage = {"hook": "preempt_hook", "rule": "deny_pattern"}.get(obs.by)
+        stage = {"hook": "preempt_hook", "rule": "deny_pattern"}.get(obs.by or "")
     ans.update({"stage": stage, "label": None, "mode": None, "mode_source": None,
                 "source": None, "hooks": [], "advice": None, "input": None, "redirects": []})
     if obs.message:
@@ -328,7 +340,7 @@ def _order_answer(obs):
     return ans
 
 
-def _refused_fields(obs):
+def _refused_fields(obs: Observed) -> Answer:
     """A `run` the fence refused to start: nothing ran, the refusal code, and its line as
     the posture's reason and the stderr (the fields of `run` and of `act` alike)."""
     return {"exit": None, "signal": None, "stdout": "", "stderr": obs.refusal or "",
@@ -336,7 +348,7 @@ def _refused_fields(obs):
             "posture": {"state": "fence", "reason": obs.refusal}}
 
 
-def _ran_fields(obs, held_by):
+def _ran_fields(obs: Observed, held_by: Optional[str]) -> Answer:
     ran = obs.ran
     if obs.refused:
         fields = _refused_fields(obs)
@@ -357,7 +369,16 @@ def _ran_fields(obs, held_by):
 FILE_OPS = ("read", "write", "edit", "list", "search")
 
 
-def handle(agent, sessions, req):
+class Sessions(dict[str, Session]):
+    """The open sessions, and the ids whose `open` was unsupported (their later steps are
+    unsupported too, not an error of the agent)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unsupported: set[str] = set()
+
+
+def handle(agent: Agent, sessions: Sessions, req: Request) -> Answer:
     op = req.get("op")
     if op == "hello":
         u = os.uname()
@@ -374,21 +395,20 @@ def handle(agent, sessions, req):
                 raise Unsupported("resume: the adapter keeps no session record to reopen")
             agent.check_setup(setup)
         except Unsupported:
-            # Later steps of that session are unsupported too, not an error of the agent.
-            sessions.setdefault("__unsupported__", set()).add(req["session"])
+            sessions.unsupported.add(req["session"])
             raise
-        s = Session(agent, req["session"], setup)
-        s.open()
+        opened = Session(agent, req["session"], setup)
+        opened.open()
         try:
-            agent.prepare(s)
+            agent.prepare(opened)
         except BaseException:
-            s.close()
+            opened.close()
             raise
-        sessions[req["session"]] = s
+        sessions[req["session"]] = opened
         return {}
-    s = sessions.get(req.get("session"))
+    s = sessions.get(req.get("session", ""))
     if s is None:
-        if req.get("session") in sessions.get("__unsupported__", ()):
+        if req.get("session") in sessions.unsupported:
             raise Unsupported("session %r: its open was unsupported" % req.get("session"))
         raise AgentError("no session %r" % req.get("session"))
     if op == "close":
@@ -397,7 +417,7 @@ def handle(agent, sessions, req):
     if op in ("decide", "code", "tool"):
         # `decide` names its tool too (protocol 1.5: `execute_code`, `mcp_install`, ...);
         # only a `decide` without one is the shell's.
-        tool = req.get("tool") or {"decide": "shell", "code": "execute_code"}.get(op)
+        tool = req.get("tool") or {"decide": "shell", "code": "execute_code"}.get(op, "")
         call = Call(tool, req.get("input"))
         obs = s.execute(call)
         s.pending = ("decide", call) if obs.asked else None
@@ -454,7 +474,7 @@ def handle(agent, sessions, req):
     raise Unsupported("%s has no counterpart for %r" % (agent.name, op))
 
 
-def file_op(agent, s, op, req):
+def file_op(agent: Agent, s: Session, op: str, req: Request) -> Answer:
     inp = {k: req[k] for k in ("path", "content", "old", "new", "pattern") if k in req}
     call = Call(op, inp, if_asked="yes" if req.get("if_asked", "yes" if op in ("write", "edit")
                                                  else "no") == "yes" else "no")
@@ -464,7 +484,7 @@ def file_op(agent, s, op, req):
     if op == "search":
         # What the tool handed the model, one `file:line:text` a line (a line that does not
         # parse is kept whole as its text, so that nothing it showed escapes the runner).
-        matches = []
+        matches: list[Answer] = []
         for text in (obs.output or "").splitlines() if done else ():
             file, _, rest = text.partition(":")
             line, _, body = rest.partition(":")
@@ -485,48 +505,25 @@ def file_op(agent, s, op, req):
     return {"result": "written" if done else refusal, "prompted": obs.asked, "effect": None}
 
 
-def serve(agent, stdin=None, stdout=None):
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
-    sessions = {}
-    try:
-        for line in stdin:
-            rid = None
-            try:
-                req = json.loads(line)
-                if not isinstance(req, dict):
-                    raise ValueError("not a JSON object")
-                rid = req.get("id")
-                if req.get("op") == "bye":
-                    stdout.write(json.dumps({"id": rid, "ok": True}) + "\n")
-                    stdout.flush()
-                    return
-                answer = dict({"id": rid, "ok": True}, **handle(agent, sessions, req))
-            except Unsupported as e:
-                answer = {"id": rid, "ok": False, "error": {"kind": "unsupported", "message": str(e)}}
-            except Exception as e:  # the agent's failure, or a request we could not read
-                msg = str(e) if isinstance(e, AgentError) else repr(e)
-                answer = {"id": rid, "ok": False, "error": {"kind": "error", "message": msg}}
-            stdout.write(json.dumps(answer) + "\n")
-            stdout.flush()
-    finally:
-        for sid, s in list(sessions.items()):
-            if sid != "__unsupported__":
-                s.close()
+def serve(agent: Agent, stdin: Optional[IO[str]] = None,
+          stdout: Optional[IO[str]] = None) -> None:
+    """Answers the runner for `agent` until `bye`; every open session is closed at the end."""
+    sessions = Sessions()
+
+    def close_all() -> None:
+        for s in list(sessions.values()):
+            s.close()
+
+    protocol.serve(lambda req: handle(agent, sessions, req), stdin, stdout, on_end=close_all)
 
 
-def cache_dir():
-    """Where conformance/adapters/install.sh put the agents (the peers' cache)."""
-    return os.environ.get("GATEHOUSE_PEERS_CACHE",
-                          os.path.join(HERE, "..", "..", "..", "target", "peers"))
-
-
-def npm_bin(package_dir, *rel):
+def npm_bin(package_dir: str, *rel: str) -> str:
     """A file of an npm package installed by install.sh under $CACHE/agents/<package_dir>."""
     return os.path.join(cache_dir(), "agents", package_dir, "node_modules", *rel)
 
 
-def version_of(argv, default="unknown"):
+def version_of(argv: Sequence[str], default: str = "unknown") -> str:
+    """The first line a program prints for its version, or `default`."""
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=30,
                               stdin=subprocess.DEVNULL)
@@ -536,14 +533,14 @@ def version_of(argv, default="unknown"):
         return default
 
 
-def guard_argument(argv):
+def guard_argument(argv: Sequence[str]) -> Optional[str]:
     """`--guard [GATEHOUSE]` of an agent adapter: the agent with `gatehouse guard` as its
     pre-tool hook (README.md, "Put Gatehouse in front of your agent"). The gatehouse binary
     the guard runs, given or by default the repository's release build; None without
     `--guard`."""
     if "--guard" not in argv:
         return None
-    i = argv.index("--guard")
+    i = list(argv).index("--guard")
     if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
         return os.path.abspath(argv[i + 1])
     root = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
@@ -557,13 +554,14 @@ GUARD_EXEC_KEYS = ("network", "allow_domains", "pass_env", "pass_secret_env", "s
                    "ro", "rw", "hide")
 
 
-def unmapped_choices(choices):
+def unmapped_choices(choices: Optional[dict[str, Any]]) -> list[str]:
     """The keys of a setup's `choices` the guard cannot carry (set, and not [exec]'s)."""
     return sorted(k for k, v in (choices or {}).items()
                   if k not in GUARD_EXEC_KEYS and v not in (None, False))
 
 
-def write_guard_config(s, gatehouse, safety=None, approved=()):
+def write_guard_config(s: Session, gatehouse: str, safety: Optional[str] = None,
+                       approved: Iterable[str] = ()) -> str:
     """The guard's configuration for session `s` (`R/.agent-*/guard.toml`, outside the
     workspace), from the setup: a state directory of the session's own, the workspace
     roots, the agent file and settings file the library reads its patterns, hooks and mode
@@ -608,7 +606,7 @@ def write_guard_config(s, gatehouse, safety=None, approved=()):
     return path
 
 
-def guard_unapprovable(agent, call, obs):
+def guard_unapprovable(agent: Agent, call: Call, obs: Observed) -> Observed:
     """Raises Unsupported when a guard that cannot ask (Codex CLI's, Gemini CLI's) refused
     an approved call for want of a person, although the adapter approved the line in its
     allow list: a line the gate always asks about (its dangerous list outranks every allow
@@ -627,7 +625,7 @@ def guard_unapprovable(agent, call, obs):
         return obs
     if (getattr(agent, "guard", None) and call.approved and not obs.ran and obs.by == "hook"
             and "cannot ask one from a hook" in (obs.message or "")):
-        m = re.search(r"denied \((\w+), stage (\w+)\)", obs.message)
+        m = re.search(r"denied \((\w+), stage (\w+)\)", obs.message or "")
         if m and m.group(1) in UNAPPROVABLE:
             raise Unsupported("%s cannot approve this line: its guard cannot ask, and %s"
                               % (agent.name, UNAPPROVABLE[m.group(1)]))

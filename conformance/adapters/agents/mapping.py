@@ -11,7 +11,7 @@ Standard library and PyYAML (the reading of YAML is the agents' test's, not the 
 
 import re
 
-from agent_adapter import AgentError, Unsupported
+from conformance.adapters.agents.agent_adapter import AgentError, Unsupported
 
 COND = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)=")
 GLOB_CHARS = set("*?[\\")
@@ -21,12 +21,12 @@ def load_yaml(path, what):
     try:
         import yaml
     except ImportError:
-        raise Unsupported("%s: reading YAML needs PyYAML, which this python3 lacks" % what)
+        raise Unsupported("%s: reading YAML needs PyYAML, which this python3 lacks" % what) from None
     try:
         with open(path) as f:
             data = yaml.safe_load(f)
     except (OSError, yaml.YAMLError) as e:
-        raise AgentError("%s %s does not load: %s" % (what, path, e))
+        raise AgentError("%s %s does not load: %s" % (what, path, e)) from e
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -24,13 +24,13 @@ cd "$(dirname "$0")/../../.."
 # (`--guard`, README.md "Put Gatehouse in front of your agent"); guarded, Gemini offers its
 # shell tool to the hook in every mode (yolo), so a run takes 2-4 s and it runs four chapters.
 agents=(
-  "claude-code|python3 conformance/adapters/agents/claude-code/adapter.py"
-  "claude-code-guarded|python3 conformance/adapters/agents/claude-code/adapter.py --guard|guard/ hooks/ permissions/ decision/ fence/"
+  "claude-code|python3 conformance/adapters/agents/claude_code/adapter.py"
+  "claude-code-guarded|python3 conformance/adapters/agents/claude_code/adapter.py --guard|guard/ hooks/ permissions/ decision/ fence/"
   "opencode|python3 conformance/adapters/agents/opencode/adapter.py|permissions/"
-  "codex-cli|python3 conformance/adapters/agents/codex-cli/adapter.py"
-  "gemini-cli|python3 conformance/adapters/agents/gemini-cli/adapter.py|permissions/ hooks/ decision/"
-  "codex-cli-guarded|python3 conformance/adapters/agents/codex-cli/adapter.py --guard|guard/ gate/ hooks/ fence/ decision/ permissions/"
-  "gemini-cli-guarded|python3 conformance/adapters/agents/gemini-cli/adapter.py --guard|guard/ hooks/ fence/ permissions/ decision/"
+  "codex-cli|python3 conformance/adapters/agents/codex_cli/adapter.py"
+  "gemini-cli|python3 conformance/adapters/agents/gemini_cli/adapter.py|permissions/ hooks/ decision/"
+  "codex-cli-guarded|python3 conformance/adapters/agents/codex_cli/adapter.py --guard|guard/ gate/ hooks/ fence/ decision/ permissions/"
+  "gemini-cli-guarded|python3 conformance/adapters/agents/gemini_cli/adapter.py --guard|guard/ hooks/ fence/ permissions/ decision/"
 )
 chapters=(--filter gate/ --filter permissions/ --filter hooks/ --filter trust/ --filter decision/ --filter fence/)
 

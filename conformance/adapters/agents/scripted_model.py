@@ -53,7 +53,6 @@ be. Standard library only.
 import http.server
 import itertools
 import json
-import os
 import threading
 
 

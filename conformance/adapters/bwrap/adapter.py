@@ -17,11 +17,14 @@ Bubblewrap is taken from $BWRAP, else /usr/bin/bwrap (Debian's package).
 """
 
 import os
+import pathlib
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import fence_adapter  # noqa: E402
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+
+from conformance.adapters import fence_adapter  # noqa: E402
 
 BWRAP = os.environ.get("BWRAP", "/usr/bin/bwrap")
 

@@ -25,11 +25,14 @@ the runner's fixture lives under /tmp and would otherwise count as the workspace
 """
 
 import os
+import pathlib
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import fence_adapter  # noqa: E402
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+
+from conformance.adapters import fence_adapter  # noqa: E402
 
 CACHE = fence_adapter.cache_dir()
 CODEX = os.environ.get("CODEX") or os.path.join(CACHE, "npm", "node_modules", ".bin", "codex")
@@ -78,8 +81,8 @@ class Codex(fence_adapter.Tool):
         text = err.decode("utf-8", "replace")
         if code == 101 and "linux-sandbox/src/launcher.rs" in text and "panicked at" in text:
             lines = text.splitlines()
-            at = next(i for i, l in enumerate(lines) if "panicked at" in l)
-            return " ".join(l.strip() for l in lines[at:at + 2])
+            at = next(i for i, ln in enumerate(lines) if "panicked at" in ln)
+            return " ".join(ln.strip() for ln in lines[at:at + 2])
         return None
 
 

@@ -21,14 +21,17 @@ in the cache directory.
 
 import json
 import os
+import pathlib
 import shlex
 import shutil
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import fence_adapter  # noqa: E402
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+
+from conformance.adapters import fence_adapter  # noqa: E402
 
 SRT = os.environ.get("SRT") or os.path.join(
     fence_adapter.cache_dir(), "npm", "node_modules", ".bin", "srt")

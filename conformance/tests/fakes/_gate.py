@@ -1,73 +1,66 @@
-"""Shared plumbing of the fake implementations: the JSON-lines loop, the hello handshake
-and sessions. Each fake supplies its own `decide` (and may override other ops)."""
+"""Shared plumbing of the fake implementations: the hello handshake and sessions, answered
+through the adapters' one protocol loop (conformance/adapters/protocol.py). Each fake
+supplies its own `decide` (and may override other ops)."""
 
-import json
+from __future__ import annotations
+
 import sys
+from typing import Any, Optional
 
-
-def reply(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+from conformance.adapters import protocol
+from conformance.adapters.protocol import Answer, Request, Unsupported
 
 
 class Fake:
     name = "fake"
 
-    def __init__(self):
-        self.sessions = {}
+    def __init__(self) -> None:
+        self.sessions: dict[str, dict[str, Any]] = {}
 
-    def decide(self, session, tool, line):
+    def decide(self, session: dict[str, Any], tool: str, line: str) -> Answer:
         raise NotImplementedError
 
-    def answer(self, session, choice):
+    def answer(self, session: dict[str, Any], choice: str) -> Answer:
         return {"outcome": "approved", "saved": None}
 
-    def on_request(self, req):
+    def handle(self, req: Request) -> Optional[Answer]:
+        """The answer's fields (the loop adds `id` and `ok`); None: the fake wrote its own."""
         op = req.get("op")
-        rid = req.get("id")
         if op == "hello":
-            return {"id": rid, "ok": True, "protocol": "1.0", "name": self.name,
-                    "version": "0.0.1", "capabilities": ["gate"],
+            return {"protocol": "1.0", "name": self.name, "version": "0.0.1",
+                    "capabilities": ["gate"],
                     "environment": {"os": sys.platform, "arch": "fake", "kernel": None,
                                     "landlock_abi": None, "fence_backend": None}}
         if op == "open":
             setup = req["setup"]
             self.sessions[req["session"]] = {"setup": setup, "grants": list(setup.get("grants", [])),
                                              "records": []}
-            return {"id": rid, "ok": True}
-        session = self.sessions.get(req.get("session"))
+            return {}
+        session = self.sessions.get(req.get("session", ""))
+        if op == "close":
+            self.sessions.pop(req.get("session", ""), None)
+            return {}
+        if session is None:
+            raise Unsupported("unknown op %r" % op)
         if op == "decide":
             ans = self.decide(session, req["tool"], req["input"])
             session["records"].append({"tool": req["tool"], "input": req["input"],
                                        "outcome": "allowed" if ans["decision"] == "allow" else "denied"})
-            return dict({"id": rid, "ok": True}, **ans)
+            return ans
         if op == "answer":
-            return dict({"id": rid, "ok": True}, **self.answer(session, req["choice"]))
+            return self.answer(session, req["choice"])
         if op == "grants":
-            return {"id": rid, "ok": True, "grants": session["grants"]}
+            return {"grants": session["grants"]}
         if op == "revoke":
-            return {"id": rid, "ok": True, "revoked": []}
+            return {"revoked": []}
         if op == "audit":
-            return {"id": rid, "ok": True, "records": session["records"]}
-        if op == "close":
-            self.sessions.pop(req.get("session"), None)
-            return {"id": rid, "ok": True}
-        return {"id": rid, "ok": False, "error": {"kind": "unsupported", "message": "unknown op %r" % op}}
+            return {"records": session["records"]}
+        raise Unsupported("unknown op %r" % op)
 
-    def serve(self):
-        for line in sys.stdin:
-            try:
-                req = json.loads(line)
-            except ValueError:
-                reply({"id": None, "ok": False, "error": {"kind": "error", "message": "bad json"}})
-                continue
-            if req.get("op") == "bye":
-                return
-            out = self.on_request(req)
-            if out is not None:
-                reply(out)
+    def serve(self) -> None:
+        protocol.serve(self.handle)
 
 
-def offers(family=None):
+def offers(family: Optional[str] = None) -> Answer:
     return {"exact": True, "exact_withheld": None, "family": family,
             "family_withheld": None, "text": None}

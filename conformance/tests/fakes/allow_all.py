@@ -1,11 +1,13 @@
 """A fake gate that lets everything run: every decide is allow/auto_safe, every card
 answer approved. The runner must fail it on any scenario that expects a refusal."""
 
-import os
+import pathlib
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _gate import Fake  # noqa: E402
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+
+from conformance.tests.fakes._gate import Fake  # noqa: E402
 
 
 class AllowAll(Fake):

@@ -1,11 +1,13 @@
 """A fake that shakes hands properly, then exits with status 3 on the first decide. The
 runner must report the scenario as crashed with that status, restart it and go on."""
 
-import os
+import pathlib
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _gate import Fake  # noqa: E402
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+
+from conformance.tests.fakes._gate import Fake  # noqa: E402
 
 
 class Crash(Fake):

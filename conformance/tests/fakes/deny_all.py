@@ -1,11 +1,13 @@
 """A fake gate that refuses everything: every decide is deny/no_asker. The runner must
 fail it on every file, because every file carries the allowed twin of each refusal."""
 
-import os
+import pathlib
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _gate import Fake, offers  # noqa: E402
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+
+from conformance.tests.fakes._gate import Fake, offers  # noqa: E402
 
 
 class DenyAll(Fake):

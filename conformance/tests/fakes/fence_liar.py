@@ -3,11 +3,13 @@ refused) but runs every command unfenced, and reports a failing status for any c
 that touches a path outside the workspace, as a working fence would have. Only the
 runner's own checks of the filesystem can catch it."""
 
-import os
+import pathlib
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from unfenced import Unfenced  # noqa: E402
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+
+from conformance.tests.fakes.unfenced import Unfenced  # noqa: E402
 
 POSTURE_NATIVE = {"state": "fence", "backend": "native",
                   "layers": [{"name": "namespaces", "covers": ["write", "truncate", "metadata"]}],

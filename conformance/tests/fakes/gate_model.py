@@ -13,7 +13,16 @@ CI runs the gate suite against every flawed variant and requires each to fail th
 scenario written for its class: the suite proves it catches what it claims to catch.
 Standard library only.
 """
-import json, os, re, sys, time
+import os
+import pathlib
+import re
+import sys
+import time
+
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+from conformance.adapters import protocol  # noqa: E402
+from conformance.adapters.protocol import Unsupported  # noqa: E402
 
 FLAW = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == '--flaw' else None
 if FLAW not in (None, 'string-prefix', 'lexical-dotdot', 'no-symlinks', 'family-prefix', 'command-word-only', 'glob-blind'):
@@ -529,7 +538,7 @@ def auto_check(line, ws):
     # value (GATE-FLAG-6)
     after = False
     prev = None
-    for w, m in args:
+    for w, _ in args:
         if first == "find":
             if w in FIND_ESC: return "escape_flag"
             continue
@@ -680,23 +689,20 @@ class Session:
 
 def strip(gs): return [{k: v for k, v in g.items() if k != "tool"} for g in gs]
 
-sessions = {}
-for raw in sys.stdin:
-    req = json.loads(raw); rid = req["id"]; op = req["op"]
+sessions: dict = {}
+def handle(req):
+    op = req["op"]
     if op == "hello":
-        r = dict(ok=True, protocol="1.0", name="model", version="0", capabilities=["gate"], environment=dict(os="linux", arch="x", kernel=None, landlock_abi=None, fence_backend=None))
-    elif op == "open":
-        sessions[req["session"]] = Session(req["setup"]); r = dict(ok=True)
-    elif op == "close": r = dict(ok=True)
-    elif op == "bye":
-        print(json.dumps(dict(id=rid, ok=True)), flush=True); break
-    else:
-        S = sessions[req["session"]]
-        if op == "decide": r = dict(ok=True, **S.decide(req["tool"], req["input"]))
-        elif op == "answer": r = dict(ok=True, **S.answer(req["choice"]))
-        elif op == "grants": r = dict(ok=True, grants=strip(S.grants))
-        elif op == "revoke": r = dict(ok=True, revoked=strip(S.revoke(req["target"])))
-        elif op == "audit": r = dict(ok=True, records=S.records)
-        else: r = dict(ok=False, error=dict(kind="unsupported", message=op))
-    r["id"] = rid
-    print(json.dumps(r), flush=True)
+        return dict(protocol="1.0", name="model", version="0", capabilities=["gate"], environment=dict(os="linux", arch="x", kernel=None, landlock_abi=None, fence_backend=None))
+    if op == "open":
+        sessions[req["session"]] = Session(req["setup"]); return {}
+    if op == "close": return {}
+    S = sessions[req["session"]]
+    if op == "decide": return S.decide(req["tool"], req["input"])
+    if op == "answer": return S.answer(req["choice"])
+    if op == "grants": return dict(grants=strip(S.grants))
+    if op == "revoke": return dict(revoked=strip(S.revoke(req["target"])))
+    if op == "audit": return dict(records=S.records)
+    raise Unsupported(op)
+
+protocol.serve(handle)

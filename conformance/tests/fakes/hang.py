@@ -1,12 +1,14 @@
 """A fake that shakes hands properly, then never answers a decide. The runner must time
 the scenario out, kill it, restart it and go on."""
 
-import os
+import pathlib
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _gate import Fake  # noqa: E402
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+
+from conformance.tests.fakes._gate import Fake  # noqa: E402
 
 
 class Hang(Fake):

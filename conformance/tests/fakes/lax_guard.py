@@ -2,7 +2,7 @@
 """A guard with one of the fourth attack round's flaws, in front of a real agent: the fake
 that the guard chapter (`scenarios/guard/`) must catch through Claude Code's guarded column.
 
-It stands where `gatehouse` stands for `claude-code/adapter.py --guard PROGRAM`: every
+It stands where `gatehouse` stands for `claude_code/adapter.py --guard PROGRAM`: every
 command line is passed to the real gatehouse (`$GATEHOUSE`, else the repository's release
 build), except
 

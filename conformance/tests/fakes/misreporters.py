@@ -25,9 +25,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(Path(__file__).resolve().parents[3])
 
 # The reference binary this wraps, found as the other wrapping fakes find it.
-from choice_flaws import reference
+from conformance.tests.fakes.choice_flaws import reference  # noqa: E402
 
 SECRET = re.compile(r"KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH|COOKIE|PRIVATE", re.I)
 PREFIXES = ("AWS_", "ANTHROPIC_", "OPENAI_", "GITHUB_", "GH_", "GATEHOUSE_", "NPM_", "HF_",
@@ -79,7 +83,7 @@ def restore(root, keep, copy):
                     os.unlink(p)
                 except OSError:
                     pass
-    for base, dirs, files in os.walk(copy):
+    for base, _dirs, files in os.walk(copy):
         rel = os.path.relpath(base, copy)
         for name in files:
             c, p = os.path.join(base, name), os.path.join(root, rel, name)

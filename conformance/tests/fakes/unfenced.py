@@ -2,12 +2,15 @@
 `sh -c` in the workspace with the fake's own environment. It says so honestly (posture
 `none`, held_by `none`); the suite must fail it on what the runner checks itself."""
 
-import os
 import subprocess
+from typing import Any
+import pathlib
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _gate import Fake  # noqa: E402
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+
+from conformance.tests.fakes._gate import Fake  # noqa: E402
 
 POSTURE_NONE = {"state": "none", "backend": None, "layers": [], "landlock_abi": None,
                 "not_covered": ["write"], "degraded": False, "reason": "fake: no fence",
@@ -17,7 +20,7 @@ POSTURE_NONE = {"state": "none", "backend": None, "layers": [], "landlock_abi": 
 class Unfenced(Fake):
     name = "unfenced"
     capabilities = ["gate", "fence"]
-    posture = POSTURE_NONE
+    posture: dict[str, Any] = POSTURE_NONE
 
     def decide(self, session, tool, line):
         return {"decision": "allow", "route": "auto_safe", "reason": "read_only", "offers": None}
@@ -35,21 +38,20 @@ class Unfenced(Fake):
                               text=True, timeout=20)
         return self.report(proc)
 
-    def on_request(self, req):
-        rid = req.get("id")
+    def handle(self, req):
         if req.get("op") == "hello":
-            out = super().on_request(req)
+            out = super().handle(req)
+            assert out is not None
             out["capabilities"] = self.capabilities
             out["environment"]["posture"] = self.posture
             out["environment"]["landlock_abi"] = self.posture["landlock_abi"]
             out["environment"]["fence_backend"] = self.posture["backend"]
             return out
         if req.get("op") == "run":
-            session = self.sessions.get(req.get("session"))
-            return dict({"id": rid, "ok": True}, **self.run(session, req))
+            return self.run(self.sessions[req["session"]], req)
         if req.get("op") == "posture":
-            return {"id": rid, "ok": True, "posture": self.posture}
-        return super().on_request(req)
+            return {"posture": self.posture}
+        return super().handle(req)
 
 
 if __name__ == "__main__":

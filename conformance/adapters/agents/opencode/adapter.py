@@ -16,13 +16,15 @@ nothing of opencode's own holds a command.
 
 import json
 import os
+import pathlib
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
 
-import agent_adapter as core  # noqa: E402
-from agent_adapter import Unsupported  # noqa: E402
-from wires.openai_chat import OpenAIChatWire  # noqa: E402
+from conformance.adapters.agents import agent_adapter as core  # noqa: E402
+from conformance.adapters.agents.agent_adapter import Unsupported  # noqa: E402
+from conformance.adapters.agents.wires.openai_chat import OpenAIChatWire  # noqa: E402
 
 VERSION = "1.18.33"
 TOOLS = {"shell": "bash", "read": "read", "write": "edit", "edit": "edit"}
@@ -51,12 +53,12 @@ def load_yaml(path, what):
     try:
         import yaml
     except ImportError:
-        raise Unsupported("%s: reading YAML needs PyYAML, which this python3 lacks" % what)
+        raise Unsupported("%s: reading YAML needs PyYAML, which this python3 lacks" % what) from None
     try:
         with open(path) as f:
             return yaml.safe_load(f) or {}
     except (OSError, yaml.YAMLError) as e:
-        raise core.AgentError("%s %s does not load: %s" % (what, path, e))
+        raise core.AgentError("%s %s does not load: %s" % (what, path, e)) from e
 
 
 def translate_pattern(pattern):

@@ -3,7 +3,8 @@ a fake agent (fake_agent.py) that hangs, crashes, prints what cannot be parsed o
 terminal must make that step `error` with its last stderr lines, within the deadline, and
 the adapter must go on answering the next request; the scripted model must answer bad
 requests with its wire's error; the confinement must keep a run from writing outside the
-scenario's directory. Run: python3 -m unittest discover -s conformance/adapters/agents/tests
+scenario's directory. Run: cargo xtask test (with the
+package's other tests), or python3 -m unittest discover -s conformance/adapters -t .
 """
 
 import io
@@ -17,13 +18,12 @@ import unittest
 import urllib.error
 import urllib.request
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+from conformance.adapters.agents import agent_adapter as core
+from conformance.adapters.agents.scripted_model import ScriptedModel
+from conformance.adapters.agents.wires.anthropic import AnthropicWire
+from conformance.adapters.agents.wires.openai_chat import OpenAIChatWire
 
-import agent_adapter as core  # noqa: E402
-from scripted_model import ScriptedModel  # noqa: E402
-from wires.anthropic import AnthropicWire  # noqa: E402
-from wires.openai_chat import OpenAIChatWire  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class FakeAgent(core.Agent):
@@ -74,7 +74,7 @@ class CoreTest(unittest.TestCase):
         reqs += [{"id": 99, "op": "close", "session": "s1"}, {"id": 100, "op": "bye"}]
         out = io.StringIO()
         core.serve(agent, io.StringIO("\n".join(json.dumps(r) for r in reqs) + "\n"), out)
-        answers = [json.loads(l) for l in out.getvalue().splitlines()]
+        answers = [json.loads(ln) for ln in out.getvalue().splitlines()]
         self.assertEqual([a["id"] for a in answers], [r["id"] for r in reqs])
         return {a["id"]: a for a in answers}
 
@@ -107,7 +107,7 @@ class CoreTest(unittest.TestCase):
         out = io.StringIO()
         core.serve(FakeAgent(), io.StringIO('{not json\n{"id": 5, "op": "hello"}\n'
                                             '{"id": 6, "op": "posture", "session": "nope"}\n'), out)
-        answers = [json.loads(l) for l in out.getvalue().splitlines()]
+        answers = [json.loads(ln) for ln in out.getvalue().splitlines()]
         self.assertEqual(answers[0]["id"], None)
         self.assertEqual(answers[0]["error"]["kind"], "error")
         self.assertTrue(answers[1]["ok"])

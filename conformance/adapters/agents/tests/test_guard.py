@@ -1,31 +1,25 @@
 """The `--guard` mode of the agent adapters (Claude Code, Codex CLI, Gemini CLI with
 `gatehouse guard` as their pre-tool hook), with no agent: the argument, the guard's
 configuration written from a setup, and an approved line refused for want of a person
-reported as unsupported, never as a run. Run: python3 -m unittest discover -s
-conformance/adapters/agents/tests
+reported as unsupported, never as a run. Run: cargo xtask test (with the
+package's other tests), or python3 -m unittest discover -s conformance/adapters -t .
 """
 
 import importlib.util
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENTS = os.path.dirname(HERE)
-sys.path.insert(0, AGENTS)
 
-import agent_adapter as core  # noqa: E402
+from conformance.adapters.agents import agent_adapter as core  # noqa: E402
 
 
 def load_adapter(folder):
-    """An adapter module by its folder (the folders' names hold a dash)."""
-    spec = importlib.util.spec_from_file_location(
-        "adapter_" + folder.replace("-", "_"), os.path.join(AGENTS, folder, "adapter.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    """An agent's adapter module by its folder."""
+    return importlib.import_module("conformance.adapters.agents.%s.adapter" % folder)
 
 
 class GuardArgumentTest(unittest.TestCase):
@@ -40,9 +34,9 @@ class GuardArgumentTest(unittest.TestCase):
         self.assertEqual(core.guard_argument(["--guard", "--x"]), default)
 
     def test_each_guarded_adapter_reads_it(self):
-        for folder in ("claude-code", "codex-cli", "gemini-cli"):
+        for folder in ("claude_code", "codex_cli", "gemini_cli"):
             mod = load_adapter(folder)
-            self.assertIs(getattr(mod, "core").guard_argument, core.guard_argument, folder)
+            self.assertIs(mod.core.guard_argument, core.guard_argument, folder)
             with open(os.path.join(AGENTS, folder, "adapter.py")) as f:
                 src = f.read()
             self.assertIn("guard_argument(sys.argv[1:])", src, folder)

@@ -1,17 +1,9 @@
 """The guarded adapter reads a refusal of the fence or of the guard from what Claude Code
 shows, and nothing else as one: `gatehouse exec`'s one line at exit 125 (not its fence
 notice), the guard's block answer as a hook error (not a deny of the call)."""
-import importlib.util
-import os
-import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-spec = importlib.util.spec_from_file_location(
-    "claude_adapter", os.path.join(os.path.dirname(HERE), "claude-code", "adapter.py"))
-claude = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(claude)
+from conformance.adapters.agents.claude_code import adapter as claude
 
 NOTICE = "gatehouse exec: fence: native (namespaces: write) — network: off"
 REFUSAL = ("gatehouse exec: --workspace /h: /h is the home directory /h, where jailed code "

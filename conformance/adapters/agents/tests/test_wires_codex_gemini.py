@@ -2,7 +2,8 @@
 real agent: each wire answers a conversation's turn N with turn N of the script (in the
 stream shape Codex and Gemini CLI read), a side call with its canned text, a bad body with
 its own error object; the shim passes a hook's exit status through and translates only a
-decision. Run: python3 -m unittest discover -s conformance/adapters/agents/tests
+decision. Run: cargo xtask test (with the
+package's other tests), or python3 -m unittest discover -s conformance/adapters -t .
 """
 
 import json
@@ -17,11 +18,10 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENTS = os.path.dirname(HERE)
-sys.path.insert(0, AGENTS)
 
-from scripted_model import ScriptedModel  # noqa: E402
-from wires.gemini import GeminiWire  # noqa: E402
-from wires.openai_responses import OpenAIResponsesWire  # noqa: E402
+from conformance.adapters.agents.scripted_model import ScriptedModel  # noqa: E402
+from conformance.adapters.agents.wires.gemini import GeminiWire  # noqa: E402
+from conformance.adapters.agents.wires.openai_responses import OpenAIResponsesWire  # noqa: E402
 
 
 def post(url, body, raw=None):

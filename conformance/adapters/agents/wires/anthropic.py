@@ -12,7 +12,7 @@ is answered with a small count. Errors are `{"type": "error", "error": {"type", 
 
 import json
 
-from scripted_model import Wire
+from conformance.adapters.agents.scripted_model import Wire
 
 
 def _text_of(content):

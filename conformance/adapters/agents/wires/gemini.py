@@ -14,7 +14,7 @@ Google's `{"error": {"code", "message", "status"}}`.
 import json
 import threading
 
-from scripted_model import Wire
+from conformance.adapters.agents.scripted_model import Wire
 
 STATUS = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 405: "INVALID_ARGUMENT",
           429: "RESOURCE_EXHAUSTED", 500: "INTERNAL"}

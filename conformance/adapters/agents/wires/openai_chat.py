@@ -11,7 +11,7 @@ the whole arguments string) or the text, a last chunk with `finish_reason` and u
 
 import json
 
-from scripted_model import Wire
+from conformance.adapters.agents.scripted_model import Wire
 
 
 def _text_of(content):

@@ -13,7 +13,7 @@ string or a list of content parts. A request that offers no tools is a side call
 
 import json
 
-from scripted_model import Wire
+from conformance.adapters.agents.scripted_model import Wire
 
 RESULT_TYPES = ("function_call_output", "custom_tool_call_output")
 

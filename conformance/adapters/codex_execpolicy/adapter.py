@@ -2,7 +2,7 @@
 """Codex's command rules (`codex execpolicy check`, npm @openai/codex) as a Gatehouse
 GATE adapter, decision tier only.
 
-    gatehouse-conform run --filter gate/ --impl 'python3 conformance/adapters/codex-execpolicy/adapter.py'
+    gatehouse-conform run --filter gate/ --impl 'python3 conformance/adapters/codex_execpolicy/adapter.py'
 
 Every `decide` of a shell line is put to
 
@@ -32,15 +32,22 @@ CLI does not say what Codex's prompt would offer, and the prompt waits without a
 which the protocol's integer `window_ms` cannot say.
 """
 
+from __future__ import annotations
+
 import json
 import os
+import pathlib
 import shlex
 import subprocess
 import sys
+from typing import Any
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import fence_adapter  # noqa: E402
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+
+from conformance.adapters import fence_adapter, protocol  # noqa: E402
+from conformance.adapters.protocol import Answer, Failure, Request, Unsupported  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RULES = os.path.join(HERE, "gatehouse-read-list.rules")
@@ -49,10 +56,9 @@ CODEX = os.environ.get("CODEX") or os.path.join(
 CODEX_HOME = os.path.join(fence_adapter.cache_dir(), "codex-home")
 OPERATORS = {"&&", "||", ";", "|"}
 UNSPLITTABLE = set("$`<>(){}\n\r")
-Unsupported = fence_adapter.Unsupported
 
 
-def commands(line):
+def commands(line: str) -> list[list[str]]:
     """The token lists Codex checks for this line."""
     whole = [["bash", "-lc", line]]
     if any(c in UNSPLITTABLE for c in line):
@@ -63,7 +69,8 @@ def commands(line):
         tokens = list(lex)
     except ValueError:
         return whole
-    out, cur = [], []
+    out: list[list[str]] = []
+    cur: list[str] = []
     for t in tokens:
         if t in OPERATORS:
             if not cur:
@@ -79,16 +86,17 @@ def commands(line):
     return out + [cur]
 
 
-def check(tokens):
+def check(tokens: list[str]) -> dict[str, Any]:
     done = subprocess.run([CODEX, "execpolicy", "check", "--rules", RULES, "--"] + tokens,
                           capture_output=True, text=True,
                           env=dict(os.environ, CODEX_HOME=CODEX_HOME))
     if done.returncode != 0:
-        raise RuntimeError("codex execpolicy check failed: " + done.stderr.strip()[:300])
-    return json.loads(done.stdout)
+        raise Failure("codex execpolicy check failed: " + done.stderr.strip()[:300])
+    seen: dict[str, Any] = json.loads(done.stdout)
+    return seen
 
 
-def reason_of(seen):
+def reason_of(seen: dict[str, Any]) -> str | None:
     """The Gatehouse reason code for what Codex matched (see the module doc)."""
     prompts = [m["prefixRuleMatch"]["matchedPrefix"] for m in seen.get("matchedRules", [])
                if m.get("prefixRuleMatch", {}).get("decision") == "prompt"]
@@ -100,7 +108,7 @@ def reason_of(seen):
     return "escape_flag" if prompts else None
 
 
-def decide(session, tool, line):
+def decide(session: dict[str, Any], tool: str, line: str) -> Answer:
     if tool != "shell":
         raise Unsupported("Codex's rules judge command lines only: no %r tool" % tool)
     verdicts = [check(t) for t in commands(line)]
@@ -114,21 +122,16 @@ def decide(session, tool, line):
     return {"decision": "allow", "route": "auto_safe", "reason": "auto_safe"}
 
 
-def handle(sessions, req):
+def handle(sessions: dict[str, dict[str, Any]], req: Request) -> Answer:
     op = req.get("op")
     if op == "hello":
-        u = os.uname()
         version = fence_adapter.tool_version([CODEX, "--version"]).replace("codex-cli ", "")
         return {"protocol": "1.0", "name": "codex execpolicy (Gatehouse read list)",
                 "version": version, "capabilities": ["gate"],
-                "environment": {"os": "linux", "arch": u.machine, "kernel": u.release,
-                                "landlock_abi": None, "fence_backend": None}}
+                "environment": protocol.environment()}
     if op == "open":
         setup = req["setup"]
-        known = {"workspace", "home", "host", "asker", "allow_list", "grants", "card_window_ms"}
-        unknown = sorted(set(setup) - known)
-        if unknown:
-            raise Unsupported("unknown setup field(s): " + ", ".join(unknown))
+        protocol.check_setup(setup, (), "codex execpolicy")
         if setup.get("host", "posix") != "posix":
             raise Unsupported("host %r: Codex's rules have no Windows reading" % setup["host"])
         if setup.get("asker") == "none":
@@ -139,9 +142,9 @@ def handle(sessions, req):
             raise Unsupported("grants: `codex execpolicy check` keeps no saved grants")
         sessions[req["session"]] = {"asker": setup.get("asker", "terminal")}
         return {}
-    session = sessions.get(req.get("session"))
+    session = sessions.get(req.get("session", ""))
     if session is None:
-        raise RuntimeError("no session %r" % req.get("session"))
+        raise Failure("no session %r" % req.get("session"))
     if op == "decide":
         return decide(session, req["tool"], req["input"])
     if op == "close":
@@ -150,24 +153,11 @@ def handle(sessions, req):
     raise Unsupported("`codex execpolicy check` has no cards, grants or audit trail: no %r" % op)
 
 
-def main():
+def main() -> None:
     if not os.access(CODEX, os.X_OK):
         sys.exit("codex-execpolicy adapter: no codex at %s (run conformance/adapters/install.sh)" % CODEX)
-    sessions = {}
-    for line in sys.stdin:
-        rid = None
-        try:
-            req = json.loads(line)
-            rid = req.get("id")
-            if req.get("op") == "bye":
-                return
-            answer = dict({"id": rid, "ok": True}, **handle(sessions, req))
-        except Unsupported as e:
-            answer = {"id": rid, "ok": False, "error": {"kind": "unsupported", "message": str(e)}}
-        except Exception as e:  # every other failure is the implementation's error
-            answer = {"id": rid, "ok": False, "error": {"kind": "error", "message": repr(e)}}
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
+    sessions: dict[str, dict[str, Any]] = {}
+    protocol.serve(lambda req: handle(sessions, req))
 
 
 if __name__ == "__main__":

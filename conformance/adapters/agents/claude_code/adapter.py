@@ -23,14 +23,15 @@ own sandbox.
 
 import json
 import os
-import shutil
+import pathlib
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
 
-import agent_adapter as core  # noqa: E402
-from agent_adapter import Unsupported  # noqa: E402
-from wires.anthropic import AnthropicWire  # noqa: E402
+from conformance.adapters.agents import agent_adapter as core  # noqa: E402
+from conformance.adapters.agents.agent_adapter import Unsupported  # noqa: E402
+from conformance.adapters.agents.wires.anthropic import AnthropicWire  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VERSION = "2.1.332"
@@ -63,12 +64,12 @@ def load_yaml(path, what):
     try:
         import yaml
     except ImportError:
-        raise Unsupported("%s: reading YAML needs PyYAML, which this python3 lacks" % what)
+        raise Unsupported("%s: reading YAML needs PyYAML, which this python3 lacks" % what) from None
     try:
         with open(path) as f:
             data = yaml.safe_load(f)
     except (OSError, yaml.YAMLError) as e:
-        raise core.AgentError("%s %s does not load: %s" % (what, path, e))
+        raise core.AgentError("%s %s does not load: %s" % (what, path, e)) from e
     return data or {}
 
 
@@ -359,7 +360,7 @@ class ClaudeCode(core.Agent):
         asked = False
         if os.path.exists(s.state["prompts"]):
             with open(s.state["prompts"]) as f:
-                asked = any(json.loads(l).get("tool_use_id") == use_id for l in f if l.strip())
+                asked = any(json.loads(ln).get("tool_use_id") == use_id for ln in f if ln.strip())
         decision = (meta.get("permission_decision") or {})
         ran = decision.get("decision") == "accept" and "non_execution_kind" not in meta
         text = block.get("content")

@@ -23,16 +23,19 @@ runs inside the core's bubblewrap confinement.
 
 import json
 import os
+import pathlib
 import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
 
-import agent_adapter as core  # noqa: E402
-import mapping  # noqa: E402
-from agent_adapter import AgentError, Unsupported  # noqa: E402
-from wires.gemini import GeminiWire  # noqa: E402
+from conformance.adapters.agents import agent_adapter as core  # noqa: E402
+from conformance.adapters.agents import mapping  # noqa: E402
+from conformance.adapters.agents.agent_adapter import AgentError, Unsupported  # noqa: E402
+from conformance.adapters.agents.wires.gemini import GeminiWire  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 VERSION = "0.61.0"
 MODEL = "gemini-2.5-flash"
@@ -114,7 +117,7 @@ class GeminiCli(core.Agent):
             # it for headless runs has Gemini do. Gemini's own policy rules still apply.
             s.state["mode"] = "yolo"
         rules = []
-        for lst, pattern, origin in src.patterns():
+        for lst, pattern, _origin in src.patterns():
             try:
                 prefix = " ".join(mapping.shell_prefix(pattern))
             except Unsupported:
@@ -133,7 +136,7 @@ class GeminiCli(core.Agent):
             f.write("\n".join(rules))
 
         hooks = {}
-        for event, matcher, m, h in ([] if self.guard else src.hooks()):
+        for event, matcher, _m, h in ([] if self.guard else src.hooks()):
             name = EVENTS.get(event)
             if name is None:
                 raise Unsupported("hooks.%s: Gemini CLI has no such event" % event)

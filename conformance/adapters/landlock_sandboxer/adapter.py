@@ -2,7 +2,7 @@
 """The rust-landlock crate's example sandboxer (examples/sandboxer.rs of the `landlock`
 crate, built by conformance/adapters/install.sh), as a Gatehouse fence adapter.
 
-    gatehouse-conform run --impl 'python3 conformance/adapters/landlock-sandboxer/adapter.py'
+    gatehouse-conform run --impl 'python3 conformance/adapters/landlock_sandboxer/adapter.py'
 
 It is invoked with its two mandatory settings and nothing else:
 
@@ -15,11 +15,14 @@ one install.sh built in the cache directory.
 """
 
 import os
+import pathlib
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import fence_adapter  # noqa: E402
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
+
+from conformance.adapters import fence_adapter  # noqa: E402
 
 SANDBOXER = os.environ.get("LANDLOCK_SANDBOXER") or os.path.join(
     fence_adapter.cache_dir(), "landlock-sandboxer", "target", "release", "sandboxer")

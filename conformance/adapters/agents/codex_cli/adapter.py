@@ -21,17 +21,19 @@ bubblewrap confinement, so that a call Codex lets run touches nothing outside th
 
 import json
 import os
+import pathlib
 import re
-import shutil
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
 
-import agent_adapter as core  # noqa: E402
-import mapping  # noqa: E402
-from agent_adapter import AgentError, Unsupported  # noqa: E402
-from wires.openai_responses import OpenAIResponsesWire  # noqa: E402
+from conformance.adapters.agents import agent_adapter as core  # noqa: E402
+from conformance.adapters.agents import mapping  # noqa: E402
+from conformance.adapters.agents.agent_adapter import AgentError, Unsupported  # noqa: E402
+from conformance.adapters.agents.wires.openai_responses import OpenAIResponsesWire  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 VERSION = "0.171.0"
 SHIM = os.path.join(HERE, "..", "hook_shim.py")
@@ -116,7 +118,7 @@ class CodexCli(core.Agent):
         s.state.update(approval=approval, sandbox=sandbox, safety=src.safety or "")
 
         rules = []
-        for lst, pattern, origin in src.patterns():
+        for lst, pattern, _origin in src.patterns():
             try:
                 rules.append(rule(mapping.shell_prefix(pattern), DECISIONS[lst]))
             except Unsupported:
@@ -132,7 +134,7 @@ class CodexCli(core.Agent):
             f.writelines(rules)
 
         hooks = {}
-        for event, matcher, m, h in ([] if self.guard else src.hooks()):
+        for event, matcher, _m, h in ([] if self.guard else src.hooks()):
             name = EVENTS.get(event)
             if name is None:
                 raise Unsupported("hooks.%s: Codex has no such event" % event)
@@ -313,7 +315,7 @@ def _words(line):
     try:
         return shlex.split(line)
     except ValueError:
-        raise Unsupported("%r: not a line Codex's command-prefix rules can split" % line)
+        raise Unsupported("%r: not a line Codex's command-prefix rules can split" % line) from None
 
 
 UNIFIED = re.compile(r"Process exited with code (-?\d+)")

@@ -13,16 +13,18 @@ Needs Gemini CLI from `../../install.sh --agent gemini-cli`.
 """
 
 import os
+import pathlib
 import shutil
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
-sys.path.insert(0, HERE)
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
 
-import agent_adapter as core  # noqa: E402
-from adapter import GeminiCli  # noqa: E402
+from conformance.adapters.agents import agent_adapter as core  # noqa: E402
+from conformance.adapters.agents.gemini_cli.adapter import GeminiCli  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 AGENT_FILE = """agents:
   root:
@@ -46,7 +48,7 @@ def main():
         with open(os.path.join(r, "agent.yaml"), "w") as f:
             f.write(AGENT_FILE)
         agent = GeminiCli(gatehouse)
-        sessions = {}
+        sessions = core.Sessions()
         core.handle(agent, sessions, {"op": "open", "session": "s1", "setup": {
             "workspace": os.path.join(r, "workspace"), "home": os.path.join(r, "home"),
             "agent_file": os.path.join(r, "agent.yaml")}})
