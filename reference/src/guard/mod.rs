@@ -386,7 +386,8 @@ fn out_of_reach(
         }
     }
     let state = real_path(state);
-    for (flag, paths) in [("ro", &config.exec.ro), ("rw", &config.exec.rw)] {
+    for flag in ["ro", "rw"] {
+        let paths = config.exec.flags().paths(flag);
         for p in paths {
             let real = real_path(p);
             if overlaps(&real, &state) {
@@ -424,7 +425,7 @@ fn pre_tool(
     roots: &[PathBuf],
     pre: &PreTool,
 ) -> Result<Answer, GuardError> {
-    let mut reach = reach::Reach::new(roots, &config.exec.hide, home().as_deref());
+    let mut reach = reach::Reach::new(roots, config.exec.flags().paths("hide"), home().as_deref());
     let cwd = Path::new(&pre.cwd);
     let (tool, input, shell) = match &pre.guarded {
         Guarded::Shell { command, field } => {
