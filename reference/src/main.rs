@@ -603,7 +603,6 @@ fn guard_change(changes: &[gatehouse::guard::install::Change]) {
 
 fn guard_doctor(agent: gatehouse::guard::Agent, hook: &HookArgs) -> Result<ExitCode> {
     use gatehouse::guard::install::{self, Scope};
-    use gatehouse::guard::Agent;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let mut ok = true;
     match gatehouse::guard::config::config_path(hook.config.as_deref())
@@ -630,28 +629,10 @@ fn guard_doctor(agent: gatehouse::guard::Agent, hook: &HookArgs) -> Result<ExitC
         }
     }
     ok &= any;
-    match agent {
-        Agent::ClaudeCode => say!(
-            "runs it: yes, Claude Code runs user and project hooks at once (unless disableAllHooks is set)"
-        ),
-        Agent::Gemini => say!("runs it: yes, Gemini CLI runs BeforeTool hooks by default"),
-        Agent::Codex => {
-            let file = install::codex_home()?.join("config.toml");
-            let text = std::fs::read_to_string(&file).unwrap_or_default();
-            match install::codex_hooks_enabled(&text) {
-                Some(true) => say!("runs it: [features] hooks = true in {}", file.display()),
-                _ => {
-                    ok = false;
-                    say!(
-                        "runs it: no, {} does not set [features] hooks = true",
-                        file.display()
-                    );
-                }
-            }
-            say!(
-                "runs it: only when Codex trusts its hooks: start it with --dangerously-bypass-hook-trust (otherwise it skips them silently)"
-            );
-        }
+    let (runs, lines) = agent.dialect().runs_hooks()?;
+    ok &= runs;
+    for l in lines {
+        say!("{l}");
     }
     say!("fence on this machine (what an allowed command runs in):");
     match gatehouse::plane::cli::info(false, &cwd) {
