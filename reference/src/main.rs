@@ -200,51 +200,9 @@ struct ExecArgs {
     /// directory). Example: --workspace ~/src/app
     #[arg(long = "workspace", value_name = "DIR")]
     workspaces: Vec<PathBuf>,
-    /// Run even where a required protection is missing; the posture says what is not
-    /// covered. Example: --allow-degraded
-    #[arg(long)]
-    allow_degraded: bool,
-    /// The jail's network: `off` (its own network namespace with nothing but loopback,
-    /// the default) or `allow-list` (out only through the reference's proxy, to the
-    /// domains of --allow-domain; HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at it) or
-    /// `host` (the host's network, no namespace of its own; the host's UNIX sockets stay
-    /// unreachable, and the posture claims no `network`). Example: --network host
-    #[arg(long, value_name = "MODE")]
-    network: Option<String>,
-    /// Allow one domain through the proxy (repeatable; `*.example.org` allows every name
-    /// below example.org, not example.org itself); implies --network allow-list.
-    /// Example: --allow-domain registry.npmjs.org
-    #[arg(long = "allow-domain", value_name = "DOMAIN")]
-    allow_domain: Vec<String>,
-    /// Pass one variable of this environment by name (repeatable); a secret-looking
-    /// name is refused here. Example: --pass-env CARGO_HOME
-    #[arg(long = "pass-env", value_name = "NAME")]
-    pass_env: Vec<String>,
-    /// Pass a secret-looking variable on purpose (repeatable); the posture lists it.
-    /// Example: --pass-secret-env NPM_TOKEN
-    #[arg(long = "pass-secret-env", value_name = "NAME")]
-    pass_secret_env: Vec<String>,
-    /// Set a variable inside the jail (repeatable). Example: --set-env RUST_LOG=debug
-    #[arg(long = "set-env", value_name = "NAME=VALUE")]
-    set_env: Vec<String>,
-    /// Make a path visible read-only (repeatable; it must exist). Example: --ro /opt/sdk
-    #[arg(long = "ro", value_name = "PATH")]
-    read_only: Vec<PathBuf>,
-    /// Add a writable root (repeatable; it must exist; protected paths apply inside it).
-    /// Example: --rw ~/.cache/build
-    #[arg(long = "rw", value_name = "PATH")]
-    writable: Vec<PathBuf>,
-    /// Hide a path even where a visible tree holds it (repeatable; it must exist).
-    /// Example: --hide ~/src/app/.env
-    #[arg(long = "hide", value_name = "PATH")]
-    hidden: Vec<PathBuf>,
-    /// Honour <workspace>/.gatehouse/config.toml although the user's file does not list
-    /// the project in `trusted-projects`. Example: --trust-project-config
-    #[arg(long)]
-    trust_project_config: bool,
-    /// Read no configuration file. Example: --no-config
-    #[arg(long)]
-    no_config: bool,
+    /// The choices of the table (`gatehouse::choices::table`), one flag per row.
+    #[command(flatten)]
+    choices: ChoiceArgs,
     /// Run with relayed pipes even from a terminal. By default a command started from a
     /// terminal (standard input is one) gets a fresh pseudo-terminal of the jail's own,
     /// relayed by gatehouse with yours in raw mode, never your terminal itself.
@@ -263,35 +221,94 @@ struct ExecArgs {
     command: Vec<std::ffi::OsString>,
 }
 
+/// The flags of the table of choices, as given: each row that is a flag of `gatehouse
+/// exec` becomes one argument (its name, value name, help and example from the row, its
+/// action from the row's kind).
+#[derive(Debug, Clone, Default)]
+struct ChoiceArgs {
+    flags: gatehouse::choices::Flags,
+    /// `NAME=VALUE` arguments without `=`: a usage error when the layer is made.
+    unsplit: Vec<(&'static str, String)>,
+}
+
+impl clap::FromArgMatches for ChoiceArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        use gatehouse::choices::{table::Kind, table::Slot, table::TABLE, Raw};
+        let mut out = ChoiceArgs::default();
+        for spec in TABLE.iter().filter(|s| s.flag) {
+            let strings = || -> Vec<String> {
+                m.get_many::<String>(spec.name)
+                    .map(|v| v.cloned().collect())
+                    .unwrap_or_default()
+            };
+            let raw = match (spec.kind(), spec.slot) {
+                (Kind::Switch, _) => Raw::Switch(m.get_flag(spec.name)),
+                (Kind::One, _) => match m.get_one::<String>(spec.name) {
+                    Some(v) => Raw::One(v.clone()),
+                    None => continue,
+                },
+                (Kind::List, Slot::Paths) => Raw::Paths(
+                    m.get_many::<PathBuf>(spec.name)
+                        .map(|v| v.cloned().collect())
+                        .unwrap_or_default(),
+                ),
+                (Kind::List, _) => Raw::List(strings()),
+                (Kind::Map, _) => {
+                    let mut pairs = Vec::new();
+                    for kv in strings() {
+                        match kv.split_once('=') {
+                            Some((k, v)) => pairs.push((k.to_string(), v.to_string())),
+                            None => out.unsplit.push((spec.name, kv)),
+                        }
+                    }
+                    Raw::Map(pairs)
+                }
+            };
+            out.flags.set(spec, raw);
+        }
+        Ok(out)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for ChoiceArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        use clap::{Arg, ArgAction};
+        use gatehouse::choices::table::{Kind, Slot, TABLE};
+        TABLE.iter().filter(|s| s.flag).fold(cmd, |cmd, spec| {
+            let arg = Arg::new(spec.name).long(spec.name).help(spec.help());
+            let arg = match (spec.kind(), spec.slot) {
+                (Kind::Switch, _) => arg.action(ArgAction::SetTrue),
+                (Kind::One, _) => arg.action(ArgAction::Set).value_name(spec.value_name),
+                (Kind::List, Slot::Paths) => arg
+                    .action(ArgAction::Append)
+                    .value_name(spec.value_name)
+                    .value_parser(clap::value_parser!(PathBuf)),
+                (Kind::List | Kind::Map, _) => {
+                    arg.action(ArgAction::Append).value_name(spec.value_name)
+                }
+            };
+            cmd.arg(arg)
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
 impl ExecArgs {
     /// The flags as a settings layer, each value with the flag it came from.
     fn layer(&self) -> Result<gatehouse::choices::Layer> {
-        use gatehouse::choices::{Flags, Layer};
-        let network =
-            match &self.network {
-                None => None,
-                Some(n) => Some(n.parse().map_err(
-                    |e: gatehouse::choices::UnknownNetworkMode| Usage(format!("--network: {e}")),
-                )?),
-            };
-        let mut set_env = Vec::new();
-        for kv in &self.set_env {
-            let Some((k, v)) = kv.split_once('=') else {
-                bail!(Usage(format!("--set-env {kv}: expected NAME=VALUE")));
-            };
-            set_env.push((k.to_string(), v.to_string()));
+        if let Some((flag, kv)) = self.choices.unsplit.first() {
+            bail!(Usage(format!("--{flag} {kv}: expected NAME=VALUE")));
         }
-        let flags = Flags {
-            network,
-            allow_domains: self.allow_domain.clone(),
-            pass_env: self.pass_env.clone(),
-            pass_secret_env: self.pass_secret_env.clone(),
-            set_env,
-            read_only: self.read_only.clone(),
-            writable: self.writable.clone(),
-            hidden: self.hidden.clone(),
-        };
-        Ok(Layer::from_flags(&flags).map_err(|e| Usage(e.to_string()))?)
+        Ok(gatehouse::choices::Layer::from_flags(&self.choices.flags)
+            .map_err(|e| Usage(e.to_string()))?)
     }
 }
 
@@ -456,10 +473,10 @@ fn exec(args: ExecArgs) -> Result<ExitCode> {
     }
     let request = gatehouse::plane::cli::ExecRequest {
         workspaces: args.workspaces,
-        allow_degraded: args.allow_degraded,
+        allow_degraded: args.choices.flags.switch("allow-degraded"),
         flags,
-        trust_project_config: args.trust_project_config,
-        no_config: args.no_config,
+        trust_project_config: args.choices.flags.switch("trust-project-config"),
+        no_config: args.choices.flags.switch("no-config"),
         no_tty: args.no_tty,
         command: args.command,
     };
@@ -586,7 +603,6 @@ fn guard_change(changes: &[gatehouse::guard::install::Change]) {
 
 fn guard_doctor(agent: gatehouse::guard::Agent, hook: &HookArgs) -> Result<ExitCode> {
     use gatehouse::guard::install::{self, Scope};
-    use gatehouse::guard::Agent;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let mut ok = true;
     match gatehouse::guard::config::config_path(hook.config.as_deref())
@@ -613,28 +629,10 @@ fn guard_doctor(agent: gatehouse::guard::Agent, hook: &HookArgs) -> Result<ExitC
         }
     }
     ok &= any;
-    match agent {
-        Agent::ClaudeCode => say!(
-            "runs it: yes, Claude Code runs user and project hooks at once (unless disableAllHooks is set)"
-        ),
-        Agent::Gemini => say!("runs it: yes, Gemini CLI runs BeforeTool hooks by default"),
-        Agent::Codex => {
-            let file = install::codex_home()?.join("config.toml");
-            let text = std::fs::read_to_string(&file).unwrap_or_default();
-            match install::codex_hooks_enabled(&text) {
-                Some(true) => say!("runs it: [features] hooks = true in {}", file.display()),
-                _ => {
-                    ok = false;
-                    say!(
-                        "runs it: no, {} does not set [features] hooks = true",
-                        file.display()
-                    );
-                }
-            }
-            say!(
-                "runs it: only when Codex trusts its hooks: start it with --dangerously-bypass-hook-trust (otherwise it skips them silently)"
-            );
-        }
+    let (runs, lines) = agent.dialect().runs_hooks()?;
+    ok &= runs;
+    for l in lines {
+        say!("{l}");
     }
     say!("fence on this machine (what an allowed command runs in):");
     match gatehouse::plane::cli::info(false, &cwd) {

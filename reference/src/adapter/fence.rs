@@ -15,60 +15,63 @@ use serde_json::{Map, Value};
 use super::control::{parse_as, Control, Sessions};
 use super::wire::fence::{FenceRequest, WirePosture, WireRun, WireToggle, OPS};
 use super::wire::{field, Body, WireError};
-use gatehouse::choices::{Flags, NetworkMode};
+use gatehouse::choices::table::{Kind, Slot as ChoiceSlot, TABLE};
+use gatehouse::choices::{Flags, Raw};
 use gatehouse::fence::{current_posture, FenceOptions};
 use gatehouse::plane::session::{
     RunTool, Session, SessionChoices, SessionError, SessionSetup, Switch,
 };
+use std::collections::BTreeMap;
 
 /// The setup fields of capability `fence`.
 pub const SETUP_FIELDS: &[&str] = &["fence_policy", "workspaces", "log_dir", "limits", "choices"];
 
-/// The setup field `choices` (protocol 1.4) as the wire spells it; every key is one flag
-/// of `gatehouse exec` (or `--trust-project-config`, or reading the files at all).
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
-struct WireChoices {
-    pass_env: Vec<String>,
-    pass_secret_env: Vec<String>,
-    set_env: std::collections::BTreeMap<String, String>,
-    ro: Vec<PathBuf>,
-    rw: Vec<PathBuf>,
-    hide: Vec<PathBuf>,
-    network: Option<String>,
-    allow_domains: Vec<String>,
-    config_files: bool,
-    trust_project: bool,
-}
-
-/// `choices` translated into the flags as sent; the plane session checks them when it
-/// opens (a bad variable name is a refused choice, FENCE-ENV-11), as the command line's
-/// flags are checked by the same constructor.
+/// The setup field `choices` (protocol 1.4) translated into the flags as sent, key by
+/// key through the table of choices (each row with a `wire` key, its value in the shape
+/// of the row's kind); the plane session checks them when it opens (a bad variable name
+/// is a refused choice, FENCE-ENV-11), as the command line's flags are checked by the
+/// same constructor. An unknown key, a value of the wrong shape or a network mode that is
+/// none is refused here.
 fn choices_of(setup: &Map<String, Value>) -> Result<Option<SessionChoices>, WireError> {
-    let Some(w) = field::<WireChoices>(setup, "choices")? else {
-        return Ok(None);
+    let bad = |e: String| WireError::unsupported(format!("setup field \"choices\": {e}"));
+    let Some(Value::Object(given)) = setup.get("choices").filter(|v| !v.is_null()) else {
+        return match setup.get("choices") {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => Err(bad(format!("invalid type: {v}, expected an object"))),
+        };
     };
-    let network = match w.network {
-        None => None,
-        Some(n) => Some(
-            n.parse::<NetworkMode>()
-                .map_err(|e| WireError::unsupported(format!("setup field \"choices\": {e}")))?,
-        ),
-    };
-    let flags = Flags {
-        network,
-        allow_domains: w.allow_domains,
-        pass_env: w.pass_env,
-        pass_secret_env: w.pass_secret_env,
-        set_env: w.set_env.into_iter().collect(),
-        read_only: w.ro,
-        writable: w.rw,
-        hidden: w.hide,
-    };
+    fn shaped<T: serde::de::DeserializeOwned>(v: &Value) -> Result<T, String> {
+        T::deserialize(v).map_err(|e| e.to_string())
+    }
+    let mut flags = Flags::default();
+    for (key, v) in given {
+        let Some(spec) = TABLE.iter().find(|s| s.wire == Some(key.as_str())) else {
+            return Err(bad(format!("unknown field `{key}`")));
+        };
+        let raw = match (spec.kind(), spec.slot) {
+            (Kind::One, _) => match shaped::<Option<String>>(v).map_err(&bad)? {
+                Some(one) => Raw::One(one),
+                None => continue,
+            },
+            (Kind::List, ChoiceSlot::Paths) => Raw::Paths(shaped(v).map_err(&bad)?),
+            (Kind::List, _) => Raw::List(shaped(v).map_err(&bad)?),
+            (Kind::Map, _) => Raw::Map(
+                shaped::<BTreeMap<String, String>>(v)
+                    .map_err(&bad)?
+                    .into_iter()
+                    .collect(),
+            ),
+            (Kind::Switch, _) => Raw::Switch(shaped(v).map_err(&bad)?),
+        };
+        flags.set(spec, raw);
+    }
+    if let Some((_, e)) = flags.bad_one() {
+        return Err(bad(e));
+    }
     Ok(Some(SessionChoices {
+        config_files: flags.switch("config-files"),
+        trust_project: flags.switch("trust-project-config"),
         flags,
-        config_files: w.config_files,
-        trust_project: w.trust_project,
     }))
 }
 
@@ -345,19 +348,21 @@ mod tests {
         .choices
         .unwrap();
         assert!(c.config_files && c.trust_project);
-        assert_eq!(
-            c.flags,
-            Flags {
-                network: Some(NetworkMode::Off),
-                allow_domains: vec![],
-                pass_env: vec!["A".into()],
-                pass_secret_env: vec!["T_TOKEN".into()],
-                set_env: vec![("B".into(), "1".into())],
-                read_only: vec![PathBuf::from("/r")],
-                writable: vec![PathBuf::from("/x")],
-                hidden: vec![PathBuf::from("/h")],
-            }
-        );
+        let want = [
+            ("pass-env", Raw::List(vec!["A".into()])),
+            ("pass-secret-env", Raw::List(vec!["T_TOKEN".into()])),
+            ("set-env", Raw::Map(vec![("B".into(), "1".into())])),
+            ("ro", Raw::Paths(vec![PathBuf::from("/r")])),
+            ("rw", Raw::Paths(vec![PathBuf::from("/x")])),
+            ("hide", Raw::Paths(vec![PathBuf::from("/h")])),
+            ("network", Raw::One("off".into())),
+            ("config-files", Raw::Switch(true)),
+            ("trust-project-config", Raw::Switch(true)),
+        ]
+        .into_iter()
+        .try_fold(Flags::default(), |f, (name, raw)| f.with(name, raw))
+        .unwrap();
+        assert_eq!(c.flags, want);
         // A bad name is not the adapter's to judge: it reaches the session as sent, which
         // refuses it (FENCE-ENV-11), as it refuses the command line's.
         let c = setup_of(&setup(json!({
@@ -367,10 +372,18 @@ mod tests {
         .unwrap()
         .choices
         .unwrap();
-        assert_eq!(c.flags.set_env, vec![("HOME=/x/evil".into(), "x".into())]);
+        assert_eq!(
+            c.flags.map("set-env"),
+            [("HOME=/x/evil".into(), "x".into())]
+        );
         for bad in [
             json!({"workspace": "/w", "choices": {"unhide": ["/x"]}}),
             json!({"workspace": "/w", "choices": {"network": "wide-open"}}),
+            json!({"workspace": "/w", "choices": {"pass_env": "A"}}),
+            json!({"workspace": "/w", "choices": {"set_env": ["A=1"]}}),
+            json!({"workspace": "/w", "choices": {"trust_project": "yes"}}),
+            json!({"workspace": "/w", "choices": {"allow_degraded": true}}),
+            json!({"workspace": "/w", "choices": ["pass_env"]}),
             json!({"workspace": "/w", "fence_policy": "maybe"}),
             json!({"workspace": "/w", "limits": {"userns": false, "seccomp": false}}),
             json!({"workspace": "/w", "workspaces": ["relative"]}),

@@ -7,31 +7,11 @@
 //!
 //! May touch: nothing (pure checks on data).
 
-use std::path::PathBuf;
-
-use super::layers::{Layer, NetworkMode, Source, Sourced};
+use super::layers::{Layer, NetworkMode, Source, Sourced, UnknownNetworkMode};
 use super::name::{EnvName, EnvNameError, EnvValueError};
+use super::table::SlotMut;
 
-/// The flags as given: names, values and paths unchecked.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Flags {
-    /// `--network` (already read: a mode the caller cannot read is its own error).
-    pub network: Option<NetworkMode>,
-    /// `--allow-domain`.
-    pub allow_domains: Vec<String>,
-    /// `--pass-env`.
-    pub pass_env: Vec<String>,
-    /// `--pass-secret-env`.
-    pub pass_secret_env: Vec<String>,
-    /// `--set-env NAME=VALUE`, split at the first `=` (the protocol sends them apart).
-    pub set_env: Vec<(String, String)>,
-    /// `--ro`.
-    pub read_only: Vec<PathBuf>,
-    /// `--rw`.
-    pub writable: Vec<PathBuf>,
-    /// `--hide`.
-    pub hidden: Vec<PathBuf>,
-}
+pub use super::table::{Flags, Raw};
 
 /// A flag whose value cannot be honoured.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -44,93 +24,110 @@ pub enum FlagError {
         /// Why the name is not one.
         source: EnvNameError,
     },
-    /// A value of `--set-env` the environment cannot carry.
-    #[error("--set-env: {0}")]
-    Value(#[from] EnvValueError),
+    /// A value set for a variable the environment cannot carry.
+    #[error("--{flag}: {source}")]
+    Value {
+        /// The flag: `set-env`.
+        flag: &'static str,
+        /// Why.
+        source: EnvValueError,
+    },
     /// An allowed domain that is not a domain pattern.
-    #[error("--allow-domain: {0}")]
-    Domain(#[from] crate::net::NameError),
+    #[error("--{flag}: {source}")]
+    Domain {
+        /// The flag: `allow-domain`.
+        flag: &'static str,
+        /// Why.
+        source: crate::net::NameError,
+    },
+    /// A network mode that is none of the modes.
+    #[error("--{flag}: {source}")]
+    Mode {
+        /// The flag: `network`.
+        flag: &'static str,
+        /// Why.
+        source: UnknownNetworkMode,
+    },
 }
 
 impl Layer {
-    /// The layer of `flags`, each value sourced as its flag; the first value that cannot
-    /// be honoured is the error.
+    /// The layer of `flags`, each value sourced as its flag, row by row of the table;
+    /// the first value that cannot be honoured is the error.
     pub fn from_flags(flags: &Flags) -> Result<Layer, FlagError> {
-        let src = |name: &'static str| Source::Flag(name);
-        let names = |v: &[String], flag: &'static str| -> Result<Vec<_>, FlagError> {
-            v.iter()
-                .map(|n| {
-                    EnvName::new(n.as_str())
-                        .map(|n| Sourced::new(n, src(flag)))
-                        .map_err(|source| FlagError::Name { flag, source })
-                })
-                .collect()
-        };
-        let paths = |v: &[PathBuf], flag: &'static str| {
-            v.iter()
-                .map(|p| Sourced::new(p.clone(), src(flag)))
-                .collect()
-        };
-        let mut set_env = Vec::new();
-        for (k, v) in &flags.set_env {
-            let name = EnvName::new(k.as_str()).map_err(|source| FlagError::Name {
-                flag: "set-env",
-                source,
-            })?;
-            set_env.push(Sourced::new(name.with_value(v.clone())?, src("set-env")));
+        let mut l = Layer::default();
+        for (spec, slot) in l.slots_mut() {
+            let flag = spec.name;
+            let src = || Source::Flag(flag);
+            let name = |n: &str| EnvName::new(n).map_err(|source| FlagError::Name { flag, source });
+            match slot {
+                SlotMut::Mode(out) => {
+                    if let Some(v) = flags.one(flag) {
+                        let mode = v
+                            .parse::<NetworkMode>()
+                            .map_err(|source| FlagError::Mode { flag, source })?;
+                        *out = Some(Sourced::new(mode, src()));
+                    }
+                }
+                SlotMut::Text(out) => {
+                    *out = flags.one(flag).map(|v| Sourced::new(v.to_string(), src()));
+                }
+                SlotMut::Domains(out) => {
+                    for d in flags.list(flag) {
+                        crate::net::DomainPattern::parse(d)
+                            .map_err(|source| FlagError::Domain { flag, source })?;
+                        out.push(Sourced::new(d.clone(), src()));
+                    }
+                }
+                SlotMut::Names(out) => {
+                    for n in flags.list(flag) {
+                        out.push(Sourced::new(name(n)?, src()));
+                    }
+                }
+                SlotMut::Pairs(out) => {
+                    for (k, v) in flags.map(flag) {
+                        let set = name(k)?
+                            .with_value(v.clone())
+                            .map_err(|source| FlagError::Value { flag, source })?;
+                        out.push(Sourced::new(set, src()));
+                    }
+                }
+                SlotMut::Paths(out) => {
+                    for p in flags.paths(flag) {
+                        out.push(Sourced::new(p.clone(), src()));
+                    }
+                }
+            }
         }
-        let mut allow_domains = Vec::new();
-        for d in &flags.allow_domains {
-            crate::net::DomainPattern::parse(d)?;
-            allow_domains.push(Sourced::new(d.clone(), src("allow-domain")));
-        }
-        Ok(Layer {
-            network: flags.network.map(|n| Sourced::new(n, src("network"))),
-            allow_domains,
-            pass_env: names(&flags.pass_env, "pass-env")?,
-            pass_secrets: names(&flags.pass_secret_env, "pass-secret-env")?,
-            set_env,
-            read_only: paths(&flags.read_only, "ro"),
-            writable: paths(&flags.writable, "rw"),
-            hidden: paths(&flags.hidden, "hide"),
-            files: Vec::new(),
-        })
+        Ok(l)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
+
+    fn flags(name: &str, raw: Raw) -> Flags {
+        Flags::default().with(name, raw).unwrap()
+    }
 
     #[test]
     fn every_flag_naming_a_variable_checks_the_name() {
         for (flags, flag) in [
+            (flags("pass-env", Raw::List(vec!["A=B".into()])), "pass-env"),
             (
-                Flags {
-                    pass_env: vec!["A=B".into()],
-                    ..Flags::default()
-                },
-                "pass-env",
-            ),
-            (
-                Flags {
-                    pass_secret_env: vec![String::new()],
-                    ..Flags::default()
-                },
+                flags("pass-secret-env", Raw::List(vec![String::new()])),
                 "pass-secret-env",
             ),
             (
-                Flags {
-                    set_env: vec![("HOME=/x/evil".into(), "x".into())],
-                    ..Flags::default()
-                },
+                flags(
+                    "set-env",
+                    Raw::Map(vec![("HOME=/x/evil".into(), "x".into())]),
+                ),
                 "set-env",
             ),
             (
-                Flags {
-                    set_env: vec![("A\0B".into(), "x".into())],
-                    ..Flags::default()
-                },
+                flags("set-env", Raw::Map(vec![("A\0B".into(), "x".into())])),
                 "set-env",
             ),
         ] {
@@ -145,32 +142,35 @@ mod tests {
 
     #[test]
     fn good_flags_become_a_sourced_layer() {
-        let l = Layer::from_flags(&Flags {
-            pass_env: vec!["EDITOR".into()],
-            set_env: vec![("RUST_LOG".into(), "a=b".into())],
-            allow_domains: vec!["crates.io".into()],
-            ..Flags::default()
-        })
-        .unwrap();
+        let f = flags("pass-env", Raw::List(vec!["EDITOR".into()]))
+            .with("set-env", Raw::Map(vec![("RUST_LOG".into(), "a=b".into())]))
+            .and_then(|f| f.with("allow-domain", Raw::List(vec!["crates.io".into()])))
+            .and_then(|f| f.with("ro", Raw::Paths(vec![PathBuf::from("/r")])))
+            .unwrap();
+        let l = Layer::from_flags(&f).unwrap();
         assert_eq!(l.pass_env[0].value, "EDITOR");
         assert_eq!(l.pass_env[0].source, Source::Flag("pass-env"));
         assert_eq!(l.set_env[0].value.1, "a=b");
         assert_eq!(l.allow_domains[0].source, Source::Flag("allow-domain"));
+        assert_eq!(l.read_only[0].value, PathBuf::from("/r"));
+        assert_eq!(l.read_only[0].source, Source::Flag("ro"));
     }
 
     #[test]
     fn a_nul_in_a_value_and_a_bad_domain_are_refused() {
-        let e = Layer::from_flags(&Flags {
-            set_env: vec![("X".into(), "a\0b".into())],
-            ..Flags::default()
-        })
+        let e = Layer::from_flags(&flags(
+            "set-env",
+            Raw::Map(vec![("X".into(), "a\0b".into())]),
+        ))
         .unwrap_err();
-        assert!(matches!(e, FlagError::Value(_)), "{e}");
-        let e = Layer::from_flags(&Flags {
-            allow_domains: vec!["*".into()],
-            ..Flags::default()
-        })
-        .unwrap_err();
-        assert!(matches!(e, FlagError::Domain(_)), "{e}");
+        assert!(matches!(e, FlagError::Value { .. }), "{e}");
+        let e = Layer::from_flags(&flags("allow-domain", Raw::List(vec!["*".into()]))).unwrap_err();
+        assert!(matches!(e, FlagError::Domain { .. }), "{e}");
+        assert!(e.to_string().starts_with("--allow-domain: "), "{e}");
+        let e = Layer::from_flags(&flags("network", Raw::One("wide".into()))).unwrap_err();
+        assert!(
+            e.to_string().starts_with("--network: unknown network mode"),
+            "{e}"
+        );
     }
 }

@@ -11,8 +11,9 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::file::{FileError, Parsed};
+use super::file::{FileError, FileValue, Parsed};
 use super::name::EnvName;
+use super::table::{SlotMut, SlotRef, TABLE};
 
 /// Where a setting came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,31 +102,7 @@ impl fmt::Display for NetworkMode {
     }
 }
 
-/// Choices with their sources: one layer (a file or the command line, `N` an optional
-/// network mode, unset when the layer does not say) or their merge ([`Choices`], the mode
-/// always set). The lists are the same in both.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Chosen<N> {
-    /// `network.mode` / `--network`.
-    pub network: N,
-    /// `network.allow-domains` / `--allow-domain` (used in `allow-list` mode).
-    pub allow_domains: Vec<Sourced<String>>,
-    /// `env.pass` / `--pass-env`: variables passed by name.
-    pub pass_env: Vec<Sourced<EnvName>>,
-    /// `env.pass-secrets` / `--pass-secret-env`: secret-looking variables passed on purpose.
-    pub pass_secrets: Vec<Sourced<EnvName>>,
-    /// `env.set` / `--set-env`: variables set to a value (one per name once merged).
-    pub set_env: Vec<Sourced<(EnvName, String)>>,
-    /// `paths.read-only` / `--ro`: visible read-only.
-    pub read_only: Vec<Sourced<PathBuf>>,
-    /// `paths.writable` / `--rw`: extra writable roots.
-    pub writable: Vec<Sourced<PathBuf>>,
-    /// `paths.hidden` / `--hide`: absent inside the jail.
-    pub hidden: Vec<Sourced<PathBuf>>,
-    /// Merged: the files read, and files found but not honoured with the reason (a layer
-    /// leaves it empty).
-    pub files: Vec<(PathBuf, Option<String>)>,
-}
+pub use super::table::Chosen;
 
 /// One layer of choices: a file or the command line.
 pub type Layer = Chosen<Option<Sourced<NetworkMode>>>;
@@ -215,72 +192,78 @@ impl Layer {
                     "`trusted-projects` belongs in the user's file only".into(),
                 ));
             }
-            if let Some(v) = c.env.pass_secrets.first() {
-                return Err(p.invalid(
-                    v,
-                    "`env.pass-secrets` is honoured only in the user's file or on the command line: a project cannot ask for the person's secrets".into(),
-                ));
+            for spec in TABLE.iter().filter(|s| s.secret) {
+                if let (Some(key), Some(v)) = (spec.file, c.values.get(spec.name)) {
+                    if v.is_empty() {
+                        continue;
+                    }
+                    return Err(p.invalid_at(
+                        v.line(p),
+                        format!("`{key}` is honoured only in the user's file or on the command line: a project cannot ask for the person's secrets"),
+                    ));
+                }
             }
         }
-        if let Some(m) = &c.network.mode {
-            let mode = m
-                .get_ref()
-                .parse::<NetworkMode>()
-                .map_err(|e| p.invalid(m, format!("network.mode: {e}")))?;
-            l.network = Some(Sourced::new(mode, src(p.line(m))));
-        }
-        for d in &c.network.allow_domains {
-            crate::net::DomainPattern::parse(d.get_ref())
-                .map_err(|e| p.invalid(d, format!("network.allow-domains: {e}")))?;
-            l.allow_domains
-                .push(Sourced::new(d.get_ref().clone(), src(p.line(d))));
-        }
-        for (list, out, key) in [
-            (&c.env.pass, &mut l.pass_env, "env.pass"),
-            (&c.env.pass_secrets, &mut l.pass_secrets, "env.pass-secrets"),
-        ] {
-            for v in list {
-                let name = EnvName::new(v.get_ref().as_str())
-                    .map_err(|e| p.invalid(v, format!("{key}: {e}")))?;
-                out.push(Sourced::new(name, src(p.line(v))));
-            }
-        }
-        for (k, v) in &c.env.set {
-            let set = EnvName::new(k.as_str())
-                .map_err(|e| e.to_string())
-                .and_then(|n| n.with_value(v.get_ref().clone()).map_err(|e| e.to_string()))
-                .map_err(|e| p.invalid(v, format!("env.set: {e}")))?;
-            l.set_env.push(Sourced::new(set, src(p.line(v))));
-        }
-        for (list, out) in [
-            (&c.paths.read_only, &mut l.read_only),
-            (&c.paths.writable, &mut l.writable),
-            (&c.paths.hidden, &mut l.hidden),
-        ] {
-            for v in list {
-                out.push(Sourced::new(
-                    file_path(p, v, kind, home, project)?,
-                    src(p.line(v)),
-                ));
+        for (spec, slot) in l.slots_mut() {
+            let (Some(key), Some(value)) = (spec.file, c.values.get(spec.name)) else {
+                continue;
+            };
+            match (slot, value) {
+                (SlotMut::Mode(out), FileValue::One(m)) => {
+                    let mode = m
+                        .get_ref()
+                        .parse::<NetworkMode>()
+                        .map_err(|e| p.invalid(m, format!("{key}: {e}")))?;
+                    *out = Some(Sourced::new(mode, src(p.line(m))));
+                }
+                (SlotMut::Text(out), FileValue::One(v)) => {
+                    *out = Some(Sourced::new(v.get_ref().clone(), src(p.line(v))));
+                }
+                (SlotMut::Domains(out), FileValue::List(list)) => {
+                    for d in list {
+                        crate::net::DomainPattern::parse(d.get_ref())
+                            .map_err(|e| p.invalid(d, format!("{key}: {e}")))?;
+                        out.push(Sourced::new(d.get_ref().clone(), src(p.line(d))));
+                    }
+                }
+                (SlotMut::Names(out), FileValue::List(list)) => {
+                    for v in list {
+                        let name = EnvName::new(v.get_ref().as_str())
+                            .map_err(|e| p.invalid(v, format!("{key}: {e}")))?;
+                        out.push(Sourced::new(name, src(p.line(v))));
+                    }
+                }
+                (SlotMut::Pairs(out), FileValue::Map(map)) => {
+                    for (k, v) in map {
+                        let set = EnvName::new(k.as_str())
+                            .map_err(|e| e.to_string())
+                            .and_then(|n| {
+                                n.with_value(v.get_ref().clone()).map_err(|e| e.to_string())
+                            })
+                            .map_err(|e| p.invalid(v, format!("{key}: {e}")))?;
+                        out.push(Sourced::new(set, src(p.line(v))));
+                    }
+                }
+                (SlotMut::Paths(out), FileValue::List(list)) => {
+                    for v in list {
+                        out.push(Sourced::new(
+                            file_path(p, v, kind, home, project)?,
+                            src(p.line(v)),
+                        ));
+                    }
+                }
+                // The file's reader holds each row's values in its slot's kind.
+                _ => {}
             }
         }
         Ok(l)
     }
 }
 
-impl Default for Choices {
-    fn default() -> Choices {
-        Chosen {
-            network: Sourced::new(NetworkMode::Off, Source::Default),
-            allow_domains: Vec::new(),
-            pass_env: Vec::new(),
-            pass_secrets: Vec::new(),
-            set_env: Vec::new(),
-            read_only: Vec::new(),
-            writable: Vec::new(),
-            hidden: Vec::new(),
-            files: Vec::new(),
-        }
+impl Default for Sourced<NetworkMode> {
+    /// The built-in mode: `off`.
+    fn default() -> Sourced<NetworkMode> {
+        Sourced::new(NetworkMode::Off, Source::Default)
     }
 }
 
@@ -295,19 +278,23 @@ fn gather<T: PartialEq + Clone>(into: &mut Vec<Sourced<T>>, from: &[Sourced<T>])
 impl Choices {
     /// Apply one layer on top.
     pub fn apply(&mut self, l: &Layer) {
-        if let Some(n) = &l.network {
-            self.network = n.clone();
+        for ((_, from), (_, into)) in l.slots().into_iter().zip(self.slots_mut()) {
+            match (from, into) {
+                (SlotRef::Mode(Some(n)), SlotMut::Mode(into)) => *into = n.clone(),
+                (SlotRef::Text(Some(v)), SlotMut::Text(into)) => *into = Some(v.clone()),
+                (SlotRef::Domains(from), SlotMut::Domains(into)) => gather(into, from),
+                (SlotRef::Names(from), SlotMut::Names(into)) => gather(into, from),
+                (SlotRef::Pairs(from), SlotMut::Pairs(into)) => {
+                    for s in from {
+                        into.retain(|x| x.value.0 != s.value.0);
+                        into.push(s.clone());
+                    }
+                }
+                (SlotRef::Paths(from), SlotMut::Paths(into)) => gather(into, from),
+                // Unset in the layer (or, never, rows out of step: one table for both).
+                _ => {}
+            }
         }
-        gather(&mut self.allow_domains, &l.allow_domains);
-        gather(&mut self.pass_env, &l.pass_env);
-        gather(&mut self.pass_secrets, &l.pass_secrets);
-        for s in &l.set_env {
-            self.set_env.retain(|x| x.value.0 != s.value.0);
-            self.set_env.push(s.clone());
-        }
-        gather(&mut self.read_only, &l.read_only);
-        gather(&mut self.writable, &l.writable);
-        gather(&mut self.hidden, &l.hidden);
     }
 
     /// Checks across choices: an allow-list needs the `allow-list` mode, and a mode
@@ -338,29 +325,26 @@ impl Choices {
 
     /// One line per setting that is not the default, with its source, for `gatehouse info`.
     pub fn provenance(&self) -> Vec<String> {
-        let mut out = vec![format!(
-            "network = {}  ({})",
-            self.network.value, self.network.source
-        )];
-        for d in &self.allow_domains {
-            out.push(format!("allow-domain {}  ({})", d.value, d.source));
-        }
-        for v in &self.pass_env {
-            out.push(format!("pass-env {}  ({})", v.value, v.source));
-        }
-        for v in &self.pass_secrets {
-            out.push(format!("pass-secret-env {}  ({})", v.value, v.source));
-        }
-        for v in &self.set_env {
-            out.push(format!("set-env {}  ({})", v.value.0, v.source));
-        }
-        for (what, list) in [
-            ("ro", &self.read_only),
-            ("rw", &self.writable),
-            ("hide", &self.hidden),
-        ] {
-            for v in list {
-                out.push(format!("{what} {}  ({})", v.value.display(), v.source));
+        let mut out = Vec::new();
+        for (spec, slot) in self.slots() {
+            let name = spec.name;
+            let line = |v: &dyn fmt::Display, s: &Source| format!("{name} {v}  ({s})");
+            match slot {
+                SlotRef::Mode(n) => out.push(format!("{name} = {}  ({})", n.value, n.source)),
+                SlotRef::Text(v) => out.extend(
+                    v.iter()
+                        .map(|v| format!("{name} = {}  ({})", v.value, v.source)),
+                ),
+                SlotRef::Domains(list) => {
+                    out.extend(list.iter().map(|v| line(&v.value, &v.source)))
+                }
+                SlotRef::Names(list) => out.extend(list.iter().map(|v| line(&v.value, &v.source))),
+                SlotRef::Pairs(list) => {
+                    out.extend(list.iter().map(|v| line(&v.value.0, &v.source)))
+                }
+                SlotRef::Paths(list) => {
+                    out.extend(list.iter().map(|v| line(&v.value.display(), &v.source)))
+                }
             }
         }
         for (f, why) in &self.files {

@@ -14,6 +14,7 @@
 //! these TOML files are the person's own defaults for `gatehouse exec` at a terminal and
 //! decide only what the jail of one command looks like. Neither reads the other's files.
 //!
+//! - [`table`]: the one table of the choices, which every surface below loops over;
 //! - [`file`](mod@file): one file, parsed strictly, values with their lines;
 //! - [`layers`]: the layers (files, command line) merged, with provenance;
 //! - [`flags`]: the flags (the command line's or the protocol's) checked into a layer;
@@ -26,11 +27,12 @@ pub mod file;
 pub mod flags;
 pub mod layers;
 pub mod name;
+pub mod table;
 
 use std::path::{Path, PathBuf};
 
 pub use file::FileError;
-pub use flags::{FlagError, Flags};
+pub use flags::{FlagError, Flags, Raw};
 pub use layers::{
     Choices, Chosen, FileKind, Layer, ModeError, NetworkMode, Source, Sourced, UnknownNetworkMode,
 };

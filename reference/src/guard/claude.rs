@@ -4,13 +4,17 @@
 //! with `permissionDecision` allow or ask and an `updatedInput`, blocks by exit 2. The
 //! only agent here that really asks.
 //!
+//! Also the agent's installation facts (the [`Dialect`] trait's second half).
+//!
 //! Pure translation; touches nothing.
 
 use super::dialect::{
     common, dir_of, glob_base, path_of, post_tool, pre_tool, string_field, Answer, Dialect,
     Guarded, HookEvent, Reply, ShapeError,
 };
+use super::install::{home, InstallError, Scope};
 use serde_json::{json, Map, Value};
+use std::path::PathBuf;
 
 /// Claude Code.
 #[derive(Debug, Clone, Copy, Default)]
@@ -98,5 +102,50 @@ impl Dialect for ClaudeCode {
             Answer::Deny { reason } => Reply::block(reason),
             Answer::Pass => Reply::silent(),
         }
+    }
+    fn title(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn settings_file(&self, scope: &Scope) -> Result<PathBuf, InstallError> {
+        Ok(match scope {
+            Scope::Project(d) => d.join(".claude").join("settings.json"),
+            // Claude Code reads its user settings from CLAUDE_CONFIG_DIR when that is set.
+            Scope::User => match std::env::var_os("CLAUDE_CONFIG_DIR")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+            {
+                Some(dir) => dir.join("settings.json"),
+                None => home()?.join(".claude").join("settings.json"),
+            },
+        })
+    }
+
+    fn hook_events(&self) -> &'static [(&'static str, &'static str)] {
+        const TOOLS: &str = "Bash|Read|NotebookRead|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS";
+        &[("PreToolUse", TOOLS), ("PostToolUse", TOOLS)]
+    }
+
+    /// Claude Code 2.1.332 reads `onFailure` on a hook matcher (`continue` or `block`; an
+    /// unknown value reads as `block`).
+    fn fail_closed(&self) -> Option<(&'static str, &'static str)> {
+        Some(("onFailure", "block"))
+    }
+
+    /// Sixty seconds: the guard answers in milliseconds, but a limit a loaded machine can
+    /// reach would let calls through unjudged.
+    fn hook_timeout(&self) -> u64 {
+        60
+    }
+
+    fn timeout_unit_ms(&self) -> u64 {
+        1000
+    }
+
+    fn runs_hooks(&self) -> Result<(bool, Vec<String>), InstallError> {
+        Ok((
+            true,
+            vec!["runs it: yes, Claude Code runs user and project hooks at once (unless disableAllHooks is set)".into()],
+        ))
     }
 }

@@ -21,16 +21,19 @@
 //!
 //! Reads one file; writes nothing.
 
+use crate::choices::table::{Flags, KnownKey, Raw, Slot, TABLE};
 use crate::permissions::Mode;
-use serde::{Deserialize, Serialize};
+use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// The environment variable naming the configuration file.
 pub const CONFIG_ENV: &str = "GATEHOUSE_GUARD_CONFIG";
 
 /// The whole file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct GuardConfig {
     /// Fixed workspace roots (absolute); empty: the session's first `cwd`.
@@ -67,37 +70,57 @@ pub struct GuardConfig {
     pub file: Option<PathBuf>,
 }
 
-/// The fence's choices for every allowed command, as `gatehouse exec` flags.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct ExecChoices {
-    /// `off`, `allow-list` or `host` (default: `gatehouse exec`'s own, from its files).
-    #[serde(default)]
-    pub network: Option<String>,
-    /// Domains allowed through the proxy.
-    #[serde(default)]
-    pub allow_domains: Vec<String>,
-    /// Variables passed by name.
-    #[serde(default)]
-    pub pass_env: Vec<String>,
-    /// Secret-looking variables passed on purpose.
-    #[serde(default)]
-    pub pass_secret_env: Vec<String>,
-    /// Variables set inside the jail.
-    #[serde(default)]
-    pub set_env: BTreeMap<String, String>,
-    /// Paths visible read-only.
-    #[serde(default)]
-    pub ro: Vec<PathBuf>,
-    /// Extra writable roots.
-    #[serde(default)]
-    pub rw: Vec<PathBuf>,
-    /// Paths hidden.
-    #[serde(default)]
-    pub hide: Vec<PathBuf>,
-    /// Run where a required protection is missing.
-    #[serde(default)]
-    pub allow_degraded: bool,
+/// The fence's choices for every allowed command, as `gatehouse exec` flags: the rows of
+/// the table of choices ([`crate::choices::table`]) with a `guard` key, each read in its
+/// kind's shape.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExecChoices(pub Flags);
+
+impl ExecChoices {
+    /// The choices as given.
+    pub fn flags(&self) -> &Flags {
+        &self.0
+    }
+}
+
+/// The `[exec]` keys, in the table's order: what an unknown key's error lists.
+fn exec_keys() -> &'static [&'static str] {
+    static KEYS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    KEYS.get_or_init(|| TABLE.iter().filter_map(|s| s.guard).collect())
+}
+
+impl<'de> Deserialize<'de> for ExecChoices {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ExecChoices, D::Error> {
+        struct Exec;
+        impl<'de> Visitor<'de> for Exec {
+            type Value = ExecChoices;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the [exec] table")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<ExecChoices, A::Error> {
+                let mut flags = Flags::default();
+                while let Some(key) = m.next_key_seed(KnownKey(exec_keys()))? {
+                    let Some(spec) = TABLE.iter().find(|s| s.guard == Some(key.as_str())) else {
+                        return Err(A::Error::unknown_field(&key, exec_keys()));
+                    };
+                    let raw = match spec.slot {
+                        Slot::Switch => Raw::Switch(m.next_value()?),
+                        Slot::Paths => Raw::Paths(m.next_value()?),
+                        Slot::Pairs => Raw::Map(
+                            m.next_value::<BTreeMap<String, String>>()?
+                                .into_iter()
+                                .collect(),
+                        ),
+                        Slot::Domains | Slot::Names => Raw::List(m.next_value()?),
+                        Slot::Mode | Slot::Text => Raw::One(m.next_value()?),
+                    };
+                    flags.set(spec, raw);
+                }
+                Ok(ExecChoices(flags))
+            }
+        }
+        d.deserialize_map(Exec)
+    }
 }
 
 /// The configuration cannot be used.
@@ -166,10 +189,6 @@ impl GuardConfig {
                 return Err(invalid(format!("safety: unknown mode {s:?}")));
             }
         }
-        if let Some(n) = &c.exec.network {
-            n.parse::<crate::choices::NetworkMode>()
-                .map_err(|e| invalid(format!("exec.network: {e}")))?;
-        }
         let paths = c
             .workspaces
             .iter()
@@ -177,31 +196,41 @@ impl GuardConfig {
             .chain(&c.agent_file)
             .chain(&c.settings_file)
             .chain(&c.shell)
-            .chain(&c.gatehouse)
-            .chain(&c.exec.ro)
-            .chain(&c.exec.rw)
-            .chain(&c.exec.hide);
+            .chain(&c.gatehouse);
         for p in paths {
             if !p.is_absolute() {
                 return Err(invalid(format!("{} is not an absolute path", p.display())));
             }
         }
-        for (k, v) in &c.exec.set_env {
-            if k.is_empty() || k.contains('=') || k.contains('\0') || v.contains('\0') {
-                return Err(invalid(format!("exec.set-env: {k:?} cannot be set")));
-            }
-        }
-        // A name `gatehouse exec` would refuse (FENCE-ENV-11), refused here with its key,
-        // before it is written into a command line that could not carry it.
-        for (key, names) in [
-            ("pass-env", &c.exec.pass_env),
-            ("pass-secret-env", &c.exec.pass_secret_env),
-        ] {
-            if let Some(n) = names
-                .iter()
-                .find(|n| n.is_empty() || n.contains('=') || n.chars().any(char::is_control))
-            {
-                return Err(invalid(format!("exec.{key}: {n:?} is no variable name")));
+        // Each choice checked by its slot, before it is written into a command line: a
+        // name `gatehouse exec` would refuse (FENCE-ENV-11) is refused here with its key.
+        for (spec, raw) in c.exec.0.given() {
+            let key = spec.guard.unwrap_or(spec.name);
+            match raw {
+                Raw::One(v) => spec
+                    .slot
+                    .check_one(v)
+                    .map_err(|e| invalid(format!("exec.{key}: {e}")))?,
+                Raw::Paths(ps) => {
+                    if let Some(p) = ps.iter().find(|p| !p.is_absolute()) {
+                        return Err(invalid(format!("{} is not an absolute path", p.display())));
+                    }
+                }
+                Raw::Map(kv) => {
+                    if let Some((k, _)) = kv.iter().find(|(k, v)| {
+                        k.is_empty() || k.contains('=') || k.contains('\0') || v.contains('\0')
+                    }) {
+                        return Err(invalid(format!("exec.{key}: {k:?} cannot be set")));
+                    }
+                }
+                Raw::List(names) if spec.slot == Slot::Names => {
+                    if let Some(n) = names.iter().find(|n| {
+                        n.is_empty() || n.contains('=') || n.chars().any(char::is_control)
+                    }) {
+                        return Err(invalid(format!("exec.{key}: {n:?} is no variable name")));
+                    }
+                }
+                Raw::List(_) | Raw::Switch(_) => {}
             }
         }
         let mut c = c;

@@ -4,9 +4,16 @@
 //! ([`super::claude`], [`super::codex`], [`super::gemini`]) implements [`Dialect`] and
 //! decides nothing: it only translates.
 //!
-//! Pure data and JSON; touches nothing.
+//! The same trait carries each agent's installation facts (its settings file, the events
+//! and matchers, the timeout and its unit, the fail-closed setting, what else makes it
+//! run hooks), so that one agent is one file.
+//!
+//! Pure data and JSON; touches nothing (an implementation's `enable_hooks` and
+//! `runs_hooks` read or write the agent's own configuration).
 
+use super::install::{Change, InstallError, Scope};
 use serde_json::{Map, Value};
+use std::path::PathBuf;
 
 /// The exit status every agent reads as "blocked" (Claude Code, Codex CLI and Gemini CLI
 /// alike), with the reason on standard error.
@@ -179,6 +186,39 @@ pub trait Dialect {
     fn parse(&self, input: &Value) -> Result<HookEvent, ShapeError>;
     /// Writes one answer; `Ask` is never given to a dialect that cannot ask.
     fn render(&self, answer: &Answer) -> Reply;
+
+    // What installing the hook means for this agent (GUARD-INSTALL-1 to -4,
+    // GUARD-FAIL-3): [`super::install`] merges, removes and checks with these alone.
+
+    /// The agent's name for people (`Claude Code`).
+    fn title(&self) -> &'static str;
+    /// The settings file the hook goes into for `scope` (an error where the agent has no
+    /// such file).
+    fn settings_file(&self, scope: &Scope) -> Result<PathBuf, InstallError>;
+    /// The events and matchers the hook is installed for: `(event, matcher)`, every tool
+    /// the guard decides (GUARD-DECIDE-5).
+    fn hook_events(&self) -> &'static [(&'static str, &'static str)];
+    /// The setting that makes the agent block the call when its hook fails or times out,
+    /// as `(key, value)` of the matcher entry, where the pinned version has one
+    /// (GUARD-FAIL-3).
+    fn fail_closed(&self) -> Option<(&'static str, &'static str)>;
+    /// How long the agent waits for the hook, in the unit its settings take.
+    fn hook_timeout(&self) -> u64;
+    /// Milliseconds in one unit of [`Dialect::hook_timeout`].
+    fn timeout_unit_ms(&self) -> u64;
+    /// What else the agent needs to run hooks at all, done at install (the change made,
+    /// if any).
+    fn enable_hooks(&self) -> Result<Option<Change>, InstallError> {
+        Ok(None)
+    }
+    /// Whether the agent will run the installed hook, for `gatehouse guard doctor`: the
+    /// lines to show, and `false` when it will not.
+    fn runs_hooks(&self) -> Result<(bool, Vec<String>), InstallError>;
+    /// Whether the agent applies a patch a shell line carries itself, outside every
+    /// fence, so that the line's files are decided as its patch tool's are.
+    fn applies_patches_from_shell(&self) -> bool {
+        false
+    }
 }
 
 /// The string field `key` of `obj`.

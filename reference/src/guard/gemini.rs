@@ -5,13 +5,17 @@
 //! 2. An `ask` hangs a headless Gemini forever, so this dialect cannot ask: an `Ask`
 //! given here anyway is written as a block.
 //!
+//! Also the agent's installation facts (the [`Dialect`] trait's second half).
+//!
 //! Pure translation; touches nothing.
 
 use super::dialect::{
     common, dir_of, glob_base, path_of, post_tool, pre_tool, string_field, Answer, Dialect,
     Guarded, HookEvent, Reply, ShapeError,
 };
+use super::install::{home, InstallError, Scope};
 use serde_json::{json, Map, Value};
+use std::path::PathBuf;
 
 /// Gemini CLI.
 #[derive(Debug, Clone, Copy, Default)]
@@ -105,5 +109,44 @@ impl Dialect for Gemini {
             Answer::Ask { reason, .. } | Answer::Deny { reason } => Reply::block(reason),
             Answer::Pass => Reply::silent(),
         }
+    }
+    fn title(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
+    fn settings_file(&self, scope: &Scope) -> Result<PathBuf, InstallError> {
+        Ok(match scope {
+            Scope::Project(d) => d.join(".gemini").join("settings.json"),
+            Scope::User => home()?.join(".gemini").join("settings.json"),
+        })
+    }
+
+    fn hook_events(&self) -> &'static [(&'static str, &'static str)] {
+        const TOOLS: &str = "run_shell_command|read_file|write_file|replace|read_many_files|list_directory|ls|glob|search_file_content|grep_search|grep";
+        &[("BeforeTool", TOOLS), ("AfterTool", TOOLS)]
+    }
+
+    /// Gemini CLI 0.61.0 has none (a hook takes `type`, `command`, `name`, `env`,
+    /// `timeout`; a timed-out hook is a failed one and the call runs): the guard's own
+    /// deadline is all that stands.
+    fn fail_closed(&self) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// Sixty seconds, in milliseconds: 60 there timed the guard out on a loaded machine,
+    /// and Gemini ran the call unjudged.
+    fn hook_timeout(&self) -> u64 {
+        60_000
+    }
+
+    fn timeout_unit_ms(&self) -> u64 {
+        1
+    }
+
+    fn runs_hooks(&self) -> Result<(bool, Vec<String>), InstallError> {
+        Ok((
+            true,
+            vec!["runs it: yes, Gemini CLI runs BeforeTool hooks by default".into()],
+        ))
     }
 }

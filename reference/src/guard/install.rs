@@ -45,87 +45,22 @@ pub enum InstallError {
     Write(#[from] crate::records::RecordError),
 }
 
-fn home() -> Result<PathBuf, InstallError> {
+/// The person's home (`HOME`, absolute).
+pub fn home() -> Result<PathBuf, InstallError> {
     std::env::var_os("HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .ok_or(InstallError::NoHome)
 }
 
-/// Codex's home: `$CODEX_HOME`, else `~/.codex`.
-pub fn codex_home() -> Result<PathBuf, InstallError> {
-    match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
-        Some(h) => Ok(PathBuf::from(h)),
-        None => Ok(home()?.join(".codex")),
-    }
-}
-
-/// The settings file the hook goes into.
+/// The settings file the hook goes into: the agent's ([`super::dialect::Dialect::settings_file`]).
 pub fn settings_file(agent: Agent, scope: &Scope) -> Result<PathBuf, InstallError> {
-    Ok(match (agent, scope) {
-        (Agent::ClaudeCode, Scope::Project(d)) => d.join(".claude").join("settings.json"),
-        // Claude Code reads its user settings from CLAUDE_CONFIG_DIR when that is set.
-        (Agent::ClaudeCode, Scope::User) => match std::env::var_os("CLAUDE_CONFIG_DIR")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-        {
-            Some(dir) => dir.join("settings.json"),
-            None => home()?.join(".claude").join("settings.json"),
-        },
-        (Agent::Gemini, Scope::Project(d)) => d.join(".gemini").join("settings.json"),
-        (Agent::Gemini, Scope::User) => home()?.join(".gemini").join("settings.json"),
-        (Agent::Codex, Scope::Project(_)) => {
-            return Err(InstallError::NoProjectScope(
-                "Codex CLI",
-                codex_home()?.join("hooks.json").display().to_string(),
-            ))
-        }
-        (Agent::Codex, Scope::User) => codex_home()?.join("hooks.json"),
-    })
+    agent.dialect().settings_file(scope)
 }
 
-/// The events and matchers the hook is installed for: `(event, matcher)`, every tool the
-/// guard decides (GUARD-DECIDE-5). Codex gets one entry per tool, which reads the same
-/// whether its matcher is a pattern or a name.
-pub fn events(agent: Agent) -> &'static [(&'static str, &'static str)] {
-    const CLAUDE: &str = "Bash|Read|NotebookRead|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS";
-    const GEMINI: &str = "run_shell_command|read_file|write_file|replace|read_many_files|list_directory|ls|glob|search_file_content|grep_search|grep";
-    match agent {
-        Agent::ClaudeCode => &[("PreToolUse", CLAUDE), ("PostToolUse", CLAUDE)],
-        Agent::Codex => &[
-            ("PreToolUse", "Bash"),
-            ("PreToolUse", "apply_patch"),
-            ("PostToolUse", "Bash"),
-            ("PostToolUse", "apply_patch"),
-        ],
-        Agent::Gemini => &[("BeforeTool", GEMINI), ("AfterTool", GEMINI)],
-    }
-}
-
-/// The setting that makes the agent block the call when its hook fails or times out, as
-/// `(key, value)` of the matcher entry, where the pinned version has one (GUARD-FAIL-3):
-/// Claude Code 2.1.332 reads `onFailure` on a hook matcher (`continue` or `block`; an
-/// unknown value reads as `block`). Codex CLI 0.171.0 (a command handler takes `command`,
-/// `timeout`, `statusMessage` and no failure setting) and Gemini CLI 0.61.0 (a hook takes
-/// `type`, `command`, `name`, `env`, `timeout`; a timed-out hook is a failed one and the
-/// call runs) have none: there the guard's own deadline is all that stands.
-pub fn fail_closed(agent: Agent) -> Option<(&'static str, &'static str)> {
-    match agent {
-        Agent::ClaudeCode => Some(("onFailure", "block")),
-        Agent::Codex | Agent::Gemini => None,
-    }
-}
-
-/// How long the agent waits for the hook, in the unit its settings take: seconds for
-/// Claude Code and Codex CLI, milliseconds for Gemini CLI. Sixty seconds for each: the
-/// guard answers in milliseconds, but an agent that times a hook out runs the call
-/// (Gemini CLI does), so a limit a loaded machine can reach would let calls through
-/// unjudged and unfenced.
-pub fn hook_timeout(agent: Agent) -> u64 {
-    match agent {
-        Agent::ClaudeCode | Agent::Codex => 60,
-        Agent::Gemini => 60_000,
-    }
+/// The events and matchers of the agent's hook.
+fn events(agent: Agent) -> &'static [(&'static str, &'static str)] {
+    agent.dialect().hook_events()
 }
 
 /// The hook's command line: `PROGRAM guard AGENT`, the program quoted for the agent's
@@ -191,9 +126,9 @@ pub fn merged(agent: Agent, settings: &Map<String, Value>, command: &str) -> Map
             if let Value::Array(list) = list {
                 let mut entry = json!({
                     "matcher": matcher,
-                    "hooks": [{ "type": "command", "command": command, "timeout": hook_timeout(agent) }],
+                    "hooks": [{ "type": "command", "command": command, "timeout": agent.dialect().hook_timeout() }],
                 });
-                if let Some((key, value)) = fail_closed(agent) {
+                if let Some((key, value)) = agent.dialect().fail_closed() {
                     entry[key] = json!(value);
                 }
                 let at = list.iter().take_while(|e| is_ours(agent, e)).count();
@@ -333,9 +268,7 @@ pub fn install(agent: Agent, scope: &Scope, program: &Path) -> Result<Vec<Change
     let (before, settings) = read_object(&file)?;
     let after = merged(agent, &settings, &hook_command(agent, program));
     let mut changes = vec![replace(&file, &before, after, true)?];
-    if agent == Agent::Codex {
-        changes.push(codex_feature(true)?);
-    }
+    changes.extend(agent.dialect().enable_hooks()?);
     Ok(changes)
 }
 
@@ -379,51 +312,25 @@ pub fn uninstall(agent: Agent, scope: &Scope) -> Result<Vec<Change>, InstallErro
     Ok(vec![replace(&file, &before, after, false)?])
 }
 
-/// Codex runs hooks only with `[features] hooks = true` in `CODEX_HOME/config.toml`:
-/// appended when the file has no `[features]` table (otherwise left to the person, and
-/// the doctor says so).
-fn codex_feature(enable: bool) -> Result<Change, InstallError> {
-    let file = codex_home()?.join("config.toml");
-    let before = match std::fs::read_to_string(&file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(InstallError::Io(file, e)),
-    };
-    if !enable || codex_hooks_enabled(&before).is_some() || before.contains("[features]") {
-        return Ok(Change {
-            file,
-            backup: None,
-            diff: String::new(),
-            changed: false,
-        });
-    }
-    let mut after = before.clone();
-    if !after.is_empty() && !after.ends_with('\n') {
-        after.push('\n');
-    }
-    after.push_str("\n[features]\nhooks = true\n");
+/// Writes `after` over `file`, whose text was `before` (created with its directory when
+/// missing; a first backup kept beside it, never replaced).
+pub fn append(file: &Path, before: &str, after: &str) -> Result<Change, InstallError> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(|e| InstallError::Io(dir.into(), e))?;
     }
     let mut backup = None;
-    let b = backup_of(&file);
+    let b = backup_of(file);
     if !before.is_empty() && !b.exists() {
         write_atomic(&b, before.as_bytes())?;
         backup = Some(b);
     }
-    write_atomic(&file, after.as_bytes())?;
+    write_atomic(file, after.as_bytes())?;
     Ok(Change {
-        diff: diff(&before, &after),
-        file,
+        diff: diff(before, after),
+        file: file.into(),
         backup,
         changed: true,
     })
-}
-
-/// `Some(on)` when Codex's config text sets `features.hooks`.
-pub fn codex_hooks_enabled(config: &str) -> Option<bool> {
-    let v: toml::Value = toml::from_str(config).ok()?;
-    v.get("features")?.get("hooks")?.as_bool()
 }
 
 /// Whether the guard's hook is in the agent's settings file for `scope`, for every event
@@ -488,10 +395,8 @@ mod tests {
     #[test]
     fn the_guards_deadline_is_well_under_every_timeout_it_installs() {
         for agent in Agent::ALL {
-            let secs = match agent {
-                Agent::Gemini => hook_timeout(agent) / 1000,
-                _ => hook_timeout(agent),
-            };
+            let d = agent.dialect();
+            let secs = d.hook_timeout() * d.timeout_unit_ms() / 1000;
             assert!(
                 super::super::DEADLINE.as_secs() * 3 <= secs,
                 "{agent:?}: {secs} s"
@@ -502,14 +407,5 @@ mod tests {
     #[test]
     fn the_diff_marks_added_and_removed_lines() {
         assert_eq!(diff("a\nb\n", "a\nc\n"), "  a\n+ c\n- b\n");
-    }
-
-    #[test]
-    fn codex_feature_flag_is_read() {
-        assert_eq!(
-            codex_hooks_enabled("[features]\nhooks = true\n"),
-            Some(true)
-        );
-        assert_eq!(codex_hooks_enabled("model = \"m\"\n"), None);
     }
 }

@@ -44,7 +44,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 /// How long the guard decides at most (GUARD-FAIL-3): a third of the shortest timeout
-/// `install` writes ([`install::hook_timeout`], 60 s), so that a loaded machine still
+/// `install` writes ([`Dialect::hook_timeout`](dialect::Dialect::hook_timeout), 60 s), so that a loaded machine still
 /// hears the block answer before the agent gives up on the hook and runs the call.
 pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(20);
 
@@ -100,11 +100,7 @@ impl Agent {
 
     /// The agent's name for people.
     pub fn title(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "Claude Code",
-            Agent::Codex => "Codex CLI",
-            Agent::Gemini => "Gemini CLI",
-        }
+        self.dialect().title()
     }
 }
 
@@ -386,7 +382,8 @@ fn out_of_reach(
         }
     }
     let state = real_path(state);
-    for (flag, paths) in [("ro", &config.exec.ro), ("rw", &config.exec.rw)] {
+    for flag in ["ro", "rw"] {
+        let paths = config.exec.flags().paths(flag);
         for p in paths {
             let real = real_path(p);
             if overlaps(&real, &state) {
@@ -424,13 +421,13 @@ fn pre_tool(
     roots: &[PathBuf],
     pre: &PreTool,
 ) -> Result<Answer, GuardError> {
-    let mut reach = reach::Reach::new(roots, &config.exec.hide, home().as_deref());
+    let mut reach = reach::Reach::new(roots, config.exec.flags().paths("hide"), home().as_deref());
     let cwd = Path::new(&pre.cwd);
     let (tool, input, shell) = match &pre.guarded {
         Guarded::Shell { command, field } => {
             // Codex applies a patch a shell line carries itself, outside every fence:
             // its files are decided as the apply_patch tool's are.
-            if agent == Agent::Codex && command.contains("*** Begin Patch") {
+            if agent.dialect().applies_patches_from_shell() && command.contains("*** Begin Patch") {
                 for p in dialect::patch_paths(command)? {
                     if let Some(refusal) = reach.refuse(cwd, reach::Access::Write, &p) {
                         return Ok(Answer::Deny { reason: refusal });

@@ -6,6 +6,7 @@
 //! Pure text; touches nothing.
 
 use super::config::ExecChoices;
+use crate::choices::table::Raw;
 use std::path::{Path, PathBuf};
 
 /// The rewrite cannot be made.
@@ -69,32 +70,21 @@ pub fn fenced_words(
         w.push("--workspace".into());
         w.push(text(r)?);
     }
-    if let Some(n) = &choices.network {
-        w.push(format!("--network={n}"));
-    }
-    for d in &choices.allow_domains {
-        w.push(format!("--allow-domain={d}"));
-    }
-    for n in &choices.pass_env {
-        w.push(format!("--pass-env={n}"));
-    }
-    for n in &choices.pass_secret_env {
-        w.push(format!("--pass-secret-env={n}"));
-    }
-    for (k, v) in &choices.set_env {
-        w.push(format!("--set-env={k}={v}"));
-    }
-    for (flag, paths) in [
-        ("--ro", &choices.ro),
-        ("--rw", &choices.rw),
-        ("--hide", &choices.hide),
-    ] {
-        for p in paths {
-            w.push(format!("{flag}={}", text(p)?));
+    // Every choice of the [exec] table as its flag, in the table's order.
+    for (spec, raw) in choices.flags().given() {
+        let flag = spec.name;
+        match raw {
+            Raw::One(v) => w.push(format!("--{flag}={v}")),
+            Raw::List(vs) => w.extend(vs.iter().map(|v| format!("--{flag}={v}"))),
+            Raw::Paths(ps) => {
+                for p in ps {
+                    w.push(format!("--{flag}={}", text(p)?));
+                }
+            }
+            Raw::Map(kv) => w.extend(kv.iter().map(|(k, v)| format!("--{flag}={k}={v}"))),
+            Raw::Switch(true) => w.push(format!("--{flag}")),
+            Raw::Switch(false) => {}
         }
-    }
-    if choices.allow_degraded {
-        w.push("--allow-degraded".into());
     }
     w.push("--".into());
     w.push(text(shell)?);
