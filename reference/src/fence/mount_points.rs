@@ -222,7 +222,8 @@ fn lock_file(dir: &Path, root: &Path) -> io::Result<File> {
     Ok(file)
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests {
     use super::*;
 
