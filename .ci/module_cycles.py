@@ -160,6 +160,7 @@ class Crate:
         self.root_file = root_file
         self.modules = {}
         self.errors = []
+        self.texts = {}  # file -> its text before `strip` (a `#[path]`'s string)
         self.root = self.load_file(root_file, (), None, os.path.dirname(root_file), True)
 
     def load_file(self, file, path, parent, child_dir, is_root):
@@ -169,6 +170,7 @@ class Crate:
             self.errors.append(f"{file}: {e}")
             return None
         stripped = strip(text)
+        self.texts[file] = text
         mod = Module(path, file, parent)
         self.modules[path] = mod
         self.scan(mod, stripped, 0, len(stripped), child_dir, file)
@@ -186,12 +188,18 @@ class Crate:
                 continue
             name = m.group(1)
             # A `#[path = "..."]` attribute right before the declaration.
-            before = text[max(start, m.start() - 200):m.start()]
-            pm = re.search(r'#\[path\s*=\s*"([^"]*)"\]\s*(pub(\([^)]*\))?\s*)?$', before)
+            # `strip` blanked its string: the path is read at the same offsets in the original.
+            lo = max(start, m.start() - 200)
+            before = text[lo:m.start()]
+            pm = re.search(r'#\[path\s*=[^\]]*\]\s*(pub(\([^)]*\))?\s*)?$', before)
+            path_attr = None
+            if pm:
+                lit = re.search(r'"([^"]*)"', self.texts[file][lo + pm.start():lo + pm.end()])
+                path_attr = lit.group(1) if lit else None
             if m.group(2) == ";":
                 candidates = [os.path.join(child_dir, name + ".rs"), os.path.join(child_dir, name, "mod.rs")]
-                if pm:
-                    candidates = [os.path.join(os.path.dirname(file), pm.group(1))]
+                if path_attr is not None:
+                    candidates = [os.path.join(os.path.dirname(file), path_attr)]
                 target = next((c for c in candidates if os.path.exists(c)), None)
                 if target is None:
                     self.errors.append(f"{file}:{line_of(m.start())}: no file for `mod {name};`")

@@ -15,6 +15,8 @@
 //! rounds with `GATEHOUSE_BENCH_BEFORE=path`. The rounds go through every order of the
 //! cases (the count is rounded up to a multiple of n!), so that each case follows each
 //! other equally often; the medians by predecessor are printed too.
+// A bench panics to stop when it cannot set up, as a test does to fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use gatehouse_benches::median;
 use std::path::PathBuf;

@@ -5,6 +5,8 @@
 //! report per-line throughput, so the medians divide directly into a ratio. The workspace
 //! is the seed's fixture (`notes.txt`, `sub/`) plus the links the corpus names, built in
 //! a temporary directory so the jail's filesystem lookups are real.
+// A bench panics to stop when it cannot set up, as a test does to fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::hint::black_box;
 use std::path::Path;

@@ -7,6 +7,8 @@
 //! `GATE_LINEAR_ONCE=shape:kb` decides that one line three times and prints the fastest
 //! in microseconds, for a build whose reader is too slow for criterion (the baseline in
 //! `benches/README.md` was taken so, each run under `timeout`).
+// A bench panics to stop when it cannot set up, as a test does to fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -8,6 +8,8 @@
 //! and `long_session`, one session whose journal grows by one decision per call, as an
 //! agent's session does (its length at the end is printed). Needs the release `gatehouse`
 //! beside the bench (`cargo build --release -p gatehouse`) or `GATEHOUSE`.
+// A bench panics to stop when it cannot set up, as a test does to fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::io::Write;

@@ -7,6 +7,8 @@
 //! `redact_secrets` on the input, the 100 patterns (deny, allow and ask, over several tools,
 //! none of which match most lines, so every reading is tried), the gate's reading and the
 //! mode (`balanced`). The workspace is a real directory, so the jail's lookups are counted.
+// A bench panics to stop when it cannot set up, as a test does to fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::hint::black_box;
 use std::path::Path;

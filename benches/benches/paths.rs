@@ -11,6 +11,8 @@
 //! through a symlink at every other level (`s/d/s/.../f`, `s -> d`). Then `trust/lookup_depth8`:
 //! one decision at depth 8 in a map of 10,000 rules, decided by a rule at that depth, and
 //! `..._miss`: decided only by the working directory's rule, every prefix probed.
+// A bench panics to stop when it cannot set up, as a test does to fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs;
 use std::hint::black_box;

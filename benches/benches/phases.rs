@@ -12,6 +12,8 @@
 //! `GATEHOUSE=$PWD/target/marks/x86_64-unknown-linux-gnu/release/gatehouse cargo bench
 //! -p gatehouse-benches --bench phases` (an absolute path: benches run in their package) (rounds: `GATEHOUSE_BENCH_ROUNDS`, default 40). Without
 //! `GATEHOUSE` it is skipped; a `GATEHOUSE` without marks is an error.
+// A bench panics to stop when it cannot set up, as a test does to fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use gatehouse_benches::median;
 use std::collections::BTreeMap;

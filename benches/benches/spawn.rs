@@ -7,6 +7,8 @@
 //! `GATEHOUSE_JAIL_HELPER`, or build it first (`cargo build --release -p gatehouse`); the
 //! bench looks beside its own executable. A backend that cannot be prepared here is
 //! reported and skipped, never measured as something else.
+// A bench panics to stop when it cannot set up, as a test does to fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -328,6 +328,8 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         command: command.display(),
         source,
     })?;
+    // `Client::start` returns a client only once it has said hello (`ensure_running`).
+    #[allow(clippy::expect_used)]
     let hello = client
         .hello()
         .cloned()
@@ -634,10 +636,13 @@ fn trace_cmd(args: TraceArgs) -> Result<i32, Error> {
     let t = trace_of(&spec_dir, &spec, &loaded);
     match args.format {
         TraceFormat::Human => print!("{}", trace::render_human(&t)),
-        TraceFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&t).expect("the trace serializes")
-        ),
+        TraceFormat::Json => {
+            // serde_json fails only on a map key that is not a string or a hand-written
+            // `Serialize` that errs: the trace's derived fields have neither.
+            #[allow(clippy::expect_used)]
+            let json = serde_json::to_string_pretty(&t).expect("the trace serializes");
+            println!("{json}");
+        }
     }
     Ok(if t.violations.is_empty() {
         exit::SUCCESS

@@ -266,9 +266,17 @@ impl Client {
         let mut child = cmd.spawn().map_err(|e| {
             Failure::Start(format!("cannot start `{}`: {e}", self.command.display()))
         })?;
-        let stdin = child.stdin.take().expect("piped stdin");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let stderr = child.stderr.take().expect("piped stderr");
+        // All three were asked for as pipes above.
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(Failure::Start(format!(
+                "`{}`: its standard streams are not pipes",
+                self.command.display()
+            )));
+        };
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
@@ -304,6 +312,9 @@ impl Client {
         let op = body.op();
         let id = self.next_id;
         self.next_id += 1;
+        // serde_json fails only on a map key that is not a string or a hand-written
+        // `Serialize` that errs: a request's derived fields have neither.
+        #[allow(clippy::expect_used)]
         let mut line = serde_json::to_string(&Request { id, body }).expect("requests serialize");
         self.log_line(">", &line);
         line.push('\n');
@@ -389,6 +400,9 @@ impl Client {
             id: self.next_id,
             body: RequestBody::Session(SessionOp::Bye),
         };
+        // serde_json fails only on a map key that is not a string or a hand-written
+        // `Serialize` that errs: a request's derived fields have neither.
+        #[allow(clippy::expect_used)]
         let mut line = serde_json::to_string(&bye).expect("requests serialize");
         self.log_line(">", &line);
         line.push('\n');

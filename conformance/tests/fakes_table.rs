@@ -11,6 +11,8 @@
 //! suites at once (default: the machine's cores; every run has its own temporary
 //! directories, sockets and ports, so they do not meet). The fakes that wrap the
 //! reference run `$GATEHOUSE`, else the static release build (`cargo build-static`).
+// A test's helpers panic to fail it, as its #[test] functions do (clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};

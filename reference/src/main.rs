@@ -443,9 +443,10 @@ fn info(args: InfoArgs) -> Result<()> {
     let settings = gatehouse::plane::cli::settings_report(&cwd).map_err(|e| Usage(e.to_string()));
     match (posture, settings) {
         (Ok(p), Ok(lines)) if args.json => {
-            let mut v: serde_json::Value = serde_json::from_str(&p).expect("the posture is JSON");
+            let mut v: serde_json::Value =
+                serde_json::from_str(&p).context("the posture is not JSON")?;
             v["settings"] = serde_json::json!(lines);
-            println!("{}", serde_json::to_string_pretty(&v).expect("JSON"));
+            println!("{}", serde_json::to_string_pretty(&v)?);
             Ok(())
         }
         (Ok(p), Ok(lines)) => {

@@ -2,6 +2,8 @@
 //! option beside its allowed twin, the files checked from outside afterwards, and a jail
 //! whose layer fails silently refused by its own probe before the command runs.
 #![cfg(target_os = "linux")]
+// A test's helpers panic to fail it, as its #[test] functions do (clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::backends;

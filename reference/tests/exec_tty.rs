@@ -5,6 +5,8 @@
 //! it was on every way out, and `--no-tty` gives pipes. Also: a jail whose setup step
 //! fails is refused naming that step (FENCE-PROBE-5). On every Linux backend.
 #![cfg(target_os = "linux")]
+// A test's helpers panic to fail it, as its #[test] functions do (clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::backends;

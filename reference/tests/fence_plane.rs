@@ -2,6 +2,8 @@
 //! scrubs the environment, survives an executor's death, keeps its session log out of the
 //! tools' reach, and switches a session's fence off only with the confirmation. Effects are
 //! checked from outside.
+// A test's helpers panic to fail it, as its #[test] functions do (clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::ffi::OsString;
 use std::path::PathBuf;

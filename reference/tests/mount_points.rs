@@ -4,6 +4,8 @@
 //! jail's read-only mounts with them). Ordered by files, not by time: the long command
 //! signals that it runs, the short one runs to its end, then the long one is let go.
 #![cfg(target_os = "linux")]
+// A test's helpers panic to fail it, as its #[test] functions do (clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -2,6 +2,8 @@
 //! session's toggle (refused without the confirmation, off with it, back on through a
 //! fresh probe) and a workspace session's file tools (confinement and the trust map
 //! together). Effects are checked from outside.
+// A test's helpers panic to fail it, as its #[test] functions do (clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 

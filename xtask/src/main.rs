@@ -3,11 +3,21 @@
 //! - `cargo xtask test [ARGS...]`: the README's test command. It makes sure cargo-nextest is
 //!   there (installing the pinned version with `cargo install --locked` when it is not),
 //!   then runs the workspace's tests under it with the profile of `.config/nextest.toml`
-//!   (`--profile ci` in CI, for the JUnit file). ARGS go to `cargo nextest run` as they are.
-//!   Then the Python package's unit tests (`pyproject.toml`: the adapters and the fakes).
+//!   (`NEXTEST_PROFILE=ci` in CI). ARGS go to `cargo nextest run` as they are. It counts
+//!   the run from its JUnit file ([`junit`]): passed, skipped (each skipped test named
+//!   with its reasons: a test that printed [`skip`]'s line never counts as passed) and
+//!   failed. Then the Python package's unit tests (`pyproject.toml`: the adapters and the
+//!   fakes).
 //!
-//! This crate touches nothing but the processes it starts; it has no dependencies.
+//! This crate touches nothing but the processes it starts and the JUnit file it reads; it
+//! has no dependencies.
 
+mod junit;
+// The tests' skip helper, included here for its marker (the tests call `skip` itself).
+#[allow(dead_code)]
+mod skip;
+
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
 /// The cargo-nextest installed when none is found: the version this machine's image ships.
@@ -84,7 +94,18 @@ fn test(extra: Vec<String>) -> ExitCode {
         // The benches crate holds no tests; `.ci/run` compiles its benchmarks on their own.
         let workspace = ["--workspace", "--exclude", "gatehouse-benches", "--locked"];
         let nextest = [&["nextest", "run"][..], &workspace].concat();
-        cargo_step("the tests", &nextest, &extra)?;
+        // A file left by an earlier run must not be counted as this one's.
+        let report = junit_path(&extra);
+        let _ = std::fs::remove_file(&report);
+        let tests = cargo_step("the tests", &nextest, &extra);
+        // A run that failed before any test ran has no file to count: its failure says why.
+        let counted = if tests.is_ok() || report.exists() {
+            count(&report)
+        } else {
+            Ok(())
+        };
+        tests?;
+        counted?;
         // nextest runs no doctests; the one example in the reference's docs is compiled here.
         let doctests = [&["test", "--doc", "-q"][..], &workspace].concat();
         cargo_step("the doctests", &doctests, &[])?;
@@ -118,4 +139,52 @@ fn python_tests() -> Result<(), ExitCode> {
             Err(ExitCode::FAILURE)
         }
     }
+}
+
+/// The nextest profile of this run: `--profile`/`-P` among ARGS, else `NEXTEST_PROFILE`,
+/// else `default`.
+fn profile(extra: &[String]) -> String {
+    let mut args = extra.iter();
+    let mut named = None;
+    while let Some(a) = args.next() {
+        if a == "--profile" || a == "-P" {
+            named = args.next().cloned();
+        } else if let Some(p) = a.strip_prefix("--profile=") {
+            named = Some(p.to_string());
+        }
+    }
+    named
+        .or_else(|| std::env::var("NEXTEST_PROFILE").ok())
+        .unwrap_or_else(|| "default".into())
+}
+
+/// Where nextest writes the profile's JUnit file: `target/nextest/<profile>/junit.xml`
+/// under the workspace's root whatever `CARGO_TARGET_DIR` says (`[store]` and
+/// `junit.path` in `.config/nextest.toml`; nextest takes the store's directory from the
+/// workspace root).
+fn junit_path(extra: &[String]) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/nextest")
+        .join(profile(extra))
+        .join("junit.xml")
+}
+
+/// Prints the count of the run's JUnit file; `Err` when there is none to read (the run
+/// did not get as far as writing it) or it cannot be read.
+fn count(report: &std::path::Path) -> Result<(), ExitCode> {
+    let xml = std::fs::read_to_string(report).map_err(|e| {
+        eprintln!(
+            "cargo xtask: no count of passed and skipped tests: cannot read {}: {e}",
+            report.display()
+        );
+        ExitCode::FAILURE
+    })?;
+    let cases = junit::parse(&xml).map_err(|e| {
+        eprintln!("cargo xtask: {}: {e}", report.display());
+        ExitCode::FAILURE
+    })?;
+    for line in junit::summary(&cases) {
+        eprintln!("cargo xtask: {line}");
+    }
+    Ok(())
 }

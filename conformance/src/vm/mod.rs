@@ -594,16 +594,18 @@ fn run_all(boots: VecDeque<Boot>, jobs: usize) -> Vec<GuestResult> {
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| loop {
-                let Some(boot) = queue.lock().expect("queue lock").pop_front() else {
+                let Some(boot) = lock(&queue).pop_front() else {
                     break;
                 };
                 let result = guest::run(&boot, &watch);
                 watch.line(&boot.plan.label(), &verdict(&result));
-                done.lock().expect("results lock").push(result);
+                lock(&done).push(result);
             });
         }
     });
-    let mut results = done.into_inner().expect("results lock");
+    let mut results = done
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     results.sort_by_key(|r| order.iter().position(|l| *l == r.plan.label()));
     results
 }
@@ -637,4 +639,10 @@ fn verdict(r: &GuestResult) -> String {
         })
         .collect();
     format!("{} in {:.0} s", users.join("; "), r.total.as_secs_f64())
+}
+
+/// The data behind `m`, even if a thread panicked while it held the lock: every update
+/// made under these locks is one push, one field or one swap, never left half done.
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -1,6 +1,7 @@
 //! Helpers for the integration tests: a tiny spec and scenario tree in a temporary
 //! directory, and running the real `gatehouse-conform` binary on it against a fake.
-
+// The tests' helpers panic to fail the test that called them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};

@@ -99,18 +99,21 @@ pub fn open_session(
         .transpose()
         .map_err(|e| WireError::refused(e.to_string()))?;
     let workspace = gate.workspace.clone();
-    let private = state_dir
-        .is_none()
-        .then(|| private_state_dir(&folder(session)));
+    // A named state directory, or a private one this session made (removed at its end).
+    let (state_dir, private) = match state_dir {
+        Some(dir) => (dir, None),
+        None => {
+            let dir = private_state_dir(&folder(session));
+            (dir.clone(), Some(dir))
+        }
+    };
     let config = SessionConfig {
         id: folder(session),
         gate,
         agent,
         settings,
         flag,
-        state_dir: state_dir
-            .or_else(|| private.clone())
-            .expect("a state directory, named or private"),
+        state_dir,
         roots: vec![workspace],
         grants,
         trust: None,

@@ -15,92 +15,7 @@ use super::file::{FileError, FileValue, Parsed};
 use super::name::EnvName;
 use super::table::{SlotMut, SlotRef, TABLE};
 
-/// Where a setting came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
-    /// The built-in default.
-    Default,
-    /// A line of a configuration file.
-    File {
-        /// The file.
-        file: PathBuf,
-        /// The line.
-        line: usize,
-    },
-    /// A command-line flag.
-    Flag(&'static str),
-}
-
-impl fmt::Display for Source {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Source::Default => f.write_str("default"),
-            Source::File { file, line } => write!(f, "{}:{line}", file.display()),
-            Source::Flag(name) => write!(f, "--{name}"),
-        }
-    }
-}
-
-/// A value and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sourced<T> {
-    /// The value.
-    pub value: T,
-    /// Its source.
-    pub source: Source,
-}
-
-impl<T> Sourced<T> {
-    /// A value from `source`.
-    pub fn new(value: T, source: Source) -> Sourced<T> {
-        Sourced { value, source }
-    }
-}
-
-/// The jail's network.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum NetworkMode {
-    /// A network namespace of its own with only a loopback interface (the default).
-    #[default]
-    Off,
-    /// The host's network (the host's UNIX sockets stay unreachable).
-    Host,
-    /// A network namespace of its own; out only through the reference's proxy, to the
-    /// allow-listed domains.
-    AllowList,
-}
-
-/// A network mode that is none of `off`, `host`, `allow-list`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown network mode `{given}` (off, host, allow-list)")]
-pub struct UnknownNetworkMode {
-    /// The mode as given.
-    pub given: String,
-}
-
-impl std::str::FromStr for NetworkMode {
-    type Err = UnknownNetworkMode;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "off" => Ok(NetworkMode::Off),
-            "host" => Ok(NetworkMode::Host),
-            "allow-list" => Ok(NetworkMode::AllowList),
-            other => Err(UnknownNetworkMode {
-                given: other.to_string(),
-            }),
-        }
-    }
-}
-
-impl fmt::Display for NetworkMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            NetworkMode::Off => "off",
-            NetworkMode::Host => "host",
-            NetworkMode::AllowList => "allow-list",
-        })
-    }
-}
+pub use super::value::{NetworkMode, Source, Sourced, UnknownNetworkMode};
 
 pub use super::table::Chosen;
 
@@ -257,13 +172,6 @@ impl Layer {
             }
         }
         Ok(l)
-    }
-}
-
-impl Default for Sourced<NetworkMode> {
-    /// The built-in mode: `off`.
-    fn default() -> Sourced<NetworkMode> {
-        Sourced::new(NetworkMode::Off, Source::Default)
     }
 }
 

@@ -28,6 +28,7 @@ pub mod flags;
 pub mod layers;
 pub mod name;
 pub mod table;
+pub mod value;
 
 use std::path::{Path, PathBuf};
 

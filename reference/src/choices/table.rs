@@ -18,8 +18,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::layers::{NetworkMode, Sourced};
 use super::name::EnvName;
+use super::value::{NetworkMode, Sourced};
 
 /// The shape a choice's value has on every surface (the protocol schema's type).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

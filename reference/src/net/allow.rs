@@ -92,7 +92,10 @@ fn dns_name(raw: &str) -> Result<String, &'static str> {
             return Err("a label starting or ending with `-`");
         }
     }
-    let last = labels.last().expect("non-empty");
+    // `split` yields at least one label, and `s` is not empty.
+    let Some(last) = labels.last() else {
+        return Err("empty");
+    };
     if last.bytes().all(|b| b.is_ascii_digit()) || is_hex_number(last) {
         return Err("a numeric last label (an address spelled as a name)");
     }

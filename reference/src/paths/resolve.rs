@@ -211,10 +211,15 @@ impl Roots {
             });
         }
         let comps = split(rest).comps;
-        let last = comps
-            .iter()
-            .rposition(|c| *c == Comp::Parent)
-            .expect("a `..` was seen");
+        // `spelling` saw a `..` segment, so `split` finds it too; without one there is no
+        // climb to resolve here, as above.
+        let Some(last) = comps.iter().rposition(|c| *c == Comp::Parent) else {
+            return Ok(Target {
+                root,
+                raw: path,
+                rest: Cow::Borrowed(rest),
+            });
+        };
         let names = walk::open(root.fd(), &comps[..=last], None)
             .map_err(|f| PathError::from_fault(f, "resolve", &path.to_string_lossy()))?
             .names;

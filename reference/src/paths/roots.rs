@@ -47,6 +47,9 @@ impl Roots {
     }
 
     /// The working-directory root.
+    // `workdir` is set only to a root just pushed (`open_with`, `cd`), and `close` refuses
+    // it: the working directory's root is always open.
+    #[allow(clippy::expect_used)]
     pub fn workdir(&self) -> &Root {
         self.root(self.workdir)
             .expect("the working directory root is never closed")

@@ -309,14 +309,14 @@ impl Broker {
         );
         for _ in 0..pool {
             let ex = broker.spawn_executor().await?;
-            broker.inner.idle.lock().expect("idle pool").push(ex);
+            lock(&broker.inner.idle).push(ex);
         }
         Ok(broker)
     }
 
     /// The posture in force for this session.
     pub fn posture(&self) -> Posture {
-        self.inner.state.lock().expect("state").posture.clone()
+        lock(&self.inner.state).posture.clone()
     }
 
     /// The session log's path, if one is open.
@@ -331,7 +331,7 @@ impl Broker {
 
     /// Every event so far.
     pub fn events(&self) -> Vec<PlaneEvent> {
-        self.inner.history.lock().expect("history").clone()
+        lock(&self.inner.history).clone()
     }
 
     /// Live events from now on.
@@ -341,13 +341,7 @@ impl Broker {
 
     /// Host pids of the idle executors (the outermost process of each).
     pub fn executor_pids(&self) -> Vec<u32> {
-        self.inner
-            .idle
-            .lock()
-            .expect("idle pool")
-            .iter()
-            .map(|e| e.pid)
-            .collect()
+        lock(&self.inner.idle).iter().map(|e| e.pid).collect()
     }
 
     fn log(&self, kind: &str, data: serde_json::Value) {
@@ -361,11 +355,7 @@ impl Broker {
             "plane-event",
             serde_json::to_value(&event).unwrap_or_default(),
         );
-        self.inner
-            .history
-            .lock()
-            .expect("history")
-            .push(event.clone());
+        lock(&self.inner.history).push(event.clone());
         let _ = self.inner.events.send(event);
     }
 
@@ -384,7 +374,7 @@ impl Broker {
     async fn spawn_executor(&self) -> Result<Executor, PlaneError> {
         let proxy = self.proxy();
         let (cmd, pending, generation) = {
-            let st = self.inner.state.lock().expect("state");
+            let st = lock(&self.inner.state);
             // An unfenced session (switched off) has no namespace to listen in.
             let listen = proxy
                 .as_ref()
@@ -432,8 +422,15 @@ impl Broker {
             });
         }
         let pid = child.id().unwrap_or(0);
-        let stdin = child.stdin.take().expect("piped stdin");
-        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        // Both were asked for as pipes above.
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+            return Err(PlaneError::Spawn(
+                "the executor's streams are not pipes".into(),
+            ));
+        };
+        let mut stdout = BufReader::new(stdout);
         let mut line = String::new();
         let read = tokio::time::timeout(READY_TIMEOUT, stdout.read_line(&mut line)).await;
         match read {
@@ -505,9 +502,9 @@ impl Broker {
             .acquire()
             .await
             .map_err(|e| PlaneError::Spawn(e.to_string()))?;
-        let current = self.inner.state.lock().expect("state").generation;
+        let current = lock(&self.inner.state).generation;
         let popped = {
-            let mut idle = self.inner.idle.lock().expect("idle pool");
+            let mut idle = lock(&self.inner.idle);
             idle.retain(|e| e.generation == current);
             idle.pop()
         };
@@ -539,7 +536,7 @@ impl Broker {
                     }),
                 );
                 let executor = ex.id;
-                self.inner.idle.lock().expect("idle pool").push(ex);
+                lock(&self.inner.idle).push(ex);
                 Ok(RunOutcome {
                     exit,
                     stdout,
@@ -562,7 +559,7 @@ impl Broker {
                 // The broker lives on: replace the executor before answering.
                 if let Ok(new) = self.spawn_executor().await {
                     self.emit(PlaneEvent::ExecutorReplaced { old, new: new.id });
-                    self.inner.idle.lock().expect("idle pool").push(new);
+                    lock(&self.inner.idle).push(new);
                 }
                 Err(PlaneError::ExecutorCrashed {
                     executor: old,
@@ -575,7 +572,7 @@ impl Broker {
     /// [`Broker::run`] on a terminal (FENCE-TTY-6).
     async fn run_on_terminal(&self, request: RunRequest) -> Result<RunOutcome, PlaneError> {
         let (fence, env) = {
-            let st = self.inner.state.lock().expect("state");
+            let st = lock(&self.inner.state);
             (st.fence.clone(), st.env.clone())
         };
         let timeout = request.timeout.unwrap_or(self.inner.config.default_timeout);
@@ -635,7 +632,7 @@ impl Broker {
     /// posture before and after (FENCE-TOGGLE-3); a switch that fails (the probe refused
     /// the new fence) is written too, with the error, the posture in force unchanged.
     async fn switch(&self, options: FenceOptions) -> Result<Posture, PlaneError> {
-        let generation = self.inner.state.lock().expect("state").generation + 1;
+        let generation = lock(&self.inner.state).generation + 1;
         let cfg = self.inner.config.clone();
         let dir = self.inner.log_dir.clone();
         let to = if options.backend == BackendChoice::Off {
@@ -670,9 +667,8 @@ impl Broker {
         };
         let after = state.posture.clone();
         // Before and after are taken under the same lock: no other switch slips between.
-        let before =
-            std::mem::replace(&mut *self.inner.state.lock().expect("state"), state).posture;
-        let old: Vec<Executor> = std::mem::take(&mut *self.inner.idle.lock().expect("idle pool"));
+        let before = std::mem::replace(&mut *lock(&self.inner.state), state).posture;
+        let old: Vec<Executor> = std::mem::take(&mut *lock(&self.inner.idle));
         drop(old);
         self.log(
             "fence-toggle",
@@ -694,7 +690,7 @@ impl Broker {
 
     /// Close every idle executor and wait for it.
     pub async fn shutdown(&self) {
-        let all: Vec<Executor> = std::mem::take(&mut *self.inner.idle.lock().expect("idle pool"));
+        let all: Vec<Executor> = std::mem::take(&mut *lock(&self.inner.idle));
         for mut ex in all {
             drop(ex.stdin);
             let _ = tokio::time::timeout(Duration::from_secs(5), ex.child.wait()).await;
@@ -702,7 +698,7 @@ impl Broker {
             let _ = ex.child.wait().await;
         }
         // No executor of this broker holds a mount point any more.
-        drop(self.inner.mount_points.lock().expect("mount points").take());
+        drop(lock(&self.inner.mount_points).take());
         self.log("session-end", serde_json::json!({}));
     }
 }
@@ -763,4 +759,10 @@ enum ExchangeError {
     /// A line that is not the answer to this request (as read).
     #[error("unexpected answer: {0}")]
     Unexpected(String),
+}
+
+/// The data behind `m`, even if a thread panicked while it held the lock: every update
+/// made under these locks is one push, one field or one swap, never left half done.
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -268,11 +268,17 @@ fn spawn_forked(plan: &Plan, req: &ExecRequest) -> std::io::Result<Started> {
     }
     // Dropping the `Child` neither waits nor kills: the pid is reaped in `watch`.
     let mut child = cmd.spawn()?;
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        // Both were asked for as pipes above.
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(std::io::Error::other("the command's outputs are not pipes"));
+    };
     Ok(Started {
         pid: child.id(),
         stdin: child.stdin.take().map(OwnedFd::from),
-        stdout: OwnedFd::from(child.stdout.take().expect("piped stdout")),
-        stderr: OwnedFd::from(child.stderr.take().expect("piped stderr")),
+        stdout: OwnedFd::from(stdout),
+        stderr: OwnedFd::from(stderr),
     })
 }
 
@@ -546,7 +552,8 @@ fn kill_group(pid: u32) {
     }
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests {
     use super::*;
     use crate::fence::{Action, BackendKind};

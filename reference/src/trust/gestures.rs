@@ -270,6 +270,8 @@ impl TrustMap {
     /// (TRUST-ADD-1, TRUST-ADD-2).
     pub fn add_dir_in(&mut self, roots: &mut Roots, path: &Path) -> Result<RootId, TrustError> {
         let id = roots.add_dir(path)?;
+        // `add_dir` returned the id of the root it just opened, and nothing closed it since.
+        #[allow(clippy::expect_used)]
         let canonical = roots.root(id).expect("just opened").path().to_path_buf();
         if let Err(e) = self.add_dir(&canonical) {
             roots.close(id);

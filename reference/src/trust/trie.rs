@@ -27,7 +27,9 @@ fn seg_hash(b: &[u8]) -> u64 {
     let mut h = b.len() as u64;
     let mut chunks = b.chunks_exact(8);
     for c in &mut chunks {
-        h = mix(h, u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        let mut word = [0u8; 8];
+        word.copy_from_slice(c); // `chunks_exact(8)`: eight bytes
+        h = mix(h, u64::from_le_bytes(word));
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {

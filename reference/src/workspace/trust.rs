@@ -363,6 +363,9 @@ impl Session {
     }
 
     /// The record persisted with the session (TRUST-LIFE-2), serialised.
+    // serde_json fails only on a map key that is not a string or a hand-written `Serialize`
+    // that errs: the record's derived fields have neither.
+    #[allow(clippy::expect_used)]
     pub fn record(&self) -> String {
         let record = SessionRecord {
             map: self.map.record(),

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: the resolver's ground truth, and the Landlock
 //! ABI the tests expect.
 #![allow(dead_code)]
+// The tests' helpers panic to fail the test that called them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
 use std::fs;
@@ -53,13 +55,13 @@ pub fn expected_backend(asked: gatehouse::paths::Backend) -> gatehouse::paths::B
     }
 }
 
-/// The one way a test of this crate skips: one line on its output saying what is skipped
-/// and why (shown with `--nocapture`, and in a failure's report). A test calls it only
-/// where it states the reason; a missing fence backend is a failure unless
-/// [`backends`] says otherwise.
-pub fn skip(what: &str, why: &str) {
-    eprintln!("SKIPPED {what}: {why}");
-}
+/// The one way a test skips (xtask/src/skip.rs, shared by every crate's tests): one line,
+/// `GATEHOUSE-SKIP: <what>: <why>`, on the test's output, from which `cargo xtask test`
+/// counts the test as skipped and not passed. A test calls it only where it states the
+/// reason; a missing fence backend is a failure unless [`backends`] says otherwise.
+#[path = "../../../xtask/src/skip.rs"]
+mod skip_line;
+pub use skip_line::skip;
 
 /// The backends to run on: native always (its absence fails the test that needs it);
 /// bwrap where it is installed, else skipped with a line saying so, unless

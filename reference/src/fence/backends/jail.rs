@@ -1201,7 +1201,8 @@ pub fn hand_out_listener(l: &crate::fence::plan::ListenerHandoff) -> std::io::Re
     crate::sys::net::send_fd(over.as_fd(), listener.as_fd())
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests {
     use super::*;
     use crate::fence::plan::{Action, Preflight, Step};

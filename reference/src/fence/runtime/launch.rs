@@ -27,8 +27,12 @@ pub fn output_bounded(mut cmd: Command, timeout: Duration) -> std::io::Result<Ou
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn()?;
-    let mut out = child.stdout.take().expect("piped stdout");
-    let mut err = child.stderr.take().expect("piped stderr");
+    let (Some(mut out), Some(mut err)) = (child.stdout.take(), child.stderr.take()) else {
+        // Both were asked for as pipes above; a child without them is not waited for here.
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(std::io::Error::other("the command's outputs are not pipes"));
+    };
     let t_out = std::thread::spawn(move || {
         let mut v = Vec::new();
         let _ = out.read_to_end(&mut v);

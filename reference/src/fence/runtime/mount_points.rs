@@ -222,7 +222,49 @@ fn lock_file(dir: &Path, root: &Path) -> io::Result<File> {
     Ok(file)
 }
 
-#[cfg(all(test, target_os = "linux"))]
+/// Protected paths (and their parents) that do not exist yet below the workspace roots:
+/// the fence creates them empty to use them as mount points; and an empty directory a
+/// killed launcher left where a tool reads a file ([`crate::fence::protect::is_leftover_placeholder`]),
+/// used and removed the same way. Deepest first, ready for [`tidy_protected`].
+pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
+    let mut missing = Vec::new();
+    for p in policy.protected_paths() {
+        let mut prefix = PathBuf::new();
+        for c in p.rel.components() {
+            prefix.push(c);
+            if std::fs::symlink_metadata(p.root.join(&prefix)).is_err()
+                || crate::fence::protect::is_leftover_placeholder(&p.root, &prefix)
+            {
+                missing.push((p.root.clone(), prefix.clone()));
+            }
+        }
+    }
+    missing.sort_by_key(|(_, rel)| std::cmp::Reverse(rel.components().count()));
+    missing.dedup();
+    missing
+}
+
+/// Remove the mount points the fence created for missing protected paths once no jail
+/// uses them, where they are still empty directories; never through a symlink.
+pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
+    #[cfg(target_os = "linux")]
+    for (root, rel) in created {
+        let _ = crate::sys::fs::remove_placeholder_nofollow(root, rel);
+    }
+    #[cfg(not(target_os = "linux"))]
+    for (root, rel) in created {
+        let p = root.join(rel);
+        if std::fs::symlink_metadata(&p)
+            .map(|m| m.is_dir())
+            .unwrap_or(false)
+        {
+            let _ = std::fs::remove_dir(&p);
+        }
+    }
+}
+
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests {
     use super::*;
 
@@ -294,45 +336,5 @@ mod tests {
             std::fs::read_to_string(ws.path().join("HEAD")).unwrap(),
             "mine"
         );
-    }
-}
-/// Protected paths (and their parents) that do not exist yet below the workspace roots:
-/// the fence creates them empty to use them as mount points; and an empty directory a
-/// killed launcher left where a tool reads a file ([`crate::fence::protect::is_leftover_placeholder`]),
-/// used and removed the same way. Deepest first, ready for [`tidy_protected`].
-pub fn missing_protected(policy: &Policy) -> Vec<(PathBuf, PathBuf)> {
-    let mut missing = Vec::new();
-    for p in policy.protected_paths() {
-        let mut prefix = PathBuf::new();
-        for c in p.rel.components() {
-            prefix.push(c);
-            if std::fs::symlink_metadata(p.root.join(&prefix)).is_err()
-                || crate::fence::protect::is_leftover_placeholder(&p.root, &prefix)
-            {
-                missing.push((p.root.clone(), prefix.clone()));
-            }
-        }
-    }
-    missing.sort_by_key(|(_, rel)| std::cmp::Reverse(rel.components().count()));
-    missing.dedup();
-    missing
-}
-
-/// Remove the mount points the fence created for missing protected paths once no jail
-/// uses them, where they are still empty directories; never through a symlink.
-pub fn tidy_protected(created: &[(PathBuf, PathBuf)]) {
-    #[cfg(target_os = "linux")]
-    for (root, rel) in created {
-        let _ = crate::sys::fs::remove_placeholder_nofollow(root, rel);
-    }
-    #[cfg(not(target_os = "linux"))]
-    for (root, rel) in created {
-        let p = root.join(rel);
-        if std::fs::symlink_metadata(&p)
-            .map(|m| m.is_dir())
-            .unwrap_or(false)
-        {
-            let _ = std::fs::remove_dir(&p);
-        }
     }
 }

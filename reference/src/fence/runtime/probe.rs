@@ -132,7 +132,7 @@ where
     F: FnOnce(&Path, &Path, &Path) -> Result<std::process::Command, FenceError>,
 {
     let backend = claimed.backend.to_string();
-    if let Some(hit) = cache().lock().expect("probe cache").get(key) {
+    if let Some(hit) = lock(cache()).get(key) {
         return hit.clone().map_err(|first| FenceError::ProbeFailed {
             backend: backend.clone(),
             leg: "cached".into(),
@@ -158,10 +158,7 @@ where
             detail: other.to_string(),
         })),
     };
-    cache()
-        .lock()
-        .expect("probe cache")
-        .insert(key.to_string(), stored);
+    lock(cache()).insert(key.to_string(), stored);
     result
 }
 
@@ -686,7 +683,14 @@ pub fn read_exit(report: &std::os::fd::OwnedFd) -> Option<i32> {
     code.parse().ok().filter(|c| (0..=255).contains(c))
 }
 
-#[cfg(all(test, target_os = "linux"))]
+/// The data behind `m`, even if a thread panicked while it held the lock: every update
+/// made under these locks is one push, one field or one swap, never left half done.
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests {
     use super::*;
 
