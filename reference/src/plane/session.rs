@@ -344,6 +344,11 @@ impl Session {
         setup: SessionSetup,
         operator: FenceOptions,
     ) -> Result<Session, SessionError> {
+        // What sessions of killed processes left (a crash point, `SIGKILL`) goes first: a
+        // session's open is rare enough to pay for one listing of the temp dir; a command's
+        // run is not.
+        let temp = std::env::temp_dir();
+        crate::fence::probe::sweep_stale(&temp, crate::fence::probe::STALE_AFTER);
         let scratch = crate::fence::probe::tempdir().map_err(SessionError::Scratch)?;
         let mut session = Session {
             name: name.to_string(),

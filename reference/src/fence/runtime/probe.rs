@@ -371,6 +371,52 @@ pub(crate) fn tempdir() -> std::io::Result<std::path::PathBuf> {
     }
 }
 
+/// How old a directory of a process that is gone must be before [`sweep_stale`] takes it.
+pub(crate) const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Removes the directories [`tempdir`] made in `base` for processes that no longer exist
+/// (killed before they could clean up: `SIGKILL`, a crash point), this user's only, when
+/// untouched for `older_than`. A name is `gatehouse-<pid>-<n>-<nanos>`; a directory whose
+/// process still runs in this PID namespace, or whose name or owner is another's, is left.
+/// Best effort: an error leaves the directory as it was.
+pub(crate) fn sweep_stale(base: &Path, older_than: std::time::Duration) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    let me = rustix::process::geteuid().as_raw();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("gatehouse-"))
+            .and_then(|rest| {
+                let mut parts = rest.split('-');
+                let pid = parts.next()?.parse::<u32>().ok()?;
+                let n = parts.next()?.parse::<u64>().is_ok();
+                let nanos = parts.next()?.parse::<u64>().is_ok();
+                (n && nanos && parts.next().is_none()).then_some(pid)
+            })
+        else {
+            continue;
+        };
+        if Path::new("/proc").join(pid.to_string()).exists() {
+            continue;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age >= older_than);
+        if meta.is_dir() && meta.uid() == me && old {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// The legs of one command's own jail travel in its plan.
 pub use crate::fence::plan::Preflight;
 
@@ -693,6 +739,38 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(target_os = "linux")]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dead_process_s_old_directory_is_swept_and_nothing_else() {
+        let base = tempfile::tempdir().unwrap();
+        // A process that has ended and been reaped: its pid names no process now.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let live = std::process::id();
+        let make = |name: &str| {
+            let p = base.path().join(name);
+            std::fs::create_dir_all(p.join("home")).unwrap();
+            p
+        };
+        let stale = make(&format!("gatehouse-{dead}-0-1"));
+        let alive = make(&format!("gatehouse-{live}-0-2"));
+        let other = make(&format!("gatehouse-scratch-{dead}-3"));
+        let file = base.path().join(format!("gatehouse-{dead}-1-4"));
+        std::fs::write(&file, "not a directory").unwrap();
+        // Fresh ones stay (a session may be opening); a zero age takes every old one.
+        sweep_stale(base.path(), std::time::Duration::from_secs(3600));
+        assert!(stale.exists());
+        sweep_stale(base.path(), std::time::Duration::ZERO);
+        if std::path::Path::new("/proc")
+            .join(dead.to_string())
+            .exists()
+        {
+            return; // the pid was reused at once: nothing can be said
+        }
+        assert!(!stale.exists(), "{}", stale.display());
+        assert!(alive.exists() && other.exists() && file.exists());
+    }
 
     /// The init's last word: read once it is gone, as written; nothing else counts as a
     /// code (an init killed before it said leaves the helper's code to be waited for).
