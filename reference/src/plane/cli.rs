@@ -325,6 +325,10 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, CliError> {
             writable: extra.writable.clone(),
             hidden: extra.hidden.clone(),
         };
+        // Only the entries of PATH the jail can read, whoever set it (FENCE-ENV-12).
+        if posture.is_fenced() {
+            posture.path_dropped = super::env::fit_path(&mut env, fence.policy(), posture.backend);
+        }
         // A terminating signal from here on ends the jail, and this process dies of it only
         // once the mount points are let go (sys::ending): noted until the jail's helper is
         // known, then ending it. Declared before the mount points, so that it is let go
