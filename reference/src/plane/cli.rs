@@ -100,6 +100,21 @@ pub fn info(json: bool, project: &Path) -> Result<String, CliError> {
         writable: extra.writable,
         hidden: extra.hidden,
     };
+    // The entries of this PATH a jail rooted at `project` could not read (FENCE-ENV-12).
+    if posture.is_fenced() {
+        let mut roots = vec![project.to_path_buf()];
+        roots.extend(posture.choices.writable.iter().cloned());
+        let mut policy = Policy::new(roots, Policy::in_jail_scratch_name());
+        policy.read_only = posture.choices.read_only.clone();
+        policy.hidden = posture.choices.hidden.clone();
+        let mut env = super::env::jail_env(
+            std::env::vars_os(),
+            &policy.home(),
+            None,
+            posture.env_scrubbing,
+        );
+        posture.path_dropped = super::env::fit_path(&mut env, &policy, posture.backend);
+    }
     Ok(if json {
         posture.to_json()
     } else {
