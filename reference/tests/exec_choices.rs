@@ -411,3 +411,88 @@ fn allow_list_reaches_an_allowed_host_through_the_proxy_and_nothing_else() {
         assert!(logs.contains("\"decision\":\"allowed\""), "{b}: {logs}");
     }
 }
+
+/// FENCE-ENV-12 through `gatehouse exec`: a `PATH` that starts in a pyenv layout below a
+/// directory no jail reads (the agent's own `PATH`, and one set with `--set-env`) loses
+/// that entry, the posture line names it, and `python3` finds itself in the system's
+/// directories, on every backend and on the Landlock-only fence (emulated), where the
+/// entry is still there to look up. The allowed twin: an entry in the workspace stays and
+/// its program runs.
+#[test]
+fn path_entries_the_jail_cannot_read_are_left_out_and_named() {
+    use std::os::unix::fs::PermissionsExt;
+    let c = Case::new();
+    let python = ["/usr/bin/python3", "/bin/python3"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("a system python3");
+    let version = Command::new(python)
+        .args(["-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
+        .output()
+        .unwrap();
+    let version = String::from_utf8(version.stdout).unwrap();
+    // A pyenv version: a python3 and the landmark by which CPython takes the directory
+    // above it for its prefix.
+    let prefix = c.p("outside/home/.pyenv/versions/9.9");
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    std::fs::create_dir_all(prefix.join(format!("lib/python{}", version.trim()))).unwrap();
+    std::fs::write(
+        prefix.join(format!("lib/python{}/os.py", version.trim())),
+        "",
+    )
+    .unwrap();
+    let fake = prefix.join("bin/python3");
+    std::fs::write(&fake, format!("#!/bin/sh\nexec {python} \"$@\"\n")).unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tools = c.p("ws/tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::write(tools.join("ws-tool"), "#!/bin/sh\necho ws-tool-ran\n").unwrap();
+    std::fs::set_permissions(
+        tools.join("ws-tool"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let hidden_bin = prefix.join("bin").display().to_string();
+    let path = format!("{hidden_bin}:{}:/usr/bin:/bin", tools.display());
+    let script = "echo PATH=$PATH; python3 -c 'import sys; print(\"real\", sys.prefix)'; ws-tool";
+    let want_path = format!("PATH={}:/usr/bin:/bin\n", tools.display());
+    let named = format!("PATH entries the jail cannot read, left out: {hidden_bin}");
+    let set = format!("PATH={path}");
+    let mut runs: Vec<(String, Output)> = Vec::new();
+    for b in backends() {
+        for how in ["inherited", "set"] {
+            let mut cmd = Command::new(BIN);
+            cmd.arg("exec").arg("--workspace").arg(c.p("ws"));
+            if how == "set" {
+                cmd.args(["--set-env", &set]);
+            }
+            cmd.args(["--", "sh", "-c", script])
+                .env("GATEHOUSE_FENCE", b)
+                .env("XDG_CONFIG_HOME", c.p("config"))
+                .env("PATH", &path)
+                .env_remove(gatehouse::fence::plan::FAULT_ENV);
+            runs.push((format!("{b}, {how}"), cmd.output().unwrap()));
+        }
+    }
+    let mut degraded = Command::new(BIN);
+    degraded
+        .arg("exec")
+        .arg("--allow-degraded")
+        .arg("--workspace")
+        .arg(c.p("ws"))
+        .args(["--", "sh", "-c", script])
+        .env("GATEHOUSE_FENCE", "native")
+        .env(gatehouse::fence::policy::ENV_NO_USERNS, "1")
+        .env("XDG_CONFIG_HOME", c.p("config"))
+        .env("PATH", &path)
+        .env_remove(gatehouse::fence::plan::FAULT_ENV);
+    runs.push(("landlock only".into(), degraded.output().unwrap()));
+    for (what, o) in runs {
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{what}: {out}\n{err}");
+        assert!(out.contains(&want_path), "{what}: {out}");
+        assert!(out.contains("real /usr\n"), "{what}: {out}\n{err}");
+        assert!(out.contains("ws-tool-ran"), "{what}: {out}");
+        assert!(err.contains(&named), "{what}: {err}");
+    }
+}

@@ -257,6 +257,10 @@ fn build_state(
     if config.allow.is_some() {
         super::env::point_at_proxy(&mut env);
     }
+    // Only the entries of PATH the jail can read, whoever set it (FENCE-ENV-12).
+    if posture.is_fenced() {
+        posture.path_dropped = super::env::fit_path(&mut env, fence.policy(), posture.backend);
+    }
     Ok(State {
         fence,
         posture,

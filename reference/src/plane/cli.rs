@@ -100,6 +100,21 @@ pub fn info(json: bool, project: &Path) -> Result<String, CliError> {
         writable: extra.writable,
         hidden: extra.hidden,
     };
+    // The entries of this PATH a jail rooted at `project` could not read (FENCE-ENV-12).
+    if posture.is_fenced() {
+        let mut roots = vec![project.to_path_buf()];
+        roots.extend(posture.choices.writable.iter().cloned());
+        let mut policy = Policy::new(roots, Policy::in_jail_scratch_name());
+        policy.read_only = posture.choices.read_only.clone();
+        policy.hidden = posture.choices.hidden.clone();
+        let mut env = super::env::jail_env(
+            std::env::vars_os(),
+            &policy.home(),
+            None,
+            posture.env_scrubbing,
+        );
+        posture.path_dropped = super::env::fit_path(&mut env, &policy, posture.backend);
+    }
     Ok(if json {
         posture.to_json()
     } else {
@@ -325,6 +340,10 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, CliError> {
             writable: extra.writable.clone(),
             hidden: extra.hidden.clone(),
         };
+        // Only the entries of PATH the jail can read, whoever set it (FENCE-ENV-12).
+        if posture.is_fenced() {
+            posture.path_dropped = super::env::fit_path(&mut env, fence.policy(), posture.backend);
+        }
         // A terminating signal from here on ends the jail, and this process dies of it only
         // once the mount points are let go (sys::ending): noted until the jail's helper is
         // known, then ending it. Declared before the mount points, so that it is let go

@@ -7,9 +7,15 @@
 //!
 //! The plane-wide opt-out hands tools the full environment (`HOME` and `TMPDIR` still point
 //! into the scratch directory); the posture reports it so it is never silent.
+//!
+//! A fenced jail's `PATH` keeps only the entries the jail can read ([`fit_path`],
+//! FENCE-ENV-12); the posture names every entry left out.
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
+
+use crate::fence::posture::BackendKind;
+use crate::fence::Policy;
 
 /// The port of the allow-list proxy on the jail's own `127.0.0.1` (FENCE-NET-7).
 pub const PROXY_PORT: u16 = 3128;
@@ -141,6 +147,88 @@ where
     env
 }
 
+/// Whether jailed code under `policy` can read `dir`, judged on the path as written: at or
+/// below a system directory, an extra read-only path or a writable root (the workspaces,
+/// the scratch directory), and not at or below a hidden path. A path holding `..` is never
+/// judged readable (where it leads depends on the symlinks on its way).
+fn readable_as_written(dir: &Path, roots: &[PathBuf], hidden: &[PathBuf]) -> bool {
+    !dir.components().any(|c| c == Component::ParentDir)
+        && roots.iter().any(|r| dir.starts_with(r))
+        && !hidden.iter().any(|h| dir.starts_with(h))
+}
+
+/// Keep in the jail's `PATH` only the entries jailed code can read under `policy`
+/// (FENCE-ENV-12), and return those left out, in order, each once. An absolute entry stays
+/// when it is readable as written and, where it exists on this host, its real path is
+/// readable too (a symlink in a workspace to the person's home leads nowhere in the jail);
+/// a relative entry (the empty one included) names a directory below the working
+/// directory, always inside a root, and stays. When no entry remains `PATH` is
+/// [`DEFAULT_PATH`], as for an agent that has none. Linear in the entries times the roots.
+///
+/// Every backend needs it: in a mount tree of the jail's own such an entry does not
+/// exist, and on the Landlock-only fence it is still there to look up but nothing below it
+/// can be read or run, so a program that finds itself through `PATH` (a `python3` that
+/// looks for its standard library beside the first `python3` in `PATH`) would look where
+/// it cannot read.
+///
+/// The system directories are the policy's, or for `seatbelt` the ones its profile reads.
+pub fn fit_path(
+    env: &mut [(String, String)],
+    policy: &Policy,
+    backend: BackendKind,
+) -> Vec<String> {
+    let system: Vec<PathBuf> = if backend == BackendKind::Seatbelt {
+        crate::fence::seatbelt::SYSTEM_READ
+            .iter()
+            .map(PathBuf::from)
+            .collect()
+    } else {
+        policy.system_dirs.clone()
+    };
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for r in system
+        .iter()
+        .chain(policy.read_only.iter())
+        .chain(policy.writable_roots().iter())
+    {
+        roots.push(r.clone());
+        if let Ok(real) = std::fs::canonicalize(r) {
+            if real != *r {
+                roots.push(real);
+            }
+        }
+    }
+    let hidden = &policy.hidden;
+    let Some(at) = env.iter().position(|(k, _)| k == "PATH") else {
+        return Vec::new();
+    };
+    let mut kept: Vec<&str> = Vec::new();
+    let mut dropped: Vec<String> = Vec::new();
+    for entry in env[at].1.split(':') {
+        let dir = Path::new(entry);
+        let fits = !dir.is_absolute()
+            || (readable_as_written(dir, &roots, hidden)
+                && std::fs::canonicalize(dir)
+                    .map(|real| readable_as_written(&real, &roots, hidden))
+                    .unwrap_or(true));
+        if fits {
+            kept.push(entry);
+        } else if !dropped.iter().any(|d| d == entry) {
+            dropped.push(entry.to_string());
+        }
+    }
+    if dropped.is_empty() {
+        return dropped;
+    }
+    let path = if kept.is_empty() {
+        DEFAULT_PATH.to_string()
+    } else {
+        kept.join(":")
+    };
+    env[at].1 = path;
+    dropped
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,5 +298,84 @@ mod tests {
     fn respelled_secret_names_never_pass(#[case] name: &str) {
         assert!(never_passes(name), "{name}");
         assert!(!passes(name), "{name}");
+    }
+
+    fn policy_with(workspace: &str) -> Policy {
+        let mut p = Policy::new(vec![PathBuf::from(workspace)], PathBuf::from("/s"));
+        p.read_only = vec![PathBuf::from("/data/sdk")];
+        p.hidden = vec![PathBuf::from("/w/private")];
+        p
+    }
+
+    fn with_path(path: &str) -> Vec<(String, String)> {
+        vec![("PATH".into(), path.into())]
+    }
+
+    /// FENCE-ENV-12: entries below the person's home (a pyenv or virtualenv layout), a
+    /// hidden path, `..`, or the host's `/tmp` are left out, each named once, in order;
+    /// system directories, extra read-only paths, workspaces, the scratch directory and
+    /// relative entries stay.
+    #[test]
+    fn path_keeps_only_what_the_jail_reads() {
+        let mut env = with_path(
+            "/nonexistent-home/.pyenv/versions/3.11.7/bin:/usr/local/bin:/w/bin:/w/private/bin:\
+             /data/sdk/bin:/s/home/.local/bin:/usr/bin/../../nonexistent-home/bin:/tmp/x:\
+             :bin:/nonexistent-home/.pyenv/versions/3.11.7/bin:/bin",
+        );
+        let dropped = fit_path(&mut env, &policy_with("/w"), BackendKind::Native);
+        assert_eq!(
+            dropped,
+            [
+                "/nonexistent-home/.pyenv/versions/3.11.7/bin",
+                "/w/private/bin",
+                "/usr/bin/../../nonexistent-home/bin",
+                "/tmp/x"
+            ]
+        );
+        assert_eq!(
+            env,
+            with_path("/usr/local/bin:/w/bin:/data/sdk/bin:/s/home/.local/bin::bin:/bin")
+        );
+    }
+
+    #[test]
+    fn a_readable_path_is_left_alone() {
+        let mut env = with_path("/usr/bin:/bin");
+        assert!(fit_path(&mut env, &policy_with("/w"), BackendKind::Native).is_empty());
+        assert_eq!(env, with_path("/usr/bin:/bin"));
+    }
+
+    #[test]
+    fn nothing_left_is_the_default_path() {
+        let mut env = with_path("/nonexistent-home/bin");
+        assert_eq!(
+            fit_path(&mut env, &policy_with("/w"), BackendKind::Native),
+            ["/nonexistent-home/bin"]
+        );
+        assert_eq!(env, with_path(DEFAULT_PATH));
+    }
+
+    /// A readable-looking entry that is a symlink to a place the jail cannot read is
+    /// judged by its real path too.
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_out_of_a_root_is_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(dir.path()).unwrap().join("w");
+        let out = ws.parent().unwrap().join("home/bin");
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        std::os::unix::fs::symlink(&out, ws.join("bin")).unwrap();
+        std::fs::create_dir(ws.join("tools")).unwrap();
+        let bin = ws.join("bin").display().to_string();
+        let tools = ws.join("tools").display().to_string();
+        let mut env = with_path(&format!("{bin}:{tools}:/usr/bin"));
+        let dropped = fit_path(
+            &mut env,
+            &policy_with(&ws.display().to_string()),
+            BackendKind::Native,
+        );
+        assert_eq!(dropped, [bin]);
+        assert_eq!(env, with_path(&format!("{tools}:/usr/bin")));
     }
 }

@@ -148,6 +148,17 @@ pub fn posture(j: &mut Judge<'_>, p: &ExpectPosture, got: Option<&Value>) {
             );
         }
     }
+    if let Some(want) = &p.path_dropped {
+        // Entries as written: substituted, never resolved (the runner's directories are
+        // already real).
+        let want: BTreeSet<String> = want.iter().map(|x| (j.sub)(x)).collect();
+        j.set(
+            "posture.path_dropped",
+            &want,
+            strings(f("path_dropped")),
+            f("path_dropped"),
+        );
+    }
     if let Some(needle) = &p.reason_contains {
         if !f("reason")
             .and_then(Value::as_str)

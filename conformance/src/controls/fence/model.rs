@@ -344,4 +344,7 @@ pub struct ExpectPosture {
     pub rw: Option<Vec<String>>,
     /// `choices.hide`, likewise: every hidden path.
     pub hide: Option<Vec<String>>,
+    /// `path_dropped`, as a set (placeholders substituted, compared as written): every
+    /// entry of `PATH` left out because the jail cannot read it (FENCE-ENV-12).
+    pub path_dropped: Option<Vec<String>>,
 }

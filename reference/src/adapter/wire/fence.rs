@@ -44,6 +44,8 @@ pub struct WirePosture {
     /// The person's choices (protocol 1.4): the network mode, every secret-looking
     /// variable passed on purpose, every extra path.
     pub choices: WireChoices,
+    /// The entries of `PATH` left out because the jail cannot read them (FENCE-ENV-12).
+    pub path_dropped: Vec<String>,
 }
 
 /// The choices the posture names (FENCE-NET-1, FENCE-ENV-9, FENCE-PATHS-1).
@@ -109,6 +111,7 @@ impl WirePosture {
                     hide: shown(&c.hidden),
                 }
             },
+            path_dropped: p.path_dropped.clone(),
         }
     }
 }

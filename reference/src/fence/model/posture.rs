@@ -72,6 +72,10 @@ pub struct Posture {
     /// What the person chose for this session: network, passed secrets, extra paths.
     #[serde(default)]
     pub choices: PostureChoices,
+    /// The entries of `PATH` left out of the jail's because jailed code cannot read them
+    /// (FENCE-ENV-12), as written, in order.
+    #[serde(default)]
+    pub path_dropped: Vec<String>,
 }
 
 /// The person's choices for a session, as the posture names them.
@@ -154,6 +158,7 @@ impl Posture {
             env_scrubbing: true,
             logs_writable_by_tools: false,
             choices: PostureChoices::default(),
+            path_dropped: Vec::new(),
         };
         posture.degraded = !posture.missing_required().is_empty();
         posture
@@ -185,6 +190,7 @@ impl Posture {
             env_scrubbing: true,
             logs_writable_by_tools: true,
             choices: PostureChoices::default(),
+            path_dropped: Vec::new(),
         }
     }
 
@@ -235,6 +241,12 @@ impl Posture {
         }
         if self.logs_writable_by_tools {
             out.push_str(" — session logs writable by tools");
+        }
+        if !self.path_dropped.is_empty() {
+            out.push_str(&format!(
+                " — PATH entries the jail cannot read, left out: {}",
+                self.path_dropped.join(", ")
+            ));
         }
         let chosen = self.choices.render();
         if !chosen.is_empty() {
