@@ -9,6 +9,8 @@
 //! runner's own uses of `python3` work) and the landmark `lib/python3.N/os.py` by which
 //! the real `python3`, finding itself through `PATH` there, would take that directory for
 //! its prefix and fail to read its standard library.
+// A test's helpers panic on a broken setup, as the tests do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
