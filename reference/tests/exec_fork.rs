@@ -89,8 +89,10 @@ fn a_one_shot_scratch_is_made_in_the_jail_and_nothing_is_left_on_the_host() {
 }
 
 /// A `PATH` directory Landlock alone hides (outside every rule, so its files can be looked
-/// at but not run) must not stop the search, as it does not stop `execvp`: the program of
-/// the next directory runs. Its twin: a program only the hidden directory holds is refused.
+/// at but not run) must not stop the search: the program of the next directory runs. Its
+/// twin: a program only the hidden directory holds is not found at all, since the jail's
+/// `PATH` leaves out the entries it cannot read, and the posture names the entry
+/// (FENCE-ENV-12).
 #[test]
 fn a_path_directory_landlock_hides_passes_the_search_on() {
     use std::os::unix::fs::PermissionsExt;
@@ -122,8 +124,13 @@ fn a_path_directory_landlock_hides_passes_the_search_on() {
     assert!(o.status.success(), "{}", err(&o));
     assert!(!String::from_utf8_lossy(&o.stdout).contains("from-hidden"));
     let o = run("only-hidden");
-    assert_eq!(o.status.code(), Some(126), "{}", err(&o));
+    assert_eq!(o.status.code(), Some(127), "{}", err(&o));
     assert!(!String::from_utf8_lossy(&o.stdout).contains("from-hidden"));
+    let left_out = format!(
+        "PATH entries the jail cannot read, left out: {}",
+        hidden.path().display()
+    );
+    assert!(err(&o).contains(&left_out), "{}", err(&o));
 }
 
 /// What `gatehouse exec` leaves behind in an empty workspace: the placeholders of the
