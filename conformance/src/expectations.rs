@@ -294,7 +294,13 @@ impl Expectations {
             if better(e.safety, r.safety) && better(e.exactness, r.exactness) {
                 c.unexpected_passes.push(line("unexpected pass"));
             } else {
-                c.regressions.push(line("regression"));
+                // The new failure itself, not only the reason the file knew (which may be
+                // another failure of the same scenario): the run's first difference.
+                let now = r
+                    .reason
+                    .as_deref()
+                    .map_or_else(String::new, |why| format!("; now: {why}"));
+                c.regressions.push(format!("{}{now}", line("regression")));
             }
         }
         c
@@ -420,7 +426,7 @@ mod tests {
         let c = back.compare("x.toml", "sha256:cd", &changed, &known);
         assert_eq!(
             c.regressions,
-            ["regression gate/a: safety failed (expected passed), exactness failed (expected failed) [known: kept]"]
+            ["regression gate/a: safety failed (expected passed), exactness failed (expected failed) [known: kept]; now: why"]
         );
         assert_eq!(
             c.unexpected_passes,
