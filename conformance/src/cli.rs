@@ -401,9 +401,11 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         LevelArg::Safety => Level::Safety,
         LevelArg::Exactness => Level::Exactness,
     };
+    // For an expectations entry's `when`.
+    let root = rustix::process::geteuid().is_root();
     if let (Some(e), Some(path)) = (&expectations, &args.expectations) {
         let shown = path.display().to_string();
-        let c = e.compare(&shown, &suite_hash, &record.scenarios, &known);
+        let c = e.compare(&shown, &suite_hash, &record.scenarios, &known, root);
         if let Some(w) = c.suite.warning(&shown) {
             eprintln!("gatehouse-conform: {w}");
         }
@@ -415,11 +417,12 @@ fn run(args: RunArgs) -> Result<i32, Error> {
             (false, Some(e)) => e.clone(),
             (false, None) => Expectations::default(),
         };
-        let new = base.updated(&suite_hash, &record.scenarios, &known);
+        let new = base.updated(&suite_hash, &record.scenarios, &known, root);
         write(path, &new.render())?;
         // The run ends as it would with the file it wrote: judged against it.
         let shown = path.display().to_string();
-        record.expectations = Some(new.compare(&shown, &suite_hash, &record.scenarios, &known));
+        record.expectations =
+            Some(new.compare(&shown, &suite_hash, &record.scenarios, &known, root));
     }
     reporter.event(&Event::RunFinished { record: &record });
     let mut written = Vec::new();
