@@ -567,8 +567,9 @@ def parse_copy(spec: str) -> tuple[Path, str]:
     return src.resolve(), guest
 
 
-class CopyRefused(Exception):
-    """A --copy whose guest place needs a directory this tool would have to make up."""
+# The mode of a directory a GUEST_PATH needs that neither the image nor the host has at the
+# same place (`sandboxer:peers/sandboxer` makes /impl/peers): the image's own directories'.
+NEW_DIR_MODE = 0o755
 
 
 def copy_plan(pairs: list[tuple[Path, str]], image: set[str]) -> dict[str, int]:
@@ -577,9 +578,8 @@ def copy_plan(pairs: list[tuple[Path, str]], image: set[str]) -> dict[str, int]:
     same distance above the copied path, when every name from it down to the copy is the
     same in both (a copy that keeps its place: an absolute path, or a relative one under
     /impl). A directory the image has is never in the plan: the image's entry stands (the
-    sticky 1777 /tmp, the root-only /root). A directory the image lacks and the host has
-    no twin for (a GUEST_PATH at a new place) is refused (CopyRefused), never given a
-    made-up mode."""
+    sticky 1777 /tmp, the root-only /root). A directory with no twin (a GUEST_PATH at a
+    new place) gets NEW_DIR_MODE, what the image gives its own."""
     plan: dict[str, int] = {}
     for src, guest in pairs:
         g = PurePosixPath(guest).parts
@@ -590,13 +590,9 @@ def copy_plan(pairs: list[tuple[Path, str]], image: set[str]) -> dict[str, int]:
                 continue
             n = len(g) - depth + 1
             if len(h) > n and h[-n:] == g[-n:]:
-                twin = Path(*h[:len(h) - n + 1])
-                plan[gdir] = stat.S_IMODE(twin.stat().st_mode)
+                plan[gdir] = stat.S_IMODE(Path(*h[:len(h) - n + 1]).stat().st_mode)
             else:
-                raise CopyRefused(
-                    f"--copy {src}:{guest}: the guest has no {gdir} and the host no directory "
-                    f"at the same place to take its mode from; put the copy under a directory "
-                    f"the guest has (/impl, /usr/local/bin), or copy the directory above it")
+                plan[gdir] = NEW_DIR_MODE
     return plan
 
 
@@ -630,10 +626,7 @@ def build_extras(config: dict, base: dict, packages: list[str], copies: list[str
     debs = extra_debs(config, packages) if packages else []
     pairs = [parse_copy(c) for c in copies]
     image = set(list_cpio(Path(base["initramfs"])))
-    try:
-        plan = copy_plan(pairs, image)
-    except CopyRefused as e:
-        die(str(e))
+    plan = copy_plan(pairs, image)
     h = hashlib.sha256()
     h.update(json.dumps(sorted(plan.items())).encode())
     for p in sorted(debs):
@@ -777,10 +770,7 @@ def main(argv: list[str]) -> None:
             else:
                 copies.append(a)
         pairs = [parse_copy(c) for c in copies]
-        try:
-            plan = copy_plan(pairs, image)
-        except CopyRefused as e:
-            die(str(e))
+        plan = copy_plan(pairs, image)
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp) / "root"
             work.mkdir()

@@ -283,9 +283,10 @@ mod tests {
         assert_eq!(mode(&x), Some("0750"), "{got}");
         assert_eq!(mode(&lib), Some("0705"), "{got}");
         assert_eq!(modes.len(), 3, "{got}");
-        // A place the image lacks with no host directory to take a mode from is refused.
-        let e = copy_plan(&image, &[format!("{a}:/opt/nowhere/adapter")]).unwrap_err();
-        assert!(e.contains("the guest has no /opt"), "{e}");
+        // A place the image lacks with no host directory at the same place to take a mode
+        // from gets the image's own directories' 0755 (`sandboxer:peers/sandboxer`).
+        let e = copy_plan(&[Path::new("/impl")], &[format!("{a}:/impl/peers/adapter")]);
+        assert_eq!(e.unwrap(), serde_json::json!({"/impl/peers": "0755"}));
         // Relative copies under /impl take their modes from the working directory's tree.
         let e = copy_plan(&[Path::new("/impl")], &[format!("{a}:/impl/x/adapter")]).unwrap();
         assert_eq!(e, serde_json::json!({"/impl/x": "0750"}));

@@ -75,7 +75,7 @@ pub struct VmArgs {
     /// names the same file inside as outside; an absolute one keeps its place; GUEST_PATH
     /// puts it elsewhere. A directory the guest already has keeps its mode (the sticky
     /// /tmp stays 1777); a parent the copy adds takes the mode of the host's directory at
-    /// the same place, and a GUEST_PATH needing a parent with no such twin is refused.
+    /// the same place (0755, as the image's own, when a GUEST_PATH leaves it none).
     /// Cached by content; repeatable.
     #[arg(long = "guest-copy", value_name = "PATH[:GUEST_PATH]")]
     guest_copies: Vec<String>,
