@@ -15,6 +15,11 @@ the initramfs's init fills and switches into.
                              or --copy, the initramfs is the suite's followed by a second
                              archive holding the packages (and their dependencies, from the
                              userland's suite) and the copied files, cached by content
+    build.py copy-plan [--image-dir /PATH]... HOST_PATH:GUEST_PATH...
+                             every directory entry (and its mode, as a JSON object) of the
+                             archive `image` would append for these copies to an image
+                             holding the given directories, without fetching or booting
+                             anything (the runner's tests check it)
     build.py matrix [--select all|ci|ID[/VARIANT]...]
                              the (kernel, variant) pairs of the matrix, as a JSON array:
                              every one (all, the default), those `vm --ci` boots (ci), or
@@ -40,7 +45,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "vm-images" / "kernels.toml"
@@ -442,10 +447,15 @@ def stage_root(work: Path, debs: list[Path], binaries: list[Path]) -> None:
     (work / "etc" / "hostname").write_text("gatehouse-vm\n")
 
 
-def write_cpio(root: Path, out, root_entry: bool = True) -> None:
+def write_cpio(root: Path, out, root_entry: bool = True, keep: frozenset[str] = frozenset(),
+               modes: dict[str, int] | None = None) -> None:
     """A newc archive of `root`, owners and times normalised (reproducible). Without
     `root_entry` the archive leaves `.` out (an archive appended to another must not
-    change the mode of the root the first one made)."""
+    change the mode of the root the first one made); likewise every directory in `keep`
+    (/PATH, the directories the first archive made: the kernel's unpacking chmods an
+    existing directory to a later entry's mode, so re-emitting /tmp would turn the
+    sticky 1777 into whatever the build's umask gave). `modes` sets the mode of some
+    directories (/PATH: mode) instead of the one they have under `root`."""
     ino = 1
 
     def entry(name: str, mode: int, data: bytes, uid: int = 0, nlink: int = 1) -> None:
@@ -471,6 +481,10 @@ def write_cpio(root: Path, out, root_entry: bool = True) -> None:
             if stat.S_ISLNK(st.st_mode):
                 entry(rel, mode, os.readlink(path).encode(), uid)
             elif stat.S_ISDIR(st.st_mode):
+                if "/" + rel in keep:
+                    continue
+                if modes and "/" + rel in modes:
+                    mode = stat.S_IFDIR | modes["/" + rel]
                 entry(rel, mode, b"", uid, nlink=2)
             elif stat.S_ISREG(st.st_mode):
                 entry(rel, mode, path.read_bytes(), uid)
@@ -553,6 +567,35 @@ def parse_copy(spec: str) -> tuple[Path, str]:
     return src.resolve(), guest
 
 
+# The mode of a directory a GUEST_PATH needs that neither the image nor the host has at the
+# same place (`sandboxer:peers/sandboxer` makes /impl/peers): the image's own directories'.
+NEW_DIR_MODE = 0o755
+
+
+def copy_plan(pairs: list[tuple[Path, str]], image: set[str]) -> dict[str, int]:
+    """The directories the copies need that the suite's image does not have (/PATH: mode),
+    parents first. Each takes the mode of its twin on the host: the host directory at the
+    same distance above the copied path, when every name from it down to the copy is the
+    same in both (a copy that keeps its place: an absolute path, or a relative one under
+    /impl). A directory the image has is never in the plan: the image's entry stands (the
+    sticky 1777 /tmp, the root-only /root). A directory with no twin (a GUEST_PATH at a
+    new place) gets NEW_DIR_MODE, what the image gives its own."""
+    plan: dict[str, int] = {}
+    for src, guest in pairs:
+        g = PurePosixPath(guest).parts
+        h = src.parts
+        for depth in range(2, len(g)):
+            gdir = str(PurePosixPath(*g[:depth]))
+            if gdir in image or gdir in plan:
+                continue
+            n = len(g) - depth + 1
+            if len(h) > n and h[-n:] == g[-n:]:
+                plan[gdir] = stat.S_IMODE(Path(*h[:len(h) - n + 1]).stat().st_mode)
+            else:
+                plan[gdir] = NEW_DIR_MODE
+    return plan
+
+
 def extra_debs(config: dict, packages: list[str]) -> list[Path]:
     """The packages and every dependency the userland does not already hold."""
     d = config["defaults"]
@@ -582,7 +625,10 @@ def build_extras(config: dict, base: dict, packages: list[str], copies: list[str
     """The suite's initramfs followed by the extras' archive: {"initramfs", "key"}."""
     debs = extra_debs(config, packages) if packages else []
     pairs = [parse_copy(c) for c in copies]
+    image = set(list_cpio(Path(base["initramfs"])))
+    plan = copy_plan(pairs, image)
     h = hashlib.sha256()
+    h.update(json.dumps(sorted(plan.items())).encode())
     for p in sorted(debs):
         h.update(p.name.encode() + sha256_file(p).encode())
     for src, guest in pairs:
@@ -607,7 +653,7 @@ def build_extras(config: dict, base: dict, packages: list[str], copies: list[str
                 copy_into(src, work / guest.lstrip("/"))
             partial = Path(tmp) / "out.cpio"
             with open(partial, "wb") as f:
-                write_cpio(work, f, root_entry=False)
+                write_cpio(work, f, root_entry=False, keep=frozenset(image), modes=plan)
             os.replace(partial, extras)
         log(f"guest extras: wrote {extras.name} ({extras.stat().st_size / (1 << 20):.1f} MiB)")
     combined = out_dir / f"initramfs-{base['key']}+{key}.cpio"
@@ -625,9 +671,9 @@ def build_extras(config: dict, base: dict, packages: list[str], copies: list[str
             "extras": str(extras)}
 
 
-def list_cpio(path: Path) -> list[str]:
-    """Every path a newc archive (or several concatenated) holds, as /PATH."""
-    names = []
+def cpio_entries(path: Path) -> list[tuple[str, int]]:
+    """Every (/PATH, mode) a newc archive (or several concatenated) holds, in order."""
+    entries = []
     with open(path, "rb") as f:
         while True:
             header = f.read(110)
@@ -635,13 +681,19 @@ def list_cpio(path: Path) -> list[str]:
                 break
             if header[:6] != b"070701":
                 die(f"{path.name}: not a newc archive at offset {f.tell() - 110}")
+            mode = int(header[14:22], 16)
             size, namesize = int(header[54:62], 16), int(header[94:102], 16)
             name = f.read(namesize)[:-1].decode("utf-8", "replace")
             f.seek((4 - (110 + namesize) % 4) % 4, 1)
             f.seek(size + (4 - size % 4) % 4, 1)
             if name != "TRAILER!!!" and name != ".":
-                names.append("/" + name)
-    return names
+                entries.append(("/" + name, mode))
+    return entries
+
+
+def list_cpio(path: Path) -> list[str]:
+    """Every path a newc archive (or several concatenated) holds, as /PATH."""
+    return [name for name, _ in cpio_entries(path)]
 
 
 def manifest(ramfs: dict) -> str:
@@ -709,6 +761,26 @@ def main(argv: list[str]) -> None:
         ramfs["files"] = manifest(ramfs)
         for kid in ids:
             print(json.dumps({**build_kernel(config, kid), **ramfs}), flush=True)
+    elif cmd == "copy-plan" and args:
+        image, copies = set(), []
+        it = iter(args)
+        for a in it:
+            if a == "--image-dir":
+                image.add(next(it, ""))
+            else:
+                copies.append(a)
+        pairs = [parse_copy(c) for c in copies]
+        plan = copy_plan(pairs, image)
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp) / "root"
+            work.mkdir()
+            for src, guest in pairs:
+                copy_into(src, work / guest.lstrip("/"))
+            archive = Path(tmp) / "out.cpio"
+            with open(archive, "wb") as f:
+                write_cpio(work, f, root_entry=False, keep=frozenset(image), modes=plan)
+            print(json.dumps({name: f"{stat.S_IMODE(mode):04o}"
+                              for name, mode in cpio_entries(archive) if stat.S_ISDIR(mode)}))
     elif cmd == "matrix" and not args:
         print(json.dumps(matrix(config)))
     elif cmd == "matrix" and len(args) == 2 and args[0] == "--select":

@@ -233,4 +233,62 @@ mod tests {
         let e = check_impl("/opt/x/run", &g, dir.path()).unwrap_err();
         assert!(e.to_string().contains("--guest-copy /opt/x/run"), "{e}");
     }
+
+    /// `vm-images/build.py copy-plan`: the directory entries (and modes) of the archive
+    /// `--guest-copy` appends to the suite's image, for an image holding `image_dirs`.
+    fn copy_plan(image_dirs: &[&Path], copies: &[String]) -> Result<serde_json::Value, String> {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vm-images/build.py");
+        let mut cmd = std::process::Command::new("python3");
+        cmd.arg(script).arg("copy-plan");
+        for d in image_dirs {
+            cmd.arg("--image-dir").arg(d);
+        }
+        let out = cmd.args(copies).output().expect("python3 runs");
+        if out.status.success() {
+            Ok(serde_json::from_slice(&out.stdout).expect("a JSON object"))
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
+    #[test]
+    fn a_copy_never_remakes_a_directory_the_image_has_and_keeps_the_hosts_modes() {
+        use std::os::unix::fs::PermissionsExt;
+        // The trap of issue 44: `--guest-copy /tmp/x/adapter` re-emitted /tmp as 0755 after
+        // the image's sticky 1777 /tmp, and every unprivileged fixture errored. Here the
+        // temporary directory's parent stands for the guest's /tmp.
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().parent().unwrap();
+        let x = dir.path().join("x");
+        std::fs::create_dir_all(x.join("lib")).unwrap();
+        std::fs::write(x.join("adapter"), "").unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
+        std::fs::set_permissions(&x, std::fs::Permissions::from_mode(0o750)).unwrap();
+        std::fs::set_permissions(x.join("lib"), std::fs::Permissions::from_mode(0o705)).unwrap();
+        let image: Vec<&Path> = tmp.ancestors().filter(|a| *a != Path::new("/")).collect();
+        let adapter = x.join("adapter");
+        let a = adapter.to_str().unwrap();
+        let lib = x.join("lib");
+        let l = lib.to_str().unwrap();
+        let got = copy_plan(&image, &[format!("{a}:{a}"), format!("{l}:{l}")]).unwrap();
+        let modes = got.as_object().unwrap();
+        for d in &image {
+            assert!(
+                !modes.contains_key(d.to_str().unwrap()),
+                "{d:?} re-emitted: {got}"
+            );
+        }
+        let mode = |p: &Path| modes.get(p.to_str().unwrap()).and_then(|v| v.as_str());
+        assert_eq!(mode(dir.path()), Some("0711"), "{got}");
+        assert_eq!(mode(&x), Some("0750"), "{got}");
+        assert_eq!(mode(&lib), Some("0705"), "{got}");
+        assert_eq!(modes.len(), 3, "{got}");
+        // A place the image lacks with no host directory at the same place to take a mode
+        // from gets the image's own directories' 0755 (`sandboxer:peers/sandboxer`).
+        let e = copy_plan(&[Path::new("/impl")], &[format!("{a}:/impl/peers/adapter")]);
+        assert_eq!(e.unwrap(), serde_json::json!({"/impl/peers": "0755"}));
+        // Relative copies under /impl take their modes from the working directory's tree.
+        let e = copy_plan(&[Path::new("/impl")], &[format!("{a}:/impl/x/adapter")]).unwrap();
+        assert_eq!(e, serde_json::json!({"/impl/x": "0750"}));
+    }
 }

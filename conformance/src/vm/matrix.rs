@@ -262,12 +262,12 @@ pub fn markdown(results: &[GuestResult], command: &str, wall: f64) -> String {
     for f in &folders {
         let _ = write!(md, "{f} | ");
     }
-    let _ = writeln!(md, "boot s | suite s |");
+    let _ = writeln!(md, "boot s | suite s | first error |");
     let _ = write!(md, "|---|---|---|---|---|");
     for _ in &folders {
         let _ = write!(md, "---|");
     }
-    let _ = writeln!(md, "---|---|");
+    let _ = writeln!(md, "---|---|---|");
     for g in results {
         let boot = g
             .boot
@@ -276,13 +276,13 @@ pub fn markdown(results: &[GuestResult], command: &str, wall: f64) -> String {
             let reason = g.error.clone().unwrap_or_else(|| "no report".into());
             let _ = writeln!(
                 md,
-                "| {} | {} | - | {} | {} | errored: {} |{} {boot} | - |",
+                "| {} | {} | - | {} | {} | errored |{} {boot} | - | {} |",
                 g.plan.kernel,
                 g.plan.variant,
                 g.plan.landlock_abi,
                 g.plan.tiers(),
-                cell_text(&reason),
-                " |".repeat(folders.len().saturating_sub(1))
+                " |".repeat(folders.len().saturating_sub(1)),
+                first_error_text(&reason)
             );
             continue;
         }
@@ -302,7 +302,8 @@ pub fn markdown(results: &[GuestResult], command: &str, wall: f64) -> String {
                 let _ = write!(md, "{cell} | ");
             }
             let suite = suite_secs(u).map_or("-".into(), |s| format!("{s:.0}"));
-            let _ = writeln!(md, "{boot} | {suite} |");
+            let first = first_error(g, u).map_or("-".into(), |e| first_error_text(&e));
+            let _ = writeln!(md, "{boot} | {suite} | {first} |");
         }
     }
     let mut problems = String::new();
@@ -342,6 +343,52 @@ pub fn markdown(results: &[GuestResult], command: &str, wall: f64) -> String {
         let _ = writeln!(md, "\n## Every scenario that did not pass\n\n{problems}");
     }
     md
+}
+
+/// The first thing that went wrong in a user's run, for its row: why it has no report,
+/// else its first errored scenario (id and reason), else its first failed one, else the
+/// guest's own error. `None` for a run where nothing did.
+fn first_error(g: &GuestResult, u: &UserRun) -> Option<String> {
+    if let Some(p) = &u.problem {
+        return Some(p.clone());
+    }
+    for wanted in ["errored", "failed"] {
+        let found = u.report.iter().flat_map(scenarios).find(|s| {
+            s.get("outcome")
+                .and_then(Value::as_str)
+                .unwrap_or("errored")
+                == wanted
+        });
+        if let Some(s) = found {
+            let id = s.get("id").and_then(Value::as_str).unwrap_or("?");
+            let reason = s.get("reason").and_then(Value::as_str).unwrap_or("");
+            return Some(format!("{id}: {wanted}: {reason}"));
+        }
+    }
+    match u.exit {
+        Some(e) if e != 0 => Some(format!("the inner run exited {e}")),
+        _ => g.error.clone(),
+    }
+}
+
+/// Longest first-error quote in a row; the whole reason is in the list below the table.
+const FIRST_ERROR_CHARS: usize = 160;
+
+/// Its first non-empty line, at most [`FIRST_ERROR_CHARS`] characters (`...` when cut),
+/// quoted as code.
+fn first_error_text(s: &str) -> String {
+    let mut lines = s.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("");
+    let mut cut: String = first
+        .chars()
+        .take(FIRST_ERROR_CHARS)
+        .collect::<String>()
+        .replace('|', "\\|")
+        .replace('`', "'");
+    if first.chars().count() > FIRST_ERROR_CHARS || lines.next().is_some() {
+        cut.push_str("...");
+    }
+    format!("`{cut}`")
 }
 
 fn cell_text(s: &str) -> String {
@@ -441,7 +488,7 @@ mod tests {
         let md = markdown(std::slice::from_ref(&g), "vm --all", 12.0);
         assert!(
             md.contains(
-                "| 6.1 | base | root | 2 | all | 1 ok, 1 failed | 0 ok, 1 skipped | 3.0 | 4 |"
+                "| 6.1 | base | root | 2 | all | 1 ok, 1 failed | 0 ok, 1 skipped | 3.0 | 4 | `fence/b: failed: why fence/b` |"
             ),
             "{md}"
         );
@@ -517,12 +564,59 @@ mod tests {
     fn an_errored_guest_is_a_row_with_its_reason_and_never_green() {
         let g = guest(vec![], Some("hung: no power-off within 600 s"));
         let md = markdown(std::slice::from_ref(&g), "vm", 1.0);
-        assert!(md.contains("errored: hung"), "{md}");
+        assert!(
+            md.contains("| errored | 3.0 | - | `hung: no power-off within 600 s` |"),
+            "{md}"
+        );
         assert!(!guest_green(&g));
         let ok = guest(vec![user(&[("fence/a", "passed")])], None);
         assert!(guest_green(&ok));
         let mut exit1 = user(&[("fence/a", "passed")]);
         exit1.exit = Some(1);
         assert!(!guest_green(&guest(vec![exit1], None)));
+    }
+
+    #[test]
+    fn an_errored_users_row_quotes_its_first_error_on_one_cut_line() {
+        // The trap of issue 44: every unprivileged scenario errored on its fixture and the
+        // row said only "0 ok, 83 errored".
+        let mut unpriv = user(&[
+            ("fence/a", "passed"),
+            ("fence/b", "errored"),
+            ("gate/c", "errored"),
+        ]);
+        unpriv.user = "unprivileged".into();
+        let reasons = unpriv.report.as_mut().unwrap()["scenarios"]
+            .as_array_mut()
+            .unwrap();
+        reasons[1]["reason"] =
+            "fixture: cannot build the fixture: Permission denied (os error 13)\nat /tmp/x".into();
+        reasons[2]["reason"] = "later".into();
+        let g = guest(vec![user(&[("fence/a", "passed")]), unpriv], None);
+        let md = markdown(std::slice::from_ref(&g), "vm", 1.0);
+        let row = md.lines().find(|l| l.contains("| unprivileged |")).unwrap();
+        assert!(
+            row.ends_with(
+                "| 1 ok, 1 errored | 0 ok, 1 errored | 3.0 | 4 | `fence/b: errored: fixture: cannot build the fixture: Permission denied (os error 13)...` |"
+            ),
+            "{row}"
+        );
+        let root = md.lines().find(|l| l.contains("| root |")).unwrap();
+        assert!(root.ends_with("| 3.0 | 4 | - |"), "{root}");
+        // A user with no report says why; a long reason is cut, `|` escaped.
+        let mut none = user(&[]);
+        none.report = None;
+        none.exit = None;
+        none.problem = Some(format!("no report: {}| end", "x".repeat(400)));
+        let md = markdown(
+            &[guest(vec![user(&[("fence/a", "passed")]), none], None)],
+            "vm",
+            1.0,
+        );
+        let row = md.lines().find(|l| l.contains("no report")).unwrap();
+        assert!(row.ends_with("...` |"), "{row}");
+        assert!(row.len() < 400, "{row}");
+        // The header has the column.
+        assert!(md.contains("| boot s | suite s | first error |"), "{md}");
     }
 }

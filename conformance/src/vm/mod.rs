@@ -73,7 +73,10 @@ pub struct VmArgs {
     /// adapter): a relative PATH lands at the same relative place under /impl, the inner
     /// run's working directory, so `--impl 'python3 adapters/x.py' --guest-copy adapters`
     /// names the same file inside as outside; an absolute one keeps its place; GUEST_PATH
-    /// puts it elsewhere. Cached by content; repeatable.
+    /// puts it elsewhere. A directory the guest already has keeps its mode (the sticky
+    /// /tmp stays 1777); a parent the copy adds takes the mode of the host's directory at
+    /// the same place (0755, as the image's own, when a GUEST_PATH leaves it none).
+    /// Cached by content; repeatable.
     #[arg(long = "guest-copy", value_name = "PATH[:GUEST_PATH]")]
     guest_copies: Vec<String>,
     /// Options for the `run` inside each guest (any `run` option but the report ones,
