@@ -9,18 +9,21 @@ fails unexpectedly.
 Usage: python action.py EXPECT_EXIT key=value ...   (EXPECT_EXIT: 0, or "nonzero")
 """
 
+from __future__ import annotations
+
 import os
 import re
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def main():
+def main() -> None:
     expect, given = sys.argv[1], dict(a.split("=", 1) for a in sys.argv[2:])
     action = yaml.safe_load(open(os.path.join(ROOT, "action.yml")))
     unknown = set(given) - set(action["inputs"])
@@ -35,8 +38,8 @@ def main():
     context = {"github.action_path": ROOT, "runner.temp": temp,
                **{f"inputs.{k}": v for k, v in inputs.items()}}
 
-    def expand(value):
-        def one(m):
+    def expand(value: Any) -> str:
+        def one(m: re.Match[str]) -> str:
             key = m.group(1).strip()
             if key not in context:
                 sys.exit(f"action.py: action.yml uses ${{{{ {key} }}}}, which this script cannot give")
