@@ -186,7 +186,7 @@ class CodexCli(core.Agent):
             'check_for_update_on_startup = false',
             '[analytics]', 'enabled = false',
             '[model_providers.scripted]', 'name = "scripted"',
-            'base_url = %s' % toml_str(s.model.url + "/v1"), 'wire_api = "responses"',
+            'base_url = %s' % toml_str(s.model_url + "/v1"), 'wire_api = "responses"',
             'env_key = "GATEHOUSE_SCRIPTED_KEY"', 'request_max_retries = 0', 'stream_max_retries = 0',
             '[sandbox_workspace_write]', 'network_access = false',
             'writable_roots = [%s]' % ", ".join(toml_str(r) for r in roots),

@@ -190,7 +190,7 @@ class GeminiCli(core.Agent):
 
     def env(self, s):
         e = super().env(s)
-        e.update(GEMINI_CLI_HOME=s.dirs["config"], GOOGLE_GEMINI_BASE_URL=s.model.url,
+        e.update(GEMINI_CLI_HOME=s.dirs["config"], GOOGLE_GEMINI_BASE_URL=s.model_url,
                  GEMINI_API_KEY="scripted-model-key", GEMINI_TELEMETRY_ENABLED="false",
                  GEMINI_CLI_NO_RELAUNCH="1")
         if self.guard:

@@ -149,7 +149,7 @@ class OpenCode(core.Agent):
     def env(self, s):
         e = super().env(s)
         config = json.loads(json.dumps(s.state["config"]))
-        config["provider"]["scripted"]["options"]["baseURL"] = s.model.url + "/v1"
+        config["provider"]["scripted"]["options"]["baseURL"] = s.model_url + "/v1"
         e.update(OPENCODE_CONFIG_CONTENT=json.dumps(config), OPENCODE_DISABLE_AUTOUPDATE="1",
                  OPENCODE_DISABLE_MODELS_FETCH="1", OPENCODE_DISABLE_SHARE="1",
                  OPENCODE_DISABLE_LSP_DOWNLOAD="1", OPENCODE_DISABLE_DEFAULT_PLUGINS="1",

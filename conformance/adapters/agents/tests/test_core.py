@@ -40,7 +40,7 @@ class FakeAgent(core.Agent):
         return [("Bash", {"command": call.line()}), "done"]
 
     def env(self, s):
-        return dict(super().env(s), FAKE_MODEL_URL=s.model.url)
+        return dict(super().env(s), FAKE_MODEL_URL=s.model_url)
 
     def command(self, s, call):
         mode, _, arg = call.line().partition(" ")
