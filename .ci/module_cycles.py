@@ -19,9 +19,13 @@ other crates (`gatehouse::...`, `std::...`) are not part of any crate's graph.
 Usage: python3 .ci/module_cycles.py [DIR ...]   (default: the three source folders)
 """
 
+from __future__ import annotations
+
 import os
 import re
 import sys
+from collections.abc import Iterable
+from typing import Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DIRS = ["reference/src", "reference/sys/src", "reference/gate/src", "conformance/src",
@@ -29,10 +33,15 @@ DEFAULT_DIRS = ["reference/src", "reference/sys/src", "reference/gate/src", "con
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 
+#: A module's path: its names from the crate's root.
+ModPath = tuple[str, ...]
+#: An edge: from module, to module, the file and line that make it.
+Edge = tuple[ModPath, ModPath, str, int]
 
-def strip(text):
+
+def strip(text: str) -> str:
     """Replaces comments, string and char literals by spaces (keeping offsets)."""
-    out = []
+    out: list[str] = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
@@ -54,6 +63,7 @@ def strip(text):
             i = j
         elif re.match(r'(b|c)?r#*"', text[i:i + 80]) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
             m = re.match(r'(b|c)?r(#*)"', text[i:])
+            assert m is not None  # the branch's own test matched it
             close = '"' + m.group(2)
             j = text.find(close, i + m.end())
             j = n if j < 0 else j + len(close)
@@ -83,7 +93,7 @@ def strip(text):
     return "".join(out)
 
 
-def matching_brace(text, open_pos):
+def matching_brace(text: str, open_pos: int) -> int:
     depth = 0
     for j in range(open_pos, len(text)):
         if text[j] == "{":
@@ -95,8 +105,10 @@ def matching_brace(text, open_pos):
     return len(text)
 
 
-def split_top(s, sep=","):
-    parts, depth, cur = [], 0, []
+def split_top(s: str, sep: str = ",") -> list[str]:
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in s:
         if ch == "{":
             depth += 1
@@ -111,7 +123,7 @@ def split_top(s, sep=","):
     return [p.strip() for p in parts if p.strip()]
 
 
-def expand_use(tree):
+def expand_use(tree: str) -> list[tuple[list[str], str]]:
     """`a::{b, c::{d, self}}` -> [(["a","b"], "b"), (["a","c","d"], "d"), (["a","c"], "c")]."""
     tree = re.sub(r"\s+", " ", tree).strip()
     if tree.startswith("::"):
@@ -133,7 +145,7 @@ def expand_use(tree):
         return [(segs, name)]
     prefix = [s.strip() for s in tree[:brace].split("::") if s.strip()]
     inner = tree[brace + 1:tree.rfind("}")]
-    out = []
+    out: list[tuple[list[str], str]] = []
     for part in split_top(inner):
         if part == "self":
             if prefix:
@@ -145,25 +157,26 @@ def expand_use(tree):
 
 
 class Module:
-    def __init__(self, path, file, parent):
+    def __init__(self, path: ModPath, file: str, parent: Optional[Module]) -> None:
         self.path = path  # tuple of names from the crate root
         self.file = file
         self.parent = parent
-        self.children = {}
-        self.uses = []  # (segs, name, line)
-        self.refs = []  # (segs, line)
-        self.imports = {}  # name -> segs (relative to this module)
+        self.children: dict[str, Module] = {}
+        self.uses: list[tuple[list[str], str, int]] = []  # (segs, name, line)
+        self.refs: list[tuple[list[str], int]] = []  # (segs, line)
+        self.imports: dict[str, list[str]] = {}  # name -> segs (relative to this module)
 
 
 class Crate:
-    def __init__(self, root_file):
+    def __init__(self, root_file: str) -> None:
         self.root_file = root_file
-        self.modules = {}
-        self.errors = []
-        self.texts = {}  # file -> its text before `strip` (a `#[path]`'s string)
+        self.modules: dict[ModPath, Module] = {}
+        self.errors: list[str] = []
+        self.texts: dict[str, str] = {}  # file -> its text before `strip` (a `#[path]`'s string)
         self.root = self.load_file(root_file, (), None, os.path.dirname(root_file), True)
 
-    def load_file(self, file, path, parent, child_dir, is_root):
+    def load_file(self, file: str, path: ModPath, parent: Optional[Module], child_dir: str,
+                  is_root: bool) -> Optional[Module]:
         try:
             text = open(file, encoding="utf-8").read()
         except OSError as e:
@@ -176,12 +189,12 @@ class Crate:
         self.scan(mod, stripped, 0, len(stripped), child_dir, file)
         return mod
 
-    def scan(self, mod, text, start, end, child_dir, file):
+    def scan(self, mod: Module, text: str, start: int, end: int, child_dir: str, file: str) -> None:
         """Reads module declarations, `use` trees and paths in text[start:end]."""
         def line_of(pos: int) -> int:
             return text.count("\n", 0, pos) + 1
 
-        skip = []  # spans of inline modules, scanned as their own modules
+        skip: list[tuple[int, int]] = []  # spans of inline modules, scanned as their own modules
         decl = re.compile(r"\bmod\s+(" + IDENT + r")\s*(;|\{)")
         for m in decl.finditer(text, start, end):
             if any(a <= m.start() < b for a, b in skip):
@@ -238,11 +251,12 @@ class Crate:
             segs = [pm.group(1)] + [s.strip() for s in pm.group(2).split("::") if s.strip()]
             mod.refs.append((segs, line_of(start + pm.start())))
 
-    def resolve(self, mod, segs, depth=0):
+    def resolve(self, mod: Module, segs: list[str], depth: int = 0) -> Optional[ModPath]:
         """The absolute module path (tuple) `segs` names from `mod`, or None if outside."""
         if depth > 20 or not segs:
             return None
         head = segs[0]
+        base: ModPath
         if head == "crate":
             base, rest = (), segs[1:]
         elif head == "self":
@@ -273,12 +287,12 @@ class Crate:
             break
         return cur
 
-    def link(self):
+    def link(self) -> list[Edge]:
         for mod in self.modules.values():
             for segs, name, _ in mod.uses:
                 if name != "*":
                     mod.imports[name] = segs
-        edges = []  # (from module path, to module path, file, line)
+        edges: list[Edge] = []  # (from module path, to module path, file, line)
         for mod in self.modules.values():
             for segs, _, line in mod.uses:
                 t = self.resolve(mod, segs)
@@ -291,11 +305,15 @@ class Crate:
         return edges
 
 
-def sccs(nodes, graph):
-    index, low, on, stack, out = {}, {}, set(), [], []
+def sccs(nodes: Iterable[str], graph: dict[str, set[str]]) -> list[list[str]]:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
     counter = [0]
 
-    def visit(v):
+    def visit(v: str) -> None:
         index[v] = low[v] = counter[0]
         counter[0] += 1
         stack.append(v)
@@ -322,14 +340,15 @@ def sccs(nodes, graph):
     return out
 
 
-def cycles_of(crate, edges):
-    found = []
+def cycles_of(crate: Crate, edges: list[Edge]) -> list[str]:
+    found: list[str] = []
     for parent in sorted(crate.modules):
         node = crate.modules[parent]
         if len(node.children) < 2:
             continue
         depth = len(parent)
-        graph, evidence = {}, {}
+        graph: dict[str, set[str]] = {}
+        evidence: dict[tuple[str, str], str] = {}
         for src, dst, file, line in edges:
             if len(src) <= depth or len(dst) <= depth:
                 continue
@@ -351,7 +370,7 @@ def cycles_of(crate, edges):
     return found
 
 
-def crate_roots(src_dir):
+def crate_roots(src_dir: str) -> list[str]:
     roots = []
     for name in ("lib.rs", "main.rs"):
         p = os.path.join(src_dir, name)
@@ -368,9 +387,10 @@ def crate_roots(src_dir):
     return roots
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     dirs = argv[1:] or [os.path.join(ROOT, d) for d in DEFAULT_DIRS]
-    problems, checked = [], 0
+    problems: list[str] = []
+    checked = 0
     for d in dirs:
         if not os.path.isdir(d):
             print(f"module_cycles: {d}: no such directory", file=sys.stderr)

@@ -11,6 +11,8 @@ much less).
 
     python3 benches/guard_calls.py [GATEHOUSE] [CALLS]   (default target/release/gatehouse, 1500)
 """
+
+from __future__ import annotations
 import json
 import os
 import resource
@@ -19,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 program = sys.argv[1] if len(sys.argv) > 1 else "target/release/gatehouse"
 calls = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
@@ -30,8 +33,8 @@ config = os.path.join(root, "guard.toml")
 open(config, "w").write('state-dir = %s\n' % json.dumps(os.path.join(root, "state")))
 env = dict(os.environ, GATEHOUSE_GUARD_CONFIG=config, HOME=root)
 
-def hook(event, i):
-    call = {"session_id": "bench", "transcript_path": "/tmp/t.jsonl", "cwd": ws,
+def hook(event: str, i: int) -> tuple[float, float]:
+    call: dict[str, Any] = {"session_id": "bench", "transcript_path": "/tmp/t.jsonl", "cwd": ws,
             "permission_mode": "default", "hook_event_name": event, "tool_name": "Bash",
             "tool_input": {"command": "cat notes.txt", "description": "d"},
             "tool_use_id": "c%d" % i}

@@ -14,6 +14,8 @@ Usage: python action.py EXPECT_EXIT [--cache hit|miss] key=value ...
        (EXPECT_EXIT: 0, or "nonzero"; --cache: the cache outcome the run must see)
 """
 
+from __future__ import annotations
+
 import os
 import platform
 import re
@@ -21,13 +23,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def main():
+def main() -> None:
     expect, rest = sys.argv[1], sys.argv[2:]
     want_cache = None
     if rest[:1] == ["--cache"]:
@@ -50,7 +53,7 @@ def main():
     cache_store = os.environ.get("ACTION_CACHE", os.path.join(temp, "cache-store"))
     cache_seen = None
 
-    def condition(step):
+    def condition(step: dict[str, Any]) -> bool:
         cond = str(step.get("if", "")).strip()
         if cond in ("", "always()"):
             return True
@@ -60,8 +63,8 @@ def main():
         value = context.get(m.group(1), "")
         return (value == m.group(3)) == (m.group(2) == "==")
 
-    def expand(value):
-        def one(m):
+    def expand(value: Any) -> str:
+        def one(m: re.Match[str]) -> str:
             key = m.group(1).strip()
             if key not in context:
                 sys.exit(f"action.py: action.yml uses ${{{{ {key} }}}}, which this script cannot give")

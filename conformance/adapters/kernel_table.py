@@ -14,19 +14,28 @@ on every guest and user, with each one's verdict: what the fence does differentl
 another kernel. It reads the reports only; it judges nothing itself.
 """
 
+from __future__ import annotations
+
 import argparse
 import collections
 import datetime
 import json
 import os
 import sys
+from typing import Any, Optional
+
+#: A report, one scenario of it, or a matrix.json, as the runner wrote it (JSON).
+Report = dict[str, Any]
+#: One argument's runs: label, matrix, guests in order, report per (guest, user) (None:
+#: none written), cause per guest that errored.
+Loaded = tuple[str, Report, list[str], dict[tuple[str, str], Optional[Report]], dict[str, str]]
 
 
-def verdict(s, level):
-    return s.get(level, s["outcome"])
+def verdict(s: Report, level: str) -> str:
+    return s[level] if level in s else s["outcome"]
 
 
-def short(s):
+def short(s: Report) -> str:
     """One scenario's verdicts as a cell: safety/exactness, or the outcome when equal."""
     safety, exact = verdict(s, "safety"), verdict(s, "exactness")
     if s["outcome"] == "skipped":
@@ -36,11 +45,11 @@ def short(s):
     return "safety %s, exactness %s" % (safety, exact)
 
 
-def md(text):
+def md(text: Optional[str]) -> str:
     return (text or "").replace("|", "\\|").replace("\n", " ")
 
 
-def load(arg):
+def load(arg: str) -> Loaded:
     label, _, path = arg.partition("=")
     if not path:
         sys.exit("kernel_table.py: %r is not LABEL=DIR" % arg)
@@ -49,9 +58,9 @@ def load(arg):
             matrix = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit("kernel_table.py: %s: %s" % (path, e))
-    runs = {}  # (guest, user) -> report or None
-    errors = {}  # guest -> cause
-    order = []
+    runs: dict[tuple[str, str], Optional[Report]] = {}  # (guest, user) -> report or None
+    errors: dict[str, str] = {}  # guest -> cause
+    order: list[str] = []
     for g in matrix["guests"]:
         guest = "%s %s" % (g["kernel"], g["variant"])
         order.append(guest)
@@ -69,31 +78,31 @@ def load(arg):
     return label, matrix, order, runs, errors
 
 
-def cell(report):
-    c = {"safety": collections.Counter(), "exactness": collections.Counter()}
+def cell(report: Report) -> str:
+    c: dict[str, collections.Counter[str]] = {"safety": collections.Counter(), "exactness": collections.Counter()}
     for s in report["scenarios"]:
         for level in c:
             c[level][verdict(s, level)] += 1
-    def one(x):
+    def one(x: collections.Counter[str]) -> str:
         text = "%d/%d" % (x["passed"], x["failed"])
         return text + (" (%d errored)" % x["errored"] if x["errored"] else "")
     return "safety %s; exactness %s; %d skipped" % (
         one(c["safety"]), one(c["exactness"]), c["safety"]["skipped"])
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--command", default=None, help="the command that made the runs")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
     ap.add_argument("runs", nargs="+", metavar="LABEL=DIR")
     args = ap.parse_args()
     loaded = [load(a) for a in args.runs]
-    guests = []
+    guests: list[str] = []
     for _, _, order, _, _ in loaded:
         for g in order:
             if g not in guests:
                 guests.append(g)
-    out = []
+    out: list[str] = []
     w = out.append
     w("## Kernel x implementation (%s)" % args.date)
     w("")
@@ -107,7 +116,7 @@ def main():
     for label, _matrix, _order, runs, errors in loaded:
         users = sorted({u for (_, u) in runs}, key=lambda u: (u != "root", u))
         for user in users:
-            cells = []
+            cells: list[str] = []
             for g in guests:
                 r = runs.get((g, user))
                 if r is not None:
@@ -119,16 +128,18 @@ def main():
             name = next((r["environment"]["name"] for r in runs.values() if r), label)
             w("| %s (`%s`) | %s | %s |" % (md(name), label, user, " | ".join(cells)))
     w("")
-    for label, matrix, _order, runs, errors in loaded:
+    for label, matrix, order, runs, errors in loaded:
         w("### `%s`: what changes with the kernel or the user" % label)
         w("")
         w("`%s`, %.0f s wall." % (md(matrix.get("command", "")), matrix.get("wall_secs", 0)))
         w("")
         keys = [k for k in runs if runs[k] is not None]
         keys.sort(key=lambda k: (order.index(k[0]), k[1] != "root"))
-        per = collections.defaultdict(dict)
+        per: collections.defaultdict[str, dict[tuple[str, str], str]] = collections.defaultdict(dict)
         for k in keys:
-            for s in runs[k]["scenarios"]:
+            report = runs[k]
+            assert report is not None  # keys are the runs with a report
+            for s in report["scenarios"]:
                 per[s["id"]][k] = short(s)
         varying = {sid: v for sid, v in per.items() if len(set(v.values())) > 1}
         if not keys:

@@ -17,16 +17,22 @@ For a gate, a failed scenario is marked `decision` when some step got a differen
 decision, and `report` when only the route, reason, offers or card differed.
 """
 
+from __future__ import annotations
+
 import argparse
 import collections
 import datetime
 import json
 import sys
+from typing import Any, Optional
+
+#: A report, or one scenario of it, as the runner wrote it (JSON).
+Report = dict[str, Any]
 
 OUTCOMES = ("passed", "failed", "skipped", "errored", "not_shown")
 
 
-def load(arg):
+def load(arg: str) -> tuple[str, Report]:
     label, _, path = arg.partition("=")
     if not path:
         sys.exit("table.py: %r is not LABEL=REPORT.json" % arg)
@@ -37,15 +43,15 @@ def load(arg):
         sys.exit("table.py: %s: %s" % (path, e))
 
 
-def folder(scenario_id):
+def folder(scenario_id: str) -> str:
     return scenario_id.split("/", 1)[0]
 
 
-def verdict(s, level):
-    return s.get(level, s["outcome"])
+def verdict(s: Report, level: str) -> str:
+    return s[level] if level in s else s["outcome"]
 
 
-def first_safety(s):
+def first_safety(s: Report) -> str:
     for step in s.get("steps", []):
         for d in step.get("differences", []):
             if d.get("level") == "safety":
@@ -54,7 +60,7 @@ def first_safety(s):
     return s.get("reason") or ""
 
 
-def first_mismatch(s):
+def first_mismatch(s: Report) -> str:
     for step in s.get("steps", []):
         for m in step.get("mismatches", []):
             name = step.get("name")
@@ -62,7 +68,7 @@ def first_mismatch(s):
     return s.get("reason") or ""
 
 
-def kind_of_failure(s):
+def kind_of_failure(s: Report) -> Optional[str]:
     if folder(s["id"]) != "gate":
         return None
     for step in s.get("steps", []):
@@ -72,10 +78,10 @@ def kind_of_failure(s):
     return "report"
 
 
-def cell(safety, exactness):
+def cell(safety: collections.Counter[str], exactness: collections.Counter[str]) -> str:
     if not sum(safety.values()):
         return "-"
-    def one(c):
+    def one(c: collections.Counter[str]) -> str:
         text = "%d passed / %d failed" % (c["passed"], c["failed"])
         text += " / %d errored" % c["errored"] if c["errored"] else ""
         # A skip on an unsupported answer: not shown safe (spec/verdicts.md, PROTO-OBSERVE-6).
@@ -84,12 +90,12 @@ def cell(safety, exactness):
                                                    safety["skipped"])
 
 
-def md_escape(text):
+def md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", "\\n")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--command", default=None, help="the command that made the reports")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
     ap.add_argument("reports", nargs="+", metavar="LABEL=REPORT.json")
@@ -97,7 +103,7 @@ def main():
     reports = [load(a) for a in args.reports]
     folders = sorted({folder(s["id"]) for _, r in reports for s in r["scenarios"]})
 
-    out = []
+    out: list[str] = []
     w = out.append
     w("## The table (%s)" % args.date)
     w("")
@@ -109,8 +115,8 @@ def main():
     w("|---|---|" + "---|" * len(folders))
     for label, r in reports:
         env = r["environment"]
-        safety = {f: collections.Counter() for f in folders}
-        exactness = {f: collections.Counter() for f in folders}
+        safety: dict[str, collections.Counter[str]] = {f: collections.Counter() for f in folders}
+        exactness: dict[str, collections.Counter[str]] = {f: collections.Counter() for f in folders}
         for s in r["scenarios"]:
             safety[folder(s["id"])][verdict(s, "safety")] += 1
             exactness[folder(s["id"])][verdict(s, "exactness")] += 1

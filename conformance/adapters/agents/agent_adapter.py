@@ -280,6 +280,13 @@ class Session:
         self.pending: Optional[tuple[str, Call]] = None   # (op, call) whose prompt was answered "no"
         self.state: dict[str, Any] = {}                   # the agent adapter's own
 
+    @property
+    def model_url(self) -> str:
+        """The scripted model's address; the session is open."""
+        if self.model is None:
+            raise Failure("session %r: no scripted model before open" % self.sid)
+        return self.model.url
+
     def open(self) -> None:
         for d in self.dirs.values():
             os.makedirs(d, exist_ok=True)

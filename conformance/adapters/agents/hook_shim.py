@@ -25,17 +25,21 @@ FORMAT `codex` answers Claude Code's shape (`hookSpecificOutput.permissionDecisi
 Standard library only.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import signal
 import subprocess
 import sys
+from typing import Any, Optional
 
-EVENTS = {"PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use",
-          "BeforeTool": "pre_tool_use", "AfterTool": "post_tool_use"}
+# Looked up with whatever JSON value the agent sent as its event's name.
+EVENTS: dict[Any, str] = {"PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use",
+                          "BeforeTool": "pre_tool_use", "AfterTool": "post_tool_use"}
 
 
-def gatehouse_input(agent_in, event, safety):
+def gatehouse_input(agent_in: dict[str, Any], event: str, safety: str) -> dict[str, Any]:
     ti = agent_in.get("tool_input") if isinstance(agent_in, dict) else None
     cmd = ti.get("command") if isinstance(ti, dict) else None
     out = {"agent_name": "root", "cwd": agent_in.get("cwd", os.getcwd()),
@@ -48,7 +52,7 @@ def gatehouse_input(agent_in, event, safety):
     return out
 
 
-def decision_of(ans):
+def decision_of(ans: dict[str, Any]) -> Optional[tuple[Any, Any, Any]]:
     """(decision, reason, updated_input) from any of the accepted shapes, or None."""
     for node in (ans, ans.get("hook_specific_output"), ans.get("hookSpecificOutput")):
         if not isinstance(node, dict):
@@ -61,14 +65,14 @@ def decision_of(ans):
     return None
 
 
-def translate(fmt, ans):
+def translate(fmt: str, ans: dict[str, Any]) -> Optional[dict[str, Any]]:
     found = decision_of(ans)
     if found is None:
         return None
     d, r, u = found
     cmd = u.get("cmd", u.get("command")) if isinstance(u, dict) else None
     if fmt == "codex":
-        hso = {"hookEventName": "PreToolUse"}
+        hso: dict[str, Any] = {"hookEventName": "PreToolUse"}
         if d:
             hso["permissionDecision"] = d
         if r:
@@ -76,7 +80,7 @@ def translate(fmt, ans):
         if cmd is not None:
             hso["updatedInput"] = {"command": cmd}
         return {"hookSpecificOutput": hso}
-    out = {}
+    out: dict[str, Any] = {}
     if d:
         out["decision"] = d
     if r:
@@ -86,7 +90,7 @@ def translate(fmt, ans):
     return out
 
 
-def main():
+def main() -> None:
     fmt, event, safety, dashdash, command = sys.argv[1:6]
     raw = sys.stdin.read()
     try:
@@ -99,6 +103,7 @@ def main():
     try:
         out, _ = p.communicate(data.encode())
     except BrokenPipeError:
+        assert p.stdout is not None  # stdout=PIPE
         out = p.stdout.read()
         p.wait()
     if p.returncode < 0:

@@ -9,15 +9,19 @@ command-prefix rule (the only kind of rule either agent has) can express, and ho
 Standard library and PyYAML (the reading of YAML is the agents' test's, not the agent's).
 """
 
+from __future__ import annotations
+
 import re
+from typing import Any, Optional
 
 from conformance.adapters.agents.agent_adapter import AgentError, Unsupported
+from conformance.adapters.protocol import Request
 
 COND = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)=")
 GLOB_CHARS = set("*?[\\")
 
 
-def load_yaml(path, what):
+def load_yaml(path: str, what: str) -> dict[str, Any]:
     try:
         import yaml
     except ImportError:
@@ -37,10 +41,10 @@ def load_yaml(path, what):
 class Sources:
     """The agent file's root agent, its patterns, the settings file's, and the mode."""
 
-    def __init__(self, setup):
-        self.agent = {}
-        self.agent_perms = {}
-        self.person = {}
+    def __init__(self, setup: Request) -> None:
+        self.agent: dict[str, Any] = {}
+        self.agent_perms: Any = {}
+        self.person: dict[str, Any] = {}
         if setup.get("agent_file"):
             doc = load_yaml(setup["agent_file"], "agent file")
             agents = doc.get("agents") or {}
@@ -57,9 +61,9 @@ class Sources:
         self.safety_source = ("flag" if setup.get("safety") else "settings" if self.person.get("safety")
                               else "agent_file" if self.agent.get("safety") else "default")
 
-    def patterns(self):
+    def patterns(self) -> list[tuple[str, str, str]]:
         """(list, pattern, origin) for every pattern of both files."""
-        out = []
+        out: list[tuple[str, str, str]] = []
         for origin, perms in (("agent_file", self.agent_perms), ("settings", self.person_perms)):
             if not isinstance(perms, dict) or set(perms) - {"allow", "ask", "deny"}:
                 raise Unsupported("%s permissions %r: not the lists allow/ask/deny" % (origin, perms))
@@ -68,9 +72,10 @@ class Sources:
                     out.append((lst, str(p), origin))
         return out
 
-    def hooks(self):
-        """(event, matcher glob or None, hook dict) for every hook of the root agent."""
-        out = []
+    def hooks(self) -> list[tuple[str, Optional[str], dict[str, Any], dict[str, Any]]]:
+        """(event, matcher glob or None, matcher entry, hook dict) for every hook of the root
+        agent."""
+        out: list[tuple[str, Optional[str], dict[str, Any], dict[str, Any]]] = []
         for event, matchers in (self.agent.get("hooks") or {}).items():
             for m in matchers or []:
                 for h in m.get("hooks") or []:
@@ -78,20 +83,20 @@ class Sources:
         return out
 
 
-def split_pattern(pattern):
+def split_pattern(pattern: str) -> tuple[str, list[tuple[str, str]]]:
     """(tool glob, [(key, value)]) as PERM-PAT-1/-2 read it."""
     marks = list(COND.finditer(pattern))
     if not marks:
         return pattern, []
     tool = pattern[:marks[0].start()]
-    conds = []
+    conds: list[tuple[str, str]] = []
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(pattern)
         conds.append((m.group(1), pattern[m.end():end]))
     return tool, conds
 
 
-def shell_prefix(pattern):
+def shell_prefix(pattern: str) -> list[str]:
     """The words of a `shell:cmd=WORDS*` pattern, for a command-prefix rule, or raises
     Unsupported saying why the agent's rules cannot say it. `WORDS *` and `WORDS*` both
     give WORDS (a prefix rule matches whole words: `rm*` is read as the command `rm`, not
@@ -113,5 +118,5 @@ def shell_prefix(pattern):
     return words
 
 
-def quote(s):
+def quote(s: object) -> str:
     return "'" + str(s).replace("'", "'\"'\"'") + "'"

@@ -50,20 +50,29 @@ The Wire interface (one subclass per agent wire, in `wires/`; part B adds
 be. Standard library only.
 """
 
+from __future__ import annotations
+
 import http.server
 import itertools
 import json
 import threading
+from collections.abc import Iterable
+from typing import Any, Optional, Union
+
+#: A model request's body, parsed (JSON).
+Body = dict[str, Any]
+#: One turn of a script: a final text, or a tool call (the agent's tool name, its arguments).
+Turn = Union[str, tuple[str, Any]]
 
 
 class Reply:
     """What a wire writes one answer through: a JSON body or a server-sent event stream."""
 
-    def __init__(self, handler):
+    def __init__(self, handler: http.server.BaseHTTPRequestHandler) -> None:
         self._h = handler
-        self.status = None
+        self.status: Optional[int] = None
 
-    def json(self, status, obj, headers=None):
+    def json(self, status: int, obj: Any, headers: Optional[dict[str, str]] = None) -> None:
         data = json.dumps(obj).encode()
         self.status = status
         self._h.send_response(status)
@@ -75,7 +84,7 @@ class Reply:
         if self._h.command != "HEAD":
             self._h.wfile.write(data)
 
-    def sse(self, events, status=200):
+    def sse(self, events: Iterable[tuple[Optional[str], Any]], status: int = 200) -> None:
         """events: (name or None, obj or str); a str is sent as the data line verbatim."""
         self.status = status
         self._h.send_response(status)
@@ -84,7 +93,7 @@ class Reply:
         self._h.send_header("Connection", "close")
         self._h.end_headers()
         self._h.close_connection = True
-        out = []
+        out: list[str] = []
         for name, obj in events:
             if name:
                 out.append("event: %s\n" % name)
@@ -99,29 +108,29 @@ class Wire:
     name = "?"
     side_text = "OK"
 
-    def serves(self, method, path):
+    def serves(self, method: str, path: str) -> bool:
         raise NotImplementedError
 
-    def other(self, method, path):
+    def other(self, method: str, path: str) -> Optional[tuple[int, Any]]:
         return None
 
-    def is_side_call(self, path, body):
+    def is_side_call(self, path: str, body: Body) -> bool:
         return False
 
-    def tool_results(self, body):
+    def tool_results(self, body: Body) -> list[str]:
         raise NotImplementedError
 
-    def respond_tool_call(self, reply, body, call_id, tool, args):
+    def respond_tool_call(self, reply: Reply, body: Body, call_id: str, tool: str, args: Any) -> None:
         raise NotImplementedError
 
-    def respond_text(self, reply, body, text):
+    def respond_text(self, reply: Reply, body: Body, text: str) -> None:
         raise NotImplementedError
 
-    def error(self, reply, status, message):
+    def error(self, reply: Reply, status: int, message: str) -> None:
         reply.json(status, {"error": {"message": message, "code": status}})
 
 
-def plain_path(path):
+def plain_path(path: str) -> str:
     """The path without its query string."""
     return path.split("?", 1)[0]
 
@@ -129,10 +138,10 @@ def plain_path(path):
 class ScriptedModel:
     """The server. `script(turns)` before each agent run; `requests()` after it."""
 
-    def __init__(self, wire, log_path):
+    def __init__(self, wire: Wire, log_path: str) -> None:
         self.wire = wire
         self.log_path = log_path
-        self._turns = ["done"]
+        self._turns: list[Turn] = ["done"]
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         model = self
@@ -140,16 +149,16 @@ class ScriptedModel:
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, *args):
+            def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_GET(self):
+            def do_GET(self) -> None:
                 model._handle(self)
 
             do_POST = do_GET
             do_HEAD = do_GET
 
-            def do_PUT(self):
+            def do_PUT(self) -> None:
                 model._refuse_method(self)
 
             do_DELETE = do_PUT
@@ -160,29 +169,29 @@ class ScriptedModel:
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
-    def port(self):
+    def port(self) -> int:
         return self._server.server_address[1]
 
     @property
-    def url(self):
+    def url(self) -> str:
         return "http://127.0.0.1:%d" % self.port
 
-    def start(self):
+    def start(self) -> ScriptedModel:
         self._thread.start()
         return self
 
-    def stop(self):
+    def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
 
-    def script(self, turns):
+    def script(self, turns: Iterable[Turn]) -> None:
         """Sets the turns of the next run and starts a fresh log. A turn is a str (final
         text) or a pair (tool name, argument dict) in the agent's own vocabulary."""
         with self._lock:
             self._turns = list(turns) or ["done"]
             open(self.log_path, "w").close()
 
-    def requests(self):
+    def requests(self) -> list[dict[str, Any]]:
         """Every request recorded since the last `script`, oldest first."""
         try:
             with open(self.log_path) as f:
@@ -190,12 +199,12 @@ class ScriptedModel:
         except OSError:
             return []
 
-    def _record(self, entry):
+    def _record(self, entry: dict[str, Any]) -> None:
         with self._lock:
             with open(self.log_path, "a") as f:
                 f.write(json.dumps(entry) + "\n")
 
-    def _refuse_method(self, h):
+    def _refuse_method(self, h: http.server.BaseHTTPRequestHandler) -> None:
         self._drain(h)
         reply = Reply(h)
         self.wire.error(reply, 405, "method %s is not served by this scripted model" % h.command)
@@ -203,14 +212,14 @@ class ScriptedModel:
                       "side": False, "status": 405})
 
     @staticmethod
-    def _drain(h):
+    def _drain(h: http.server.BaseHTTPRequestHandler) -> bytes:
         n = int(h.headers.get("Content-Length") or 0)
         return h.rfile.read(n) if n > 0 else b""
 
-    def _handle(self, h):
+    def _handle(self, h: http.server.BaseHTTPRequestHandler) -> None:
         raw = self._drain(h)
         reply = Reply(h)
-        entry = {"method": h.command, "path": h.path, "body": None, "turn": None,
+        entry: dict[str, Any] = {"method": h.command, "path": h.path, "body": None, "turn": None,
                  "side": False, "status": None}
         try:
             self._answer(h, raw, reply, entry)
@@ -221,7 +230,8 @@ class ScriptedModel:
                 entry["status"] = reply.status
             self._record(entry)
 
-    def _answer(self, h, raw, reply, entry):
+    def _answer(self, h: http.server.BaseHTTPRequestHandler, raw: bytes, reply: Reply,
+                entry: dict[str, Any]) -> None:
         path = plain_path(h.path)
         if not self.wire.serves(h.command, path):
             found = self.wire.other(h.command, path)

@@ -16,6 +16,8 @@ The argument list (README.md beside this file says why each part is there):
 Bubblewrap is taken from $BWRAP, else /usr/bin/bwrap (Debian's package).
 """
 
+from __future__ import annotations
+
 import os
 import pathlib
 import sys
@@ -25,6 +27,7 @@ if not __package__:  # started as a file: the repository's root, to import by pa
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
 
 from conformance.adapters import fence_adapter  # noqa: E402
+from conformance.adapters.fence_adapter import Session  # noqa: E402
 
 BWRAP = os.environ.get("BWRAP", "/usr/bin/bwrap")
 
@@ -33,7 +36,7 @@ class Bwrap(fence_adapter.Tool):
     backend = "bwrap"
     held_by = "bwrap"
 
-    def __init__(self, hardened):
+    def __init__(self, hardened: bool) -> None:
         # Without the tool the adapter cannot answer for it: it stops at once, so the run
         # is errored with this cause instead of every scenario failing on a missing program.
         if not os.access(BWRAP, os.X_OK):
@@ -43,7 +46,7 @@ class Bwrap(fence_adapter.Tool):
         self.name = "bubblewrap" + (" --cap-drop ALL" if hardened else " (as agents call it)")
         self.version = fence_adapter.tool_version([BWRAP, "--version"]).replace("bubblewrap ", "")
 
-    def argv(self, session, command, cwd):
+    def argv(self, session: Session, command: list[str], cwd: str) -> list[str]:
         argv = [BWRAP, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for root in session["workspaces"]:
             argv += ["--bind", root, root]

@@ -24,15 +24,20 @@ the runner's fixture lives under /tmp and would otherwise count as the workspace
 `codex` is $CODEX, else the one install.sh put in the cache directory.
 """
 
+from __future__ import annotations
+
 import os
 import pathlib
 import sys
+from typing import Optional
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
 if not __package__:  # started as a file: the repository's root, to import by package
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
 
 from conformance.adapters import fence_adapter  # noqa: E402
+from conformance.adapters.fence_adapter import Session  # noqa: E402
+from conformance.adapters.protocol import Request  # noqa: E402
 
 CACHE = fence_adapter.cache_dir()
 CODEX = os.environ.get("CODEX") or os.path.join(CACHE, "npm", "node_modules", ".bin", "codex")
@@ -54,7 +59,7 @@ class Codex(fence_adapter.Tool):
     backend = "bwrap"
     held_by = "bwrap"
 
-    def __init__(self):
+    def __init__(self) -> None:
         if not os.access(CODEX, os.X_OK):
             sys.exit("codex adapter: no codex at %s (run conformance/adapters/install.sh)" % CODEX)
         self.version = fence_adapter.tool_version([CODEX, "--version"]).replace("codex-cli ", "")
@@ -62,19 +67,19 @@ class Codex(fence_adapter.Tool):
         with open(os.path.join(CODEX_HOME, "config.toml"), "w") as f:
             f.write(CONFIG)
 
-    def check_setup(self, setup):
+    def check_setup(self, setup: Request) -> None:
         super().check_setup(setup)
         if len(setup.get("workspaces") or [setup["workspace"]]) > 1:
             raise fence_adapter.Unsupported(
                 "workspaces: this adapter maps only the working directory to Codex's project root")
 
-    def argv(self, session, command, cwd):
+    def argv(self, session: Session, command: list[str], cwd: str) -> list[str]:
         return [CODEX, "sandbox", "-P", PROFILE, "-C", cwd, "--"] + command
 
-    def env(self, session):
+    def env(self, session: Session) -> dict[str, str]:
         return dict(super().env(session), CODEX_HOME=CODEX_HOME)
 
-    def launch_failure(self, code, err):
+    def launch_failure(self, code: int, err: bytes) -> Optional[str]:
         # Codex's launcher panics (exit 101) before any jail exists when it cannot find
         # bubblewrap (neither on PATH nor its bundled codex-resources/bwrap): seen in a
         # kernel-matrix guest given only the codex binary.

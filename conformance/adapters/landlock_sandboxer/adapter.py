@@ -14,6 +14,8 @@ sandboxer's usage text says a plain run does. The binary is $LANDLOCK_SANDBOXER,
 one install.sh built in the cache directory.
 """
 
+from __future__ import annotations
+
 import os
 import pathlib
 import sys
@@ -23,6 +25,7 @@ if not __package__:  # started as a file: the repository's root, to import by pa
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
 
 from conformance.adapters import fence_adapter  # noqa: E402
+from conformance.adapters.fence_adapter import Session  # noqa: E402
 
 SANDBOXER = os.environ.get("LANDLOCK_SANDBOXER") or os.path.join(
     fence_adapter.cache_dir(), "landlock-sandboxer", "target", "release", "sandboxer")
@@ -36,15 +39,15 @@ class Sandboxer(fence_adapter.Tool):
     held_by = "native"
     uses_landlock = True
 
-    def __init__(self):
+    def __init__(self) -> None:
         if not os.access(SANDBOXER, os.X_OK):
             sys.exit("landlock-sandboxer adapter: no sandboxer at %s "
                      "(run conformance/adapters/install.sh --ci)" % SANDBOXER)
 
-    def argv(self, session, command, cwd):
+    def argv(self, session: Session, command: list[str], cwd: str) -> list[str]:
         return [SANDBOXER] + command
 
-    def env(self, session):
+    def env(self, session: Session) -> dict[str, str]:
         env = super().env(session)
         env["LL_FS_RO"] = "/"
         env["LL_FS_RW"] = ":".join(session["workspaces"] + ["/dev/null"])

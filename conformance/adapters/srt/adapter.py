@@ -19,6 +19,8 @@ srt's own always-writable paths), no network. `srt` is $SRT, else the one instal
 in the cache directory.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import pathlib
@@ -32,6 +34,7 @@ if not __package__:  # started as a file: the repository's root, to import by pa
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
 
 from conformance.adapters import fence_adapter  # noqa: E402
+from conformance.adapters.fence_adapter import Session  # noqa: E402
 
 SRT = os.environ.get("SRT") or os.path.join(
     fence_adapter.cache_dir(), "npm", "node_modules", ".bin", "srt")
@@ -42,12 +45,12 @@ class Srt(fence_adapter.Tool):
     backend = "bwrap"
     held_by = "bwrap"
 
-    def __init__(self):
+    def __init__(self) -> None:
         if not os.access(SRT, os.X_OK):
             sys.exit("srt adapter: no srt at %s (run conformance/adapters/install.sh)" % SRT)
         self.version = fence_adapter.tool_version([SRT, "--version"])
 
-    def start(self, session):
+    def start(self, session: Session) -> None:
         session["dir"] = tempfile.mkdtemp(prefix="gh-srt-")
         session["settings"] = os.path.join(session["dir"], "srt-settings.json")
         with open(session["settings"], "w") as f:
@@ -55,10 +58,10 @@ class Srt(fence_adapter.Tool):
                        "filesystem": {"denyRead": [], "allowWrite": session["workspaces"],
                                       "denyWrite": []}}, f)
 
-    def argv(self, session, command, cwd):
+    def argv(self, session: Session, command: list[str], cwd: str) -> list[str]:
         return [SRT, "--settings", session["settings"], "-c", shlex.join(command)]
 
-    def stop(self, session):
+    def stop(self, session: Session) -> None:
         shutil.rmtree(session["dir"], ignore_errors=True)
 
 

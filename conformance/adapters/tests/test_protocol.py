@@ -3,22 +3,27 @@ runner: the answers it writes for each kind of request and failure, and the setu
 every adapter names against the schema. Run: cargo xtask test (or python3 -m unittest
 discover -s conformance/adapters -t . from the repository's root)."""
 
+from __future__ import annotations
+
 import io
 import json
 import unittest
+from collections.abc import Callable
+from typing import Any, Optional
 
 from conformance.adapters import fence_adapter, protocol
 from conformance.adapters.agents import agent_adapter
-from conformance.adapters.protocol import Failure, Unsupported
+from conformance.adapters.protocol import Answer, Failure, Handler, Request, Unsupported
 
 
-def converse(handle, *lines, on_end=None):
+def converse(handle: Handler, *lines: str,
+             on_end: Optional[Callable[[], None]] = None) -> list[Any]:
     out = io.StringIO()
     protocol.serve(handle, io.StringIO("".join(line + "\n" for line in lines)), out, on_end)
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
-def handler(req):
+def handler(req: Request) -> Optional[Answer]:
     op = req["op"]
     if op == "fine":
         return {"value": 1}
@@ -32,7 +37,7 @@ def handler(req):
 
 
 class ServeTest(unittest.TestCase):
-    def test_each_answer_carries_the_id_and_its_kind(self):
+    def test_each_answer_carries_the_id_and_its_kind(self) -> None:
         ended = []
         answers = converse(handler, '{"id": 1, "op": "fine"}', '{"id": 2, "op": "unsupported"}',
                            '{"id": 3, "op": "failure"}', '{"id": 4, "op": "other"}',
@@ -56,21 +61,21 @@ class SetupTest(unittest.TestCase):
     REQUIRED: dict = {"workspace": "/w", "home": "/h", "host": "posix", "asker": "terminal",
                 "allow_list": [], "grants": [], "card_window_ms": None}
 
-    def test_required_fields_are_the_schemas(self):
+    def test_required_fields_are_the_schemas(self) -> None:
         self.assertEqual(protocol.required_fields(), frozenset(self.REQUIRED))
         protocol.check_setup(dict(self.REQUIRED), (), "t")
 
-    def test_a_field_not_honoured_is_unsupported_by_name(self):
+    def test_a_field_not_honoured_is_unsupported_by_name(self) -> None:
         with self.assertRaisesRegex(Unsupported, r"setup field\(s\) choices, roots: t has no counterpart"):
             protocol.check_setup(dict(self.REQUIRED, roots=[], choices={}), {"limits"}, "t")
         with self.assertRaisesRegex(Unsupported, r"made_up: not in the protocol's schema"):
             protocol.check_setup(dict(self.REQUIRED, made_up=1), (), "t")
 
-    def test_an_adapter_naming_a_field_the_schema_lacks_fails(self):
+    def test_an_adapter_naming_a_field_the_schema_lacks_fails(self) -> None:
         with self.assertRaisesRegex(Failure, "made_up"):
             protocol.check_setup(dict(self.REQUIRED), {"made_up"}, "t")
 
-    def test_every_adapter_names_fields_of_the_schema(self):
+    def test_every_adapter_names_fields_of_the_schema(self) -> None:
         from conformance.adapters.agents.claude_code.adapter import ClaudeCode
         from conformance.adapters.agents.codex_cli.adapter import CodexCli
         from conformance.adapters.agents.gemini_cli.adapter import GeminiCli

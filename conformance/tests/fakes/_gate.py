@@ -10,17 +10,20 @@ from typing import Any, Optional
 from conformance.adapters import protocol
 from conformance.adapters.protocol import Answer, Request, Unsupported
 
+#: A fake's session: its setup, its grants and its audit records.
+Session = dict[str, Any]
+
 
 class Fake:
     name = "fake"
 
     def __init__(self) -> None:
-        self.sessions: dict[str, dict[str, Any]] = {}
+        self.sessions: dict[str, Session] = {}
 
-    def decide(self, session: dict[str, Any], tool: str, line: str) -> Answer:
+    def decide(self, session: Session, tool: str, line: str) -> Answer:
         raise NotImplementedError
 
-    def answer(self, session: dict[str, Any], choice: str) -> Answer:
+    def answer(self, session: Session, choice: str) -> Answer:
         return {"outcome": "approved", "saved": None}
 
     def handle(self, req: Request) -> Optional[Answer]:

@@ -20,14 +20,20 @@ it runs the real adapter (`gatehouse adapter`, next to the runner) and changes o
                                into a bubblewrap jail as the command's streams
 """
 
+from __future__ import annotations
+
 import json
 import os
 import select
 import subprocess
 import sys
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:  # run as a file, without the package on its path
+    from conformance.adapters.protocol import Answer, Request
 
 
-def reference():
+def reference() -> str:
     # The binary .ci/run certifies (GATEHOUSE), else the workspace's static release build,
     # else its dynamic release or debug build.
     if os.environ.get("GATEHOUSE"):
@@ -45,7 +51,7 @@ def reference():
 OWNED = ("HOME", "TMPDIR")
 
 
-def flawed(flaw, request):
+def flawed(flaw: str, request: Request) -> tuple[Request, dict[str, str]]:
     """The request as the flawed implementation would act on it."""
     if flaw == "tty-ignored" and request.get("op") == "run":
         request.pop("tty", None)
@@ -55,7 +61,7 @@ def flawed(flaw, request):
     choices = (request.get("setup") or {}).get("choices")
     if not isinstance(choices, dict):
         return request, {}
-    extra = {}
+    extra: dict[str, str] = {}
     if flaw == "ignore-hide":
         choices["hide"] = []
     elif flaw == "secret-by-pass-env":
@@ -82,7 +88,7 @@ def flawed(flaw, request):
     return request, extra
 
 
-def omit_paths(answer):
+def omit_paths(answer: Answer) -> Answer:
     """The answer with the posture's extra paths left out."""
     for posture in (answer.get("posture"), (answer.get("opened") or {}).get("posture")):
         if isinstance(posture, dict) and isinstance(posture.get("choices"), dict):
@@ -91,12 +97,13 @@ def omit_paths(answer):
     return answer
 
 
-def on_caller_terminal(request, workspace, posture):
+def on_caller_terminal(request: Request, workspace: Optional[str], posture: Any) -> Answer:
     """Run a `tty` request as an implementation that hands its own terminal in would:
     a pseudo-terminal of this process (the host's devpts) as the command's streams, in a
     bubblewrap jail that is otherwise reasonable."""
     argv = ["sh", "-c", request["input"]] if request.get("tool", "shell") == "shell" \
         else ["python3", "-c", request["input"]]
+    assert workspace is not None, "a run before its session's open"
     cwd = request.get("cwd") or workspace
     master, slave = os.openpty()
     jail = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
@@ -126,15 +133,16 @@ def on_caller_terminal(request, workspace, posture):
             "refused": None, "posture": posture}
 
 
-def main():
+def main() -> None:
     flaw = sys.argv[sys.argv.index("--flaw") + 1] if "--flaw" in sys.argv else None
     impl = subprocess.Popen([reference(), "adapter"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, bufsize=1)
-    overrides = {}
-    workspaces = {}
+    assert impl.stdin is not None and impl.stdout is not None
+    overrides: dict[Any, dict[str, str]] = {}
+    workspaces: dict[Any, Any] = {}
     for line in sys.stdin:
         request = json.loads(line) if line.strip() else {}
-        extra = {}
+        extra: dict[str, str] = {}
         if request.get("op") == "open":
             workspaces[request.get("session")] = (request.get("setup") or {}).get("workspace")
         if flaw == "caller-terminal" and request.get("op") == "run" and request.get("tty"):

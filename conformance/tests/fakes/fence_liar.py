@@ -3,12 +3,16 @@ refused) but runs every command unfenced, and reports a failing status for any c
 that touches a path outside the workspace, as a working fence would have. Only the
 runner's own checks of the filesystem can catch it."""
 
+from __future__ import annotations
+
 import pathlib
+import subprocess
 import sys
 
 if not __package__:  # started as a file: the repository's root, to import by package
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
 
+from conformance.adapters.protocol import Answer  # noqa: E402
 from conformance.tests.fakes.unfenced import Unfenced  # noqa: E402
 
 POSTURE_NATIVE = {"state": "fence", "backend": "native",
@@ -21,7 +25,7 @@ class FenceLiar(Unfenced):
     name = "fence-liar"
     posture = POSTURE_NATIVE
 
-    def report(self, proc):
+    def report(self, proc: subprocess.CompletedProcess[str]) -> Answer:
         out = super().report(proc)
         out["held_by"] = "native"
         # The lie: anything naming a path outside the workspace "was stopped".

@@ -13,16 +13,26 @@ CI runs the gate suite against every flawed variant and requires each to fail th
 scenario written for its class: the suite proves it catches what it claims to catch.
 Standard library only.
 """
+
+from __future__ import annotations
 import os
 import pathlib
 import re
 import sys
 import time
+from collections.abc import Iterable, Iterator
+from typing import Any, Optional
 
 if not __package__:  # started as a file: the repository's root, to import by package
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
 from conformance.adapters import protocol  # noqa: E402
-from conformance.adapters.protocol import Unsupported  # noqa: E402
+from conformance.adapters.protocol import Answer, Request, Unsupported  # noqa: E402
+
+#: A word and, per character, whether it stood unquoted.
+Word = tuple[str, list[bool]]
+#: A piece of a word for brace expansion: ('lit' | 'open' | 'comma', text), ('items', [text...]),
+#: ('group', [[piece...]...]).
+Piece = tuple[str, Any]
 
 FLAW = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == '--flaw' else None
 if FLAW not in (None, 'string-prefix', 'lexical-dotdot', 'no-symlinks', 'family-prefix', 'command-word-only', 'glob-blind'):
@@ -30,7 +40,7 @@ if FLAW not in (None, 'string-prefix', 'lexical-dotdot', 'no-symlinks', 'family-
 READ = set("base64 cat cut date echo find grep head hexdump id ls mkdir nl od printf pwd rg sort stat strings tac tail tr true uname uniq wc whoami xxd".split())
 META = set(";&|\n\r<>${}`")
 CHAIN = set(";&|\n\r")
-NEVER = {}
+NEVER: dict[str, str] = {}
 for code, names in [("interpreter", "sh bash zsh dash ksh fish ash csh tcsh busybox python pypy perl ruby node nodejs deno bun php lua tclsh rscript osascript awk gawk mawk nawk"),
                     ("exec_wrapper", "sudo doas su env xargs nohup time timeout ssh docker podman setsid stdbuf nice ionice chroot unshare"),
                     ("pager_editor", "less more pg vi vim view vimdiff rvim rview nano pico emacs ed ex"),
@@ -46,11 +56,11 @@ LONG = {"rg": ["--pre", "--pre-glob", "--hostname-bin", "--follow"], "sort": ["-
 SHORT = {"sort": "o", "tail": "fF", "grep": "ZR", "head": "z", "rg": "L", "ls": "L", "date": "s"}
 WINDOWS = {"terminal": 300000, "web": 600000, "speech": 25000}
 
-def split(line, lenient=False):
+def split(line: str, lenient: bool = False) -> Optional[list[Word]]:
     """POSIX split. Returns list of (word, unquoted_mask) or None if unreadable.
     lenient: metachars outside quotes become separators ('SEP')."""
-    words = []; cur = []; mask = []; inword = False; i = 0; n = len(line)
-    def end():
+    words: list[Word] = []; cur: list[str] = []; mask: list[bool] = []; inword = False; i = 0; n = len(line)
+    def end() -> None:
         nonlocal cur, mask, inword
         if inword:
             words.append(("".join(cur), mask))
@@ -84,9 +94,9 @@ def split(line, lenient=False):
     end()
     return words
 
-def base(w): return w.rsplit("/", 1)[-1]
+def base(w: str) -> str: return w.rsplit("/", 1)[-1]
 
-def rm_recursive(args):
+def rm_recursive(args: Iterable[str]) -> bool:
     for a in args:
         if a == "--": return False
         if a.startswith("--"):
@@ -106,21 +116,22 @@ RESERVED = {"if", "then", "else", "elif", "do", "while", "until", "!", "time"}
 AWKS = {"awk", "gawk", "mawk", "nawk"}
 STDIN_WORDS = {"-", "-s", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}
 
-def stem(name):
+def stem(name: str) -> str:
     return name.rstrip("0123456789.")
 
-def is_interp(name):
+def is_interp(name: str) -> bool:
     """GATE-NEVER-3, -6: a listed interpreter (or toybox, R), versioned, any case."""
     n = stem(name.lower())
     return NEVER.get(n) == "interpreter" or n in ("toybox", "r")
 
-def is_wrapper(name):
+def is_wrapper(name: str) -> bool:
     n = name.lower()
     return NEVER.get(n) == "exec_wrapper" or n in LAUNCHERS or is_interp(n) or stem(n) in SHELLS or n in ("find", "source", ".", "time")
 
-def lex(text):
+def lex(text: str) -> list[tuple[str, bool]]:
     """Lenient POSIX words of one simple command: (text, unquoted-glob) pairs."""
-    out, cur, glob, inw, q, i = [], [], False, False, None, 0
+    out: list[tuple[str, bool]] = []; cur: list[str] = []; q: Optional[str] = None
+    glob, inw, i = False, False, 0
     while i < len(text):
         c = text[i]
         if q == "'":
@@ -149,7 +160,7 @@ def lex(text):
     if inw: out.append(("".join(cur), glob))
     return out
 
-def fnmatch_one(pat, name):
+def fnmatch_one(pat: str, name: str) -> bool:
     """Whether glob `pat` matches `name` (`*`, `?`, `[...]` with `!`/`^` and ranges): one
     pass over the pattern carrying the set of positions of `name` reached, so a run of
     stars costs linear time, never a backtracking search (GATE-DANGER-12)."""
@@ -167,7 +178,7 @@ def fnmatch_one(pat, name):
             e = pat.find("]", q + 1)
             if e >= 0:
                 body = pat[q:e]
-                def hit(ch):
+                def hit(ch: str) -> bool:
                     j, ok = 0, False
                     while j < len(body):
                         if j + 2 < len(body) and body[j+1] == "-":
@@ -179,13 +190,13 @@ def fnmatch_one(pat, name):
         reach = {k + 1 for k in reach if k < n and name[k] == c}; p += 1
     return n in reach
 
-def may_be_rm(w, g):
+def may_be_rm(w: str, g: bool) -> bool:
     tail = re.split(r"[/=!]", w)[-1].lower()
     if tail in ("rm", "grm", "srm"): return True
     if len(w) > 3 and w[0] == "-" and w[1] != "-" and w[-2:].lower() == "rm": return True
     return g and any(fnmatch_one(tail, n) for n in ("rm", "grm", "srm"))
 
-def inline_code(args):
+def inline_code(args: Iterable[tuple[str, bool]]) -> bool:
     for a, _ in args:
         if a.startswith("--"):
             n = a[2:].split("=")[0]
@@ -193,7 +204,7 @@ def inline_code(args):
         elif a == "eval" or (len(a) > 1 and a[0] == "-" and set(a[1:]) & set("ceEprBR")): return True
     return False
 
-def names_descriptor(text):
+def names_descriptor(text: str) -> bool:
     """GATE-DANGER-11: a piece of the word (cut at blanks, `= : ,` and redirection
     operators) holding a `/` with a path component `stdin` or `fd`, in any case."""
     for piece in re.split(r"[ \t\n=:,<>&|;]", text):
@@ -201,10 +212,10 @@ def names_descriptor(text):
             return True
     return False
 
-def stdin_word(a):
+def stdin_word(a: str) -> bool:
     return a in STDIN_WORDS or names_descriptor(a)
 
-def program_from_input(name, stdin, operand):
+def program_from_input(name: str, stdin: bool, operand: bool) -> bool:
     """GATE-DANGER-9(d), -11: whether `name`, fed, reads its program from that input;
     `stdin`: a later word names standard input or a descriptor, `operand`: a later word
     is an operand (not an option, redirection or its target)."""
@@ -217,7 +228,7 @@ def program_from_input(name, stdin, operand):
 
 CAP = 1 << 60
 
-def brace_sequence(body):
+def brace_sequence(body: str) -> Optional[list[str]]:
     """The items of a `{x..y[..step]}` body, or None when it is not one."""
     if len(body) > 64: return None
     sm = re.fullmatch(r"(-?\d+|.)\.\.(-?\d+|.)(?:\.\.(-?\d+))?", body)
@@ -235,12 +246,12 @@ def brace_sequence(body):
     rng = range(a_, b_ + 1, step) if b_ >= a_ else range(a_, b_ - 1, -step)
     return [chr(v) if chars else str(v) for v in rng]
 
-def brace_parse(w):
+def brace_parse(w: str) -> Optional[list[Piece]]:
     """One pass over a word with a stack of open braces (braces and commas found
     quote-blind): a list of pieces ('lit', text), ('group', [pieces...]),
     ('items', [text...])."""
-    pieces, stack, run = [], [], []
-    def flush():
+    pieces: list[Piece] = []; stack: list[list[Any]] = []; run: list[str] = []
+    def flush() -> None:
         if run: pieces.append(("lit", "".join(run))); run.clear()
     for i, c in enumerate(w):
         if c == "{":
@@ -259,7 +270,7 @@ def brace_parse(w):
             elif comma:
                 # a group nested in 256 others expands to more than 256 words
                 if len(stack) >= 256: return None
-                alts = [[]]
+                alts: list[list[Piece]] = [[]]
                 for pc in pieces[start+1:]:
                     if pc[0] == "comma": alts.append([])
                     else: alts[-1].append(pc)
@@ -276,7 +287,7 @@ def brace_parse(w):
     flush()
     return pieces
 
-def brace_measure(pieces, work):
+def brace_measure(pieces: list[Piece], work: list[int]) -> tuple[int, int]:
     """(words, bytes) the pieces expand to, saturating; work[0] adds what nested groups
     build on the way."""
     cnt, size = 1, 0
@@ -292,8 +303,9 @@ def brace_measure(pieces, work):
         cnt, size = min(CAP, cnt * c), min(CAP, size * c + b * cnt)
     return cnt, size
 
-def brace_build(pieces):
+def brace_build(pieces: list[Piece]) -> list[str]:
     words = [""]
+    choices: list[str]
     for kind, v in pieces:
         if kind in ("lit", "open", "comma"): choices = [v]
         elif kind == "items": choices = v
@@ -302,7 +314,7 @@ def brace_build(pieces):
         else: words = [x + c for x in words for c in choices]
     return words
 
-def brace_words(line):
+def brace_words(line: str) -> Iterator[tuple[str, bool]]:
     """Split at the shell's word ends for brace expansion: an unquoted blank, newline or
     operator (GATE-DANGER-14). Yields (text, is_word)."""
     i, n = 0, len(line)
@@ -323,11 +335,11 @@ def brace_words(line):
         if j == i: yield line[i], False; i += 1
         else: yield line[i:j], True; i = j
 
-def expand_braces(line):
+def expand_braces(line: str) -> Optional[str]:
     """GATE-DANGER-8, -12, -14: every word's brace expansion; None past 256 words or 8
     bytes per byte of the line plus 4096."""
     words_left, max_bytes = 256, 8 * len(line) + 4096
-    out, size = [], 0
+    out: list[str] = []; size = 0
     for t, isword in brace_words(line):
         if isword and "{" in t:
             pcs = brace_parse(t)
@@ -341,10 +353,10 @@ def expand_braces(line):
         if size > max_bytes: return None
     return "".join(out)
 
-def extglob_as_star(line):
+def extglob_as_star(line: str) -> str:
     """GATE-DANGER-13: each extended glob group outside quotes (`@( ) !( ) +( ) *( )
     ?( )`, quotes and blanks inside included) read as `*`; one pass, a stack of parens."""
-    stack, spans, groups = [], [], 0
+    stack: list[Optional[int]] = []; spans: list[tuple[int, int]] = []; groups = 0
     single = double = False
     i, n = 0, len(line)
     while i < n:
@@ -363,19 +375,19 @@ def extglob_as_star(line):
                 if groups == 0: spans.append((frm, i + 1))
         i += 1
     if not spans: return line
-    out, at = [], 0
+    out: list[str] = []; at = 0
     for frm, to in spans:
         out.append(line[at:frm]); out.append("*"); at = to
     out.append(line[at:])
     return "".join(out)
 
-def respell(line):
+def respell(line: str) -> Optional[str]:
     """GATE-DANGER-6, -8: the line as the shell will respell it before it runs; None
     when a brace expansion is too large to read."""
     line = line.replace("\\\n", "")
     line = re.sub(r"\$\{IFS[^}]*(?:\}|$)", " ", line)  # unclosed: to the end, once
     line = re.sub(r"\$IFS(?![A-Za-z0-9_])", " ", line)
-    def ansi_c(m):
+    def ansi_c(m: re.Match[str]) -> str:
         body = m.group(1)
         body = re.sub(r"\\x([0-9A-Fa-f]{1,2})", lambda x: chr(int(x.group(1), 16)), body)
         body = re.sub(r"\\u([0-9A-Fa-f]{1,4})", lambda x: chr(int(x.group(1), 16)), body)
@@ -384,10 +396,10 @@ def respell(line):
     line = re.sub(r"\$'([^']*)'", ansi_c, line).replace('$"', '"')
     line = extglob_as_star(line)
     if "{" in line:
-        line = expand_braces(line)
+        return expand_braces(line)
     return line
 
-def dangerous(line, depth=0):
+def dangerous(line: str, depth: int = 0) -> bool:
     if depth == 0:
         r = respell(line)
         if r is None: return True
@@ -395,12 +407,12 @@ def dangerous(line, depth=0):
     if depth > 8: return True
     # backticks as $( ), then a quote-blind split, noting what a pipe or redirection feeds
     n = 0
-    def bt(m):
+    def bt(m: re.Match[str]) -> str:
         nonlocal n
         n += 1
         return "$(" if n % 2 else ")"
     line = re.sub("`", bt, line)
-    segs, cur, fed = [], [], False
+    segs: list[tuple[str, bool]] = []; cur: list[str] = []; fed = False
     for i, c in enumerate(line):
         pair = (c == "{" and line[i+1:i+2] == "}") or (c == "}" and line[i-1:i] == "{") or (c == "&" and line[i-1:i] in ("<", ">") and i > 0)
         if c in ";&|\n\r(){}" and not pair:
@@ -428,16 +440,19 @@ def dangerous(line, depth=0):
             break
         if i >= len(ws): continue
         if "$" in ws[i][0] or ws[i][1]: return True
-        start, wrapped, spread, splice, repl = i, False, False, False, None
+        start, wrapped, spread, splice = i, False, False, False
+        repl: Optional[str] = None
         # what the words after each index hold, computed once from the end so that a long
         # run of `rm`, `find` or shell words reads in linear time (GATE-DANGER-12)
         nw = len(ws)
-        rm_after, find_after, inline_after = [None] * (nw + 1), [False] * (nw + 1), [False] * (nw + 1)
+        rm_after: list[Optional[bool]] = [None] * (nw + 1)
+        find_after, inline_after = [False] * (nw + 1), [False] * (nw + 1)
         stdin_after, operand_after = [False] * (nw + 1), [False] * (nw + 1)
         target = [False] * (nw + 1)
         for j, (a, _) in enumerate(ws):
             m = re.match(r"^[0-9]*[<>]+[|&]?(.*)$", a)
             if m and not target[j] and m.group(1) == "": target[j + 1] = True
+        d: Optional[bool]
         for j in range(nw - 1, -1, -1):
             a, ag = ws[j]
             if a == "--": d = False
@@ -476,14 +491,14 @@ def dangerous(line, depth=0):
             if spread or name == "find": splice = True
     return descriptor and runs_program
 
-def interp_like(name):
+def interp_like(name: str) -> Optional[str]:
     name = name.lower()
     if name in NEVER: return NEVER[name]
     if name in LAUNCHERS: return "exec_wrapper"
     if is_interp(name): return "interpreter"
     return None
 
-def resolve(path, ws):
+def resolve(path: str, ws: str) -> Optional[str]:
     """Kernel-like resolution; returns (abs path or None for loop)."""
     if FLAW == "lexical-dotdot":
         path = os.path.normpath(path)
@@ -515,16 +530,16 @@ def resolve(path, ws):
         return out
     return cur
 
-def inside(p, ws):
+def inside(p: Optional[str], ws: str) -> bool:
     if FLAW == "string-prefix":
         return p is not None and p.startswith(ws)
     return p is not None and (p == ws or p.startswith(ws.rstrip("/") + "/"))
 
-def ends_options(prev):
+def ends_options(prev: Optional[str]) -> bool:
     """GATE-FLAG-6: after the command, an operand, `-` or a `--name=value` word."""
     return prev is None or prev == "-" or not prev.startswith("-") or (prev.startswith("--") and "=" in prev)
 
-def auto_check(line, ws):
+def auto_check(line: str, ws: str) -> Optional[str]:
     if any(c in META for c in line): return "metacharacter"
     words = split(line)
     if words is None: return "unreadable"
@@ -537,7 +552,7 @@ def auto_check(line, ws):
     # escape flags; a `--` ends the options only where no option can take it as its
     # value (GATE-FLAG-6)
     after = False
-    prev = None
+    prev: Optional[str] = None
     for w, _ in args:
         if first == "find":
             if w in FIND_ESC: return "escape_flag"
@@ -556,7 +571,7 @@ def auto_check(line, ws):
     after = False
     prev = None
     for w, m in args:
-        cands = []
+        cands: list[str] = []
         if w and w[0] == "~" and m and m[0]: return "path_outside"
         if not after and w == "--" and first != "find" and ends_options(prev): after = True; continue
         prev = w
@@ -576,14 +591,15 @@ def auto_check(line, ws):
     return None
 
 class Session:
-    def __init__(self, setup):
+    def __init__(self, setup: dict[str, Any]) -> None:
         self.s = setup
         self.ws = os.path.realpath(setup["workspace"])
         self.grants = [dict(g) for g in setup.get("grants", [])]
-        self.records = []
-        self.last = None
+        self.records: list[dict[str, Any]] = []
+        #: The pending ask: tool, input, offers, window in ms.
+        self.last: Optional[tuple[str, str, dict[str, Any], int]] = None
 
-    def offers(self, tool, line, reason):
+    def offers(self, tool: str, line: str, reason: Optional[str]) -> dict[str, Any]:
         s = self.s
         if tool not in ("shell", "execute_code"):
             return dict(exact=False, exact_withheld="card_only", family=None, family_withheld="card_only", text="x")
@@ -612,9 +628,9 @@ class Session:
             return dict(exact=True, exact_withheld=None, family=None, family_withheld="not_a_command_name", text="name")
         return dict(exact=True, exact_withheld=None, family=first, family_withheld=None, text=None)
 
-    def decide(self, tool, line):
+    def decide(self, tool: str, line: str) -> Answer:
         s = self.s
-        route, reason = None, None
+        route: Optional[str] = None; reason: Optional[str] = None
         gt = lambda g: g.get("tool", "shell")
         if tool not in ("shell", "execute_code"):
             reason = "card_only"
@@ -657,10 +673,11 @@ class Session:
         self.last = (tool, line, off, win)
         return dict(decision="ask", route="card", reason=reason, offers=off, card=dict(channel=s["asker"], window_ms=win))
 
-    def answer(self, choice):
+    def answer(self, choice: str) -> Answer:
+        assert self.last is not None, "an answer with no card pending"
         tool, line, off, win = self.last
         self.last = None
-        saved = None
+        saved: Optional[dict[str, str]] = None
         if choice == "silence":
             time.sleep(win / 1000); out = "expired"
         elif choice == "refuse": out = "refused"
@@ -678,7 +695,7 @@ class Session:
         self.records.append(dict(tool=tool, input=line, outcome=out))
         return dict(outcome=out, saved=saved)
 
-    def revoke(self, t):
+    def revoke(self, t: str) -> list[dict[str, Any]]:
         if t.isdigit():
             i = int(t)
             if 1 <= i <= len(self.grants): return [self.grants.pop(i - 1)]
@@ -687,10 +704,10 @@ class Session:
         self.grants = [g for g in self.grants if g["key"] != t]
         return gone
 
-def strip(gs): return [{k: v for k, v in g.items() if k != "tool"} for g in gs]
+def strip(gs: list[dict[str, Any]]) -> list[dict[str, Any]]: return [{k: v for k, v in g.items() if k != "tool"} for g in gs]
 
-sessions: dict = {}
-def handle(req):
+sessions: dict[str, Session] = {}
+def handle(req: Request) -> Answer:
     op = req["op"]
     if op == "hello":
         return dict(protocol="1.0", name="model", version="0", capabilities=["gate"], environment=dict(os="linux", arch="x", kernel=None, landlock_abi=None, fence_backend=None))

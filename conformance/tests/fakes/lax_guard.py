@@ -17,6 +17,8 @@ build), except
 Standard library only.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import subprocess
@@ -27,12 +29,12 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 FILE_TOOLS = {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead"}
 
 
-def real():
+def real() -> str:
     return os.environ.get("GATEHOUSE") or os.path.join(
         os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "gatehouse")
 
 
-def install(argv):
+def install(argv: list[str]) -> int:
     done = subprocess.run([real()] + argv)
     if done.returncode != 0:
         return done.returncode
@@ -51,7 +53,7 @@ def install(argv):
     return 0
 
 
-def hook():
+def hook() -> int:
     flaw = os.environ.get("GATEHOUSE_LAX_GUARD", "")
     data = sys.stdin.buffer.read()
     try:
@@ -74,7 +76,7 @@ def hook():
     return done.returncode
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if argv[:2] == ["guard", "claude-code"]:
         return hook()
     if argv[:3] == ["guard", "install", "claude-code"]:

@@ -18,6 +18,8 @@ rests on what the runner observes itself, never on the implementation's word.
                            person's choices is skipped, and none of them shown safe
 """
 
+from __future__ import annotations
+
 import json
 import os
 import re
@@ -26,11 +28,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 if not __package__:  # started as a file: the repository's root, to import by package
     sys.path[0] = str(Path(__file__).resolve().parents[3])
 
 # The reference binary this wraps, found as the other wrapping fakes find it.
+from conformance.adapters.protocol import Request  # noqa: E402
 from conformance.tests.fakes.choice_flaws import reference  # noqa: E402
 
 SECRET = re.compile(r"KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH|COOKIE|PRIVATE", re.I)
@@ -38,13 +42,13 @@ PREFIXES = ("AWS_", "ANTHROPIC_", "OPENAI_", "GITHUB_", "GH_", "GATEHOUSE_", "NP
             "GITLAB_", "GEMINI_", "DOCKER_", "GOOGLE_", "AZURE_")
 
 
-def secret_env():
+def secret_env() -> dict[str, str]:
     """Every variable of this process that looks like a secret: name and value."""
     return {k: v for k, v in os.environ.items()
             if (SECRET.search(k) or k.startswith(PREFIXES)) and len(v) >= 8}
 
 
-def scrub(value, secrets):
+def scrub(value: Any, secrets: dict[str, str]) -> Any:
     """`value` with every secret value, and every line naming a secret, taken out."""
     if isinstance(value, str):
         lines = [line for line in value.split("\n")
@@ -60,7 +64,7 @@ def scrub(value, secrets):
     return value
 
 
-def snapshot(root):
+def snapshot(root: str) -> tuple[str, str]:
     """A copy of `root` (the fixture's directory) to put back later."""
     keep = tempfile.mkdtemp(prefix="undo-")
     copy = os.path.join(keep, "copy")
@@ -71,7 +75,7 @@ def snapshot(root):
     return keep, copy
 
 
-def restore(root, keep, copy):
+def restore(root: str, keep: str, copy: str) -> None:
     """Every file of `root` back as `copy` holds it: contents, modes and times; files
     made since removed."""
     for base, dirs, files in os.walk(root, topdown=True):
@@ -99,7 +103,7 @@ def restore(root, keep, copy):
     shutil.rmtree(keep, ignore_errors=True)
 
 
-def unfenced(request, workspace):
+def unfenced(request: Request, workspace: str) -> tuple[int, str, str]:
     argv = ["sh", "-c", request["input"]] if request.get("tool", "shell") == "shell" \
         else ["python3", "-c", request["input"]]
     cwd = request.get("cwd") or workspace
@@ -110,13 +114,14 @@ def unfenced(request, workspace):
         return 1, "", str(e)
 
 
-def main():
+def main() -> None:
     lie = sys.argv[sys.argv.index("--lie") + 1]
     impl = subprocess.Popen([reference(), "adapter"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, bufsize=1)
+    assert impl.stdin is not None and impl.stdout is not None
     secrets = secret_env()
-    workspaces = {}
-    asked_network = {}
+    workspaces: dict[Any, Any] = {}
+    asked_network: dict[Any, Any] = {}
     for line in sys.stdin:
         request = json.loads(line) if line.strip() else {}
         op, session = request.get("op"), request.get("session")

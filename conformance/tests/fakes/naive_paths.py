@@ -11,14 +11,17 @@ With `--honest-resolver` it answers a session that names a `resolver` `unsupport
 the protocol asks of an implementation without one (PROTO-SETUP-1): the runner then
 judges it on its own resolver rather than skipping what it shows (PROTO-OBSERVE-6).
 """
+
+from __future__ import annotations
 import sys, json, os
-S = {}
-def ok(i, **kw): d = {"id": i, "ok": True}; d.update(kw); print(json.dumps(d), flush=True)
-def resolve(s, p):
+from typing import Any, Optional
+S: dict[str, dict[str, Any]] = {}
+def ok(i: Any, **kw: Any) -> None: d = {"id": i, "ok": True}; d.update(kw); print(json.dumps(d), flush=True)
+def resolve(s: str, p: str) -> tuple[str, Optional[str]]:
     ws = S[s]["ws"]; roots = [ws] + S[s]["roots"]
     full = p if p.startswith("/") else os.path.join(ws, p)
     real = os.path.realpath(full)
-    if not any(real.startswith(r) for r in roots): return None, "escape"
+    if not any(real.startswith(r) for r in roots): return "", "escape"
     return real, None
 for line in sys.stdin:
     r = json.loads(line); i = r["id"]; op = r["op"]

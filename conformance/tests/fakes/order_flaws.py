@@ -23,17 +23,23 @@ The last four ask the real adapter for what the flaw would have shown (the comma
 again through `run`, a path vouched for again, the map cleared) with requests of their own.
 """
 
+from __future__ import annotations
+
 import fnmatch
 import json
 import os
 import subprocess
 import sys
+from typing import Any
+
+#: A request or an answer of the protocol: a JSON object.
+Message = dict[str, Any]
 
 FAILURES = {"hook_timeout", "hook_exit_status", "hook_signal", "hook_empty_output",
             "hook_malformed_output", "hook_unknown_field", "hook_spawn_failed"}
 
 
-def reference():
+def reference() -> str:
     # The binary .ci/run certifies (GATEHOUSE), else the workspace's static release build,
     # else its dynamic release or debug build.
     if os.environ.get("GATEHOUSE"):
@@ -48,43 +54,45 @@ def reference():
     sys.exit("order_flaws: build the reference first (cargo build --release -p gatehouse)")
 
 
-def glob_match(pattern, text):
+def glob_match(pattern: str, text: str) -> bool:
     return fnmatch.fnmatchcase(text.lower(), pattern.lower())
 
 
 class Impl:
     """The real adapter, and requests of the proxy's own."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.proc = subprocess.Popen([reference(), "adapter"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
         self.own = 10 ** 9
 
-    def send(self, line):
-        self.proc.stdin.write(line)
-        self.proc.stdin.flush()
-        return self.proc.stdout.readline()
+    def send(self, line: str) -> str:
+        self.stdin.write(line)
+        self.stdin.flush()
+        return self.stdout.readline()
 
-    def ask(self, request):
+    def ask(self, request: Message) -> Message:
         self.own += 1
         out = self.send(json.dumps(dict(request, id=self.own)) + "\n")
         return json.loads(out) if out else {}
 
 
-def text_of(request):
+def text_of(request: Message) -> Any:
     i = request.get("input")
     if isinstance(i, dict):
         return i.get("cmd") or i.get("code") or ""
     return i or ""
 
 
-def rerun(impl, request):
+def rerun(impl: Impl, request: Message) -> Message:
     """What the fence gives for the call when nothing but the fence stands in the way."""
     return impl.ask({"op": "run", "session": request["session"], "tool": request["tool"],
                      "input": text_of(request), "cwd": None})
 
 
-def run_anyway(impl, request, answer, text):
+def run_anyway(impl: Impl, request: Message, answer: Message, text: str) -> None:
     run = impl.ask({"op": "run", "session": request["session"], "tool": request["tool"],
                     "input": text, "cwd": None})
     answer.update(decision="allow", ran=True, not_run=None, exit=run.get("exit"),
@@ -92,7 +100,7 @@ def run_anyway(impl, request, answer, text):
                   stderr=run.get("stderr", ""))
 
 
-def acted(flaw, impl, request, answer):
+def acted(flaw: str, impl: Impl, request: Message, answer: Message) -> Message:
     if (flaw == "hooks-fail-open" and not answer.get("ran")
             and (answer.get("reason") in FAILURES
                  or FAILURES & {h.get("code") if isinstance(h, dict) else h
@@ -124,7 +132,7 @@ def acted(flaw, impl, request, answer):
     return answer
 
 
-def flawed(flaw, impl, request, answer):
+def flawed(flaw: str, impl: Impl, request: Message, answer: Message) -> Message:
     if not answer.get("ok"):
         return answer
     if request.get("op") == "act":
@@ -150,7 +158,7 @@ def flawed(flaw, impl, request, answer):
     return answer
 
 
-def main():
+def main() -> None:
     flaw = sys.argv[sys.argv.index("--flaw") + 1] if "--flaw" in sys.argv else None
     impl = Impl()
     for line in sys.stdin:

@@ -21,16 +21,20 @@ Claude Code's bubblewrap cannot nest in another and the agent runs unconfined, h
 own sandbox.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import pathlib
 import sys
+from typing import Any, Optional
 
 if not __package__:  # started as a file: the repository's root, to import by package
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
 
 from conformance.adapters.agents import agent_adapter as core  # noqa: E402
-from conformance.adapters.agents.agent_adapter import Unsupported  # noqa: E402
+from conformance.adapters.agents.agent_adapter import Call, Observed, RunResult, Session, Unsupported  # noqa: E402
+from conformance.adapters.protocol import Request  # noqa: E402
 from conformance.adapters.agents.wires.anthropic import AnthropicWire  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,9 +49,11 @@ MODES = {None: "default", "strict": "default", "balanced": "default",
          "restricted": "dontAsk", "autonomous": "bypassPermissions", "yolo": "bypassPermissions"}
 HOME_DIRS = ("bridge-spawn", "ssh", "cache/model-catalog", "daemon", "child-logs", "file-history")
 EVENTS = {"pre_tool_use": "PreToolUse", "post_tool_use": "PostToolUse"}
+# Who refused a call, by the `source` of Claude Code's permission decision (any JSON value).
+BY_SOURCE: dict[Any, Any] = {"config": "rule", "hook": "hook", "user_reject": "user"}
 
 
-def binary():
+def binary() -> str:
     """The native program: the platform package's, or the wrapper's copy of it."""
     override = os.environ.get("GATEHOUSE_CLAUDE_CODE")
     if override:
@@ -60,7 +66,7 @@ def binary():
     return core.npm_bin("claude-code", ".bin", "claude")
 
 
-def load_yaml(path, what):
+def load_yaml(path: str, what: str) -> Any:
     try:
         import yaml
     except ImportError:
@@ -73,7 +79,7 @@ def load_yaml(path, what):
     return data or {}
 
 
-def translate_pattern(pattern):
+def translate_pattern(pattern: str) -> str:
     """A pattern of permissions.md (`shell:cmd=rm*`) as a Claude Code rule (`Bash(rm*)`)."""
     head, sep, rest = pattern.partition(":")
     tool = TOOLS.get(head.lower())
@@ -92,8 +98,8 @@ def translate_pattern(pattern):
     return "%s(%s)" % (tool, value)
 
 
-def translate_rules(perms, where):
-    out = {"allow": [], "ask": [], "deny": []}
+def translate_rules(perms: Any, where: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
     if not perms:
         return out
     if not isinstance(perms, dict) or set(perms) - set(out):
@@ -104,10 +110,10 @@ def translate_rules(perms, where):
     return out
 
 
-def translate_matcher(glob):
+def translate_matcher(glob: Any) -> str:
     if glob is None:
         return "*"
-    names = []
+    names: list[str] = []
     for part in str(glob).split("|"):
         tool = TOOLS.get(part.strip().lower())
         if tool is None:
@@ -116,14 +122,14 @@ def translate_matcher(glob):
     return "|".join(names)
 
 
-def translate_hooks(hooks):
-    out = {}
+def translate_hooks(hooks: Any) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
     for event, matchers in (hooks or {}).items():
         name = EVENTS.get(event)
         if name is None:
             raise Unsupported("hooks.%s: Claude Code has no such event" % event)
         for m in matchers or []:
-            entry = {"matcher": translate_matcher(m.get("matcher")), "hooks": []}
+            entry: dict[str, Any] = {"matcher": translate_matcher(m.get("matcher")), "hooks": []}
             for h in m.get("hooks") or []:
                 if h.get("type") != "command":
                     raise Unsupported("hooks.%s: a %r hook (Claude Code runs commands only)"
@@ -132,7 +138,7 @@ def translate_hooks(hooks):
                 env = h.get("env") or {}
                 if env:
                     cmd = "env %s sh -c %s" % (" ".join(_q("%s=%s" % kv) for kv in env.items()), _q(cmd))
-                hook = {"type": "command", "command": cmd}
+                hook: dict[str, Any] = {"type": "command", "command": cmd}
                 if h.get("timeout") is not None:
                     hook["timeout"] = h["timeout"]
                 entry["hooks"].append(hook)
@@ -140,7 +146,7 @@ def translate_hooks(hooks):
     return out
 
 
-def _q(s):
+def _q(s: object) -> str:
     return "'" + str(s).replace("'", "'\"'\"'") + "'"
 
 
@@ -155,7 +161,7 @@ class ClaudeCode(core.Agent):
         "fence_policy", "workspaces", "log_dir", "limits", "choices",
         "agent_file", "settings_file", "safety", "state_dir", "resume"}
 
-    def __init__(self, guard=None):
+    def __init__(self, guard: Optional[str] = None) -> None:
         self.version = core.version_of([binary(), "--version"], VERSION).split(" ")[0]
         # --guard: Claude Code with `gatehouse guard` as its PreToolUse hook (README.md,
         # "Put Gatehouse in front of your agent"): the library decides every call and runs
@@ -166,7 +172,7 @@ class ClaudeCode(core.Agent):
             self.capabilities = self.capabilities + ["guard"]
             self.fence_backend = "native"
 
-    def check_setup(self, setup):
+    def check_setup(self, setup: Request) -> None:
         super().check_setup(setup)
         if setup.get("resolver") is not None:
             raise Unsupported("resolver: Claude Code's path resolution has no switch")
@@ -186,12 +192,12 @@ class ClaudeCode(core.Agent):
                 raise Unsupported("choices %s: the guard's [exec] has no counterpart"
                                   % ", ".join(other))
 
-    def prepare(self, s):
+    def prepare(self, s: Session) -> None:
         setup = s.setup
         cfg = setup.get("state_dir") or s.dirs["config"]
         os.makedirs(cfg, exist_ok=True)
         s.state["config_dir"] = cfg
-        agent = {}
+        agent: dict[str, Any] = {}
         if setup.get("agent_file"):
             doc = load_yaml(setup["agent_file"], "agent file")
             agents = doc.get("agents") or {}
@@ -201,7 +207,7 @@ class ClaudeCode(core.Agent):
             agent_rules = translate_rules(doc.get("permissions"), "agent file")
         else:
             agent_rules = translate_rules(None, "")
-        person = {}
+        person: dict[str, Any] = {}
         if setup.get("settings_file"):
             person = (load_yaml(setup["settings_file"], "settings file").get("settings") or {})
         person_rules = translate_rules(person.get("permissions"), "settings file")
@@ -215,14 +221,14 @@ class ClaudeCode(core.Agent):
             raise Unsupported("safety %r: no Claude Code permission mode" % safety)
         s.state["mode"] = "bypassPermissions" if setup.get("skip_permissions") else MODES[safety]
         # The author's file: the user settings of the session's config directory.
-        user = {"permissions": agent_rules}
+        user: dict[str, Any] = {"permissions": agent_rules}
         hooks = None if self.guard else translate_hooks(agent.get("hooks"))
         if hooks:
             user["hooks"] = hooks
         with open(os.path.join(cfg, "settings.json"), "w") as f:
             json.dump(user, f, indent=1)
         # The person's: a --settings file, with the fence policy.
-        flag = {"permissions": person_rules}
+        flag: dict[str, Any] = {"permissions": person_rules}
         policy = setup.get("fence_policy")
         s.state["sandbox"] = policy in ("required", "degraded") and not self.guard
         if s.state["sandbox"]:
@@ -252,23 +258,25 @@ class ClaudeCode(core.Agent):
                     "type": "stdio", "command": sys.executable,
                     "args": [os.path.join(HERE, "prompt_mcp.py"), s.state["prompts"], answer]}}}, f)
 
-    def install_guard(self, s, cfg, safety):
+    def install_guard(self, s: Session, cfg: str, safety: Optional[str]) -> None:
         """Writes the guard's configuration from the setup (outside the workspace) and
         installs the hook into the session's user settings with `gatehouse guard install`,
         which keeps the settings written above."""
         setup = s.setup
-        s.state["guard_config"] = core.write_guard_config(s, self.guard, safety)
+        guard = self.guard
+        assert guard is not None  # installed only with --guard
+        s.state["guard_config"] = core.write_guard_config(s, guard, safety)
         env = dict(os.environ, CLAUDE_CONFIG_DIR=cfg, GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
-        r = core.run_process([self.guard, "guard", "install", "claude-code", "--user"], env,
+        r = core.run_process([guard, "guard", "install", "claude-code", "--user"], env,
                              setup["workspace"], deadline_s=30)
         if r.rc != 0:
             raise core.AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
 
-    def env(self, s):
+    def env(self, s: Session) -> dict[str, str]:
         e = super().env(s)
         if self.guard:
             e["GATEHOUSE_GUARD_CONFIG"] = s.state["guard_config"]
-        e.update(ANTHROPIC_BASE_URL=s.model.url, ANTHROPIC_API_KEY="sk-ant-scripted-model",
+        e.update(ANTHROPIC_BASE_URL=s.model_url, ANTHROPIC_API_KEY="sk-ant-scripted-model",
                  CLAUDE_CONFIG_DIR=s.state["config_dir"],
                  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_TELEMETRY="1",
                  DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1",
@@ -279,7 +287,7 @@ class ClaudeCode(core.Agent):
         e.pop("ANTHROPIC_AUTH_TOKEN", None)
         return e
 
-    def script(self, s, call):
+    def script(self, s: Session, call: Call) -> list[Any]:
         tool = TOOLS.get(call.tool)
         if call.tool in LISTING:
             line = LISTING[call.tool] % {"pattern": _q(call.input.get("pattern", "")),
@@ -308,10 +316,10 @@ class ClaudeCode(core.Agent):
                           "new_string": call.input.get("new", "")}), "done"]
 
     @staticmethod
-    def _abs(s, path):
+    def _abs(s: Session, path: str) -> str:
         return path if os.path.isabs(path) else os.path.join(s.setup["workspace"], path)
 
-    def command(self, s, call):
+    def command(self, s: Session, call: Call) -> list[str]:
         try:
             os.remove(s.state["prompts"])
         except FileNotFoundError:
@@ -330,8 +338,9 @@ class ClaudeCode(core.Agent):
             return argv   # its own sandbox, or the guard's `gatehouse exec`, holds the call
         return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
 
-    def observe(self, s, call, result, requests):
-        events = []
+    def observe(self, s: Session, call: Call, result: RunResult,
+                requests: list[dict[str, Any]]) -> Observed:
+        events: list[Any] = []
         for line in result.stdout.splitlines():
             if line.strip():
                 events.append(json.loads(line))   # not JSON: the core reports it, with stderr
@@ -346,7 +355,8 @@ class ClaudeCode(core.Agent):
         if use_id is None:
             raise core.AgentError("Claude Code made no tool call (exit %s, result %r); last stderr:\n%s"
                                   % (result.rc, final and final.get("result"), result.last_stderr()))
-        block, meta = None, None
+        block: Optional[dict[str, Any]] = None
+        meta: dict[str, Any] = {}
         for ev in events:
             if ev.get("type") != "user":
                 continue
@@ -379,7 +389,7 @@ class ClaudeCode(core.Agent):
                     pass
             elif block.get("is_error"):
                 exit_code = 1
-        refusal = None
+        refusal: Optional[str] = None
         if self.guard and ran:
             refusal = exec_refusal(text, exit_code)
         elif self.guard and not ran:
@@ -388,17 +398,17 @@ class ClaudeCode(core.Agent):
             return core.Observed(ran=False, asked=asked, denied=True, by="sandbox", output=text,
                                  message=refusal, refused="choice_refused", refusal=refusal)
         src = decision.get("source")
-        by = None if ran else {"config": "rule", "hook": "hook", "user_reject": "user"}.get(src, src)
+        by = None if ran else BY_SOURCE.get(src, src)
         return core.Observed(ran=ran, asked=asked, denied=not ran, by=by, exit=exit_code, output=text,
                              message=None if ran else text)
 
-    def held_by(self, s):
+    def held_by(self, s: Session) -> Optional[str]:
         if self.guard:
             return "native"
         return "bwrap" if s.state.get("sandbox") else "off"
 
 
-def exec_refusal(text, exit_code):
+def exec_refusal(text: str, exit_code: Optional[int]) -> Optional[str]:
     """`gatehouse exec`'s refusal of the guard's rewritten command: exit 125 and its one
     line `gatehouse exec: ...` naming the choice it cannot honour (a workspace that is the
     home, a writable root holding the user's configuration). Its fence notice (`gatehouse
@@ -411,7 +421,7 @@ def exec_refusal(text, exit_code):
     return None
 
 
-def guard_refusal(text):
+def guard_refusal(text: str) -> Optional[str]:
     """The guard's refusal to open the session at all (a workspace root it cannot open or
     that holds the home, a state directory inside a root): its block answer, which Claude
     Code shows as the hook's error, and the call does not run (GUARD-FAIL-1). A deny of the

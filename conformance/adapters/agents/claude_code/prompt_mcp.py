@@ -9,13 +9,16 @@ argument says: `yes` gives `{"behavior": "allow", "updatedInput": input}`, `no` 
 Standard library only.
 """
 
+from __future__ import annotations
+
 import json
 import sys
+from typing import Any
 
 LOG, ANSWER = sys.argv[1], sys.argv[2]
 
 
-def reply(mid, result):
+def reply(mid: Any, result: Any) -> None:
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "result": result}) + "\n")
     sys.stdout.flush()
 

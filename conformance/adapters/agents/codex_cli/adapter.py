@@ -19,18 +19,23 @@ Where Codex's sandbox is off (`fence_policy = "off"`) the agent runs inside the 
 bubblewrap confinement, so that a call Codex lets run touches nothing outside the fixture.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import pathlib
 import re
 import sys
+from typing import Any, Optional
 
 if not __package__:  # started as a file: the repository's root, to import by package
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
 
 from conformance.adapters.agents import agent_adapter as core  # noqa: E402
 from conformance.adapters.agents import mapping  # noqa: E402
-from conformance.adapters.agents.agent_adapter import AgentError, Unsupported  # noqa: E402
+from conformance.adapters.agents.agent_adapter import (AgentError, Call, Observed, RunResult,  # noqa: E402
+                                                      Session, Unsupported)
+from conformance.adapters.protocol import Request  # noqa: E402
 from conformance.adapters.agents.wires.openai_responses import OpenAIResponsesWire  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,18 +52,18 @@ EVENTS = {"pre_tool_use": "PreToolUse", "tool_input_transform": "PreToolUse",
 DECISIONS = {"allow": "allow", "ask": "prompt", "deny": "forbidden"}
 
 
-def binary():
+def binary() -> str:
     override = os.environ.get("GATEHOUSE_CODEX")
     if override:
         return override
     return core.npm_bin("codex-cli", ".bin", "codex")
 
 
-def rule(words, decision):
+def rule(words: list[str], decision: str) -> str:
     return "prefix_rule(pattern=%s, decision=%s)\n" % (json.dumps(words), json.dumps(decision))
 
 
-def toml_str(s):
+def toml_str(s: object) -> str:
     return json.dumps(str(s))
 
 
@@ -71,7 +76,7 @@ class CodexCli(core.Agent):
         "fence_policy", "workspaces", "log_dir", "limits", "choices",
         "agent_file", "settings_file", "safety", "state_dir", "resume"}
 
-    def __init__(self, guard=None):
+    def __init__(self, guard: Optional[str] = None) -> None:
         self.version = core.version_of([binary(), "--version"], VERSION).split(" ")[-1]
         # --guard: Codex with `gatehouse guard codex` as its PreToolUse hook (README.md,
         # "Put Gatehouse in front of your agent"): the library decides every shell call and
@@ -83,7 +88,7 @@ class CodexCli(core.Agent):
             self.capabilities = self.capabilities + ["guard"]
             self.fence_backend = "native"
 
-    def check_setup(self, setup):
+    def check_setup(self, setup: Request) -> None:
         super().check_setup(setup)
         if setup.get("limits") is not None:
             raise Unsupported("limits: Codex cannot be made to act as on a poorer kernel")
@@ -95,7 +100,7 @@ class CodexCli(core.Agent):
 
     # -- configuration -------------------------------------------------------------------
 
-    def prepare(self, s):
+    def prepare(self, s: Session) -> None:
         setup = s.setup
         home = s.dirs["config"]
         s.state["codex_home"] = home
@@ -117,7 +122,7 @@ class CodexCli(core.Agent):
         sandbox = "danger-full-access" if policy == "off" or self.guard else "workspace-write"
         s.state.update(approval=approval, sandbox=sandbox, safety=src.safety or "")
 
-        rules = []
+        rules: list[str] = []
         for lst, pattern, _origin in src.patterns():
             try:
                 rules.append(rule(mapping.shell_prefix(pattern), DECISIONS[lst]))
@@ -133,7 +138,7 @@ class CodexCli(core.Agent):
         with open(os.path.join(home, "rules", "gatehouse.rules"), "w") as f:
             f.writelines(rules)
 
-        hooks = {}
+        hooks: dict[str, list[dict[str, Any]]] = {}
         for event, matcher, _m, h in ([] if self.guard else src.hooks()):
             name = EVENTS.get(event)
             if name is None:
@@ -144,10 +149,10 @@ class CodexCli(core.Agent):
                                               mapping.quote(s.state["safety"]), mapping.quote(h.get("command", "")))
             if h.get("env"):
                 cmd = "env %s %s" % (" ".join(mapping.quote("%s=%s" % kv) for kv in h["env"].items()), cmd)
-            entry = {"hooks": [dict({"type": "command", "command": cmd},
+            entry: dict[str, Any] = {"hooks": [dict({"type": "command", "command": cmd},
                                     **({"timeout": h["timeout"]} if h.get("timeout") is not None else {}))]}
             if matcher is not None:
-                names = set()
+                names: set[str] = set()
                 for part in str(matcher).split("|"):
                     if part.strip().lower() not in ("shell", "*"):
                         raise Unsupported("hook matcher %r: Codex's only shell tool is Bash" % matcher)
@@ -163,22 +168,24 @@ class CodexCli(core.Agent):
         elif hooks:
             self._trust_hooks(s)
 
-    def install_guard(self, s):
+    def install_guard(self, s: Session) -> None:
         """Writes the guard's configuration from the setup (outside the workspace), installs
         the hook with `CODEX_HOME=<the session's> gatehouse guard install codex` (its
         `hooks.json` and `[features] hooks = true`), then trusts it as a person does once
         (Codex skips an untrusted hook silently: `gatehouse guard doctor codex`)."""
         setup = s.setup
-        s.state["guard_config"] = core.write_guard_config(s, self.guard, setup.get("safety"))
+        guard = self.guard
+        assert guard is not None  # installed only with --guard
+        s.state["guard_config"] = core.write_guard_config(s, guard, setup.get("safety"))
         env = dict(os.environ, CODEX_HOME=s.state["codex_home"],
                    GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
-        r = core.run_process([self.guard, "guard", "install", "codex"], env,
+        r = core.run_process([guard, "guard", "install", "codex"], env,
                              setup["workspace"], deadline_s=30)
         if r.rc != 0:
             raise AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
         self._trust_hooks(s)
 
-    def _write_config(self, s, hooks, trusted):
+    def _write_config(self, s: Session, hooks: bool, trusted: dict[str, str]) -> None:
         setup = s.setup
         roots = (setup.get("workspaces") or [])[1:]
         lines = [
@@ -186,7 +193,7 @@ class CodexCli(core.Agent):
             'check_for_update_on_startup = false',
             '[analytics]', 'enabled = false',
             '[model_providers.scripted]', 'name = "scripted"',
-            'base_url = %s' % toml_str(s.model.url + "/v1"), 'wire_api = "responses"',
+            'base_url = %s' % toml_str(s.model_url + "/v1"), 'wire_api = "responses"',
             'env_key = "GATEHOUSE_SCRIPTED_KEY"', 'request_max_retries = 0', 'stream_max_retries = 0',
             '[sandbox_workspace_write]', 'network_access = false',
             'writable_roots = [%s]' % ", ".join(toml_str(r) for r in roots),
@@ -204,12 +211,12 @@ class CodexCli(core.Agent):
         with open(os.path.join(s.state["codex_home"], "config.toml"), "w") as f:
             f.write("\n".join(lines) + "\n")
 
-    def _trust_hooks(self, s):
+    def _trust_hooks(self, s: Session) -> None:
         """What a person does once after writing hooks: trust them (Codex skips untrusted
         hooks silently). The hashes are Codex's own, read back through `hooks/list`."""
         res = core.run_process([sys.executable, DRIVER, binary(), s.cwd, "--list-hooks"],
                                self.env(s), s.cwd, deadline_s=30)
-        trusted = {}
+        trusted: dict[str, str] = {}
         for line in res.stdout.splitlines():
             m = json.loads(line)
             for entry in (m.get("result") or {}).get("data") or []:
@@ -221,7 +228,7 @@ class CodexCli(core.Agent):
             raise AgentError("Codex lists none of the hooks written; last stderr:\n%s" % res.last_stderr())
         self._write_config(s, True, trusted)
 
-    def env(self, s):
+    def env(self, s: Session) -> dict[str, str]:
         e = super().env(s)
         e.update(CODEX_HOME=s.state["codex_home"], GATEHOUSE_SCRIPTED_KEY="sk-scripted-model",
                  RUST_LOG="error")
@@ -231,7 +238,7 @@ class CodexCli(core.Agent):
 
     # -- one step --------------------------------------------------------------------------
 
-    def script(self, s, call):
+    def script(self, s: Session, call: Call) -> list[Any]:
         if call.tool not in ("shell", "execute_code"):
             raise Unsupported("tool %r: Codex has no file tools of its own but apply_patch; the "
                               "adapter maps its shell tool only" % call.tool)
@@ -245,7 +252,7 @@ class CodexCli(core.Agent):
             args["workdir"] = call.cwd if os.path.isabs(call.cwd) else os.path.join(s.cwd, call.cwd)
         return [("exec_command", args), "done"]
 
-    def command(self, s, call):
+    def command(self, s: Session, call: Call) -> list[str]:
         if self.guard:
             # An approved call (a fence `run`): the person approves the line the only way
             # this agent's guard takes, in its allow list, for this run.
@@ -260,17 +267,19 @@ class CodexCli(core.Agent):
             return argv   # its own sandbox, or the guard's `gatehouse exec`, holds the call
         return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
 
-    def observe(self, s, call, result, requests):
+    def observe(self, s: Session, call: Call, result: RunResult,
+                requests: list[dict[str, Any]]) -> Observed:
         return core.guard_unapprovable(self, call, self._observe(s, call, result, requests))
 
-    def _observe(self, s, call, result, requests):
+    def _observe(self, s: Session, call: Call, result: RunResult,
+                 requests: list[dict[str, Any]]) -> Observed:
         msgs = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
         asked = any("answered" in m for m in msgs)
         items = [m["params"]["item"] for m in msgs if m.get("method") == "item/completed"
                  and m["params"]["item"].get("type") == "commandExecution"]
         hooks = [m["params"]["run"] for m in msgs if m.get("method") == "hook/completed"]
         done = any(m.get("method") == "turn/completed" for m in msgs)
-        results = []
+        results: list[str] = []
         for r in requests:
             if r.get("body") and not r.get("side") and r.get("turn"):
                 results = OpenAIResponsesWire().tool_results(r["body"])
@@ -304,13 +313,13 @@ class CodexCli(core.Agent):
             by = "mode"
         return core.Observed(ran=False, asked=asked, denied=True, by=by, message=text or None)
 
-    def held_by(self, s):
+    def held_by(self, s: Session) -> Optional[str]:
         if self.guard:
             return "native"
         return "off" if s.state.get("sandbox") == "danger-full-access" else "bwrap"
 
 
-def _words(line):
+def _words(line: str) -> list[str]:
     import shlex
     try:
         return shlex.split(line)
@@ -321,7 +330,7 @@ def _words(line):
 UNIFIED = re.compile(r"Process exited with code (-?\d+)")
 
 
-def _unified_exec(text):
+def _unified_exec(text: str) -> tuple[Optional[int], Optional[str]]:
     """(exit, output) from the text Codex's unified exec gives the model, or (None, None)."""
     m = UNIFIED.search(text or "")
     if not m:

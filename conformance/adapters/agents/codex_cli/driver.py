@@ -15,36 +15,41 @@ and stops at `turn/completed` (or when Codex exits). The adapter reads what happ
 these lines; the driver decides nothing. Standard library only.
 """
 
+from __future__ import annotations
+
 import json
 import subprocess
 import sys
+from typing import Any
 
 APPROVALS = {"item/commandExecution/requestApproval": "v2", "item/fileChange/requestApproval": "v2",
              "execCommandApproval": "v1", "applyPatchApproval": "v1"}
 V1 = {"accept": "approved", "decline": "denied"}
 
 
-def main():
+def main() -> int:
     codex, cwd = sys.argv[1], sys.argv[2]
     p = subprocess.Popen([codex, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          cwd=cwd, text=True)
+    assert p.stdin is not None and p.stdout is not None
+    stdin, stdout = p.stdin, p.stdout
     ids = iter(range(1, 1000))
 
-    def send(obj):
-        p.stdin.write(json.dumps(dict(obj, jsonrpc="2.0")) + "\n")
-        p.stdin.flush()
+    def send(obj: dict[str, Any]) -> None:
+        stdin.write(json.dumps(dict(obj, jsonrpc="2.0")) + "\n")
+        stdin.flush()
 
-    def request(method, params):
+    def request(method: str, params: dict[str, Any]) -> int:
         rid = next(ids)
         send({"id": rid, "method": method, "params": params})
         return rid
 
-    def show(obj):
+    def show(obj: Any) -> None:
         sys.stdout.write(json.dumps(obj) + "\n")
         sys.stdout.flush()
 
-    def until(rid):
-        for line in p.stdout:
+    def until(rid: int) -> Any:
+        for line in stdout:
             m = json.loads(line)
             show(m)
             if m.get("id") == rid and "method" not in m:
@@ -64,7 +69,7 @@ def main():
                                             "sandbox": sandbox, "ephemeral": True}))
     request("turn/start", {"threadId": thread["thread"]["id"],
                            "input": [{"type": "text", "text": "Do the task."}]})
-    for line in p.stdout:
+    for line in stdout:
         m = json.loads(line)
         show(m)
         method = m.get("method")
@@ -81,9 +86,10 @@ def main():
     return finish(p)
 
 
-def finish(p):
+def finish(p: subprocess.Popen[str]) -> int:
     try:
-        p.stdin.close()
+        if p.stdin is not None:
+            p.stdin.close()
     except BrokenPipeError:
         pass
     try:

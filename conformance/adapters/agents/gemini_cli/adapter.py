@@ -21,18 +21,23 @@ same configuration, where it is refused again. Where the tool sandbox is off, th
 runs inside the core's bubblewrap confinement.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import pathlib
 import re
 import sys
+from typing import Any, Optional
 
 if not __package__:  # started as a file: the repository's root, to import by package
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
 
 from conformance.adapters.agents import agent_adapter as core  # noqa: E402
 from conformance.adapters.agents import mapping  # noqa: E402
-from conformance.adapters.agents.agent_adapter import AgentError, Unsupported  # noqa: E402
+from conformance.adapters.agents.agent_adapter import (AgentError, Call, Observed, RunResult,  # noqa: E402
+                                                      Session, Unsupported)
+from conformance.adapters.protocol import Request  # noqa: E402
 from conformance.adapters.agents.wires.gemini import GeminiWire  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -52,14 +57,15 @@ DECISIONS = {"allow": "allow", "ask": "ask_user", "deny": "deny"}
 PRIORITY = {"deny": 900, "ask": 800, "allow": 700}
 
 
-def binary():
+def binary() -> str:
     override = os.environ.get("GATEHOUSE_GEMINI")
     if override:
         return override
     return core.npm_bin("gemini-cli", ".bin", "gemini")
 
 
-def toml_rule(decision, priority, prefix=None, regex=None):
+def toml_rule(decision: str, priority: int, prefix: Optional[str] = None,
+              regex: Optional[str] = None) -> str:
     out = ['[[rule]]', 'toolName = "run_shell_command"']
     if prefix is not None:
         out.append("commandPrefix = %s" % json.dumps(prefix))
@@ -78,7 +84,7 @@ class GeminiCli(core.Agent):
         "fence_policy", "workspaces", "log_dir", "limits", "choices",
         "agent_file", "settings_file", "safety", "state_dir", "resume"}
 
-    def __init__(self, guard=None):
+    def __init__(self, guard: Optional[str] = None) -> None:
         self.version = core.version_of([binary(), "--version"], VERSION).split(" ")[-1]
         # --guard: Gemini CLI with `gatehouse guard gemini` as its BeforeTool hook (README.md,
         # "Put Gatehouse in front of your agent"): the library decides every shell call and
@@ -90,7 +96,7 @@ class GeminiCli(core.Agent):
             self.capabilities = self.capabilities + ["guard"]
             self.fence_backend = "native"
 
-    def check_setup(self, setup):
+    def check_setup(self, setup: Request) -> None:
         super().check_setup(setup)
         if setup.get("limits") is not None:
             raise Unsupported("limits: Gemini CLI cannot be made to act as on a poorer kernel")
@@ -103,7 +109,7 @@ class GeminiCli(core.Agent):
             if g.get("tool", "shell") != "shell":
                 raise Unsupported("grant for %s: Gemini CLI has no code tool" % g.get("tool"))
 
-    def prepare(self, s):
+    def prepare(self, s: Session) -> None:
         setup = s.setup
         gdir = os.path.join(s.dirs["config"], ".gemini")
         os.makedirs(os.path.join(gdir, "policies"), exist_ok=True)
@@ -116,7 +122,7 @@ class GeminiCli(core.Agent):
             # would reach the hook: the guard decides in its place, as a person who installs
             # it for headless runs has Gemini do. Gemini's own policy rules still apply.
             s.state["mode"] = "yolo"
-        rules = []
+        rules: list[str] = []
         for lst, pattern, _origin in src.patterns():
             try:
                 prefix = " ".join(mapping.shell_prefix(pattern))
@@ -135,7 +141,7 @@ class GeminiCli(core.Agent):
         with open(os.path.join(gdir, "policies", "gatehouse.toml"), "w") as f:
             f.write("\n".join(rules))
 
-        hooks = {}
+        hooks: dict[str, list[dict[str, Any]]] = {}
         for event, matcher, _m, h in ([] if self.guard else src.hooks()):
             name = EVENTS.get(event)
             if name is None:
@@ -146,10 +152,10 @@ class GeminiCli(core.Agent):
                                                mapping.quote(src.safety or ""), mapping.quote(h.get("command", "")))
             if h.get("env"):
                 cmd = "env %s %s" % (" ".join(mapping.quote("%s=%s" % kv) for kv in h["env"].items()), cmd)
-            hook = {"type": "command", "command": cmd}
+            hook: dict[str, Any] = {"type": "command", "command": cmd}
             if h.get("timeout") is not None:
                 hook["timeout"] = int(h["timeout"]) * 1000
-            entry = {"hooks": [hook]}
+            entry: dict[str, Any] = {"hooks": [hook]}
             if matcher is not None:
                 for part in str(matcher).split("|"):
                     if part.strip().lower() not in ("shell", "*"):
@@ -160,7 +166,7 @@ class GeminiCli(core.Agent):
 
         policy = setup.get("fence_policy")
         s.state["sandbox"] = policy in ("required", "degraded") and not self.guard
-        settings = {
+        settings: dict[str, Any] = {
             "security": {"auth": {"selectedType": "gemini-api-key"},
                          "toolSandboxing": s.state["sandbox"]},
             "privacy": {"usageStatisticsEnabled": False},
@@ -174,23 +180,25 @@ class GeminiCli(core.Agent):
         if self.guard:
             self.install_guard(s)
 
-    def install_guard(self, s):
+    def install_guard(self, s: Session) -> None:
         """Writes the guard's configuration from the setup (outside the workspace) and
         installs the hook with `gatehouse guard install gemini`, which keeps the settings
         written above. Gemini reads its user settings from `GEMINI_CLI_HOME/.gemini`, which
         is the guard's `--user` scope with `HOME` set to that directory (`--project` would
         write `.gemini/` into the workspace, where the scenario's checks see it)."""
         setup = s.setup
-        s.state["guard_config"] = core.write_guard_config(s, self.guard, setup.get("safety"))
+        guard = self.guard
+        assert guard is not None  # installed only with --guard
+        s.state["guard_config"] = core.write_guard_config(s, guard, setup.get("safety"))
         env = dict(os.environ, HOME=s.dirs["config"], GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
-        r = core.run_process([self.guard, "guard", "install", "gemini", "--user"], env,
+        r = core.run_process([guard, "guard", "install", "gemini", "--user"], env,
                              setup["workspace"], deadline_s=30)
         if r.rc != 0:
             raise AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
 
-    def env(self, s):
+    def env(self, s: Session) -> dict[str, str]:
         e = super().env(s)
-        e.update(GEMINI_CLI_HOME=s.dirs["config"], GOOGLE_GEMINI_BASE_URL=s.model.url,
+        e.update(GEMINI_CLI_HOME=s.dirs["config"], GOOGLE_GEMINI_BASE_URL=s.model_url,
                  GEMINI_API_KEY="scripted-model-key", GEMINI_TELEMETRY_ENABLED="false",
                  GEMINI_CLI_NO_RELAUNCH="1")
         if self.guard:
@@ -199,7 +207,7 @@ class GeminiCli(core.Agent):
             e.pop(k, None)
         return e
 
-    def script(self, s, call):
+    def script(self, s: Session, call: Call) -> list[Any]:
         if call.tool not in ("shell", "execute_code"):
             raise Unsupported("tool %r: the adapter maps Gemini CLI's shell tool only" % call.tool)
         line = call.line()
@@ -212,7 +220,7 @@ class GeminiCli(core.Agent):
             args["dir_path"] = call.cwd if os.path.isabs(call.cwd) else os.path.join(s.cwd, call.cwd)
         return [("run_shell_command", args), "done"]
 
-    def command(self, s, call):
+    def command(self, s: Session, call: Call) -> list[str]:
         if self.guard:
             # An approved call (a fence `run`): the person approves the line the only way
             # this agent's guard takes, in its allow list, for this run.
@@ -225,10 +233,12 @@ class GeminiCli(core.Agent):
             return argv   # its tool sandbox, or the guard's `gatehouse exec`, holds the call
         return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
 
-    def observe(self, s, call, result, requests):
+    def observe(self, s: Session, call: Call, result: RunResult,
+                requests: list[dict[str, Any]]) -> Observed:
         return core.guard_unapprovable(self, call, self._observe(s, call, result, requests))
 
-    def _observe(self, s, call, result, requests):
+    def _observe(self, s: Session, call: Call, result: RunResult,
+                 requests: list[dict[str, Any]]) -> Observed:
         events = [json.loads(line) for line in result.stdout.splitlines()
                   if line.strip().startswith("{")]
         uses = [e for e in events if e.get("type") == "tool_use"]
@@ -262,7 +272,7 @@ class GeminiCli(core.Agent):
                 return core.Observed(ran=True, exit=exit_code, output=output)
         return core.Observed(ran=False, denied=True, by=by, message=msg)
 
-    def held_by(self, s):
+    def held_by(self, s: Session) -> Optional[str]:
         if self.guard:
             return "native"
         return "bwrap" if s.state.get("sandbox") else "off"
@@ -271,7 +281,7 @@ class GeminiCli(core.Agent):
 EXIT = re.compile(r"Exit Code: (-?\d+)")
 
 
-def _shell_result(given, shown):
+def _shell_result(given: str, shown: str) -> tuple[int, str]:
     """(exit, output) from the function response the model was given (Gemini writes
     `Exit Code: N` there when it is not 0) and the stream's display of the output."""
     m = EXIT.search(given or "")

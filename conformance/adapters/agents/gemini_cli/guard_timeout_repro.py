@@ -12,6 +12,8 @@ that writes outside the workspace and reads a planted key; the check is on the d
 Needs Gemini CLI from `../../install.sh --agent gemini-cli`.
 """
 
+from __future__ import annotations
+
 import os
 import pathlib
 import shutil
@@ -37,7 +39,7 @@ AGENT_FILE = """agents:
 """
 
 
-def main():
+def main() -> int:
     gatehouse = core.guard_argument(["--guard"] + sys.argv[1:2])
     r = tempfile.mkdtemp(prefix="guard-timeout-")
     try:

@@ -14,16 +14,20 @@ bubblewrap confinement (the root read-only, the scenario's directory writable), 
 nothing of opencode's own holds a command.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import pathlib
 import sys
+from typing import Any
 
 if not __package__:  # started as a file: the repository's root, to import by package
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
 
 from conformance.adapters.agents import agent_adapter as core  # noqa: E402
-from conformance.adapters.agents.agent_adapter import Unsupported  # noqa: E402
+from conformance.adapters.agents.agent_adapter import Call, Observed, RunResult, Session, Unsupported  # noqa: E402
+from conformance.adapters.protocol import Request  # noqa: E402
 from conformance.adapters.agents.wires.openai_chat import OpenAIChatWire  # noqa: E402
 
 VERSION = "1.18.33"
@@ -41,7 +45,7 @@ MODES = {
 }
 
 
-def binary():
+def binary() -> str:
     override = os.environ.get("GATEHOUSE_OPENCODE")
     if override:
         return override
@@ -49,7 +53,7 @@ def binary():
     return native if os.path.isfile(native) else core.npm_bin("opencode", ".bin", "opencode")
 
 
-def load_yaml(path, what):
+def load_yaml(path: str, what: str) -> Any:
     try:
         import yaml
     except ImportError:
@@ -61,7 +65,7 @@ def load_yaml(path, what):
         raise core.AgentError("%s %s does not load: %s" % (what, path, e)) from e
 
 
-def translate_pattern(pattern):
+def translate_pattern(pattern: str) -> tuple[str, str]:
     """`shell:cmd=rm*` as opencode's (`bash`, `rm*`); a bare tool as (`bash`, `*`)."""
     head, sep, rest = pattern.partition(":")
     tool = {"shell": "bash", "read": "read", "write": "edit", "edit": "edit"}.get(head.lower())
@@ -82,10 +86,10 @@ class OpenCode(core.Agent):
     known_setup = core.Agent.known_setup | {"roots", "resolver", "agent_file", "settings_file",
                                             "safety", "state_dir", "resume"}
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.version = core.version_of([binary(), "--version"], VERSION)
 
-    def check_setup(self, setup):
+    def check_setup(self, setup: Request) -> None:
         super().check_setup(setup)
         if setup.get("resolver") is not None:
             raise Unsupported("resolver: opencode's path resolution has no switch")
@@ -93,16 +97,19 @@ class OpenCode(core.Agent):
             raise Unsupported("roots: opencode has no --add-dir (external_directory is a "
                               "permission, not a root)")
 
-    def prepare(self, s):
+    def prepare(self, s: Session) -> None:
         setup = s.setup
-        agent, agent_perms, person, person_perms = {}, None, {}, None
+        agent: dict[str, Any] = {}
+        person: dict[str, Any] = {}
+        agent_perms: Any = None
+        person_perms: Any = None
         if setup.get("agent_file"):
             doc = load_yaml(setup["agent_file"], "agent file")
             agents = doc.get("agents") or {}
-            agent = agents.get("root") or (next(iter(agents.values())) if len(agents) == 1 else None)
-            if agent is None:
+            found = agents.get("root") or (next(iter(agents.values())) if len(agents) == 1 else None)
+            if found is None:
                 raise core.AgentError("agent file: no agent named root")
-            agent = agent or {}
+            agent = found or {}
             if agent.get("hooks"):
                 raise Unsupported("hooks: opencode has plugins, not command hooks")
             agent_perms = doc.get("permissions")
@@ -114,10 +121,10 @@ class OpenCode(core.Agent):
             raise Unsupported("safety %r: no opencode counterpart" % safety)
         # opencode: the last matching rule wins. So the mode's default first, then allow,
         # ask, deny: a deny of any source wins, and an ask beats an allow.
-        perm = {}
+        perm: dict[str, dict[str, str]] = {}
         for key, action in (MODES[safety] or {}).items():
             perm[key] = {"*": action}
-        rules = {"allow": [], "ask": [], "deny": []}
+        rules: dict[str, list[tuple[str, str]]] = {"allow": [], "ask": [], "deny": []}
         for perms, where in ((agent_perms, "agent file"), (person_perms, "settings file")):
             if not perms:
                 continue
@@ -136,7 +143,7 @@ class OpenCode(core.Agent):
             for tool, glob in rules[lst]:
                 perm.setdefault(tool, {"*": "allow" if MODES[safety] is None else "ask"})
                 perm[tool][glob] = lst
-        config = {"$schema": "https://opencode.ai/config.json",
+        config: dict[str, Any] = {"$schema": "https://opencode.ai/config.json",
                   "provider": {"scripted": {"npm": "@ai-sdk/openai-compatible", "name": "scripted",
                                             "options": {"baseURL": None, "apiKey": "scripted"},
                                             "models": {"m": {"name": "m"}}}},
@@ -146,10 +153,10 @@ class OpenCode(core.Agent):
             config["permission"] = perm
         s.state["config"] = config
 
-    def env(self, s):
+    def env(self, s: Session) -> dict[str, str]:
         e = super().env(s)
         config = json.loads(json.dumps(s.state["config"]))
-        config["provider"]["scripted"]["options"]["baseURL"] = s.model.url + "/v1"
+        config["provider"]["scripted"]["options"]["baseURL"] = s.model_url + "/v1"
         e.update(OPENCODE_CONFIG_CONTENT=json.dumps(config), OPENCODE_DISABLE_AUTOUPDATE="1",
                  OPENCODE_DISABLE_MODELS_FETCH="1", OPENCODE_DISABLE_SHARE="1",
                  OPENCODE_DISABLE_LSP_DOWNLOAD="1", OPENCODE_DISABLE_DEFAULT_PLUGINS="1",
@@ -157,7 +164,7 @@ class OpenCode(core.Agent):
                  npm_config_cache=os.path.join(s.root, "npm"), NPM_CONFIG_UPDATE_NOTIFIER="false")
         return e
 
-    def script(self, s, call):
+    def script(self, s: Session, call: Call) -> list[Any]:
         if call.tool in ("shell", "execute_code"):
             line = call.line()
             if call.tool == "execute_code":
@@ -176,17 +183,18 @@ class OpenCode(core.Agent):
                           "newString": call.input.get("new", "")}), "done"]
 
     @staticmethod
-    def _abs(s, path):
+    def _abs(s: Session, path: str) -> str:
         return path if os.path.isabs(path) else os.path.join(s.setup["workspace"], path)
 
-    def command(self, s, call):
+    def command(self, s: Session, call: Call) -> list[str]:
         argv = [binary(), "run", "--format", "json", "--dir", s.setup["workspace"]]
         if call.if_asked == "yes" or call.approved:
             argv.append("--auto")
         argv.append("Do the task.")
         return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
 
-    def observe(self, s, call, result, requests):
+    def observe(self, s: Session, call: Call, result: RunResult,
+                requests: list[dict[str, Any]]) -> Observed:
         part = None
         for line in result.stdout.splitlines():
             if not line.strip():
@@ -216,7 +224,7 @@ class OpenCode(core.Agent):
                               % (status, result.rc, result.last_stderr()))
 
 
-def _q(s):
+def _q(s: object) -> str:
     return "'" + str(s).replace("'", "'\"'\"'") + "'"
 
 

@@ -7,6 +7,8 @@ scenario's directory. Run: cargo xtask test (with the
 package's other tests), or python3 -m unittest discover -s conformance/adapters -t .
 """
 
+from __future__ import annotations
+
 import io
 import json
 import time
@@ -17,9 +19,12 @@ import tempfile
 import unittest
 import urllib.error
 import urllib.request
+from typing import Any
 
 from conformance.adapters.agents import agent_adapter as core
+from conformance.adapters.agents.agent_adapter import Call, Observed, RunResult, Session
 from conformance.adapters.agents.scripted_model import ScriptedModel
+from conformance.adapters.protocol import Answer, Request
 from conformance.adapters.agents.wires.anthropic import AnthropicWire
 from conformance.adapters.agents.wires.openai_chat import OpenAIChatWire
 
@@ -36,36 +41,37 @@ class FakeAgent(core.Agent):
     deadline_s = 15
     confined = False
 
-    def script(self, s, call):
+    def script(self, s: Session, call: Call) -> list[Any]:
         return [("Bash", {"command": call.line()}), "done"]
 
-    def env(self, s):
-        return dict(super().env(s), FAKE_MODEL_URL=s.model.url)
+    def env(self, s: Session) -> dict[str, str]:
+        return dict(super().env(s), FAKE_MODEL_URL=s.model_url)
 
-    def command(self, s, call):
+    def command(self, s: Session, call: Call) -> list[str]:
         mode, _, arg = call.line().partition(" ")
         argv = [sys.executable, os.path.join(HERE, "fake_agent.py"), mode] + ([arg] if arg else [])
         if self.confined:
             return core.confine(argv, os.path.dirname(s.setup["workspace"]))
         return argv
 
-    def observe(self, s, call, result, requests):
+    def observe(self, s: Session, call: Call, result: RunResult,
+                requests: list[dict[str, Any]]) -> Observed:
         line = result.stdout.strip().splitlines()[-1]
         got = json.loads(line)
         return core.Observed(ran=True, exit=0, output=json.dumps(got))
 
 
 class CoreTest(unittest.TestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         self.r = tempfile.mkdtemp(prefix="gh-agents-test-")
         for d in ("workspace", "home", "outside"):
             os.makedirs(os.path.join(self.r, d))
 
-    def tearDown(self):
+    def tearDown(self) -> None:
         shutil.rmtree(self.r, ignore_errors=True)
 
-    def converse(self, agent, lines):
-        setup = {"workspace": os.path.join(self.r, "workspace"),
+    def converse(self, agent: core.Agent, lines: list[Request]) -> dict[int, Answer]:
+        setup: dict[str, Any] = {"workspace": os.path.join(self.r, "workspace"),
                  "home": os.path.join(self.r, "home"), "host": "posix", "asker": "terminal",
                  "allow_list": [], "grants": [], "card_window_ms": None}
         reqs = [{"id": 0, "op": "hello", "protocol": "1.6"},
@@ -78,13 +84,13 @@ class CoreTest(unittest.TestCase):
         self.assertEqual([a["id"] for a in answers], [r["id"] for r in reqs])
         return {a["id"]: a for a in answers}
 
-    def assert_errored(self, answer, *needles):
+    def assert_errored(self, answer: Answer, *needles: str) -> None:
         self.assertFalse(answer["ok"], answer)
         self.assertEqual(answer["error"]["kind"], "error", answer)
         for n in needles:
             self.assertIn(n, answer["error"]["message"])
 
-    def test_each_bad_run_is_errored_with_its_stderr_and_the_run_goes_on(self):
+    def test_each_bad_run_is_errored_with_its_stderr_and_the_run_goes_on(self) -> None:
         a = self.converse(FakeAgent(), [
             {"op": "decide", "input": "hang"},
             {"op": "decide", "input": "crash"},
@@ -103,7 +109,7 @@ class CoreTest(unittest.TestCase):
         # the session's directory inside the fixture is gone after close
         self.assertFalse(os.path.exists(os.path.join(self.r, ".agent-s1")))
 
-    def test_unparseable_request_and_unknown_op(self):
+    def test_unparseable_request_and_unknown_op(self) -> None:
         out = io.StringIO()
         core.serve(FakeAgent(), io.StringIO('{not json\n{"id": 5, "op": "hello"}\n'
                                             '{"id": 6, "op": "posture", "session": "nope"}\n'), out)
@@ -113,7 +119,7 @@ class CoreTest(unittest.TestCase):
         self.assertTrue(answers[1]["ok"])
         self.assertEqual(answers[2]["error"]["kind"], "error")
 
-    def test_unsupported_setup_names_the_field(self):
+    def test_unsupported_setup_names_the_field(self) -> None:
         a = self.converse(FakeAgent(), [])
         self.assertTrue(a[1]["ok"])
         out = io.StringIO()
@@ -126,7 +132,7 @@ class CoreTest(unittest.TestCase):
         self.assertIn("host", ans["error"]["message"])
 
     @unittest.skipUnless(shutil.which("bwrap"), "bubblewrap is not installed")
-    def test_confinement_keeps_writes_inside_the_scenario_directory(self):
+    def test_confinement_keeps_writes_inside_the_scenario_directory(self) -> None:
         outside = tempfile.mkdtemp(prefix="gh-agents-outside-")
         try:
             agent = FakeAgent()
@@ -143,7 +149,7 @@ class CoreTest(unittest.TestCase):
 
 
 class ScriptedModelTest(unittest.TestCase):
-    def post(self, m, path, raw):
+    def post(self, m: ScriptedModel, path: str, raw: bytes) -> tuple[int, str]:
         req = urllib.request.Request(m.url + path, data=raw, method="POST")
         try:
             r = urllib.request.urlopen(req, timeout=10)
@@ -151,7 +157,7 @@ class ScriptedModelTest(unittest.TestCase):
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode()
 
-    def test_turns_side_calls_and_errors_in_the_wire_format(self):
+    def test_turns_side_calls_and_errors_in_the_wire_format(self) -> None:
         d = tempfile.mkdtemp()
         try:
             for wire, path, side_path in ((AnthropicWire(), "/v1/messages", "/v1/messages"),

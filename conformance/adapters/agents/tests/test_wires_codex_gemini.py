@@ -6,6 +6,8 @@ decision. Run: cargo xtask test (with the
 package's other tests), or python3 -m unittest discover -s conformance/adapters -t .
 """
 
+from __future__ import annotations
+
 import json
 import os
 import shutil
@@ -15,16 +17,17 @@ import tempfile
 import unittest
 import urllib.error
 import urllib.request
+from typing import Any, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENTS = os.path.dirname(HERE)
 
-from conformance.adapters.agents.scripted_model import ScriptedModel  # noqa: E402
+from conformance.adapters.agents.scripted_model import ScriptedModel, Wire  # noqa: E402
 from conformance.adapters.agents.wires.gemini import GeminiWire  # noqa: E402
 from conformance.adapters.agents.wires.openai_responses import OpenAIResponsesWire  # noqa: E402
 
 
-def post(url, body, raw=None):
+def post(url: str, body: Any, raw: Optional[bytes] = None) -> tuple[int, str]:
     data = raw if raw is not None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     try:
@@ -34,24 +37,24 @@ def post(url, body, raw=None):
         return e.code, e.read().decode()
 
 
-def sse(text):
+def sse(text: str) -> list[Any]:
     return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
 
 
 class WireTest(unittest.TestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         self.d = tempfile.mkdtemp(prefix="gh-wires-test-")
 
-    def tearDown(self):
+    def tearDown(self) -> None:
         shutil.rmtree(self.d, ignore_errors=True)
 
-    def model(self, wire):
+    def model(self, wire: Wire) -> ScriptedModel:
         m = ScriptedModel(wire, os.path.join(self.d, "log.jsonl")).start()
         self.addCleanup(m.stop)
         m.script([("exec_command", {"cmd": "ls"}), "done"])
         return m
 
-    def test_responses_turns_side_calls_and_errors(self):
+    def test_responses_turns_side_calls_and_errors(self) -> None:
         m = self.model(OpenAIResponsesWire())
         url = m.url + "/v1/responses"
         tools = [{"type": "function", "name": "exec_command"}]
@@ -75,7 +78,7 @@ class WireTest(unittest.TestCase):
         self.assertIn("not JSON", json.loads(text)["error"]["message"])
         self.assertEqual([r["turn"] for r in m.requests() if not r["side"] and r["body"]], [0, 1])
 
-    def test_gemini_stream_and_plain_answers(self):
+    def test_gemini_stream_and_plain_answers(self) -> None:
         m = self.model(GeminiWire())
         m.script([("run_shell_command", {"command": "ls"}), "done"])
         base = m.url + "/v1beta/models/gemini-2.5-flash"
@@ -97,20 +100,20 @@ class WireTest(unittest.TestCase):
 
 
 class ShimTest(unittest.TestCase):
-    def shim(self, fmt, command, agent_in):
+    def shim(self, fmt: str, command: str, agent_in: Any) -> tuple[int, str, str]:
         p = subprocess.run([sys.executable, os.path.join(AGENTS, "hook_shim.py"), fmt, "pre_tool_use",
                             "balanced", "--", command], input=json.dumps(agent_in),
                            capture_output=True, text=True, timeout=20)
         return p.returncode, p.stdout, p.stderr
 
-    def test_exit_status_and_garbage_pass_through(self):
+    def test_exit_status_and_garbage_pass_through(self) -> None:
         codex_in = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
         self.assertEqual(self.shim("codex", "echo no >&2; exit 2", codex_in), (2, "", "no\n"))
         self.assertEqual(self.shim("codex", "echo garbage; exit 1", codex_in)[:2], (1, "garbage\n"))
         self.assertEqual(self.shim("gemini", "echo '{}'", codex_in)[:2], (0, "{}\n"))
         self.assertEqual(self.shim("codex", "kill -TERM $$", codex_in)[0], -15)
 
-    def test_decisions_translated_and_input_given_as_the_spec_says(self):
+    def test_decisions_translated_and_input_given_as_the_spec_says(self) -> None:
         gem_in = {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
                   "tool_input": {"command": "rm x"}}
         rc, out, _ = self.shim("gemini", "cat >&2; echo '{\"permission_decision\":\"deny\","

@@ -9,12 +9,15 @@ the whole arguments string) or the text, a last chunk with `finish_reason` and u
 <base>/models` lists one model. Errors are `{"error": {"message", "type", "code"}}`.
 """
 
+from __future__ import annotations
+
 import json
+from typing import Any, Optional
 
-from conformance.adapters.agents.scripted_model import Wire
+from conformance.adapters.agents.scripted_model import Body, Reply, Wire
 
 
-def _text_of(content):
+def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -26,22 +29,22 @@ class OpenAIChatWire(Wire):
     name = "openai-chat-completions"
     model = "scripted"
 
-    def serves(self, method, path):
+    def serves(self, method: str, path: str) -> bool:
         return method == "POST" and path.rstrip("/").endswith("/chat/completions")
 
-    def other(self, method, path):
+    def other(self, method: str, path: str) -> Optional[tuple[int, Any]]:
         if method == "GET" and path.rstrip("/").endswith("/models"):
             return 200, {"object": "list", "data": [{"id": self.model, "object": "model",
                                                      "owned_by": "gatehouse"}]}
         return None
 
-    def is_side_call(self, path, body):
+    def is_side_call(self, path: str, body: Body) -> bool:
         return not body.get("tools")
 
-    def tool_results(self, body):
+    def tool_results(self, body: Body) -> list[str]:
         return [_text_of(m.get("content")) for m in body["messages"] if m.get("role") == "tool"]
 
-    def _chunk(self, body, delta, finish=None):
+    def _chunk(self, body: Body, delta: dict[str, Any], finish: Optional[str] = None) -> dict[str, Any]:
         c = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0,
              "model": body.get("model", self.model),
              "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -49,7 +52,7 @@ class OpenAIChatWire(Wire):
             c["usage"] = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
         return c
 
-    def _answer(self, reply, body, message, finish):
+    def _answer(self, reply: Reply, body: Body, message: dict[str, Any], finish: str) -> None:
         if body.get("stream"):
             delta = dict(message)
             if "tool_calls" in delta:
@@ -63,14 +66,14 @@ class OpenAIChatWire(Wire):
                              "usage": {"prompt_tokens": 1, "completion_tokens": 1,
                                        "total_tokens": 2}})
 
-    def respond_tool_call(self, reply, body, call_id, tool, args):
+    def respond_tool_call(self, reply: Reply, body: Body, call_id: str, tool: str, args: Any) -> None:
         self._answer(reply, body, {"role": "assistant", "content": None, "tool_calls": [
             {"id": call_id, "type": "function",
              "function": {"name": tool, "arguments": json.dumps(args)}}]}, "tool_calls")
 
-    def respond_text(self, reply, body, text):
+    def respond_text(self, reply: Reply, body: Body, text: str) -> None:
         self._answer(reply, body, {"role": "assistant", "content": text}, "stop")
 
-    def error(self, reply, status, message):
+    def error(self, reply: Reply, status: int, message: str) -> None:
         kind = "invalid_request_error" if status < 500 else "server_error"
         reply.json(status, {"error": {"message": message, "type": kind, "code": status}})

@@ -11,14 +11,17 @@ string or a list of content parts. A request that offers no tools is a side call
 <base>/models` lists one model. Errors are `{"error": {"message", "type", "code"}}`.
 """
 
-import json
+from __future__ import annotations
 
-from conformance.adapters.agents.scripted_model import Wire
+import json
+from typing import Any, Optional
+
+from conformance.adapters.agents.scripted_model import Body, Reply, Wire
 
 RESULT_TYPES = ("function_call_output", "custom_tool_call_output")
 
 
-def _text_of(output):
+def _text_of(output: Any) -> str:
     if isinstance(output, str):
         return output
     if isinstance(output, dict):
@@ -32,38 +35,39 @@ class OpenAIResponsesWire(Wire):
     name = "openai-responses"
     model = "scripted"
 
-    def serves(self, method, path):
+    def serves(self, method: str, path: str) -> bool:
         return method == "POST" and path.rstrip("/").endswith("/responses")
 
-    def other(self, method, path):
+    def other(self, method: str, path: str) -> Optional[tuple[int, Any]]:
         if method == "GET" and path.rstrip("/").endswith("/models"):
             return 200, {"object": "list", "data": [{"id": self.model, "object": "model",
                                                      "owned_by": "gatehouse"}]}
         return None
 
-    def is_side_call(self, path, body):
+    def is_side_call(self, path: str, body: Body) -> bool:
         return not body.get("tools")
 
-    def tool_results(self, body):
+    def tool_results(self, body: Body) -> list[str]:
         items = body["input"]
         if isinstance(items, str):
             return []
         return [_text_of(i.get("output")) for i in items
                 if isinstance(i, dict) and i.get("type") in RESULT_TYPES]
 
-    def _response(self, body, rid, output, status="completed"):
+    def _response(self, body: Body, rid: str, output: list[dict[str, Any]],
+                  status: str = "completed") -> dict[str, Any]:
         return {"id": rid, "object": "response", "created_at": 0, "status": status,
                 "model": body.get("model", self.model), "output": output,
                 "usage": {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0},
                           "output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 0},
                           "total_tokens": 2}}
 
-    def _answer(self, reply, body, item):
+    def _answer(self, reply: Reply, body: Body, item: dict[str, Any]) -> None:
         rid = "resp_" + item["id"]
         if not body.get("stream"):
             reply.json(200, self._response(body, rid, [item]))
             return
-        events = [("response.created", {"type": "response.created",
+        events: list[tuple[Optional[str], Any]] = [("response.created", {"type": "response.created",
                                          "response": self._response(body, rid, [], "in_progress")})]
         added = dict(item, status="in_progress")
         if item["type"] == "message":
@@ -87,16 +91,16 @@ class OpenAIResponsesWire(Wire):
                                                "response": self._response(body, rid, [item])}))
         reply.sse(events)
 
-    def respond_tool_call(self, reply, body, call_id, tool, args):
+    def respond_tool_call(self, reply: Reply, body: Body, call_id: str, tool: str, args: Any) -> None:
         self._answer(reply, body, {"type": "function_call", "id": "fc_" + call_id, "status": "completed",
                                    "name": tool, "arguments": json.dumps(args), "call_id": call_id})
 
-    def respond_text(self, reply, body, text):
+    def respond_text(self, reply: Reply, body: Body, text: str) -> None:
         self._answer(reply, body, {"type": "message", "id": "msg_%d" % (abs(hash(text)) % 10**8),
                                    "status": "completed", "role": "assistant",
                                    "content": [{"type": "output_text", "text": text,
                                                 "annotations": []}]})
 
-    def error(self, reply, status, message):
+    def error(self, reply: Reply, status: int, message: str) -> None:
         kind = "invalid_request_error" if status < 500 else "server_error"
         reply.json(status, {"error": {"message": message, "type": kind, "code": str(status)}})
