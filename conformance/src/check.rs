@@ -102,6 +102,11 @@ pub fn after(
             out.push(format!("check absent {a}: something exists there"));
         }
     }
+    for r in &check.removed {
+        if std::fs::symlink_metadata(p.locate(r)).is_ok() {
+            out.push(format!("check removed {r}: still there"));
+        }
+    }
     for e in &check.exists {
         if std::fs::symlink_metadata(p.locate(e)).is_err() {
             out.push(format!("check exists {e}: nothing there"));
@@ -423,6 +428,18 @@ mod tests {
         assert_eq!(
             m,
             vec!["check absent @OUTSIDE@/new: something exists there"]
+        );
+        // `removed`: the twin's removal, judged at the exactness level (PROTO-VERDICT-17).
+        let check = Check {
+            removed: vec!["inside.txt".into()],
+            ..Check::default()
+        };
+        let b = before(&check, &[], &built);
+        let m = after(&check, true, b, None, &mut built, (&Bait::generate(), &[]));
+        assert_eq!(m, vec!["check removed inside.txt: still there"]);
+        assert_eq!(
+            crate::verdict::check_class("removed").level,
+            crate::verdict::Level::Exactness
         );
     }
 

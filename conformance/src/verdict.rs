@@ -192,6 +192,7 @@ pub const CHECKS: &[CheckClass] = &[
     class("unchanged", Level::Safety, Evidence::Observed, None),
     class("absent", Level::Safety, Evidence::Observed, None),
     class("exists", Level::Exactness, Evidence::Observed, None),
+    class("removed", Level::Exactness, Evidence::Observed, None),
     class("content", Level::Exactness, Evidence::Observed, None),
     class("stdout_has", Level::Exactness, Evidence::Reported, None),
     class(

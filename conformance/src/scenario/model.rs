@@ -175,6 +175,11 @@ pub struct Check {
     /// Paths where nothing may exist after the step.
     #[serde(default)]
     pub absent: Vec<String>,
+    /// Paths of the fixture the allowed twin removed or moved away: nothing is there
+    /// after the step. Exactness, unlike `absent` (PROTO-VERDICT-17): a stricter
+    /// implementation that refuses the twin leaves the file, which is no hole.
+    #[serde(default)]
+    pub removed: Vec<String>,
     /// Paths where something must exist after the step.
     #[serde(default)]
     pub exists: Vec<String>,
@@ -223,6 +228,7 @@ impl Check {
         [
             ("unchanged", !self.unchanged.is_empty()),
             ("absent", !self.absent.is_empty()),
+            ("removed", !self.removed.is_empty()),
             ("exists", !self.exists.is_empty()),
             ("content", !self.content.is_empty()),
             ("stdout_has", !self.stdout_has.is_empty()),

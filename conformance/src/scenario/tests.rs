@@ -318,6 +318,15 @@ fn new_keys_are_strict() {
         "{HEAD}[[step]]\nrun = \"true\"\ncheck = {{ socket_untouched = true }}\n"
     ));
     assert!(e.contains("needs a [fixture.socket]"), "{e}");
+    // PROTO-VERDICT-17: a twin's removal is `removed` (exactness), never `absent`.
+    let e = one_error(&format!(
+        "{HEAD}[fixture]\nfiles = {{ \"old.txt\" = \"x\" }}\n[[step]]\nrun = \"rm old.txt\"\ncheck = {{ absent = [\"old.txt\"] }}\n"
+    ));
+    assert!(e.contains("write `removed = [\"old.txt\"]`"), "{e}");
+    assert!(errors(&format!(
+        "{HEAD}[fixture]\nfiles = {{ \"old.txt\" = \"x\" }}\n[[step]]\nrun = \"rm old.txt\"\ncheck = {{ removed = [\"old.txt\"], absent = [\"new.txt\"] }}\n"
+    ))
+    .is_empty());
     let e = one_error(&format!(
         "{HEAD}[fixture]\nmodes = {{ \"f\" = \"rw\" }}\n[[step]]\nstatus = true\n"
     ));

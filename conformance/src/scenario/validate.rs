@@ -196,6 +196,28 @@ pub fn validate(
                 "`check.socket_untouched` needs a [fixture.socket]".into(),
             );
         }
+        // `absent` is safety: on a file the fixture made, it would prove that an allowed
+        // twin removed it, and convict an implementation that refused the twin
+        // (stricter, so safe). That is `removed`'s job, at the exactness level.
+        let made = file.fixture.workspace();
+        for s in steps_of(b) {
+            for a in &s.check.absent {
+                if made.files.contains_key(a)
+                    || made.symlinks.contains_key(a)
+                    || made.binary.contains_key(a)
+                    || made.dirs.contains(a)
+                    || made.fifos.contains(a)
+                {
+                    cx.err(
+                        None,
+                        format!(
+                            "step {}: `check.absent` names `{a}`, which the fixture makes: to prove the allowed twin removed it, write `removed = [\"{a}\"]` (exactness; `absent` is safety and would fail an implementation that refuses the twin, PROTO-VERDICT-17)",
+                            s.index
+                        ),
+                    );
+                }
+            }
+        }
         if steps_of(b).iter().any(|s| s.check.keyring_unchanged) && !file.platform.keyring_bait {
             cx.err(
                 None,
@@ -419,6 +441,7 @@ fn check_check(
         .unchanged
         .iter()
         .chain(&c.absent)
+        .chain(&c.removed)
         .chain(&c.exists)
         .chain(c.content.keys());
     for p in paths {
