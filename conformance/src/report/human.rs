@@ -18,6 +18,12 @@ use crate::verdict::Level;
 
 /// The most cases shown per exactness field without `verbose`.
 const CASES_PER_FIELD: usize = 5;
+/// The most requirements with safety failures shown without `verbose`.
+const GROUPS: usize = 25;
+/// The most failing inputs shown per requirement without `verbose`.
+const INPUTS_PER_GROUP: usize = 4;
+/// The most scenario ids named per failing input without `verbose`.
+const IDS_PER_INPUT: usize = 6;
 /// The most scenario ids named per skip reason.
 const IDS_PER_SKIP: usize = 4;
 
@@ -44,7 +50,7 @@ pub fn render(r: &RunRecord, verbose: bool) -> String {
     if verdicts || verbose {
         s.push('\n');
     }
-    safety(&mut s, r);
+    safety(&mut s, r, verbose);
     errored_and_skipped(&mut s, r);
     exactness(&mut s, r, verbose);
     if !r.invalid.is_empty() {
@@ -96,13 +102,20 @@ pub fn render(r: &RunRecord, verbose: bool) -> String {
     s
 }
 
-/// The safety failures by requirement, each input once.
-fn safety(s: &mut String, r: &RunRecord) {
+/// The safety failures by requirement, each input once on one line with the scenarios
+/// it broke (and why, where the scenario says); without `verbose`, the first
+/// [`GROUPS`] requirements with their first [`INPUTS_PER_GROUP`] inputs, the rest named.
+fn safety(s: &mut String, r: &RunRecord, verbose: bool) {
     if r.safety_groups.is_empty() {
         return;
     }
+    let (groups, inputs, ids) = if verbose {
+        (usize::MAX, usize::MAX, usize::MAX)
+    } else {
+        (GROUPS, INPUTS_PER_GROUP, IDS_PER_INPUT)
+    };
     let _ = writeln!(s, "SAFETY FAILURES, by requirement:\n");
-    for g in &r.safety_groups {
+    for g in r.safety_groups.iter().take(groups) {
         let chapter = g
             .chapter
             .as_deref()
@@ -114,26 +127,44 @@ fn safety(s: &mut String, r: &RunRecord) {
             .map(|t| format!(": {t}"))
             .unwrap_or_default();
         let _ = writeln!(s, "{}{chapter}{statement}", g.requirement);
-        for i in &g.inputs {
-            let _ = writeln!(s, "  {}: {}", i.input, i.happened);
+        for i in g.inputs.iter().take(inputs) {
+            let mut names = i.scenarios[..i.scenarios.len().min(ids)].join(", ");
+            if i.scenarios.len() > ids {
+                let _ = write!(names, " and {} more", i.scenarios.len() - ids);
+            }
+            let at = match i.scenarios.as_slice() {
+                [_] => format!("in {names} ({})", i.at[0]),
+                many => format!("in {} scenarios: {names}", many.len()),
+            };
+            let _ = writeln!(s, "  {}: {}  [{at}]", i.input, i.happened);
             if let Some(why) = &i.why {
                 let _ = writeln!(s, "    why: {why}");
             }
-            match i.scenarios.as_slice() {
-                [one] => {
-                    let _ = writeln!(s, "    in {one} ({})", i.at[0]);
-                }
-                many => {
-                    let _ = writeln!(s, "    in {} scenarios: {}", many.len(), many.join(", "));
-                }
-            }
-            if !i.also.is_empty() {
-                let _ = writeln!(s, "    also pins: {}", i.also.join(", "));
-            }
-            let _ = writeln!(s, "    rerun: {}", r.rerun(&i.scenarios[0]));
+        }
+        if g.inputs.len() > inputs {
+            let _ = writeln!(
+                s,
+                "  and {} more input(s) (--verbose or the JSON report lists every one)",
+                g.inputs.len() - inputs
+            );
         }
         s.push('\n');
     }
+    if r.safety_groups.len() > groups {
+        let rest: Vec<&str> = r.safety_groups[groups..]
+            .iter()
+            .map(|g| g.requirement.as_str())
+            .collect();
+        let _ = writeln!(
+            s,
+            "and {} more requirement(s) with safety failures: {} (--verbose or the JSON report)",
+            rest.len(),
+            rest.join(", ")
+        );
+    }
+    let first = &r.safety_groups[0].inputs[0].scenarios[0];
+    let _ = writeln!(s, "rerun one scenario: {}", r.rerun(first));
+    s.push('\n');
 }
 
 /// Errored scenarios one by one; skipped ones counted per reason.

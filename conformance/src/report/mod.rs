@@ -156,9 +156,15 @@ pub fn happened<'a>(st: &StepRecord, message: &'a str) -> &'a str {
         .unwrap_or(message)
 }
 
+/// What the first pin of a step that says `why` weighs against the 60 shared by the pins
+/// of any other step: more than every other step of a large suite together.
+const WHY_WEIGHT: usize = 60 * 1000;
+
 /// The safety differences grouped by what failed: each distinct input (the action and
-/// what happened) once, with every scenario it failed in, under the requirement most of
-/// its failures pin (the others listed as `also`); groups with the most scenarios first.
+/// what happened) once, with every scenario it failed in and the first `why` of its
+/// steps, under the requirement its failures pin most (a step's pins share its weight,
+/// and the first pin of a step that says `why` outweighs the rest; the others are listed
+/// as `also`); groups with the most scenarios first.
 pub fn groups(scenarios: &[ScenarioRecord]) -> Vec<SafetyGroup> {
     struct Acc {
         input: InputFailure,
@@ -199,10 +205,19 @@ pub fn groups(scenarios: &[ScenarioRecord]) -> Vec<SafetyGroup> {
                 }
                 acc.input.scenarios.push(sc.id.clone());
                 acc.input.at.push(at);
-                for id in pinned_by(sc, st) {
+                // A step that pins one requirement says more than one that pins five; the
+                // first pin of a step that says why is the requirement that explains it.
+                let pins = pinned_by(sc, st);
+                let weight = 60 / pins.len().clamp(1, 60);
+                for (n, id) in pins.into_iter().enumerate() {
+                    let w = if n == 0 && st.why.is_some() {
+                        WHY_WEIGHT
+                    } else {
+                        weight
+                    };
                     match acc.pins.iter_mut().find(|(p, _)| *p == id) {
-                        Some((_, n)) => *n += 1,
-                        None => acc.pins.push((id, 1)),
+                        Some((_, total)) => *total += w,
+                        None => acc.pins.push((id, w)),
                     }
                 }
             }
