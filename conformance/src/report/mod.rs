@@ -258,9 +258,9 @@ pub fn groups(scenarios: &[ScenarioRecord]) -> Vec<SafetyGroup> {
     for g in &mut groups {
         // Stable: equal inputs keep the run's order.
         g.inputs
-            .sort_by(|a, b| b.scenarios.len().cmp(&a.scenarios.len()));
+            .sort_by_key(|i| std::cmp::Reverse(i.scenarios.len()));
     }
-    groups.sort_by(|a, b| reach(b).cmp(&reach(a)));
+    groups.sort_by_cached_key(|g| std::cmp::Reverse(reach(g)));
     groups
 }
 
