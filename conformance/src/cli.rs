@@ -86,8 +86,8 @@ struct RunArgs {
     /// Seconds to wait for each answer (extended by the card window for `silence`).
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     step_timeout: f64,
-    /// No progress lines on stderr (they are shown only when stderr is a terminal and
-    /// `CI` is unset anyway).
+    /// No progress lines on stderr (on a terminal outside CI `[n/total]` lines; else one
+    /// plain line per finished scenario, as nextest prints in CI).
     #[arg(long)]
     quiet: bool,
     /// The human report also lists the implementation and every requirement's counts.
@@ -339,14 +339,13 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         eprintln!("gatehouse-conform: {m}");
         return Ok(exit::FAILURE);
     }
-    let mut progress = Progress::new(std::io::stderr());
-    let mut quiet = Silent;
-    let wanted = report::progress_wanted(
+    let style = report::progress_style(
         std::io::stderr().is_terminal(),
         std::env::var_os("CI").as_deref(),
         args.quiet,
     );
-    let reporter: &mut dyn Reporter = if wanted { &mut progress } else { &mut quiet };
+    let mut progress = Progress::new(std::io::stderr(), style);
+    let reporter: &mut dyn Reporter = &mut progress;
     reporter.event(&Event::RunStarted {
         environment: &hello,
         total: selected.len(),
@@ -397,6 +396,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         .collect();
     let suite_hash = info.suite.hash.clone();
     let mut record = report::assemble(info, hello, records, invalid);
+    report::describe(&mut record, &spec);
     record.level = match args.level {
         LevelArg::Safety => Level::Safety,
         LevelArg::Exactness => Level::Exactness,
@@ -508,13 +508,6 @@ fn write(path: &Path, text: &str) -> Result<(), Error> {
     .map_err(err)?;
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(())
-}
-
-/// A reporter that ignores everything (`--quiet`).
-struct Silent;
-
-impl Reporter for Silent {
-    fn event(&mut self, _: &Event<'_>) {}
 }
 
 fn trace_of(

@@ -101,6 +101,14 @@ pub struct StepRecord {
     /// For a case: the requirements it adds to the file's.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub requirements: Vec<String>,
+    /// The action as messages name it (`decide "git status"`).
+    pub action: String,
+    /// What the entry says it pins (`pins`), when it says.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pins: Vec<String>,
+    /// Why it expects what it does (the entry's `why`), when written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 impl StepRecord {
@@ -117,6 +125,9 @@ impl StepRecord {
             outcome: None,
             safety: None,
             requirements: Vec::new(),
+            action: step.action.label(),
+            pins: step.pins.clone(),
+            why: step.why.clone(),
         }
     }
 
@@ -199,6 +210,9 @@ pub struct RunnerInfo {
 /// The whole run.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunRecord {
+    /// The run's verdict, first: what a reader looks at before anything else (filled by
+    /// `report::assemble` and again when the expectations are compared).
+    pub verdict: Headline,
     /// Who ran.
     pub runner: RunnerInfo,
     /// The implementation's hello answer.
@@ -213,6 +227,9 @@ pub struct RunRecord {
     /// Every safety difference, first: the scenario, the step, its input and what
     /// happened.
     pub safety_failures: Vec<SafetyFailure>,
+    /// The same safety differences grouped by what failed: per requirement, each
+    /// distinct input once with the scenarios it broke (`report::groups`).
+    pub safety_groups: Vec<SafetyGroup>,
     /// The exactness differences (those not of level safety), counted per field.
     pub exactness_fields: BTreeMap<String, FieldCount>,
     /// Every scenario run, in order.
@@ -315,6 +332,55 @@ pub struct SafetyFailure {
     pub field: String,
     /// What happened: the mismatch.
     pub message: String,
+}
+
+/// The run's verdict in a few words, at each level.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Headline {
+    /// `passed` or `failed` (not shown safe and errored count as failed).
+    pub safety: String,
+    /// `passed` or `failed`.
+    pub exactness: String,
+    /// With `--expectations`: `met` or `not_met`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expectations: Option<String>,
+    /// The verdict lines every report begins with.
+    pub lines: Vec<String>,
+}
+
+/// Safety failures that share a requirement: each distinct input once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SafetyGroup {
+    /// The requirement ID the failures pin (`GATE-READ-3`), or the file's requirements
+    /// joined when the step says nothing more precise.
+    pub requirement: String,
+    /// Its chapter (`approval-gate`), when the spec was at hand.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chapter: Option<String>,
+    /// Its first sentence, when the spec was at hand.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub statement: Option<String>,
+    /// The distinct failing inputs, most scenarios first.
+    pub inputs: Vec<InputFailure>,
+}
+
+/// One input that failed safety, with every scenario it failed in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputFailure {
+    /// The action as messages name it (`decide "git status"`).
+    pub input: String,
+    /// What happened, without the step's label (`decision: expected ask, got allow`).
+    pub happened: String,
+    /// Why the scenario expects what it does, where one says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// The scenarios it failed in, in run order, each once.
+    pub scenarios: Vec<String>,
+    /// `path:line` of each failure, in the order of `scenarios`.
+    pub at: Vec<String>,
+    /// Other requirements the same failures pin.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 /// How often a field differed at the exactness level.

@@ -29,6 +29,34 @@ pub struct Requirement {
     pub end_line: usize,
     /// The letters of its parts (`**(a)**` in its text, cited as `ID.a`), in order.
     pub parts: Vec<String>,
+    /// Its text after the `**[ID]**` marker, its lines joined by spaces.
+    pub text: String,
+}
+
+impl Requirement {
+    /// Its first sentence, Markdown emphasis and backticks removed, at most `max`
+    /// characters (cut at a word, with `...`): the one line a report shows beside the ID.
+    pub fn statement(&self, max: usize) -> String {
+        let plain: String = self.text.replace("**", "").replace(['`', '~'], "");
+        let plain = plain.split_whitespace().collect::<Vec<_>>().join(" ");
+        // The first sentence: up to a full stop followed by a space and a capital.
+        let mut end = plain.len();
+        for (i, _) in plain.match_indices(". ") {
+            if plain[i + 2..].starts_with(|c: char| c.is_ascii_uppercase()) {
+                end = i + 1;
+                break;
+            }
+        }
+        let first = &plain[..end];
+        if first.chars().count() <= max {
+            return first.to_string();
+        }
+        let mut cut: String = first.chars().take(max.saturating_sub(3)).collect();
+        if let Some(space) = cut.rfind(' ') {
+            cut.truncate(space);
+        }
+        format!("{}...", cut.trim_end_matches([',', ';', ':']))
+    }
 }
 
 /// A normative keyword found outside any requirement.
@@ -167,6 +195,7 @@ pub fn parse_chapter(file: &str, text: &str, index: &mut SpecIndex) {
                         withdrawn,
                         end_line: lineno,
                         parts: Vec::new(),
+                        text: String::new(),
                     },
                 );
             }
@@ -180,6 +209,14 @@ pub fn parse_chapter(file: &str, text: &str, index: &mut SpecIndex) {
                         r.normative |= !words.is_empty();
                         r.end_line = lineno;
                         r.parts.extend(part_markers(line));
+                        let body = match requirement_start(content) {
+                            Some(_) => content.split_once("]**").map_or("", |(_, b)| b),
+                            None => content,
+                        };
+                        if !r.text.is_empty() {
+                            r.text.push(' ');
+                        }
+                        r.text.push_str(body.trim());
                     }
                 }
             }

@@ -171,27 +171,34 @@ fn junit_markdown_and_json_out() {
         xml.lines().count(),
         "--junit-out writes the JUnit report"
     );
+    // The verdict first, then the implementation and environment; a passing scenario is
+    // counted, not listed.
     assert!(
-        md.stdout.starts_with("**allow-all 0.0.1** x "),
+        md.stdout.starts_with("**safety:** FAILED  1 failed"),
         "{}",
         md.stdout
     );
     assert!(
+        md.stdout.contains("\n**allow-all 0.0.1** x "),
+        "{}",
         md.stdout
-            .contains("| `gate/b-grants` | passed | passed |  |"),
+    );
+    assert!(
+        md.stdout.contains("\n1 other scenario(s) passed.\n"),
         "{}",
         md.stdout
     );
     let human = run_cli(suite.dir.path(), &["run", "--impl", &imp]);
     assert!(
-        human.stdout.contains("FAILED gate/a-read-list"),
+        human.stdout.starts_with("safety:       FAILED"),
         "{}",
         human.stdout
     );
-    // The failure names the file at the line of its case, and how to rerun just it.
+    // The failure names the input, what happened, the scenario with the file at the line
+    // of its case, and how to rerun just it.
     assert!(
         human.stdout.contains(
-            "  scenarios/gate/a-read-list.toml:15: case 2 (decide \"ls @OUTSIDE@/secret.txt\"): decision: expected ask, got allow"
+            "  decide \"ls @OUTSIDE@/secret.txt\": decision: expected ask, got allow  [in gate/a-read-list (scenarios/gate/a-read-list.toml:15)]"
         ),
         "{}",
         human.stdout
@@ -201,7 +208,7 @@ fn junit_markdown_and_json_out() {
     let rerun = human
         .stdout
         .lines()
-        .find_map(|l| l.strip_prefix("  rerun: "))
+        .find_map(|l| l.strip_prefix("rerun one scenario: "))
         .unwrap_or_else(|| panic!("no rerun line:\n{}", human.stdout));
     let exe = env!("CARGO_BIN_EXE_gatehouse-conform");
     assert_eq!(
@@ -218,8 +225,20 @@ fn junit_markdown_and_json_out() {
         "{}",
         human.stdout
     );
-    // stderr is a pipe here: no progress lines.
+    // stderr is a pipe here: no terminal progress, one plain line per scenario.
     assert!(!human.stderr.contains("[2/2]"), "{}", human.stderr);
+    assert!(
+        human
+            .stderr
+            .contains("\nFAIL  safety    gate/a-read-list  ("),
+        "{}",
+        human.stderr
+    );
+    assert!(
+        human.stderr.contains("\nPASS            gate/b-grants  ("),
+        "{}",
+        human.stderr
+    );
     let pasted = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!("{rerun} --quiet --format json"))

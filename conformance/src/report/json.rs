@@ -1,4 +1,5 @@
-//! The canonical JSON report: the [`RunRecord`] serialized, pretty-printed.
+//! The canonical JSON report: the [`RunRecord`] serialized, pretty-printed, its `verdict`
+//! (the headline lines) first and its `safety_groups` beside the flat `safety_failures`.
 
 use crate::record::RunRecord;
 
@@ -7,7 +8,10 @@ use crate::record::RunRecord;
 // that errs: the record's derived fields have neither.
 #[allow(clippy::expect_used)]
 pub fn render(record: &RunRecord) -> String {
-    let mut s = serde_json::to_string_pretty(record).expect("the record serializes");
+    // The verdict as judged now: the expectations are compared after `assemble`.
+    let mut record = record.clone();
+    record.verdict = super::headline(&record);
+    let mut s = serde_json::to_string_pretty(&record).expect("the record serializes");
     s.push('\n');
     s
 }

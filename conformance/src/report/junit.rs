@@ -5,7 +5,10 @@
 //! judging decides which scenarios fail (`spec/verdicts.md`): at `--level safety` a
 //! scenario that failed only on exactness is a success, and with `--expectations` a
 //! scenario as expected that did not pass is skipped (`known failure: ...`) and one that
-//! is not is a failure whose message is its line of the comparison.
+//! is not is a failure whose message is its line of the comparison. A safety failure's
+//! description begins with the requirement it pins (chapter and statement) and why the
+//! scenario expects what it does, where it says. The document begins, in a comment after
+//! the XML declaration, with the verdict lines.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -92,15 +95,30 @@ pub fn render(r: &RunRecord) -> String {
                         st.set_type("exactness");
                     }
                 }
-                let all: Vec<String> = sc
-                    .steps
-                    .iter()
-                    .flat_map(|st| {
-                        st.mismatches
-                            .iter()
-                            .map(move |m| format!("{}:{}: {m}", sc.path, st.line))
-                    })
-                    .collect();
+                let mut all: Vec<String> = Vec::new();
+                if safety_failed {
+                    for g in &r.safety_groups {
+                        for i in g.inputs.iter().filter(|i| i.scenarios.contains(&sc.id)) {
+                            let about = match (&g.chapter, &g.statement) {
+                                (Some(c), Some(t)) => format!(" ({c}): {t}"),
+                                (Some(c), None) => format!(" ({c})"),
+                                _ => String::new(),
+                            };
+                            all.push(format!(
+                                "{}{about}: {}: {}",
+                                g.requirement, i.input, i.happened
+                            ));
+                            if let Some(why) = &i.why {
+                                all.push(format!("  why: {why}"));
+                            }
+                        }
+                    }
+                }
+                all.extend(sc.steps.iter().flat_map(|st| {
+                    st.mismatches
+                        .iter()
+                        .map(move |m| format!("{}:{}: {m}", sc.path, st.line))
+                }));
                 st.set_description(all.join("\n"));
                 st
             }
@@ -158,5 +176,14 @@ pub fn render(r: &RunRecord) -> String {
     // are valid UTF-8: its `SerializeError` cannot arise here.
     #[allow(clippy::expect_used)]
     let xml = report.to_string().expect("junit serializes");
-    xml
+    // The verdict first, where a person opening the file looks; XML readers skip it.
+    let head: String = super::headline(r)
+        .lines
+        .iter()
+        .map(|l| format!("  {}\n", l.replace("--", "- -")))
+        .collect();
+    match xml.split_once("?>\n") {
+        Some((decl, rest)) => format!("{decl}?>\n<!--\n{head}-->\n{rest}"),
+        None => format!("<!--\n{head}-->\n{xml}"),
+    }
 }

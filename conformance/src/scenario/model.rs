@@ -111,10 +111,22 @@ pub struct Entry {
     /// What this entry pins: requirements of the file (or the case) or parts of them
     /// (`PROTO-TRUST-1.b`).
     pub pins: Option<Vec<Spanned<String>>>,
+    /// Why the entry expects what it does, where that surprises (`git status` asks: it
+    /// runs what the repository configures); never sent, shown by the reports beside a
+    /// failure of the entry.
+    pub why: Option<Spanned<String>>,
 }
 
 /// The keys of an entry that belong to no control.
-const ENTRY_KEYS: &[&str] = &["name", "expect", "check", "setup", "requirements", "pins"];
+const ENTRY_KEYS: &[&str] = &[
+    "name",
+    "expect",
+    "check",
+    "setup",
+    "requirements",
+    "pins",
+    "why",
+];
 
 fn entry_keys() -> &'static [&'static str] {
     static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
@@ -145,6 +157,7 @@ impl<'de> Deserialize<'de> for Entry {
                     setup: None,
                     requirements: None,
                     pins: None,
+                    why: None,
                 };
                 while let Some(key) = map.next_key_seed(KnownKey(entry_keys()))? {
                     match key.as_str() {
@@ -154,6 +167,7 @@ impl<'de> Deserialize<'de> for Entry {
                         "setup" => e.setup = Some(map.next_value()?),
                         "requirements" => e.requirements = Some(map.next_value()?),
                         "pins" => e.pins = Some(map.next_value()?),
+                        "why" => e.why = Some(map.next_value()?),
                         action => e.actions.push(controls::parse_action(action, &mut map)?),
                     }
                 }
@@ -273,6 +287,8 @@ pub struct Step {
     /// Whether `pins` is written: `pins = []` says the entry pins nothing (a gesture or a
     /// query whose effect a later step judges), which is not the same as not saying.
     pub pins_declared: bool,
+    /// Why it expects what it does (`why`), when written.
+    pub why: Option<String>,
 }
 
 impl Step {

@@ -511,3 +511,31 @@ fn every_check_key_is_classified_and_each_reported_safety_key_says_why() {
         crate::verdict::Evidence::Reported
     );
 }
+
+#[test]
+fn an_entry_may_say_why_in_one_line_and_the_step_keeps_it() {
+    let src = format!(
+        "{HEAD}[[case]]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\" }}\n\
+         [[case]]\nwhy = \"git status runs what the repository configures\"\n\
+         decide = \"git status\"\nexpect = {{ decision = \"ask\" }}\n"
+    );
+    let s = load_file(&src, "gate/x.toml", "gate/x", Some(&ids())).expect("valid");
+    let steps = s.body.steps();
+    assert_eq!(steps[0].why, None);
+    assert_eq!(
+        steps[1].why.as_deref(),
+        Some("git status runs what the repository configures")
+    );
+    for bad in ["\"\"", "\"  \"", "\"\"\"\ntwo\nlines\"\"\""] {
+        let e = one_error(&format!(
+            "{HEAD}[[case]]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\" }}\n\
+             [[case]]\nwhy = {bad}\ndecide = \"git status\"\nexpect = {{ decision = \"ask\" }}\n"
+        ));
+        assert!(e.contains("`why` is one line of prose"), "{e}");
+    }
+    // Misplaced in `expect`, it is not taken for prose.
+    let e = one_error(&format!(
+        "{HEAD}[[case]]\ndecide = \"ls\"\nexpect = {{ decision = \"allow\", why = \"x\" }}\n"
+    ));
+    assert!(e.contains("why"), "{e}");
+}

@@ -356,8 +356,20 @@ fn step(
         expect,
         check,
         pins,
+        why,
         ..
     } = e;
+    let why = why.map(|w| {
+        let at = w.span().start;
+        let text = w.into_inner();
+        if text.trim().is_empty() || text.contains('\n') {
+            cx.err(
+                Some(at),
+                format!("{what} {index}: `why` is one line of prose, not empty"),
+            );
+        }
+        text.trim().to_string()
+    });
     let pins_declared = pins.is_some();
     let pins: Vec<String> = pins
         .map(|p| {
@@ -418,6 +430,7 @@ fn step(
         check,
         pins,
         pins_declared,
+        why,
     })
 }
 
