@@ -665,6 +665,9 @@ mod tests {
             outcome: None,
             safety: None,
             requirements: Vec::new(),
+            action: format!("run {name:?}"),
+            pins: Vec::new(),
+            why: None,
         };
         st.add(vec![Difference {
             level: if unsafe_ {
