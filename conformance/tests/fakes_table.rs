@@ -47,6 +47,8 @@ struct Fake {
     unsafe_in: Vec<String>,
     #[serde(default)]
     unshown_in: Vec<String>,
+    #[serde(default)]
+    expected: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -98,19 +100,25 @@ fn check_table(fakes: &[Fake], scenarios: &Path) -> Vec<String> {
             + usize::from(f.fails_some)
             + usize::from(f.passes.is_some())
             + usize::from(f.safe)
-            + usize::from(!f.unsafe_in.is_empty() || !f.unshown_in.is_empty());
+            + usize::from(!f.unsafe_in.is_empty() || !f.unshown_in.is_empty())
+            + usize::from(f.expected.is_some());
         if kinds != 1 {
             problems.push(format!(
-                "{at}: needs exactly one of `fails`, `fails_some`, `passes`, `safe`, `unsafe_in`/`unshown_in` (has {kinds})"
+                "{at}: needs exactly one of `fails`, `fails_some`, `passes`, `safe`, `unsafe_in`/`unshown_in`, `expected` (has {kinds})"
             ));
         }
         if f.exactly && f.fails.is_empty() {
             problems.push(format!("{at}: `exactly` without `fails`"));
         }
-        if (f.flaw == "none") != f.passes.is_some() {
+        if f.expected.is_none() && (f.flaw == "none") != f.passes.is_some() {
             problems.push(format!(
                 "{at}: `flaw = \"none\"` goes with `passes`, and a flaw with a failure"
             ));
+        }
+        if let Some(file) = &f.expected {
+            if !root().join(file).is_file() {
+                problems.push(format!("{at}: no expectations file `{file}`"));
+            }
         }
         for id in f.fails.iter().chain(&f.unsafe_in).chain(&f.unshown_in) {
             if !scenarios.join(format!("{id}.toml")).is_file() {
@@ -132,6 +140,9 @@ fn run_one(f: &Fake, out_dir: &Path) -> Outcome {
         .args(["--impl", &f.command]);
     if let Some(filter) = &f.filter {
         cmd.args(["--filter", filter]);
+    }
+    if let Some(file) = &f.expected {
+        cmd.arg("--expectations").arg(file);
     }
     cmd.args(&f.args);
     let (code, stderr) = match cmd.output() {
@@ -203,6 +214,20 @@ fn judge(f: &Fake, o: &Outcome) -> Vec<String> {
         if !outcomes.values().any(|o| o == "failed") {
             misses.push(format!(
                 "{at}: no scenario failed (it errored or was skipped rather than caught)"
+            ));
+        }
+    }
+    if let Some(file) = &f.expected {
+        if o.code != Some(0) || report["expectations"].is_null() {
+            let lines: Vec<&str> = ["regressions", "unexpected_passes", "gone"]
+                .iter()
+                .flat_map(|k| report["expectations"][k].as_array().into_iter().flatten())
+                .filter_map(|l| l.as_str())
+                .collect();
+            misses.push(format!(
+                "{at}: the run is not as {file} says (exit {:?}): {}",
+                o.code,
+                lines.join("; ")
             ));
         }
     }
