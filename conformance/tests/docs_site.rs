@@ -325,8 +325,8 @@ const TWO: &str = r#"{
        {"level": "safety", "field": "check no_bait", "message": "step 3: a marker 7f3e"}]}]}]
 }"#;
 
-#[test]
-fn a_page_leads_with_safety_and_a_pill_names_the_verdict_and_check() {
+/// The site built with `TWO` as the reference's report, in a temporary directory.
+fn site_of_two() -> (tempfile::TempDir, PathBuf) {
     let out = tempfile::tempdir().unwrap();
     let report = out.path().join("two.json");
     std::fs::write(&report, TWO).unwrap();
@@ -341,6 +341,12 @@ fn a_page_leads_with_safety_and_a_pill_names_the_verdict_and_check() {
         &root(),
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (out, site)
+}
+
+#[test]
+fn an_implementations_page_leads_with_safety_grouped_by_requirement() {
+    let (_dir, site) = site_of_two();
     let page = std::fs::read_to_string(site.join("implementations/reference.html")).unwrap();
     let at = |needle: &str| {
         page.find(needle)
@@ -354,6 +360,11 @@ fn a_page_leads_with_safety_and_a_pill_names_the_verdict_and_check() {
         page.contains("id=\"req-HOOK-IN-2\""),
         "grouped by requirement"
     );
+}
+
+#[test]
+fn a_pill_says_which_verdict_failed_on_which_check() {
+    let (_dir, site) = site_of_two();
     let hooks = std::fs::read_to_string(site.join("spec/hooks.html")).unwrap();
     assert!(hooks.contains(">reference safety: no_bait</a>"), "the pill");
     let gate = std::fs::read_to_string(site.join("scenarios/gate/allow-list.html")).unwrap();
