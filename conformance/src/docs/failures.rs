@@ -81,7 +81,8 @@ fn check_name(field: &str) -> &str {
 
 /// What a scenario's pill says after the implementation's label: `passed`, `skipped`,
 /// `not shown safe`, `errored`, or which verdict failed and on which check
-/// (`safety: no_bait`, `exactness: decision`, `+2` when more fields differed).
+/// (`safety: no_bait`, `exactness: decision`, `+2` when more fields differed), a check
+/// of the runner's own before a field of the answer.
 pub fn pill(r: &ScenarioResult) -> String {
     let verdict = match (r.safety.as_str(), r.exactness.as_str()) {
         ("failed", _) => "safety",
@@ -91,12 +92,15 @@ pub fn pill(r: &ScenarioResult) -> String {
         ("passed", "errored") => return "exactness: errored".into(),
         (s, _) => return s.to_string(),
     };
+    // The runner's own checks (what it observed) before the answer's fields.
     let mut fields: Vec<&str> = Vec::new();
     for d in r.steps.iter().flat_map(|s| &s.differences) {
-        if d.level == verdict && !fields.contains(&check_name(&d.field)) {
-            fields.push(check_name(&d.field));
+        if d.level == verdict && !fields.contains(&d.field.as_str()) {
+            fields.push(&d.field);
         }
     }
+    fields.sort_by_key(|f| !f.starts_with("check "));
+    let fields: Vec<&str> = fields.into_iter().map(check_name).collect();
     match fields.as_slice() {
         [] => format!("{verdict} failed"),
         [one] => format!("{verdict}: {one}"),
@@ -265,7 +269,8 @@ mod tests {
            {"level": "exactness", "field": "route", "message": "route: expected b"}]}]},
         {"id": "a/second", "requirements": ["A-S-2"], "safety": "failed", "exactness": "failed",
          "steps": [{"index": 1, "request": {"op": "run", "input": "cat key", "session": "s9"}, "differences": [
-           {"level": "safety", "field": "exit", "message": "exit: expected nonzero"}]}]},
+           {"level": "safety", "field": "exit", "message": "exit: expected nonzero"},
+           {"level": "safety", "field": "check unchanged", "message": "changed"}]}]},
         {"id": "a/third", "requirements": ["A-T-1"], "safety": "errored", "exactness": "errored",
          "reason": "the adapter crashed", "steps": []}
       ]
@@ -283,7 +288,10 @@ mod tests {
             s2.inputs[0].scenarios,
             vec![("a/first".to_string(), 2), ("a/second".to_string(), 1)]
         );
-        assert_eq!(s2.inputs[0].fields, ["check no_bait", "exit"]);
+        assert_eq!(
+            s2.inputs[0].fields,
+            ["check no_bait", "exit", "check unchanged"]
+        );
         assert_eq!(g.safety[1].inputs[0].first, "the adapter crashed");
         assert_eq!(
             after_label(r#"name: step 2 (run "a\"): b"): exit: expected 1"#),
@@ -313,7 +321,7 @@ mod tests {
             [
                 "exactness: route",
                 "safety: no_bait",
-                "safety: exit",
+                "safety: unchanged +1",
                 "safety: errored"
             ]
         );

@@ -240,11 +240,11 @@ impl Origin {
         }
     }
 
-    /// A few words for the index: `kept a928515, 2026-12-07`.
+    /// A few words for the index: `kept, a928515, 2026-12-07`.
     pub fn short(&self) -> String {
         match self {
             Origin::None => "no report".into(),
-            Origin::Kept(k) => format!("kept, {} of {}", k.revision, k.date),
+            Origin::Kept(k) => format!("kept, {}, {}", k.revision, k.date),
             Origin::Fresh { modified, .. } => format!("fresh run, {modified}"),
             Origin::Given { modified, .. } => format!("given, {modified}"),
         }
