@@ -36,7 +36,8 @@ trace:
     cargo run --release -p gatehouse-conformance -- trace
 
 # Every chapter with the cases under each requirement and each implementation's results,
-# from reports/peers/ and --report LABEL=FILE (docs/architecture.md, "The spec as a site").
+# from --report LABEL=FILE, reports/peers/ (a fresh run) or docs/reports/ (the kept reports)
+# (docs/architecture.md, "The spec as a site").
 #
 # The spec as a site in target/docs/ (open target/docs/index.html).
 docs *ARGS:

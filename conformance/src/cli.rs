@@ -581,11 +581,14 @@ fn docs_cmd(args: DocsArgs) -> Result<i32, Error> {
         let d = root.join("reports/agents");
         d.is_dir().then_some(d)
     });
+    let kept = std::fs::read_to_string(root.join("docs/reports/README.md")).unwrap_or_default();
     let impls = reports::gather(
+        &root,
         &table,
         peers.as_deref(),
         &agent_columns,
         agents.as_deref(),
+        &reports::kept_table(&kept),
         &given,
     )?;
     std::fs::create_dir_all(&args.out).map_err(|source| Error::Write {

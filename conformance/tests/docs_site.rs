@@ -237,3 +237,136 @@ fn a_requirement_with_neither_case_nor_reason_fails_the_command() {
     let html = std::fs::read_to_string(d.join("site/spec/gate.html")).unwrap();
     assert!(html.contains("id=\"GATE-T-1\"") && html.contains("<div class=\"case allowed\""));
 }
+
+/// The implementations table of the generated `md/index.md`: each row's label and cells.
+fn index_rows(site: &Path) -> Vec<(String, String)> {
+    let md = std::fs::read_to_string(site.join("md/index.md")).unwrap();
+    md.lines()
+        .skip_while(|l| !l.starts_with("## Implementations"))
+        .filter(|l| l.starts_with("| ["))
+        .map(|l| {
+            let label = l[3..l.find(']').unwrap()].to_string();
+            (label, l.to_string())
+        })
+        .collect()
+}
+
+/// A fresh clone has no `reports/` (a CI run's) and no `target/`: pointed at empty
+/// directories for the fresh runs and given no `--report`, the site still shows every
+/// column of the implementations table from the reports kept in `docs/reports/`, each
+/// page saying which report it shows and of which revision and day.
+#[test]
+fn a_fresh_clone_shows_every_column_from_the_kept_reports() {
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let empty = out.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = empty.to_str().unwrap();
+    let o = docs(
+        &["--out", site.to_str().unwrap(), "--peers", e, "--agents", e],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = index_rows(&site);
+    let reference = rows.iter().find(|(l, _)| l == "reference").unwrap();
+    assert!(!reference.1.contains("no report"), "{}", reference.1);
+    assert!(reference.1.contains("kept, "), "{}", reference.1);
+    for (label, row) in &rows {
+        assert!(!row.contains("no report"), "{label}: {row}");
+    }
+    assert!(rows.len() >= 7, "{rows:?}");
+    let page = std::fs::read_to_string(site.join("implementations/reference.html")).unwrap();
+    assert!(
+        page.contains("Kept report <code>docs/reports/reference-"),
+        "the page says which report it shows"
+    );
+}
+
+/// A fresh run's report takes precedence over the kept one, and the page says so.
+#[test]
+fn a_fresh_report_takes_precedence_over_the_kept_one() {
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let peers = out.path().join("peers");
+    std::fs::create_dir_all(&peers).unwrap();
+    std::fs::write(peers.join("reference.json"), REPORT).unwrap();
+    let o = docs(
+        &[
+            "--out",
+            site.to_str().unwrap(),
+            "--peers",
+            peers.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = std::fs::read_to_string(site.join("implementations/reference.html")).unwrap();
+    assert!(page.contains("Fresh report <code>"), "which report");
+    assert!(
+        page.contains("it takes precedence over the kept report <code>docs/reports/reference-"),
+        "and the kept one it set aside"
+    );
+    assert!(page.contains("a marker 7f3e"));
+}
+
+/// Two failing scenarios, the exactness-only one first in the alphabet: the page leads
+/// with the safety failure, grouped under its requirement, then the exactness fields;
+/// and the requirement's pill says which verdict failed on which check.
+const TWO: &str = r#"{
+  "runner": {"implementation": "test-impl", "suite": {"spec_version": "0.10", "hash": "sha256:00"}},
+  "verdicts": {"safety": {"passed": 1, "failed": 1, "skipped": 0, "errored": 0},
+               "exactness": {"passed": 0, "failed": 2, "skipped": 0, "errored": 0}},
+  "scenarios": [
+    {"id": "gate/allow-list", "safety": "passed", "exactness": "failed",
+     "steps": [{"index": 1, "differences": [
+       {"level": "exactness", "field": "route", "message": "case 1: route: expected x 5d1c"}]}]},
+    {"id": "hooks/hook-input-argv", "safety": "failed", "exactness": "failed",
+     "steps": [{"index": 3, "differences": [
+       {"level": "safety", "field": "check no_bait", "message": "step 3: a marker 7f3e"}]}]}]
+}"#;
+
+/// The site built with `TWO` as the reference's report, in a temporary directory.
+fn site_of_two() -> (tempfile::TempDir, PathBuf) {
+    let out = tempfile::tempdir().unwrap();
+    let report = out.path().join("two.json");
+    std::fs::write(&report, TWO).unwrap();
+    let site = out.path().join("site");
+    let o = docs(
+        &[
+            "--out",
+            site.to_str().unwrap(),
+            "--report",
+            &format!("reference={}", report.display()),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (out, site)
+}
+
+#[test]
+fn an_implementations_page_leads_with_safety_grouped_by_requirement() {
+    let (_dir, site) = site_of_two();
+    let page = std::fs::read_to_string(site.join("implementations/reference.html")).unwrap();
+    let at = |needle: &str| {
+        page.find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?} on the page"))
+    };
+    // The safety failure (its marker) comes before the exactness-only case (its
+    // marker) everywhere on the page, and is grouped under its scenario's requirement.
+    assert!(at("a marker 7f3e") < at("5d1c"), "safety first");
+    assert!(at("Safety failures, by requirement") < at("Exactness differences, by field"));
+    assert!(
+        page.contains("id=\"req-HOOK-IN-2\""),
+        "grouped by requirement"
+    );
+}
+
+#[test]
+fn a_pill_says_which_verdict_failed_on_which_check() {
+    let (_dir, site) = site_of_two();
+    let hooks = std::fs::read_to_string(site.join("spec/hooks.html")).unwrap();
+    assert!(hooks.contains(">reference safety: no_bait</a>"), "the pill");
+    let gate = std::fs::read_to_string(site.join("scenarios/gate/allow-list.html")).unwrap();
+    assert!(gate.contains(">reference exactness: route</a>"), "the pill");
+}

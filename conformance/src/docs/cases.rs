@@ -373,13 +373,10 @@ pub fn verdict_badges(id: &str, impls: &Implementations, up: &str) -> String {
     s
 }
 
-/// `passed`, `failed`, `exactness failed` (safety passed), `skipped`, `errored`.
+/// `passed`, `skipped`, or which verdict failed and on which check (`safety: no_bait`,
+/// `exactness: decision`): see [`super::failures::pill`].
 pub fn verdict_word(r: &ScenarioResult) -> String {
-    if r.safety == "passed" && r.exactness == "failed" {
-        "exactness failed".into()
-    } else {
-        r.safety.clone()
-    }
+    super::failures::pill(r)
 }
 
 /// One step on one line: its action, what the answer must show and what the runner

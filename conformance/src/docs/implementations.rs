@@ -1,11 +1,15 @@
-//! A page per implementation, after Bowtie's: what runs, the suite it ran, both verdicts'
-//! counts, and each failing case with the runner's lines and their levels, each linked to
-//! the case on its scenario's page. A column of the table with no report gets a page that
-//! says so and how to make one.
+//! A page per implementation, after Bowtie's: what runs, which report it shows (kept,
+//! fresh or given, of when), the suite it ran, both verdicts' counts, then the safety
+//! failures grouped by requirement, each failing input once with the scenarios it broke,
+//! the exactness differences counted per field ([`super::failures`]), and each failing
+//! case with the runner's lines and their levels, safety first, each linked to the case
+//! on its scenario's page. A column of the table with no report gets a page that says so
+//! and how to make one.
 
 use std::collections::BTreeMap;
 
 use super::cases::View;
+use super::failures::{self, Grouped};
 use super::markdown::{md_code, md_text};
 use super::page::esc;
 use super::reports::{Column, Counts, Published};
@@ -84,7 +88,11 @@ fn published(label: &str, p: &Published) -> (String, String) {
 }
 
 /// The page body and its Markdown.
-pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, String) {
+pub fn render(
+    col: &Column,
+    views: &BTreeMap<String, View<'_>>,
+    chapters: &BTreeMap<String, String>,
+) -> (String, String) {
     let label = &col.label;
     let mut s = format!("<h1>Implementation <code>{}</code></h1>\n", esc(label));
     let mut md = format!("# Implementation `{label}`\n\n");
@@ -120,6 +128,12 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
         esc(&report.runner.suite.spec_version),
         esc(&report.runner.suite.hash)
     );
+    let origin = col.origin.sentence(path);
+    s += &format!(
+        "<p class=\"note\" id=\"origin\">{}</p>\n",
+        super::markdown::inline_html(&origin)
+    );
+    md += &format!("{origin}\n\n");
     if let Some(e) = env.get("environment") {
         s += &format!(
             "<p class=\"note\">declared environment: <code>{}</code></p>\n",
@@ -147,20 +161,29 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
             c.passed, c.failed, c.skipped, c.errored, c.not_shown
         );
     }
-    let failing: Vec<_> = report
+    let (gs, gmd) = grouped(&failures::group(report, views, chapters));
+    s += &gs;
+    md += &gmd;
+    // Every failing case: those that failed safety first, then exactness only.
+    let mut failing: Vec<_> = report
         .scenarios
         .iter()
         .filter(|r| {
-            r.safety != "passed" && r.safety != "skipped"
+            r.safety == "failed"
+                || r.safety == "errored"
                 || r.exactness == "failed"
                 || r.exactness == "errored"
         })
         .collect();
+    failing.sort_by_key(|r| !(r.safety == "failed" || r.safety == "errored"));
     s += &format!(
-        "<h2 id=\"failing\">Failing cases ({})</h2>\n",
+        "<h2 id=\"failing\">Every failing case ({}), safety first</h2>\n",
         failing.len()
     );
-    md += &format!("\n## Failing cases ({})\n\n", failing.len());
+    md += &format!(
+        "\n## Every failing case ({}), safety first\n\n",
+        failing.len()
+    );
     for r in failing {
         let view = views.get(&r.id);
         let title = view.map_or(r.id.as_str(), |v| v.scenario.title.as_str());
@@ -223,22 +246,144 @@ pub fn render(col: &Column, views: &BTreeMap<String, View<'_>>) -> (String, Stri
     let skipped: Vec<_> = report
         .scenarios
         .iter()
-        .filter(|r| r.safety == "skipped")
+        .filter(|r| r.safety == "skipped" || r.safety == "not_shown")
         .collect();
     if !skipped.is_empty() {
         s += &format!(
-            "<details><summary>Skipped ({}), each with the runner's reason</summary><ul>",
+            "<details><summary>Skipped or not shown safe ({}), each with the runner's reason</summary><ul>",
             skipped.len()
         );
         for r in skipped {
             s += &format!(
-                "<li><a href=\"../scenarios/{}.html\">{}</a>: {}</li>",
+                "<li><a href=\"../scenarios/{}.html\">{}</a> ({}): {}</li>",
                 esc(&r.id),
                 esc(&r.id),
+                esc(&failures::pill(r)),
                 esc(r.reason.as_deref().unwrap_or(""))
             );
         }
         s += "</ul></details>\n";
+    }
+    (s, md)
+}
+
+/// The grouped failures: safety by requirement, then exactness per field.
+fn grouped(g: &Grouped) -> (String, String) {
+    let mut s = format!(
+        "<h2 id=\"safety\">Safety failures, by requirement ({} requirement(s))</h2>\n",
+        g.safety.len()
+    );
+    let mut md = format!(
+        "\n## Safety failures, by requirement ({} requirement(s))\n\n",
+        g.safety.len()
+    );
+    if g.safety.is_empty() {
+        s += "<p>None.</p>\n";
+        md += "None.\n";
+    }
+    for grp in &g.safety {
+        let chapter = if grp.chapter.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", grp.chapter)
+        };
+        let href = if grp.chapter.is_empty() {
+            String::new()
+        } else {
+            format!("../spec/{}.html#{}", grp.chapter, grp.requirement)
+        };
+        s += &format!(
+            "<h3 id=\"req-{r}\"><a href=\"{}\">{r}</a>{}: {} scenario(s)</h3>\n<ul>",
+            esc(&href),
+            esc(&chapter),
+            failures::scenarios_of(grp),
+            r = esc(&grp.requirement)
+        );
+        md += &format!(
+            "### {}{}: {} scenario(s)\n\n",
+            grp.requirement,
+            md_text(&chapter),
+            failures::scenarios_of(grp)
+        );
+        for i in &grp.inputs {
+            let links: Vec<String> = i
+                .scenarios
+                .iter()
+                .map(|(id, step)| {
+                    let anchor = if *step > 0 {
+                        format!("#step-{step}")
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "<a href=\"../scenarios/{}.html{anchor}\">{}</a>",
+                        esc(id),
+                        esc(id)
+                    )
+                })
+                .collect();
+            let fields = i
+                .fields
+                .iter()
+                .map(|f| format!("<code>{}</code>", esc(f)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            s += &format!(
+                "<li><code>{}</code> broke {}{}<br><span class=\"diff-safety\">{}</span></li>",
+                esc(&super::cases::cut(&i.input)),
+                links.join(", "),
+                if fields.is_empty() {
+                    String::new()
+                } else {
+                    format!(" on {fields}")
+                },
+                esc(&super::cases::cut(failures::after_label(&i.first)))
+            );
+            let ids: Vec<String> = i.scenarios.iter().map(|(id, _)| md_code(id)).collect();
+            md += &format!(
+                "- {} broke {}{}: {}\n",
+                md_code(&super::cases::cut(&i.input)),
+                ids.join(", "),
+                if i.fields.is_empty() {
+                    String::new()
+                } else {
+                    format!(" on {}", md_text(&i.fields.join(", ")))
+                },
+                md_text(&super::cases::cut(failures::after_label(&i.first)))
+            );
+        }
+        s += "</ul>\n";
+        md.push('\n');
+    }
+    s += &format!(
+        "<h2 id=\"exactness-fields\">Exactness differences, by field ({})</h2>\n",
+        g.exactness.len()
+    );
+    md += &format!(
+        "\n## Exactness differences, by field ({})\n\n",
+        g.exactness.len()
+    );
+    if g.exactness.is_empty() {
+        s += "<p>None.</p>\n";
+        md += "None.\n";
+    } else {
+        s += "<table><tr><th>field</th><th>differences</th><th>scenarios</th></tr>";
+        md += "| field | differences | scenarios |\n|---|---|---|\n";
+        for f in &g.exactness {
+            s += &format!(
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+                esc(&f.field),
+                f.differences,
+                f.scenarios.len()
+            );
+            md += &format!(
+                "| {} | {} | {} |\n",
+                md_code(&f.field),
+                f.differences,
+                f.scenarios.len()
+            );
+        }
+        s += "</table>\n";
     }
     (s, md)
 }

@@ -138,38 +138,22 @@ pub fn home(
         );
     }
     s += "</table>\n";
-    s += "<h2 id=\"implementations\">Implementations</h2><table><tr><th>implementation</th><th>safety</th><th>exactness</th></tr>";
-    md += "\n## Implementations\n\n| implementation | safety | exactness |\n|---|---|---|\n";
+    s += "<h2 id=\"implementations\">Implementations</h2><table><tr><th>implementation</th><th>safety</th><th>exactness</th><th>report</th></tr>";
+    md += "\n## Implementations\n\n| implementation | safety | exactness | report |\n|---|---|---|---|\n";
     for c in &impls.columns {
-        let (sa, ex) = match &c.report {
-            Some((r, _)) => (
-                format!(
-                    "{} passed, {} failed{}",
-                    r.verdicts.safety.passed,
-                    r.verdicts.safety.failed,
-                    if r.verdicts.safety.not_shown > 0 {
-                        format!(", {} not shown safe", r.verdicts.safety.not_shown)
-                    } else {
-                        String::new()
-                    }
-                ),
-                format!(
-                    "{} passed, {} failed",
-                    r.verdicts.exactness.passed, r.verdicts.exactness.failed
-                ),
-            ),
-            None => ("no report".into(), "no report".into()),
-        };
+        let (sa, ex, from) = implementation_row(c);
         s += &format!(
-            "<tr><td><a href=\"implementations/{l}.html\">{l}</a></td><td>{}</td><td>{}</td></tr>",
+            "<tr><td><a href=\"implementations/{l}.html\">{l}</a></td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&sa),
             esc(&ex),
+            esc(&from),
             l = esc(&c.label)
         );
         md += &format!(
-            "| [{}](implementations/{}.md) | {sa} | {ex} |\n",
+            "| [{}](implementations/{}.md) | {sa} | {ex} | {} |\n",
             super::markdown::md_text(&c.label),
-            c.label
+            c.label,
+            super::markdown::md_text(&from)
         );
     }
     s += "</table>\n";
@@ -289,5 +273,63 @@ pub fn search_index(
     format!(
         "window.GATEHOUSE_INDEX = {};\n",
         serde_json::Value::Array(entries)
+    )
+}
+
+/// A column's row of the index: safety, exactness, and where they come from (a report,
+/// kept or fresh, or the agents table's cells summed over its chapters).
+fn implementation_row(c: &super::reports::Column) -> (String, String, String) {
+    if let Some((r, _)) = &c.report {
+        let (sa, ex) = (&r.verdicts.safety, &r.verdicts.exactness);
+        let not_shown = if sa.not_shown > 0 {
+            format!(", {} not shown safe", sa.not_shown)
+        } else {
+            String::new()
+        };
+        return (
+            format!("{} passed, {} failed{not_shown}", sa.passed, sa.failed),
+            format!("{} passed, {} failed", ex.passed, ex.failed),
+            c.origin.short(),
+        );
+    }
+    let Some(p) = &c.published else {
+        return ("no report".into(), "no report".into(), "no report".into());
+    };
+    // `safety 56 passed / 6 failed / 1 errored; exactness 50 passed / 17 failed; 8 skipped`
+    let mut sums = [[0usize; 2]; 2];
+    for (_, cell) in &p.chapters {
+        for part in cell.split(';') {
+            let part = part.trim();
+            let (v, rest) = match (
+                part.strip_prefix("safety "),
+                part.strip_prefix("exactness "),
+            ) {
+                (Some(r), _) => (0, r),
+                (_, Some(r)) => (1, r),
+                _ => continue,
+            };
+            for count in rest.split('/') {
+                let mut w = count.split_whitespace();
+                let (Some(n), Some(word)) =
+                    (w.next().and_then(|n| n.parse::<usize>().ok()), w.next())
+                else {
+                    continue;
+                };
+                match word {
+                    "passed" => sums[v][0] += n,
+                    "failed" => sums[v][1] += n,
+                    _ => {}
+                }
+            }
+        }
+    }
+    let day = p
+        .heading
+        .rsplit_once('(')
+        .map_or("", |(_, d)| d.trim_end_matches(')'));
+    (
+        format!("{} passed, {} failed", sums[0][0], sums[0][1]),
+        format!("{} passed, {} failed", sums[1][0], sums[1][1]),
+        format!("agents table ({day})"),
     )
 }

@@ -7,13 +7,15 @@
 //! search script over a generated index, no framework) and the same pages in Markdown
 //! under `md/`. Each concern has its module: the reports ([`reports`]), a scenario read as
 //! a person reads it ([`cases`]), a chapter with its cases ([`chapter`]), a page per
-//! implementation ([`implementations`]), the index and the search ([`index`]), the frame
+//! implementation ([`implementations`]) with its failures grouped ([`failures`]), the
+//! index and the search ([`index`]), the frame
 //! and assets ([`page`]), Markdown ([`markdown`]) and the check of what was written
 //! ([`verify`]).
 
 mod cases;
 mod chapter;
 mod error;
+mod failures;
 mod implementations;
 mod index;
 mod markdown;
@@ -142,7 +144,7 @@ pub fn build(i: &Inputs<'_>, out: &Path) -> Result<Site, DocsError> {
         );
     }
     for col in &i.impls.columns {
-        let (html, md) = implementations::render(col, &views);
+        let (html, md) = implementations::render(col, &views, &ids);
         files.insert(
             PathBuf::from(format!("implementations/{}.html", col.label)),
             page::page(&format!("Implementation {}", col.label), 1, &html),

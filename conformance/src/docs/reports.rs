@@ -2,6 +2,12 @@
 //! format the pages read, each under its implementation's label. A label is a column of
 //! the implementations table (`docs/implementations.md`), read from that table so that
 //! every column gets a page even when no report was given for it.
+//!
+//! A column's report comes, first found wins, from `--report`, from a fresh run's
+//! directory (`reports/peers/`, `reports/agents/`: a CI or `just peers-table` run, not
+//! committed), or from the reports the project keeps (`docs/reports/`, listed with how
+//! each was made in the table of `docs/reports/README.md`), so that a fresh clone shows
+//! every column; [`Origin`] says which, and the page says it too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -73,6 +79,9 @@ pub struct Counts {
 pub struct ScenarioResult {
     /// The scenario id.
     pub id: String,
+    /// The requirements the scenario names (absent from the smallest reports).
+    #[serde(default)]
+    pub requirements: Vec<String>,
     /// The safety verdict.
     pub safety: String,
     /// The exactness verdict.
@@ -90,6 +99,9 @@ pub struct ScenarioResult {
 pub struct StepResult {
     /// 1-based index.
     pub index: usize,
+    /// The request sent (`session` aside, the input the step broke with).
+    #[serde(default)]
+    pub request: serde_json::Value,
     /// Every difference with its level.
     #[serde(default)]
     pub differences: Vec<Difference>,
@@ -129,6 +141,8 @@ pub struct Column {
     pub what: String,
     /// The report and the file it came from.
     pub report: Option<(Report, PathBuf)>,
+    /// Where the report came from (meaningful when `report` is set).
+    pub origin: Origin,
     /// What `just agents` published for an agent column (its row and its section of the
     /// agents table), the page's source when its report is not kept.
     pub published: Option<Published>,
@@ -155,6 +169,86 @@ pub struct Published {
     pub exactness_only: Vec<Failure>,
     /// The `Skipped, by reason:` line.
     pub skipped: String,
+}
+
+/// Where a column's report came from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Origin {
+    /// No report.
+    #[default]
+    None,
+    /// A report the project keeps (`docs/reports/`).
+    Kept(Kept),
+    /// A fresh run's report (`reports/peers/`, `reports/agents/`), written on `modified`
+    /// (UTC), set before the kept one if there is one.
+    Fresh {
+        /// The file's modification time, `YYYY-MM-DD HH:MM UTC`.
+        modified: String,
+        /// The kept report it takes precedence over.
+        over: Option<Kept>,
+    },
+    /// A report given with `--report`.
+    Given {
+        /// The file's modification time, `YYYY-MM-DD HH:MM UTC`.
+        modified: String,
+        /// The kept report it takes precedence over.
+        over: Option<Kept>,
+    },
+}
+
+/// A kept report: a row of the table in `docs/reports/README.md`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Kept {
+    /// The column it is shown under.
+    pub label: String,
+    /// The file, relative to the repository's root (`docs/reports/...json`).
+    pub file: String,
+    /// The revision of this repository it ran (a commit, as the table writes it).
+    pub revision: String,
+    /// The day it ran (`YYYY-MM-DD`).
+    pub date: String,
+    /// What runs, for a label that is not a column of the implementations table.
+    pub what: String,
+}
+
+impl Origin {
+    /// One sentence for the page: which report it shows and of when.
+    pub fn sentence(&self, path: &Path) -> String {
+        let over = |k: &Option<Kept>| match k {
+            Some(k) => format!(
+                "; it takes precedence over the kept report `{}` (revision `{}`, {})",
+                k.file, k.revision, k.date
+            ),
+            None => String::new(),
+        };
+        match self {
+            Origin::None => String::new(),
+            Origin::Kept(k) => format!(
+                "Kept report `{}`, of revision `{}` on {} (`docs/reports/README.md` says how it was made); a fresh run's report (`reports/peers/`, `reports/agents/` or `--report`) takes precedence.",
+                k.file, k.revision, k.date
+            ),
+            Origin::Fresh { modified, over: o } => format!(
+                "Fresh report `{}`, a run in this checkout, written {modified}{}.",
+                path.display(),
+                over(o)
+            ),
+            Origin::Given { modified, over: o } => format!(
+                "Report given with `--report`: `{}`, written {modified}{}.",
+                path.display(),
+                over(o)
+            ),
+        }
+    }
+
+    /// A few words for the index: `kept, a928515, 2026-12-07`.
+    pub fn short(&self) -> String {
+        match self {
+            Origin::None => "no report".into(),
+            Origin::Kept(k) => format!("kept, {}, {}", k.revision, k.date),
+            Origin::Fresh { modified, .. } => format!("fresh run, {modified}"),
+            Origin::Given { modified, .. } => format!("given, {modified}"),
+        }
+    }
 }
 
 impl Implementations {
@@ -342,14 +436,78 @@ pub fn load(path: &Path) -> Result<Report, DocsError> {
     })
 }
 
-/// The implementations: the table's columns (`table`), each with `peers_dir/LABEL.json`
-/// when it exists, then the agent columns (`agents`), each with `agents_dir/LABEL.json`
-/// when it exists, then the reports given (`given`, replacing a column's or adding one).
+/// The kept reports: the rows of the table in `docs/reports/README.md` whose header is
+/// `| column | report | revision | date | what runs | made by |`, the report cell a link
+/// or a backticked file name under `docs/reports/`.
+pub fn kept_table(markdown: &str) -> Vec<Kept> {
+    markdown
+        .lines()
+        .skip_while(|l| !l.starts_with("| column | report |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| {
+            let c = cells(l);
+            let label = c.first()?.strip_prefix('`')?.strip_suffix('`')?.to_string();
+            // `[name](name)` or `` `name` ``: the file name, under docs/reports/.
+            let cell = c.get(1)?;
+            let name = cell
+                .rsplit_once("](")
+                .map_or(cell.as_str(), |(_, t)| t.trim_end_matches(')'))
+                .trim_matches('`');
+            if name.is_empty() || name.contains('/') || name.starts_with('.') {
+                return None;
+            }
+            let cell = |i: usize| c.get(i).map_or("", |x| x.trim_matches('`')).to_string();
+            Some(Kept {
+                label,
+                file: format!("docs/reports/{name}"),
+                revision: cell(2),
+                date: cell(3),
+                what: c.get(4).cloned().unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// `YYYY-MM-DD HH:MM UTC` of a file's modification time (empty if unknown).
+fn modified(path: &Path) -> String {
+    let Ok(secs) = std::fs::metadata(path).and_then(|m| m.modified()).map(|t| {
+        t.duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs()
+    }) else {
+        return String::new();
+    };
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60
+    )
+}
+
+/// The implementations: the table's columns (`table`), then the agent columns
+/// (`agents`), then the kept reports' labels that are neither (`kept`, read from under
+/// `root`). Each column's report is, first found wins: the one given (`given`,
+/// replacing a column's or adding one), `peers_dir/LABEL.json` or `agents_dir/LABEL.json`
+/// (a fresh run), the kept one.
 pub fn gather(
+    root: &Path,
     table: &[(String, String)],
     peers_dir: Option<&Path>,
     agents: &[(String, Published)],
     agents_dir: Option<&Path>,
+    kept: &[Kept],
     given: &[(String, PathBuf)],
 ) -> Result<Implementations, DocsError> {
     let mut columns: Vec<Column> = table
@@ -358,35 +516,66 @@ pub fn gather(
             label: label.clone(),
             what: what.clone(),
             report: None,
+            origin: Origin::None,
             published: None,
         })
         .collect();
-    if let Some(dir) = peers_dir {
-        for c in &mut columns {
-            let path = dir.join(format!("{}.json", c.label));
-            if path.is_file() {
-                c.report = Some((load(&path)?, path));
-            }
-        }
-    }
     for (label, p) in agents {
         if columns.iter().any(|c| &c.label == label) {
             return Err(DocsError::DuplicateLabel(label.clone()));
         }
-        let path = agents_dir.map(|d| d.join(format!("{label}.json")));
-        let report = match path {
-            Some(path) if path.is_file() => Some((load(&path)?, path)),
-            _ => None,
-        };
         columns.push(Column {
             label: label.clone(),
             what: format!(
                 "An agent end to end (version {}), each step a headless run driven by a scripted model on 127.0.0.1; its mapping and findings are in `conformance/adapters/agents/`.",
                 p.version
             ),
-            report,
+            report: None,
+            origin: Origin::None,
             published: Some(p.clone()),
         });
+    }
+    for k in kept {
+        if columns.iter().all(|c| c.label != k.label) {
+            columns.push(Column {
+                label: k.label.clone(),
+                what: k.what.clone(),
+                report: None,
+                origin: Origin::None,
+                published: None,
+            });
+        }
+        let Some(c) = columns.iter_mut().find(|c| c.label == k.label) else {
+            continue;
+        };
+        if c.report.is_some() {
+            return Err(DocsError::DuplicateLabel(k.label.clone()));
+        }
+        let path = PathBuf::from(&k.file);
+        c.report = Some((load(&root.join(&path))?, path));
+        c.origin = Origin::Kept(k.clone());
+    }
+    let kept_of = |c: &Column| match &c.origin {
+        Origin::Kept(k) => Some(k.clone()),
+        Origin::Fresh { over, .. } | Origin::Given { over, .. } => over.clone(),
+        Origin::None => None,
+    };
+    for c in &mut columns {
+        let dir = if c.published.is_some() {
+            agents_dir
+        } else {
+            peers_dir
+        };
+        let Some(path) = dir.map(|d| d.join(format!("{}.json", c.label))) else {
+            continue;
+        };
+        if path.is_file() {
+            c.origin = Origin::Fresh {
+                modified: modified(&path),
+                over: kept_of(c),
+            };
+            c.report = Some((load(&path)?, path));
+        }
     }
     let mut seen = BTreeMap::new();
     for (label, path) in given {
@@ -394,12 +583,20 @@ pub fn gather(
             return Err(DocsError::DuplicateLabel(label.clone()));
         }
         let report = (load(path)?, path.clone());
+        let origin = |over| Origin::Given {
+            modified: modified(path),
+            over,
+        };
         match columns.iter_mut().find(|c| &c.label == label) {
-            Some(c) => c.report = Some(report),
+            Some(c) => {
+                c.origin = origin(kept_of(c));
+                c.report = Some(report);
+            }
             None => columns.push(Column {
                 label: label.clone(),
                 what: String::new(),
                 report: Some(report),
+                origin: origin(None),
                 published: None,
             }),
         }
@@ -427,6 +624,30 @@ mod tests {
                 ("reference".into(), "it".into()),
                 ("bwrap".into(), "bw".into())
             ]
+        );
+    }
+
+    #[test]
+    fn the_kept_reports_table() {
+        let md = "# Kept\n\n| column | report | revision | date | what runs | made by |\n|---|---|---|---|---|---|\n\
+| `reference` | [`reference-native-abc1234-2026-12-06.json`](reference-native-abc1234-2026-12-06.json) | `abc1234` | 2026-12-06 | it | `cmd \\| x` |\n\
+| `srt` | `srt-bwrap-abc1234-2026-12-06.json` | `abc1234` | 2026-12-06 | srt | c |\n\
+| `bad` | [x](../elsewhere.json) | r | d | w | c |\n\nafter\n| `late` | `l.json` | r | d | w | c |\n";
+        let kept = kept_table(md);
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert_eq!(
+            kept[0],
+            Kept {
+                label: "reference".into(),
+                file: "docs/reports/reference-native-abc1234-2026-12-06.json".into(),
+                revision: "abc1234".into(),
+                date: "2026-12-06".into(),
+                what: "it".into(),
+            }
+        );
+        assert_eq!(
+            kept[1].file,
+            "docs/reports/srt-bwrap-abc1234-2026-12-06.json"
         );
     }
 
