@@ -131,7 +131,9 @@ manifest="$(cd "$proj" && cargo metadata --format-version 1 --quiet \
   | python3 -c 'import json,sys; print(next(p["manifest_path"] for p in json.load(sys.stdin)["packages"] if p["name"] == "landlock"))')"
 cp "$(dirname "$manifest")/examples/sandboxer.rs" "$proj/src/main.rs"
 say "crates.io landlock $LANDLOCK_VERSION: examples/sandboxer.rs from $(dirname "$manifest")"
-(cd "$proj" && nice -n 10 cargo build --release --quiet)
+# Its own target directory, whatever CARGO_TARGET_DIR the caller exported: the adapter
+# looks for the binary there.
+(cd "$proj" && CARGO_TARGET_DIR="$proj/target" nice -n 10 cargo build --release --quiet)
 say "built $proj/target/release/sandboxer"
 
 $ci && exit 0
