@@ -18,7 +18,7 @@ use crate::fixture::{self, Built};
 use crate::protocol::{Reply, RequestBody, SessionDirs, SessionOp};
 use crate::record::{verdict, Outcome, ScenarioRecord, StepRecord};
 use crate::scenario::{Body, Scenario, Step, Tier};
-use crate::verdict::{Ctx, Difference, Level};
+use crate::verdict::{Difference, Level};
 
 /// How a session ended before its steps were judged.
 #[derive(Debug)]
@@ -436,9 +436,7 @@ fn run_steps(
         .as_ref()
         .map(|c| c.pass_secret_env.clone())
         .unwrap_or_default();
-    let ctx = Ctx {
-        can_ask: setup.gate.asker != crate::controls::gate::model::Asker::None,
-    };
+    let ctx = setup.ctx();
     for step in steps {
         let p = built.paths.clone();
         let sub = |x: &str| p.apply(x);

@@ -2,15 +2,18 @@
 //! `order`, plus `open` for judging the `open` answer), and the registry that dispatches
 //! to them. Each control implements [`Control`] (its keys and the reading of its steps)
 //! and [`ControlAction`] (the request of a step, the judging of its answer, its allowed
-//! twin); the runner holds its steps as [`Action`]s and never names a control. A new
-//! control is its module, one line in `registry!` and, if it has `[setup]` keys, its
-//! fields of [`SetupPatch`] and [`Setup`].
+//! twin); the runner holds its steps as [`Action`]s and never names a control. Each
+//! control declares its `[setup]` fields once ([`setup!`](crate::setup), `setup.rs`); the
+//! registry generates from them the aggregate [`SetupPatch`] and [`Setup`], their
+//! reading, overlay, resolution, the `open` setup, the capabilities the fields imply and
+//! [`known_capabilities`]. A new control is its module and one line in `registry!`.
 
 pub mod fence;
 pub mod gate;
 pub mod open;
 pub mod order;
 pub mod paths;
+pub mod setup;
 pub mod trust;
 
 use std::any::Any;
@@ -25,16 +28,19 @@ use crate::judge::Judge;
 use crate::protocol::SessionDirs;
 use crate::verdict::{Ctx, Level};
 use crate::vocab::Family;
+pub use setup::{NoSetup, SetupFields};
 
-/// The registry: every control, in the order their keys are listed and their actions
-/// tried. Adding a control is one line here (and its module).
+/// The registry: every control, named by its field of [`Setup`], in the order their
+/// keys are listed and their actions tried. Adding a control is one line here (and its
+/// module).
 macro_rules! registry {
-    ($($control:ty),* $(,)?) => {
+    ($($name:ident: $control:ty),* $(,)?) => {
         /// Every control, in the order their keys are listed and their messages sorted.
         pub const REGISTRY: &[Registered] = &[$(Registered {
             actions: <$control as Control>::ACTION_KEYS,
             expect: <$control as Control>::EXPECT_KEYS,
-            setup: <$control as Control>::SETUP_KEYS,
+            setup: <<$control as Control>::Setup as SetupFields>::KEYS,
+            capabilities: <$control as Control>::CAPABILITIES,
         }),*];
 
         /// Reads the value of action `key` (one of [`action_keys`]) with the owning
@@ -51,16 +57,110 @@ macro_rules! registry {
             )*
             Err(de::Error::unknown_field(key, action_keys()))
         }
+
+        /// `[setup]` as written, split by the control that owns each key.
+        #[derive(Debug, Clone, Default)]
+        pub struct SetupPatch {
+            $(
+                #[doc = concat!("The fields of `", stringify!($name), "`.")]
+                pub $name: <$control as Control>::Setup,
+            )*
+        }
+
+        /// A resolved setup, defaults applied, by control.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct Setup {
+            $(
+                #[doc = concat!("The fields of `", stringify!($name), "`.")]
+                pub $name: <<$control as Control>::Setup as SetupFields>::Resolved,
+            )*
+        }
+
+        impl SetupPatch {
+            /// Reads the value of `key` into the control that owns it.
+            fn set<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+                $(
+                    if <<$control as Control>::Setup as SetupFields>::KEYS.contains(&key) {
+                        return self.$name.set(key, map);
+                    }
+                )*
+                Err(de::Error::unknown_field(key, setup_keys()))
+            }
+
+            /// `self` with every field written in `over` replaced.
+            pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
+                SetupPatch {
+                    $($name: self.$name.overlay(&over.$name),)*
+                }
+            }
+
+            /// The capabilities the fields written here need: of each control with a
+            /// field written, its first capability (none for the base, `gate`).
+            pub fn implied_capabilities(&self) -> Vec<&'static str> {
+                let mut caps = Vec::new();
+                $(
+                    if let Some(cap) = <$control as Control>::CAPABILITIES.first() {
+                        if *cap != BASE_CAPABILITY && self.$name.needs_capability() {
+                            caps.push(*cap);
+                        }
+                    }
+                )*
+                caps
+            }
+
+            /// The setup with defaults filled in (workspace and home are added by the
+            /// runner).
+            pub fn resolve(&self) -> Setup {
+                Setup {
+                    $($name: self.$name.resolve(),)*
+                }
+            }
+        }
+
+        impl Setup {
+            /// The setup sent in `open`: the session's directories, then the fields of
+            /// each control the scenario needs (`caps`); the base control's always.
+            pub fn wire(
+                &self,
+                caps: &[String],
+                dirs: &SessionDirs,
+                sub: &dyn Fn(&str) -> String,
+            ) -> Map<String, Value> {
+                let needs = |of: &[&str]| {
+                    of.contains(&BASE_CAPABILITY) || caps.iter().any(|c| of.contains(&c.as_str()))
+                };
+                let mut out = Map::new();
+                out.insert("workspace".into(), Value::String(dirs.workspace.clone()));
+                out.insert("home".into(), Value::String(dirs.home.clone()));
+                $(
+                    if needs(<$control as Control>::CAPABILITIES) {
+                        out.extend(<<$control as Control>::Setup as SetupFields>::wire(
+                            &self.$name,
+                            dirs,
+                            sub,
+                        ));
+                    }
+                )*
+                out
+            }
+
+            /// What the classification of a step knows from the setup (PROTO-VERDICT-5).
+            pub fn ctx(&self) -> Ctx {
+                let mut ctx = Ctx::default();
+                $(<<$control as Control>::Setup as SetupFields>::ctx(&self.$name, &mut ctx);)*
+                ctx
+            }
+        }
     };
 }
 
 registry![
-    gate::Gate,
-    paths::Paths,
-    trust::Trust,
-    open::Open,
-    fence::Fence,
-    order::Order,
+    gate: gate::Gate,
+    paths: paths::Paths,
+    trust: trust::Trust,
+    open: open::Open,
+    fence: fence::Fence,
+    order: order::Order,
 ];
 
 /// Problems with a step that serde cannot see (`posture = false`), one message each; the
@@ -75,8 +175,12 @@ pub trait Control {
     const ACTION_KEYS: &'static [&'static str];
     /// Its `expect` keys.
     const EXPECT_KEYS: &'static [&'static str];
-    /// Its `[setup]` keys (its fields of [`SetupPatch`]).
-    const SETUP_KEYS: &'static [&'static str];
+    /// Its `[setup]` fields, declared with [`setup!`](crate::setup) ([`NoSetup`]: none).
+    type Setup: SetupFields;
+    /// The capabilities it answers to; its setup fields are sent in `open` when the
+    /// scenario needs one, and writing one implies the first. [`BASE_CAPABILITY`]: always
+    /// sent, implies none; empty: never sent.
+    const CAPABILITIES: &'static [&'static str];
     /// One of its steps as read.
     type Action: ControlAction;
     /// Reads the value of action `key`, one of [`Control::ACTION_KEYS`].
@@ -150,20 +254,28 @@ pub struct Registered {
     pub expect: &'static [&'static str],
     /// Its `[setup]` keys.
     pub setup: &'static [&'static str],
+    /// The capabilities it answers to.
+    pub capabilities: &'static [&'static str],
 }
 
-/// The capabilities this runner knows. `guard` (protocol 1.6) has no setup field and no op
+/// The capability every implementation has: the gate's.
+pub const BASE_CAPABILITY: &str = "gate";
+
+/// The capabilities no control owns. `guard` (protocol 1.6) has no setup field and no op
 /// of its own: an implementation that declares it is an agent with a pre-tool guard in
 /// front, and the guard chapter's steps are the calls its model makes.
-pub const KNOWN_CAPABILITIES: &[&str] = &[
-    "gate",
-    "permissions",
-    "hooks",
-    "trust",
-    "paths",
-    "fence",
-    "guard",
-];
+pub const OTHER_CAPABILITIES: &[&str] = &["guard"];
+
+/// The capabilities this runner knows: each control's, in registry order, then
+/// [`OTHER_CAPABILITIES`].
+pub fn known_capabilities() -> &'static [&'static str] {
+    static KEYS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut all = joined(|r| r.capabilities);
+        all.extend(OTHER_CAPABILITIES);
+        all
+    })
+}
 
 fn joined(pick: fn(&Registered) -> &'static [&'static str]) -> Vec<&'static str> {
     REGISTRY.iter().flat_map(pick).copied().collect()
@@ -431,21 +543,6 @@ impl Action {
     }
 }
 
-/// `[setup]` as written, split by the control that owns each key.
-#[derive(Debug, Clone, Default)]
-pub struct SetupPatch {
-    /// The gate's fields.
-    pub gate: gate::model::SetupPatch,
-    /// The file tools' fields.
-    pub paths: paths::model::SetupPatch,
-    /// The trust map's fields.
-    pub trust: trust::model::SetupPatch,
-    /// The fence's fields.
-    pub fence: fence::model::SetupPatch,
-    /// The order's fields.
-    pub order: order::model::SetupPatch,
-}
-
 impl<'de> Deserialize<'de> for SetupPatch {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -457,18 +554,7 @@ impl<'de> Deserialize<'de> for SetupPatch {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SetupPatch, A::Error> {
                 let mut s = SetupPatch::default();
                 while let Some(key) = map.next_key_seed(KnownKey(setup_keys()))? {
-                    let owns = |keys: &[&str]| keys.contains(&key.as_str());
-                    if owns(gate::model::SETUP_KEYS) {
-                        s.gate.set(&key, &mut map)?;
-                    } else if owns(paths::model::SETUP_KEYS) {
-                        s.paths.set(&key, &mut map)?;
-                    } else if owns(trust::model::SETUP_KEYS) {
-                        s.trust.set(&key, &mut map)?;
-                    } else if owns(order::model::SETUP_KEYS) {
-                        s.order.set(&key, &mut map)?;
-                    } else {
-                        s.fence.set(&key, &mut map)?;
-                    }
+                    s.set(&key, &mut map)?;
                 }
                 Ok(s)
             }
@@ -490,93 +576,6 @@ impl<'de> de::DeserializeSeed<'de> for KnownKey {
         } else {
             Err(de::Error::unknown_field(&key, self.0))
         }
-    }
-}
-
-impl SetupPatch {
-    /// `self` with every field written in `over` replaced.
-    pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
-        SetupPatch {
-            gate: self.gate.overlay(&over.gate),
-            paths: self.paths.overlay(&over.paths),
-            trust: self.trust.overlay(&over.trust),
-            fence: self.fence.overlay(&over.fence),
-            order: self.order.overlay(&over.order),
-        }
-    }
-
-    /// The capabilities the fields written here need.
-    pub fn implied_capabilities(&self) -> Vec<&'static str> {
-        [
-            (self.paths.needs_capability(), "paths"),
-            (self.trust.needs_capability(), "trust"),
-            (self.fence.needs_capability(), "fence"),
-            (self.order.needs_capability(), "permissions"),
-        ]
-        .into_iter()
-        .filter_map(|(needs, cap)| needs.then_some(cap))
-        .collect()
-    }
-
-    /// The setup with defaults filled in (workspace and home are added by the runner).
-    pub fn resolve(&self) -> Setup {
-        Setup {
-            gate: self.gate.resolve(),
-            paths: self.paths.resolve(),
-            trust: self.trust.resolve(),
-            fence: self.fence.resolve(),
-            order: self.order.resolve(),
-        }
-    }
-}
-
-/// A resolved setup, defaults applied, by control.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setup {
-    /// The gate's.
-    pub gate: gate::model::Setup,
-    /// The file tools'.
-    pub paths: paths::model::Setup,
-    /// The trust map's.
-    pub trust: trust::model::Setup,
-    /// The fence's.
-    pub fence: fence::model::Setup,
-    /// The order's.
-    pub order: order::model::Setup,
-}
-
-impl Setup {
-    /// The setup sent in `open`: the session's directories, the gate's fields, and the
-    /// fields of each other control the scenario needs (`caps`).
-    pub fn wire(
-        &self,
-        caps: &[String],
-        dirs: &SessionDirs,
-        sub: &dyn Fn(&str) -> String,
-    ) -> Map<String, Value> {
-        let has = |c: &str| caps.iter().any(|x| x == c);
-        let mut out = Map::new();
-        out.insert("workspace".into(), Value::String(dirs.workspace.clone()));
-        out.insert("home".into(), Value::String(dirs.home.clone()));
-        out.extend(gate::wire::setup(&self.gate, sub));
-        if has("paths") {
-            out.extend(paths::wire::setup(&self.paths, sub));
-        }
-        if has("trust") {
-            out.extend(trust::wire::setup(&self.trust, sub));
-        }
-        if has("fence") {
-            out.extend(fence::wire::setup(&self.fence, dirs, sub));
-        }
-        if has("permissions") || has("hooks") {
-            out.extend(order::wire::setup(
-                &self.order,
-                std::path::Path::new(&sub("@CONFIG@")),
-                std::path::Path::new(&sub("@STATE@")),
-                sub,
-            ));
-        }
-        out
     }
 }
 

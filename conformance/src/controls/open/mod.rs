@@ -70,7 +70,8 @@ pub struct Open;
 impl Control for Open {
     const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
     const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
-    const SETUP_KEYS: &'static [&'static str] = &[];
+    type Setup = super::NoSetup;
+    const CAPABILITIES: &'static [&'static str] = &[];
     type Action = Action;
     fn parse<'de, A: MapAccess<'de>>(
         key: &str,

@@ -7,88 +7,18 @@ use serde::de::{Error as _, MapAccess};
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The order's `[setup]` fields as written.
-#[derive(Debug, Clone, Default)]
-pub struct SetupPatch {
+crate::setup! {
+    @wire = super::wire::setup;
     /// The agent file's contents, written by the runner to `R/config/agent.yaml`.
-    pub agent: Option<String>,
+    agent: String => custom,
     /// A path to the agent file (a fixture file, placeholders allowed).
-    pub agent_file: Option<String>,
+    agent_file: String => custom,
     /// The settings file's contents, written to `R/config/settings.yaml`.
-    pub settings: Option<String>,
+    settings: String => custom,
     /// The person's flag.
-    pub safety: Option<String>,
+    safety: String => custom,
     /// The state directory (default `@STATE@`).
-    pub state_dir: Option<String>,
-}
-
-/// The order's setup, resolved.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Setup {
-    /// As in [`SetupPatch`].
-    pub agent: Option<String>,
-    /// As in [`SetupPatch`].
-    pub agent_file: Option<String>,
-    /// As in [`SetupPatch`].
-    pub settings: Option<String>,
-    /// As in [`SetupPatch`].
-    pub safety: Option<String>,
-    /// As in [`SetupPatch`].
-    pub state_dir: Option<String>,
-}
-
-/// The setup keys this control owns.
-pub const SETUP_KEYS: &[&str] = &["agent", "agent_file", "settings", "safety", "state_dir"];
-
-impl SetupPatch {
-    /// Reads the value of `key`.
-    pub fn set<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        let v: String = map.next_value()?;
-        match key {
-            "agent" => self.agent = Some(v),
-            "agent_file" => self.agent_file = Some(v),
-            "settings" => self.settings = Some(v),
-            "safety" => self.safety = Some(v),
-            "state_dir" => self.state_dir = Some(v),
-            _ => {
-                return Err(A::Error::custom(format!(
-                    "`{key}` is not an order setup field"
-                )))
-            }
-        }
-        Ok(())
-    }
-
-    /// `self` with every field written in `over` replaced.
-    pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
-        SetupPatch {
-            agent: over.agent.clone().or_else(|| self.agent.clone()),
-            agent_file: over.agent_file.clone().or_else(|| self.agent_file.clone()),
-            settings: over.settings.clone().or_else(|| self.settings.clone()),
-            safety: over.safety.clone().or_else(|| self.safety.clone()),
-            state_dir: over.state_dir.clone().or_else(|| self.state_dir.clone()),
-        }
-    }
-
-    /// Whether a field that needs `permissions` is written.
-    pub fn needs_capability(&self) -> bool {
-        self.agent.is_some()
-            || self.agent_file.is_some()
-            || self.settings.is_some()
-            || self.safety.is_some()
-            || self.state_dir.is_some()
-    }
-
-    /// The setup.
-    pub fn resolve(&self) -> Setup {
-        Setup {
-            agent: self.agent.clone(),
-            agent_file: self.agent_file.clone(),
-            settings: self.settings.clone(),
-            safety: self.safety.clone(),
-            state_dir: self.state_dir.clone(),
-        }
-    }
+    state_dir: String => custom,
 }
 
 /// One call: `{ tool, input, id }`.

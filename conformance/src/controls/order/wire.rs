@@ -20,14 +20,17 @@ fn write_config(dir: &Path, name: &str, text: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// The setup fields (sent when the scenario needs `permissions` or `hooks`).
+/// The setup fields (sent when the scenario needs `permissions` or `hooks`): the agent
+/// and settings files written under `@CONFIG@`, the state directory (default `@STATE@`).
 pub fn setup(
     s: &Setup,
-    config_dir: &Path,
-    state_dir: &Path,
+    _: &crate::protocol::SessionDirs,
     sub: &dyn Fn(&str) -> String,
-) -> Map<String, Value> {
-    let mut m = Map::new();
+    m: &mut Map<String, Value>,
+) {
+    let config_dir = Path::new(&sub("@CONFIG@")).to_path_buf();
+    let config_dir = config_dir.as_path();
+    let state_dir = sub("@STATE@");
     let agent = match (&s.agent, &s.agent_file) {
         (Some(text), _) => Some(write_config(config_dir, "agent.yaml", &sub(text))),
         (None, Some(path)) => Some(locate(path, sub)),
@@ -42,10 +45,9 @@ pub fn setup(
     m.insert("safety".into(), json!(s.safety));
     let state = match &s.state_dir {
         Some(d) => sub(d),
-        None => state_dir.to_string_lossy().into_owned(),
+        None => state_dir,
     };
     m.insert("state_dir".into(), json!(state));
-    m
 }
 
 /// A path as given: placeholders replaced, a relative one under the workspace.

@@ -20,7 +20,8 @@ pub struct Trust;
 impl Control for Trust {
     const ACTION_KEYS: &'static [&'static str] = model::ACTION_KEYS;
     const EXPECT_KEYS: &'static [&'static str] = model::EXPECT_KEYS;
-    const SETUP_KEYS: &'static [&'static str] = model::SETUP_KEYS;
+    type Setup = model::SetupPatch;
+    const CAPABILITIES: &'static [&'static str] = &["trust"];
     type Action = model::Action;
     fn parse<'de, A: MapAccess<'de>>(
         key: &str,
