@@ -35,6 +35,11 @@ pub use setup::{NoSetup, SetupFields};
 /// module).
 macro_rules! registry {
     ($($name:ident: $control:ty),* $(,)?) => {
+        const NAMES: &[&str] = &[$(stringify!($name)),*];
+        $(impl Placed for $control {
+            const INDEX: u8 = position(NAMES, stringify!($name));
+        })*
+
         /// Every control, in the order their keys are listed and their messages sorted.
         pub const REGISTRY: &[Registered] = &[$(Registered {
             actions: <$control as Control>::ACTION_KEYS,
@@ -162,6 +167,59 @@ registry![
     fence: fence::Fence,
     order: order::Order,
 ];
+
+/// A control's position in the registry, which sorts its families (written by
+/// `registry!`).
+pub trait Placed {
+    /// Its position, from 0.
+    const INDEX: u8;
+}
+
+/// The position of `name` in `names` (a const fn, for [`Placed::INDEX`]).
+const fn position(names: &[&str], name: &str) -> u8 {
+    let mut i = 0;
+    while i < names.len() {
+        let (a, b) = (names[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut k = 0;
+            while k < a.len() && a[k] == b[k] {
+                k += 1;
+            }
+            if k == a.len() {
+                return i as u8;
+            }
+        }
+        i += 1;
+    }
+    panic!("not in the registry")
+}
+
+/// Declares a control's families of the allowed-twin rule in its `judge.rs`, numbered by
+/// the control's place in the registry and their declaration order:
+///
+/// ```text
+/// families! {
+///     super::Trust;
+///     /// `query`.
+///     QUERY = "a `query` expects ... but none expects `trusted`";
+/// }
+/// ```
+#[macro_export]
+macro_rules! families {
+    (@at $n:expr; $owner:ty;) => {};
+    (@at $n:expr; $owner:ty; $(#[doc = $doc:literal])* $name:ident = $rule:expr; $($rest:tt)*) => {
+        $(#[doc = $doc])*
+        pub const $name: $crate::vocab::Family = $crate::vocab::Family {
+            control: <$owner as $crate::controls::Placed>::INDEX,
+            order: $n,
+            rule: $rule,
+        };
+        $crate::families!(@at $n + 1; $owner; $($rest)*);
+    };
+    ($owner:ty; $($rest:tt)*) => {
+        $crate::families!(@at 0; $owner; $($rest)*);
+    };
+}
 
 /// Problems with a step that serde cannot see (`posture = false`), one message each; the
 /// loader reports each at the step's line.
@@ -606,6 +664,24 @@ mod tests {
                    "fence_policy": "degraded", "workspaces": ["/r/workspace"],
                    "log_dir": "/r/log", "limits": {"userns": false, "landlock_abi": 2}})
         );
+    }
+
+    #[test]
+    fn families_sort_by_the_registry_then_their_declaration() {
+        let in_order = [
+            gate::judge::DECISION,
+            paths::judge::FILE,
+            trust::judge::QUERY,
+            trust::judge::GESTURE,
+            fence::judge::RUN,
+            fence::judge::TOGGLE,
+            order::judge::LOAD,
+            order::judge::RESUME,
+            order::judge::RULE,
+            order::judge::ACT,
+        ];
+        assert!(in_order.windows(2).all(|w| w[0] < w[1]), "{in_order:#?}");
+        assert_eq!((order::judge::ACT.control, order::judge::ACT.order), (5, 3));
     }
 
     #[test]

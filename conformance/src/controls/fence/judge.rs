@@ -10,17 +10,13 @@ use crate::judge::{show_opt, strings, Judge};
 use crate::verdict::{self, Level};
 use crate::vocab::{Family, OrNull};
 
-/// `run`.
-pub const RUN: Family = Family {
-    order: 30,
-    rule: "a `run` expects a refusal (`refused`, a nonzero `exit`, a `signal`) but none expects `exit = 0` with a `check` proving its effect (`exists`, `content` or `stdout_has`)",
-};
-
-/// `toggle`.
-pub const TOGGLE: Family = Family {
-    order: 31,
-    rule: "a `toggle` expects a refusal but none expects `refused = false`",
-};
+crate::families! {
+    super::Fence;
+    /// `run`.
+    RUN = "a `run` expects a refusal (`refused`, a nonzero `exit`, a `signal`) but none expects `exit = 0` with a `check` proving its effect (`exists`, `content` or `stdout_has`)";
+    /// `toggle`.
+    TOGGLE = "a `toggle` expects a refusal but none expects `refused = false`";
+}
 
 /// Whether the expectation is a refusal (`false`) or an allowed outcome (`true`);
 /// `proves_effect`: the step's `check` proves a positive effect.

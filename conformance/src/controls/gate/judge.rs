@@ -8,11 +8,11 @@ use crate::judge::{show, show_opt, Judge};
 use crate::verdict::{self, Ctx, Level};
 use crate::vocab::{word, Family, GrantTool, OrNull};
 
-/// `decide`, `code`, `tool`.
-pub const DECISION: Family = Family {
-    order: 0,
-    rule: "expectations include `ask` or `deny` but no `allow`",
-};
+crate::families! {
+    super::Gate;
+    /// `decide`, `code`, `tool`.
+    DECISION = "expectations include `ask` or `deny` but no `allow`";
+}
 
 /// Whether the expectation is a refusal (`false`) or an allowed outcome (`true`).
 pub fn twin(action: &Action, x: &Expect) -> Option<(Family, bool)> {

@@ -9,11 +9,11 @@ use crate::judge::{field, pairs, show_opt, strings, Judge};
 use crate::verdict::{self, Level};
 use crate::vocab::{Family, OrNull};
 
-/// `read`, `write`, `edit`, `list`, `search`.
-pub const FILE: Family = Family {
-    order: 10,
-    rule: "a file tool expects a refusal (a `result` other than `read`, `written`, `listed`, `searched`) but none expects one of those",
-};
+crate::families! {
+    super::Paths;
+    /// `read`, `write`, `edit`, `list`, `search`.
+    FILE = "a file tool expects a refusal (a `result` other than `read`, `written`, `listed`, `searched`) but none expects one of those";
+}
 
 /// Whether the expectation is a refusal (`false`) or an allowed outcome (`true`).
 pub fn twin(_: &Action, x: &Expect) -> Option<(Family, bool)> {

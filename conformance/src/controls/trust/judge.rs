@@ -10,17 +10,13 @@ use crate::judge::{field, pairs, show_opt, Judge};
 use crate::verdict::{self, Level};
 use crate::vocab::{Family, OrNull};
 
-/// `query`.
-pub const QUERY: Family = Family {
-    order: 20,
-    rule: "a `query` expects `untrusted`, `unknown` or a refusal but none expects `trusted`",
-};
-
-/// `gesture`.
-pub const GESTURE: Family = Family {
-    order: 21,
-    rule: "a `gesture` expects a refusal but none expects `result = \"done\"`",
-};
+crate::families! {
+    super::Trust;
+    /// `query`.
+    QUERY = "a `query` expects `untrusted`, `unknown` or a refusal but none expects `trusted`";
+    /// `gesture`.
+    GESTURE = "a `gesture` expects a refusal but none expects `result = \"done\"`";
+}
 
 /// Whether the expectation is a refusal (`false`) or an allowed outcome (`true`).
 pub fn twin(action: &Action, x: &Expect) -> Option<(Family, bool)> {
