@@ -42,8 +42,8 @@ macro_rules! registry {
 
         /// Every control, in the order their keys are listed and their messages sorted.
         pub const REGISTRY: &[Registered] = &[$(Registered {
-            actions: <$control as Control>::ACTION_KEYS,
-            expect: <$control as Control>::EXPECT_KEYS,
+            actions: <<$control as Control>::Action as ControlAction>::ACTION_KEYS,
+            expect: <<$control as Control>::Action as ControlAction>::EXPECT_KEYS,
             setup: <<$control as Control>::Setup as SetupFields>::KEYS,
             capabilities: <$control as Control>::CAPABILITIES,
         }),*];
@@ -55,8 +55,9 @@ macro_rules! registry {
             map: &mut A,
         ) -> Result<(Bare, Problems), A::Error> {
             $(
-                if <$control as Control>::ACTION_KEYS.contains(&key) {
-                    let (action, problems) = <$control as Control>::parse(key, map)?;
+                if <<$control as Control>::Action as ControlAction>::ACTION_KEYS.contains(&key) {
+                    let (action, problems) =
+                        <<$control as Control>::Action as ControlAction>::parse(key, map)?;
                     return Ok((Bare(Box::new(action)), problems));
                 }
             )*
@@ -225,27 +226,19 @@ macro_rules! families {
 /// loader reports each at the step's line.
 pub type Problems = Vec<String>;
 
-/// What one control implements: the scenario keys it owns and the reading of its steps.
-/// The rest of a step (its request, the judging of its answer, its allowed twin) is the
-/// [`ControlAction`] the control reads.
+/// What one control is to the registry: its step type, its `[setup]` fields and the
+/// capabilities it answers to. Its parts implement their own traits in their own files:
+/// [`ControlAction`] in `model.rs`, [`ToRequest`] in `wire.rs`, [`Judged`] in `judge.rs`;
+/// its `mod.rs` names the three.
 pub trait Control {
-    /// Its action keys in a `[[case]]` or `[[step]]`.
-    const ACTION_KEYS: &'static [&'static str];
-    /// Its `expect` keys.
-    const EXPECT_KEYS: &'static [&'static str];
+    /// One of its steps as read.
+    type Action: Step;
     /// Its `[setup]` fields, declared with [`setup!`](crate::setup) ([`NoSetup`]: none).
     type Setup: SetupFields;
     /// The capabilities it answers to; its setup fields are sent in `open` when the
     /// scenario needs one, and writing one implies the first. [`BASE_CAPABILITY`]: always
     /// sent, implies none; empty: never sent.
     const CAPABILITIES: &'static [&'static str];
-    /// One of its steps as read.
-    type Action: ControlAction;
-    /// Reads the value of action `key`, one of [`Control::ACTION_KEYS`].
-    fn parse<'de, A: MapAccess<'de>>(
-        key: &str,
-        map: &mut A,
-    ) -> Result<(Self::Action, Problems), A::Error>;
 }
 
 /// What a step is to the runner, beyond its control.
@@ -263,12 +256,19 @@ pub enum StepKind {
     Other,
 }
 
-/// One control's step: its action read, and everything the runner asks of it with its
-/// expectation. Each control classifies its own `expect` fields here, in `judge` and
-/// `twin`, and nowhere else.
-pub trait ControlAction: Debug + Clone + Send + Sync + 'static {
+/// One control's step as read (its `model.rs`): the keys it owns, its parsing, and what
+/// the runner asks of it besides the request and the judging. Each control classifies its
+/// own `expect` fields in [`Judged`] and nowhere else.
+pub trait ControlAction: Debug + Clone + Send + Sync + Sized + 'static {
+    /// Its action keys in a `[[case]]` or `[[step]]`.
+    const ACTION_KEYS: &'static [&'static str];
+    /// Its `expect` keys.
+    const EXPECT_KEYS: &'static [&'static str];
     /// Its `expect` table.
     type Expect: DeserializeOwned + Default + Debug + Clone + Send + Sync + 'static;
+    /// Reads the value of action `key`, one of [`ControlAction::ACTION_KEYS`]; the second
+    /// part holds the problems serde cannot see.
+    fn parse<'de, A: MapAccess<'de>>(key: &str, map: &mut A) -> Result<(Self, Problems), A::Error>;
     /// A short label for messages: `decide "ls /etc"`.
     fn label(&self) -> String;
     /// The `expect` keys that apply to this action.
@@ -279,6 +279,10 @@ pub trait ControlAction: Debug + Clone + Send + Sync + 'static {
     fn kind(&self) -> StepKind {
         StepKind::Other
     }
+}
+
+/// A step's request (its control's `wire.rs`).
+pub trait ToRequest {
     /// The request line's body (without id), or `None` when it sends nothing.
     fn request(
         &self,
@@ -286,6 +290,10 @@ pub trait ControlAction: Debug + Clone + Send + Sync + 'static {
         setup: &Setup,
         sub: &dyn Fn(&str) -> String,
     ) -> Option<Map<String, Value>>;
+}
+
+/// The judging of a step's answer (its control's `judge.rs`).
+pub trait Judged: ControlAction {
     /// Compares `answer` with the expectation.
     fn judge(&self, x: &Self::Expect, j: &mut Judge<'_>, answer: &Map<String, Value>);
     /// The allowed-twin classification: a refusal (`false`) or an allowed outcome
@@ -303,6 +311,11 @@ pub trait ControlAction: Debug + Clone + Send + Sync + 'static {
         ctx: Ctx,
     ) -> Level;
 }
+
+/// A whole step: its model, request and judging.
+pub trait Step: ControlAction + ToRequest + Judged {}
+
+impl<T: ControlAction + ToRequest + Judged> Step for T {}
 
 /// One registered control: the keys it owns in a scenario file.
 pub struct Registered {
@@ -365,7 +378,7 @@ trait AnyBare: Debug + Send + Sync {
     fn clone_box(&self) -> Box<dyn AnyBare>;
 }
 
-impl<T: ControlAction> AnyBare for T {
+impl<T: Step> AnyBare for T {
     fn label(&self) -> String {
         ControlAction::label(self)
     }
@@ -449,7 +462,7 @@ pub enum ExpectError {
 
 /// A control's action with its expectation.
 #[derive(Debug, Clone)]
-struct Bound<T: ControlAction> {
+struct Bound<T: Step> {
     action: T,
     expect: T::Expect,
     /// The `expect` keys written, in the file's order.
@@ -475,7 +488,7 @@ trait AnyStep: Debug + Send + Sync {
     fn clone_box(&self) -> Box<dyn AnyStep>;
 }
 
-impl<T: ControlAction> AnyStep for Bound<T> {
+impl<T: Step> AnyStep for Bound<T> {
     fn label(&self) -> String {
         self.action.label()
     }
@@ -593,7 +606,7 @@ impl Action {
 
     /// The action and expectation, when the step is of control action `T` (for the
     /// steps the runner answers itself).
-    pub fn downcast<T: ControlAction>(&self) -> Option<(&T, &T::Expect)> {
+    pub fn downcast<T: Step>(&self) -> Option<(&T, &T::Expect)> {
         self.0
             .as_any()
             .downcast_ref::<Bound<T>>()

@@ -261,3 +261,22 @@ pub fn posture_level(p: &ExpectPosture, field: &str, got: Option<Option<&Value>>
         _ => Level::Exactness,
     }
 }
+
+impl crate::controls::Judged for Action {
+    fn judge(&self, x: &Expect, j: &mut Judge<'_>, answer: &Map<String, Value>) {
+        super::super::paths::judge::quarantine(j, answer);
+        judge(j, x, answer)
+    }
+    fn twin(&self, x: &Expect, proves_effect: bool) -> Option<(Family, bool)> {
+        twin(self, x, proves_effect)
+    }
+    fn level(
+        &self,
+        x: &Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        _: crate::verdict::Ctx,
+    ) -> Level {
+        level(x, field, got)
+    }
+}

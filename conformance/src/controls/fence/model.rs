@@ -285,3 +285,30 @@ pub struct ExpectPosture {
     /// entry of `PATH` left out because the jail cannot read it (FENCE-ENV-12).
     pub path_dropped: Option<Vec<String>>,
 }
+
+impl crate::controls::ControlAction for Action {
+    const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
+    const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
+    type Expect = Expect;
+    fn parse<'de, A: MapAccess<'de>>(
+        key: &str,
+        map: &mut A,
+    ) -> Result<(Action, crate::controls::Problems), A::Error> {
+        parse(key, map)
+    }
+    fn label(&self) -> String {
+        Action::label(self)
+    }
+    fn expect_keys(&self) -> &'static [&'static str] {
+        Action::expect_keys(self)
+    }
+    fn capability(&self) -> Option<&'static str> {
+        Some("fence")
+    }
+    fn kind(&self) -> crate::controls::StepKind {
+        match self {
+            Action::Run { .. } => crate::controls::StepKind::Run,
+            _ => crate::controls::StepKind::Other,
+        }
+    }
+}

@@ -265,3 +265,31 @@ pub struct ExpectCard {
     /// The window in milliseconds.
     pub window_ms: Option<u64>,
 }
+
+impl crate::controls::ControlAction for Action {
+    const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
+    const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
+    type Expect = Expect;
+    fn parse<'de, A: MapAccess<'de>>(
+        key: &str,
+        map: &mut A,
+    ) -> Result<(Action, crate::controls::Problems), A::Error> {
+        parse(key, map)
+    }
+    fn label(&self) -> String {
+        Action::label(self)
+    }
+    fn expect_keys(&self) -> &'static [&'static str] {
+        Action::expect_keys(self)
+    }
+    fn capability(&self) -> Option<&'static str> {
+        None
+    }
+    fn kind(&self) -> crate::controls::StepKind {
+        match self {
+            Action::Call { .. } => crate::controls::StepKind::Call,
+            Action::Answer(Choice::Silence) => crate::controls::StepKind::Silence,
+            _ => crate::controls::StepKind::Other,
+        }
+    }
+}

@@ -80,3 +80,18 @@ pub fn request(action: &Action, session: String, sub: &dyn Fn(&str) -> String) -
         Action::Audit => Request::Audit { session },
     }
 }
+
+impl crate::controls::ToRequest for Action {
+    fn request(
+        &self,
+        session: &str,
+        _: &crate::controls::Setup,
+        sub: &dyn Fn(&str) -> String,
+    ) -> Option<serde_json::Map<String, serde_json::Value>> {
+        Some(crate::protocol::to_object(&request(
+            self,
+            session.to_string(),
+            sub,
+        )))
+    }
+}

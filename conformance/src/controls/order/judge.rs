@@ -395,3 +395,21 @@ pub fn level(
         _ => Level::Exactness,
     }
 }
+
+impl crate::controls::Judged for Action {
+    fn judge(&self, x: &Expect, j: &mut Judge<'_>, answer: &Map<String, Value>) {
+        judge(j, self, x, answer)
+    }
+    fn twin(&self, x: &Expect, _: bool) -> Option<(Family, bool)> {
+        twin(self, x)
+    }
+    fn level(
+        &self,
+        x: &Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        ctx: crate::verdict::Ctx,
+    ) -> Level {
+        level(x, field, got, ctx)
+    }
+}

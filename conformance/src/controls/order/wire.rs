@@ -168,3 +168,14 @@ pub fn crash_at(session: &str, at: &str) -> Map<String, Value> {
     m.insert("point".into(), json!(at));
     m
 }
+
+impl crate::controls::ToRequest for Action {
+    fn request(
+        &self,
+        session: &str,
+        _: &crate::controls::Setup,
+        sub: &dyn Fn(&str) -> String,
+    ) -> Option<serde_json::Map<String, serde_json::Value>> {
+        request(self, session, std::path::Path::new(&sub("@CONFIG@")), sub)
+    }
+}

@@ -126,3 +126,21 @@ pub fn level(x: &Expect, key: &str, got: Option<&Map<String, Value>>) -> Level {
         _ => Level::Exactness,
     }
 }
+
+impl crate::controls::Judged for Action {
+    fn judge(&self, x: &Expect, j: &mut Judge<'_>, answer: &Map<String, Value>) {
+        judge(j, x, answer)
+    }
+    fn twin(&self, x: &Expect, _: bool) -> Option<(Family, bool)> {
+        twin(self, x)
+    }
+    fn level(
+        &self,
+        x: &Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        _: crate::verdict::Ctx,
+    ) -> Level {
+        level(x, field, got)
+    }
+}
