@@ -16,7 +16,6 @@ pub mod paths;
 pub mod setup;
 pub mod trust;
 
-use std::any::Any;
 use std::fmt::Debug;
 use std::sync::OnceLock;
 
@@ -279,6 +278,44 @@ pub trait ControlAction: Debug + Clone + Send + Sync + Sized + 'static {
     fn kind(&self) -> StepKind {
         StepKind::Other
     }
+    /// What the runner does itself for this step instead of sending its request
+    /// (`None`: it sends the request).
+    fn by_runner(&self, _: &RunnerEnv<'_>) -> Option<ByRunner> {
+        None
+    }
+}
+
+/// What a step may use when the runner answers it itself.
+pub struct RunnerEnv<'a> {
+    /// The session's name.
+    pub session: &'a str,
+    /// The session's placeholder substitution.
+    pub sub: &'a dyn Fn(&str) -> String,
+    /// A path as written (placeholders, relative to the workspace) made absolute.
+    pub locate: &'a dyn Fn(&str) -> std::path::PathBuf,
+    /// Whether a text holds a planted secret.
+    pub has_bait: &'a dyn Fn(&str) -> bool,
+}
+
+/// A step the runner carries out itself ([`ControlAction::by_runner`]).
+#[derive(Debug, Clone)]
+pub enum ByRunner {
+    /// The answer, read by the runner itself (from the files).
+    Answer(Map<String, Value>),
+    /// End the implementation (`kill`: at once, else cleanly), start it again and
+    /// resume the session.
+    Restart {
+        /// Kill rather than close.
+        kill: bool,
+    },
+    /// Send `arm`, then `inner`, the request the implementation must die in; then start
+    /// it again and resume the session.
+    Crash {
+        /// Arms the crash point.
+        arm: Map<String, Value>,
+        /// The request to die in.
+        inner: Map<String, Value>,
+    },
 }
 
 /// A step's request (its control's `wire.rs`).
@@ -474,6 +511,7 @@ trait AnyStep: Debug + Send + Sync {
     fn label(&self) -> String;
     fn capability(&self) -> Option<&'static str>;
     fn kind(&self) -> StepKind;
+    fn by_runner(&self, env: &RunnerEnv<'_>) -> Option<ByRunner>;
     fn request(
         &self,
         session: &str,
@@ -484,7 +522,6 @@ trait AnyStep: Debug + Send + Sync {
     fn twin(&self, proves_effect: bool) -> Option<(Family, bool)>;
     fn level(&self, field: &str, got: Option<&Map<String, Value>>, ctx: Ctx) -> Level;
     fn written(&self) -> &[String];
-    fn as_any(&self) -> &dyn Any;
     fn clone_box(&self) -> Box<dyn AnyStep>;
 }
 
@@ -497,6 +534,9 @@ impl<T: Step> AnyStep for Bound<T> {
     }
     fn kind(&self) -> StepKind {
         self.action.kind()
+    }
+    fn by_runner(&self, env: &RunnerEnv<'_>) -> Option<ByRunner> {
+        self.action.by_runner(env)
     }
     fn request(
         &self,
@@ -517,9 +557,6 @@ impl<T: Step> AnyStep for Bound<T> {
     }
     fn written(&self) -> &[String] {
         &self.written
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
     fn clone_box(&self) -> Box<dyn AnyStep> {
         Box::new(self.clone())
@@ -568,6 +605,11 @@ impl Action {
         self.0.kind() == StepKind::Silence
     }
 
+    /// What the runner does itself for the step, when it does not send its request.
+    pub fn by_runner(&self, env: &RunnerEnv<'_>) -> Option<ByRunner> {
+        self.0.by_runner(env)
+    }
+
     /// The request line's body (without id), or `None` for `opened`.
     pub fn request(
         &self,
@@ -602,15 +644,6 @@ impl Action {
             .iter()
             .map(|k| (k.clone(), self.0.level(k, None, ctx)))
             .collect()
-    }
-
-    /// The action and expectation, when the step is of control action `T` (for the
-    /// steps the runner answers itself).
-    pub fn downcast<T: Step>(&self) -> Option<(&T, &T::Expect)> {
-        self.0
-            .as_any()
-            .downcast_ref::<Bound<T>>()
-            .map(|b| (&b.action, &b.expect))
     }
 }
 

@@ -412,4 +412,23 @@ impl crate::controls::ControlAction for Action {
             _ => crate::controls::StepKind::Other,
         }
     }
+    /// The records the runner reads itself, restarts and crashes.
+    fn by_runner(&self, env: &crate::controls::RunnerEnv<'_>) -> Option<crate::controls::ByRunner> {
+        use crate::controls::ByRunner;
+        match self {
+            a if a.is_local() => Some(ByRunner::Answer(super::judge::local(
+                a,
+                env.locate,
+                env.has_bait,
+            ))),
+            Action::Restart(kind) => Some(ByRunner::Restart {
+                kill: kind == "kill",
+            }),
+            Action::Crash(c) => Some(ByRunner::Crash {
+                arm: super::wire::crash_at(env.session, &c.at),
+                inner: super::wire::crash_inner(c, env.session, env.sub),
+            }),
+            _ => None,
+        }
+    }
 }

@@ -6,7 +6,7 @@
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
-use super::model::{json as to_json, ActSpec, Action, CallSpec, LoadSpec, Setup};
+use super::model::{json as to_json, ActSpec, Action, CallSpec, CrashSpec, LoadSpec, Setup};
 
 /// Writes `text` to `dir/name` and returns the path. Only into a session's own `R/config`
 /// (an absolute path): a setup built without a session (the schema tests) writes nothing.
@@ -178,4 +178,33 @@ impl crate::controls::ToRequest for Action {
     ) -> Option<serde_json::Map<String, serde_json::Value>> {
         request(self, session, std::path::Path::new(&sub("@CONFIG@")), sub)
     }
+}
+
+/// The request a `crash` step expects the implementation to die in.
+pub fn crash_inner(
+    c: &CrashSpec,
+    session: &str,
+    sub: &dyn Fn(&str) -> String,
+) -> Map<String, Value> {
+    let action = if let Some(call) = &c.call {
+        Action::Call(call.clone())
+    } else if let Some(rule) = &c.rule {
+        Action::Rule(rule.clone())
+    } else {
+        let mut m = Map::new();
+        m.insert("op".into(), Value::String("answer".into()));
+        m.insert("session".into(), Value::String(session.into()));
+        m.insert(
+            "choice".into(),
+            Value::String(c.answer.clone().unwrap_or_default()),
+        );
+        return m;
+    };
+    request(
+        &action,
+        session,
+        std::path::Path::new(&sub("@CONFIG@")),
+        sub,
+    )
+    .unwrap_or_default()
 }
