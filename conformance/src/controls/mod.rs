@@ -1,9 +1,10 @@
 //! The controls the suite certifies, one module each (`gate`, `paths`, `trust`, `fence`,
 //! `order`, plus `open` for judging the `open` answer), and the registry that dispatches
-//! to them. Each control implements [`Control`] (its keys and the reading of its steps)
-//! and [`ControlAction`] (the request of a step, the judging of its answer, its allowed
-//! twin); the runner holds its steps as [`Action`]s and never names a control. Each
-//! control declares its `[setup]` fields once ([`setup!`](crate::setup), `setup.rs`); the
+//! to them. Each control implements [`Control`] (its step, setup and capabilities) and
+//! its step's parts in their own files: [`ControlAction`] (`model.rs`: keys, parsing,
+//! what the runner does with it), [`ToRequest`] (`wire.rs`), [`Judged`] (`judge.rs`: the
+//! judging of its answer, its allowed twin, the level of each field); the runner holds
+//! its steps as [`Action`]s and never names a control. Each control declares its `[setup]` fields once ([`setup!`](crate::setup), `setup.rs`); the
 //! registry generates from them the aggregate [`SetupPatch`] and [`Setup`], their
 //! reading, overlay, resolution, the `open` setup, the capabilities the fields imply and
 //! [`known_capabilities`]. A new control is its module and one line in `registry!`.
