@@ -11,14 +11,14 @@ use serde_json::Map;
 use crate::bait::Bait;
 use crate::check;
 use crate::client::{Client, Failure};
-use crate::controls::{order, Setup, SetupPatch};
+use crate::controls::{ByRunner, RunnerEnv, Setup, SetupPatch};
 use crate::events::{Event, Reporter};
 use crate::fixture::Placeholders;
 use crate::fixture::{self, Built};
 use crate::protocol::{Reply, RequestBody, SessionDirs, SessionOp};
 use crate::record::{verdict, Outcome, ScenarioRecord, StepRecord};
 use crate::scenario::{Body, Scenario, Step, Tier};
-use crate::verdict::{Ctx, Difference, Level};
+use crate::verdict::{Difference, Level};
 
 /// How a session ended before its steps were judged.
 #[derive(Debug)]
@@ -436,48 +436,43 @@ fn run_steps(
         .as_ref()
         .map(|c| c.pass_secret_env.clone())
         .unwrap_or_default();
-    let ctx = Ctx {
-        can_ask: setup.gate.asker != crate::controls::gate::model::Asker::None,
-    };
+    let ctx = setup.ctx();
     for step in steps {
         let p = built.paths.clone();
         let sub = |x: &str| p.apply(x);
         let label = step.label(what);
-        if let Some((a, _)) = step.action.downcast::<order::model::Action>() {
+        let env = RunnerEnv {
+            session,
+            sub: &sub,
+            locate: &|x: &str| p.locate(x),
+            has_bait: &|t: &str| !bait.found_in(t).is_empty(),
+        };
+        if let Some(by) = step.action.by_runner(&env) {
             // Steps the runner answers itself, or that end and restart the implementation.
-            let answer = match a {
-                a if a.is_local() => Some(crate::controls::order::judge::local(
-                    a,
-                    &|x: &str| p.locate(x),
-                    &|t: &str| !bait.found_in(t).is_empty(),
-                )),
-                order::model::Action::Restart(kind) => {
-                    client.stop(kind == "kill");
-                    Some(resume(client, s, setup, built, session, false))
+            let obj = match by {
+                ByRunner::Answer(obj) => obj,
+                ByRunner::Restart { kill } => {
+                    client.stop(kill);
+                    resume(client, s, setup, built, session, false)
                 }
-                order::model::Action::Crash(c) => {
-                    let arm = RequestBody::Step(order::wire::crash_at(session, &c.at));
-                    if let Err(f) = client.send(arm, Duration::ZERO) {
+                ByRunner::Crash { arm, inner } => {
+                    if let Err(f) = client.send(RequestBody::Step(arm), Duration::ZERO) {
                         return errored(f);
                     }
-                    let inner = crash_inner(c, session, &sub);
                     let died = client
                         .send(RequestBody::Step(inner), Duration::ZERO)
                         .is_err();
                     if !died {
                         client.stop(true);
                     }
-                    Some(resume(client, s, setup, built, session, died))
+                    resume(client, s, setup, built, session, died)
                 }
-                _ => None,
             };
-            if let Some(obj) = answer {
-                let mut rec = StepRecord::new(step, serde_json::json!({"runner": a.label()}));
-                rec.add(step.judge(what, &obj, &sub, ctx));
-                rec.answer = Value::Object(obj);
-                out.push(rec);
-                continue;
-            }
+            let mut rec = StepRecord::new(step, serde_json::json!({"runner": step.action.label()}));
+            rec.add(step.judge(what, &obj, &sub, ctx));
+            rec.answer = Value::Object(obj);
+            out.push(rec);
+            continue;
         }
         let Some(body) = step.action.request(session, setup, &sub) else {
             // `opened`: judge the answer `open` already gave.
@@ -613,35 +608,6 @@ fn resume(
         }
     }
     obj
-}
-
-/// The request a `crash` step expects the implementation to die in.
-fn crash_inner(
-    c: &order::model::CrashSpec,
-    session: &str,
-    sub: &dyn Fn(&str) -> String,
-) -> Map<String, Value> {
-    let action = if let Some(call) = &c.call {
-        order::model::Action::Call(call.clone())
-    } else if let Some(rule) = &c.rule {
-        order::model::Action::Rule(rule.clone())
-    } else {
-        let mut m = Map::new();
-        m.insert("op".into(), Value::String("answer".into()));
-        m.insert("session".into(), Value::String(session.into()));
-        m.insert(
-            "choice".into(),
-            Value::String(c.answer.clone().unwrap_or_default()),
-        );
-        return m;
-    };
-    order::wire::request(
-        &action,
-        session,
-        std::path::Path::new(&sub("@CONFIG@")),
-        sub,
-    )
-    .unwrap_or_default()
 }
 
 /// The setup fields that choose how an implementation does something, not what it must

@@ -102,11 +102,14 @@ fn every_request_the_runner_builds_validates() {
                     &mut ops,
                 );
             }
-            if let Some((crate::controls::order::model::Action::Crash(c), _)) =
-                step.action
-                    .downcast::<crate::controls::order::model::Action>()
+            let env = crate::controls::RunnerEnv {
+                session: "s1",
+                sub: &|x| x.to_string(),
+                locate: &|x: &str| std::path::PathBuf::from(x),
+                has_bait: &|_| false,
+            };
+            if let Some(crate::controls::ByRunner::Crash { arm, .. }) = step.action.by_runner(&env)
             {
-                let arm = crate::controls::order::wire::crash_at("s1", &c.at);
                 check(
                     format!("{} crash_at", s.id),
                     line(2, RequestBody::Step(arm)),

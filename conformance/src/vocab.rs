@@ -66,10 +66,13 @@ pub fn word<T: serde::Serialize>(v: T) -> String {
 }
 
 /// A family of steps whose refusals and allowed outcomes are weighed together by the
-/// allowed-twin rule; `order` sorts the messages, `rule` is the message.
+/// allowed-twin rule; `control` then `order` sort the messages, `rule` is the message.
+/// Declared with [`families!`](crate::families), which numbers both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Family {
-    /// Position among all families (registry order of the controls, then the control's own).
+    /// Its control's position in the registry.
+    pub control: u8,
+    /// Its position among its control's families, in declaration order.
     pub order: u8,
     /// What is missing, for the message.
     pub rule: &'static str,

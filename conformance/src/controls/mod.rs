@@ -1,19 +1,22 @@
 //! The controls the suite certifies, one module each (`gate`, `paths`, `trust`, `fence`,
 //! `order`, plus `open` for judging the `open` answer), and the registry that dispatches
-//! to them. Each control implements [`Control`] (its keys and the reading of its steps)
-//! and [`ControlAction`] (the request of a step, the judging of its answer, its allowed
-//! twin); the runner holds its steps as [`Action`]s and never names a control. A new
-//! control is its module, one line in `registry!` and, if it has `[setup]` keys, its
-//! fields of [`SetupPatch`] and [`Setup`].
+//! to them. Each control implements [`Control`] (its step, setup and capabilities) and
+//! its step's parts in their own files: [`ControlAction`] (`model.rs`: keys, parsing,
+//! what the runner does with it), [`ToRequest`] (`wire.rs`), [`Judged`] (`judge.rs`: the
+//! judging of its answer, its allowed twin, the level of each field); the runner holds
+//! its steps as [`Action`]s and never names a control. Each control declares its `[setup]` fields once ([`setup!`](crate::setup), `setup.rs`); the
+//! registry generates from them the aggregate [`SetupPatch`] and [`Setup`], their
+//! reading, overlay, resolution, the `open` setup, the capabilities the fields imply and
+//! [`known_capabilities`]. A new control is its module and one line in `registry!`.
 
 pub mod fence;
 pub mod gate;
 pub mod open;
 pub mod order;
 pub mod paths;
+pub mod setup;
 pub mod trust;
 
-use std::any::Any;
 use std::fmt::Debug;
 use std::sync::OnceLock;
 
@@ -25,16 +28,24 @@ use crate::judge::Judge;
 use crate::protocol::SessionDirs;
 use crate::verdict::{Ctx, Level};
 use crate::vocab::Family;
+pub use setup::{NoSetup, SetupFields};
 
-/// The registry: every control, in the order their keys are listed and their actions
-/// tried. Adding a control is one line here (and its module).
+/// The registry: every control, named by its field of [`Setup`], in the order their
+/// keys are listed and their actions tried. Adding a control is one line here (and its
+/// module).
 macro_rules! registry {
-    ($($control:ty),* $(,)?) => {
+    ($($name:ident: $control:ty),* $(,)?) => {
+        const NAMES: &[&str] = &[$(stringify!($name)),*];
+        $(impl Placed for $control {
+            const INDEX: u8 = position(NAMES, stringify!($name));
+        })*
+
         /// Every control, in the order their keys are listed and their messages sorted.
         pub const REGISTRY: &[Registered] = &[$(Registered {
-            actions: <$control as Control>::ACTION_KEYS,
-            expect: <$control as Control>::EXPECT_KEYS,
-            setup: <$control as Control>::SETUP_KEYS,
+            actions: <<$control as Control>::Action as ControlAction>::ACTION_KEYS,
+            expect: <<$control as Control>::Action as ControlAction>::EXPECT_KEYS,
+            setup: <<$control as Control>::Setup as SetupFields>::KEYS,
+            capabilities: <$control as Control>::CAPABILITIES,
         }),*];
 
         /// Reads the value of action `key` (one of [`action_keys`]) with the owning
@@ -44,46 +55,190 @@ macro_rules! registry {
             map: &mut A,
         ) -> Result<(Bare, Problems), A::Error> {
             $(
-                if <$control as Control>::ACTION_KEYS.contains(&key) {
-                    let (action, problems) = <$control as Control>::parse(key, map)?;
+                if <<$control as Control>::Action as ControlAction>::ACTION_KEYS.contains(&key) {
+                    let (action, problems) =
+                        <<$control as Control>::Action as ControlAction>::parse(key, map)?;
                     return Ok((Bare(Box::new(action)), problems));
                 }
             )*
             Err(de::Error::unknown_field(key, action_keys()))
         }
+
+        /// `[setup]` as written, split by the control that owns each key.
+        #[derive(Debug, Clone, Default)]
+        pub struct SetupPatch {
+            $(
+                #[doc = concat!("The fields of `", stringify!($name), "`.")]
+                pub $name: <$control as Control>::Setup,
+            )*
+        }
+
+        /// A resolved setup, defaults applied, by control.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct Setup {
+            $(
+                #[doc = concat!("The fields of `", stringify!($name), "`.")]
+                pub $name: <<$control as Control>::Setup as SetupFields>::Resolved,
+            )*
+        }
+
+        impl SetupPatch {
+            /// Reads the value of `key` into the control that owns it.
+            fn set<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+                $(
+                    if <<$control as Control>::Setup as SetupFields>::KEYS.contains(&key) {
+                        return self.$name.set(key, map);
+                    }
+                )*
+                Err(de::Error::unknown_field(key, setup_keys()))
+            }
+
+            /// `self` with every field written in `over` replaced.
+            pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
+                SetupPatch {
+                    $($name: self.$name.overlay(&over.$name),)*
+                }
+            }
+
+            /// The capabilities the fields written here need: of each control with a
+            /// field written, its first capability (none for the base, `gate`).
+            pub fn implied_capabilities(&self) -> Vec<&'static str> {
+                let mut caps = Vec::new();
+                $(
+                    if let Some(cap) = <$control as Control>::CAPABILITIES.first() {
+                        if *cap != BASE_CAPABILITY && self.$name.needs_capability() {
+                            caps.push(*cap);
+                        }
+                    }
+                )*
+                caps
+            }
+
+            /// The setup with defaults filled in (workspace and home are added by the
+            /// runner).
+            pub fn resolve(&self) -> Setup {
+                Setup {
+                    $($name: self.$name.resolve(),)*
+                }
+            }
+        }
+
+        impl Setup {
+            /// The setup sent in `open`: the session's directories, then the fields of
+            /// each control the scenario needs (`caps`); the base control's always.
+            pub fn wire(
+                &self,
+                caps: &[String],
+                dirs: &SessionDirs,
+                sub: &dyn Fn(&str) -> String,
+            ) -> Map<String, Value> {
+                let needs = |of: &[&str]| {
+                    of.contains(&BASE_CAPABILITY) || caps.iter().any(|c| of.contains(&c.as_str()))
+                };
+                let mut out = Map::new();
+                out.insert("workspace".into(), Value::String(dirs.workspace.clone()));
+                out.insert("home".into(), Value::String(dirs.home.clone()));
+                $(
+                    if needs(<$control as Control>::CAPABILITIES) {
+                        out.extend(<<$control as Control>::Setup as SetupFields>::wire(
+                            &self.$name,
+                            dirs,
+                            sub,
+                        ));
+                    }
+                )*
+                out
+            }
+
+            /// What the classification of a step knows from the setup (PROTO-VERDICT-5).
+            pub fn ctx(&self) -> Ctx {
+                let mut ctx = Ctx::default();
+                $(<<$control as Control>::Setup as SetupFields>::ctx(&self.$name, &mut ctx);)*
+                ctx
+            }
+        }
     };
 }
 
 registry![
-    gate::Gate,
-    paths::Paths,
-    trust::Trust,
-    open::Open,
-    fence::Fence,
-    order::Order,
+    gate: gate::Gate,
+    paths: paths::Paths,
+    trust: trust::Trust,
+    open: open::Open,
+    fence: fence::Fence,
+    order: order::Order,
 ];
+
+/// A control's position in the registry, which sorts its families (written by
+/// `registry!`).
+pub trait Placed {
+    /// Its position, from 0.
+    const INDEX: u8;
+}
+
+/// The position of `name` in `names` (a const fn, for [`Placed::INDEX`]).
+const fn position(names: &[&str], name: &str) -> u8 {
+    let mut i = 0;
+    while i < names.len() {
+        let (a, b) = (names[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut k = 0;
+            while k < a.len() && a[k] == b[k] {
+                k += 1;
+            }
+            if k == a.len() {
+                return i as u8;
+            }
+        }
+        i += 1;
+    }
+    panic!("not in the registry")
+}
+
+/// Declares a control's families of the allowed-twin rule in its `judge.rs`, numbered by
+/// the control's place in the registry and their declaration order:
+///
+/// ```text
+/// families! {
+///     super::Trust;
+///     /// `query`.
+///     QUERY = "a `query` expects ... but none expects `trusted`";
+/// }
+/// ```
+#[macro_export]
+macro_rules! families {
+    (@at $n:expr; $owner:ty;) => {};
+    (@at $n:expr; $owner:ty; $(#[doc = $doc:literal])* $name:ident = $rule:expr; $($rest:tt)*) => {
+        $(#[doc = $doc])*
+        pub const $name: $crate::vocab::Family = $crate::vocab::Family {
+            control: <$owner as $crate::controls::Placed>::INDEX,
+            order: $n,
+            rule: $rule,
+        };
+        $crate::families!(@at $n + 1; $owner; $($rest)*);
+    };
+    ($owner:ty; $($rest:tt)*) => {
+        $crate::families!(@at 0; $owner; $($rest)*);
+    };
+}
 
 /// Problems with a step that serde cannot see (`posture = false`), one message each; the
 /// loader reports each at the step's line.
 pub type Problems = Vec<String>;
 
-/// What one control implements: the scenario keys it owns and the reading of its steps.
-/// The rest of a step (its request, the judging of its answer, its allowed twin) is the
-/// [`ControlAction`] the control reads.
+/// What one control is to the registry: its step type, its `[setup]` fields and the
+/// capabilities it answers to. Its parts implement their own traits in their own files:
+/// [`ControlAction`] in `model.rs`, [`ToRequest`] in `wire.rs`, [`Judged`] in `judge.rs`;
+/// its `mod.rs` names the three.
 pub trait Control {
-    /// Its action keys in a `[[case]]` or `[[step]]`.
-    const ACTION_KEYS: &'static [&'static str];
-    /// Its `expect` keys.
-    const EXPECT_KEYS: &'static [&'static str];
-    /// Its `[setup]` keys (its fields of [`SetupPatch`]).
-    const SETUP_KEYS: &'static [&'static str];
     /// One of its steps as read.
-    type Action: ControlAction;
-    /// Reads the value of action `key`, one of [`Control::ACTION_KEYS`].
-    fn parse<'de, A: MapAccess<'de>>(
-        key: &str,
-        map: &mut A,
-    ) -> Result<(Self::Action, Problems), A::Error>;
+    type Action: Step;
+    /// Its `[setup]` fields, declared with [`setup!`](crate::setup) ([`NoSetup`]: none).
+    type Setup: SetupFields;
+    /// The capabilities it answers to; its setup fields are sent in `open` when the
+    /// scenario needs one, and writing one implies the first. [`BASE_CAPABILITY`]: always
+    /// sent, implies none; empty: never sent.
+    const CAPABILITIES: &'static [&'static str];
 }
 
 /// What a step is to the runner, beyond its control.
@@ -101,12 +256,19 @@ pub enum StepKind {
     Other,
 }
 
-/// One control's step: its action read, and everything the runner asks of it with its
-/// expectation. Each control classifies its own `expect` fields here, in `judge` and
-/// `twin`, and nowhere else.
-pub trait ControlAction: Debug + Clone + Send + Sync + 'static {
+/// One control's step as read (its `model.rs`): the keys it owns, its parsing, and what
+/// the runner asks of it besides the request and the judging. Each control classifies its
+/// own `expect` fields in [`Judged`] and nowhere else.
+pub trait ControlAction: Debug + Clone + Send + Sync + Sized + 'static {
+    /// Its action keys in a `[[case]]` or `[[step]]`.
+    const ACTION_KEYS: &'static [&'static str];
+    /// Its `expect` keys.
+    const EXPECT_KEYS: &'static [&'static str];
     /// Its `expect` table.
     type Expect: DeserializeOwned + Default + Debug + Clone + Send + Sync + 'static;
+    /// Reads the value of action `key`, one of [`ControlAction::ACTION_KEYS`]; the second
+    /// part holds the problems serde cannot see.
+    fn parse<'de, A: MapAccess<'de>>(key: &str, map: &mut A) -> Result<(Self, Problems), A::Error>;
     /// A short label for messages: `decide "ls /etc"`.
     fn label(&self) -> String;
     /// The `expect` keys that apply to this action.
@@ -117,6 +279,48 @@ pub trait ControlAction: Debug + Clone + Send + Sync + 'static {
     fn kind(&self) -> StepKind {
         StepKind::Other
     }
+    /// What the runner does itself for this step instead of sending its request
+    /// (`None`: it sends the request).
+    fn by_runner(&self, _: &RunnerEnv<'_>) -> Option<ByRunner> {
+        None
+    }
+}
+
+/// What a step may use when the runner answers it itself.
+pub struct RunnerEnv<'a> {
+    /// The session's name.
+    pub session: &'a str,
+    /// The session's placeholder substitution.
+    pub sub: &'a dyn Fn(&str) -> String,
+    /// A path as written (placeholders, relative to the workspace) made absolute.
+    pub locate: &'a dyn Fn(&str) -> std::path::PathBuf,
+    /// Whether a text holds a planted secret.
+    pub has_bait: &'a dyn Fn(&str) -> bool,
+}
+
+/// A step the runner carries out itself ([`ControlAction::by_runner`]).
+#[derive(Debug, Clone)]
+pub enum ByRunner {
+    /// The answer, read by the runner itself (from the files).
+    Answer(Map<String, Value>),
+    /// End the implementation (`kill`: at once, else cleanly), start it again and
+    /// resume the session.
+    Restart {
+        /// Kill rather than close.
+        kill: bool,
+    },
+    /// Send `arm`, then `inner`, the request the implementation must die in; then start
+    /// it again and resume the session.
+    Crash {
+        /// Arms the crash point.
+        arm: Map<String, Value>,
+        /// The request to die in.
+        inner: Map<String, Value>,
+    },
+}
+
+/// A step's request (its control's `wire.rs`).
+pub trait ToRequest {
     /// The request line's body (without id), or `None` when it sends nothing.
     fn request(
         &self,
@@ -124,6 +328,10 @@ pub trait ControlAction: Debug + Clone + Send + Sync + 'static {
         setup: &Setup,
         sub: &dyn Fn(&str) -> String,
     ) -> Option<Map<String, Value>>;
+}
+
+/// The judging of a step's answer (its control's `judge.rs`).
+pub trait Judged: ControlAction {
     /// Compares `answer` with the expectation.
     fn judge(&self, x: &Self::Expect, j: &mut Judge<'_>, answer: &Map<String, Value>);
     /// The allowed-twin classification: a refusal (`false`) or an allowed outcome
@@ -142,6 +350,11 @@ pub trait ControlAction: Debug + Clone + Send + Sync + 'static {
     ) -> Level;
 }
 
+/// A whole step: its model, request and judging.
+pub trait Step: ControlAction + ToRequest + Judged {}
+
+impl<T: ControlAction + ToRequest + Judged> Step for T {}
+
 /// One registered control: the keys it owns in a scenario file.
 pub struct Registered {
     /// Its action keys in a `[[case]]` or `[[step]]`.
@@ -150,20 +363,28 @@ pub struct Registered {
     pub expect: &'static [&'static str],
     /// Its `[setup]` keys.
     pub setup: &'static [&'static str],
+    /// The capabilities it answers to.
+    pub capabilities: &'static [&'static str],
 }
 
-/// The capabilities this runner knows. `guard` (protocol 1.6) has no setup field and no op
+/// The capability every implementation has: the gate's.
+pub const BASE_CAPABILITY: &str = "gate";
+
+/// The capabilities no control owns. `guard` (protocol 1.6) has no setup field and no op
 /// of its own: an implementation that declares it is an agent with a pre-tool guard in
 /// front, and the guard chapter's steps are the calls its model makes.
-pub const KNOWN_CAPABILITIES: &[&str] = &[
-    "gate",
-    "permissions",
-    "hooks",
-    "trust",
-    "paths",
-    "fence",
-    "guard",
-];
+pub const OTHER_CAPABILITIES: &[&str] = &["guard"];
+
+/// The capabilities this runner knows: each control's, in registry order, then
+/// [`OTHER_CAPABILITIES`].
+pub fn known_capabilities() -> &'static [&'static str] {
+    static KEYS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut all = joined(|r| r.capabilities);
+        all.extend(OTHER_CAPABILITIES);
+        all
+    })
+}
 
 fn joined(pick: fn(&Registered) -> &'static [&'static str]) -> Vec<&'static str> {
     REGISTRY.iter().flat_map(pick).copied().collect()
@@ -195,7 +416,7 @@ trait AnyBare: Debug + Send + Sync {
     fn clone_box(&self) -> Box<dyn AnyBare>;
 }
 
-impl<T: ControlAction> AnyBare for T {
+impl<T: Step> AnyBare for T {
     fn label(&self) -> String {
         ControlAction::label(self)
     }
@@ -279,7 +500,7 @@ pub enum ExpectError {
 
 /// A control's action with its expectation.
 #[derive(Debug, Clone)]
-struct Bound<T: ControlAction> {
+struct Bound<T: Step> {
     action: T,
     expect: T::Expect,
     /// The `expect` keys written, in the file's order.
@@ -291,6 +512,7 @@ trait AnyStep: Debug + Send + Sync {
     fn label(&self) -> String;
     fn capability(&self) -> Option<&'static str>;
     fn kind(&self) -> StepKind;
+    fn by_runner(&self, env: &RunnerEnv<'_>) -> Option<ByRunner>;
     fn request(
         &self,
         session: &str,
@@ -301,11 +523,10 @@ trait AnyStep: Debug + Send + Sync {
     fn twin(&self, proves_effect: bool) -> Option<(Family, bool)>;
     fn level(&self, field: &str, got: Option<&Map<String, Value>>, ctx: Ctx) -> Level;
     fn written(&self) -> &[String];
-    fn as_any(&self) -> &dyn Any;
     fn clone_box(&self) -> Box<dyn AnyStep>;
 }
 
-impl<T: ControlAction> AnyStep for Bound<T> {
+impl<T: Step> AnyStep for Bound<T> {
     fn label(&self) -> String {
         self.action.label()
     }
@@ -314,6 +535,9 @@ impl<T: ControlAction> AnyStep for Bound<T> {
     }
     fn kind(&self) -> StepKind {
         self.action.kind()
+    }
+    fn by_runner(&self, env: &RunnerEnv<'_>) -> Option<ByRunner> {
+        self.action.by_runner(env)
     }
     fn request(
         &self,
@@ -334,9 +558,6 @@ impl<T: ControlAction> AnyStep for Bound<T> {
     }
     fn written(&self) -> &[String] {
         &self.written
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
     fn clone_box(&self) -> Box<dyn AnyStep> {
         Box::new(self.clone())
@@ -385,6 +606,11 @@ impl Action {
         self.0.kind() == StepKind::Silence
     }
 
+    /// What the runner does itself for the step, when it does not send its request.
+    pub fn by_runner(&self, env: &RunnerEnv<'_>) -> Option<ByRunner> {
+        self.0.by_runner(env)
+    }
+
     /// The request line's body (without id), or `None` for `opened`.
     pub fn request(
         &self,
@@ -420,30 +646,6 @@ impl Action {
             .map(|k| (k.clone(), self.0.level(k, None, ctx)))
             .collect()
     }
-
-    /// The action and expectation, when the step is of control action `T` (for the
-    /// steps the runner answers itself).
-    pub fn downcast<T: ControlAction>(&self) -> Option<(&T, &T::Expect)> {
-        self.0
-            .as_any()
-            .downcast_ref::<Bound<T>>()
-            .map(|b| (&b.action, &b.expect))
-    }
-}
-
-/// `[setup]` as written, split by the control that owns each key.
-#[derive(Debug, Clone, Default)]
-pub struct SetupPatch {
-    /// The gate's fields.
-    pub gate: gate::model::SetupPatch,
-    /// The file tools' fields.
-    pub paths: paths::model::SetupPatch,
-    /// The trust map's fields.
-    pub trust: trust::model::SetupPatch,
-    /// The fence's fields.
-    pub fence: fence::model::SetupPatch,
-    /// The order's fields.
-    pub order: order::model::SetupPatch,
 }
 
 impl<'de> Deserialize<'de> for SetupPatch {
@@ -457,18 +659,7 @@ impl<'de> Deserialize<'de> for SetupPatch {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SetupPatch, A::Error> {
                 let mut s = SetupPatch::default();
                 while let Some(key) = map.next_key_seed(KnownKey(setup_keys()))? {
-                    let owns = |keys: &[&str]| keys.contains(&key.as_str());
-                    if owns(gate::model::SETUP_KEYS) {
-                        s.gate.set(&key, &mut map)?;
-                    } else if owns(paths::model::SETUP_KEYS) {
-                        s.paths.set(&key, &mut map)?;
-                    } else if owns(trust::model::SETUP_KEYS) {
-                        s.trust.set(&key, &mut map)?;
-                    } else if owns(order::model::SETUP_KEYS) {
-                        s.order.set(&key, &mut map)?;
-                    } else {
-                        s.fence.set(&key, &mut map)?;
-                    }
+                    s.set(&key, &mut map)?;
                 }
                 Ok(s)
             }
@@ -490,93 +681,6 @@ impl<'de> de::DeserializeSeed<'de> for KnownKey {
         } else {
             Err(de::Error::unknown_field(&key, self.0))
         }
-    }
-}
-
-impl SetupPatch {
-    /// `self` with every field written in `over` replaced.
-    pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
-        SetupPatch {
-            gate: self.gate.overlay(&over.gate),
-            paths: self.paths.overlay(&over.paths),
-            trust: self.trust.overlay(&over.trust),
-            fence: self.fence.overlay(&over.fence),
-            order: self.order.overlay(&over.order),
-        }
-    }
-
-    /// The capabilities the fields written here need.
-    pub fn implied_capabilities(&self) -> Vec<&'static str> {
-        [
-            (self.paths.needs_capability(), "paths"),
-            (self.trust.needs_capability(), "trust"),
-            (self.fence.needs_capability(), "fence"),
-            (self.order.needs_capability(), "permissions"),
-        ]
-        .into_iter()
-        .filter_map(|(needs, cap)| needs.then_some(cap))
-        .collect()
-    }
-
-    /// The setup with defaults filled in (workspace and home are added by the runner).
-    pub fn resolve(&self) -> Setup {
-        Setup {
-            gate: self.gate.resolve(),
-            paths: self.paths.resolve(),
-            trust: self.trust.resolve(),
-            fence: self.fence.resolve(),
-            order: self.order.resolve(),
-        }
-    }
-}
-
-/// A resolved setup, defaults applied, by control.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setup {
-    /// The gate's.
-    pub gate: gate::model::Setup,
-    /// The file tools'.
-    pub paths: paths::model::Setup,
-    /// The trust map's.
-    pub trust: trust::model::Setup,
-    /// The fence's.
-    pub fence: fence::model::Setup,
-    /// The order's.
-    pub order: order::model::Setup,
-}
-
-impl Setup {
-    /// The setup sent in `open`: the session's directories, the gate's fields, and the
-    /// fields of each other control the scenario needs (`caps`).
-    pub fn wire(
-        &self,
-        caps: &[String],
-        dirs: &SessionDirs,
-        sub: &dyn Fn(&str) -> String,
-    ) -> Map<String, Value> {
-        let has = |c: &str| caps.iter().any(|x| x == c);
-        let mut out = Map::new();
-        out.insert("workspace".into(), Value::String(dirs.workspace.clone()));
-        out.insert("home".into(), Value::String(dirs.home.clone()));
-        out.extend(gate::wire::setup(&self.gate, sub));
-        if has("paths") {
-            out.extend(paths::wire::setup(&self.paths, sub));
-        }
-        if has("trust") {
-            out.extend(trust::wire::setup(&self.trust, sub));
-        }
-        if has("fence") {
-            out.extend(fence::wire::setup(&self.fence, dirs, sub));
-        }
-        if has("permissions") || has("hooks") {
-            out.extend(order::wire::setup(
-                &self.order,
-                std::path::Path::new(&sub("@CONFIG@")),
-                std::path::Path::new(&sub("@STATE@")),
-                sub,
-            ));
-        }
-        out
     }
 }
 
@@ -607,6 +711,24 @@ mod tests {
                    "fence_policy": "degraded", "workspaces": ["/r/workspace"],
                    "log_dir": "/r/log", "limits": {"userns": false, "landlock_abi": 2}})
         );
+    }
+
+    #[test]
+    fn families_sort_by_the_registry_then_their_declaration() {
+        let in_order = [
+            gate::judge::DECISION,
+            paths::judge::FILE,
+            trust::judge::QUERY,
+            trust::judge::GESTURE,
+            fence::judge::RUN,
+            fence::judge::TOGGLE,
+            order::judge::LOAD,
+            order::judge::RESUME,
+            order::judge::RULE,
+            order::judge::ACT,
+        ];
+        assert!(in_order.windows(2).all(|w| w[0] < w[1]), "{in_order:#?}");
+        assert_eq!((order::judge::ACT.control, order::judge::ACT.order), (5, 3));
     }
 
     #[test]

@@ -454,9 +454,7 @@ impl Scenario {
     /// `check guard`, of level safety.
     pub fn pinned(&self) -> Vec<(String, crate::verdict::Level, Vec<String>)> {
         use crate::verdict::{Ctx, Level};
-        let ctx = |setup: &SetupPatch| Ctx {
-            can_ask: setup.resolve().gate.asker != crate::controls::gate::model::Asker::None,
-        };
+        let ctx = |setup: &SetupPatch| setup.resolve().ctx();
         let of = |step: &Step, what: &str, ctx: Ctx, reqs: Vec<String>| {
             let mut fields = step.pinned(ctx);
             if self.tier == Tier::Enforcement

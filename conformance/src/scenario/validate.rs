@@ -10,7 +10,7 @@ use toml::Spanned;
 use super::error::{line_col, ScenarioError};
 use super::model::*;
 use super::twin::missing_twins;
-use crate::controls::{self, Action, ExpectError, SetupPatch, KNOWN_CAPABILITIES};
+use crate::controls::{self, Action, ExpectError, SetupPatch};
 use crate::fixture::placeholders::{split_root, unknown_placeholders};
 use crate::fixture::{Fixture, Tree};
 use crate::spec::{is_citation, is_requirement_id, split_part};
@@ -119,10 +119,13 @@ pub fn validate(
     }
     cx.check_ids(file.requirements.get_ref());
     for cap in &file.capabilities {
-        if !KNOWN_CAPABILITIES.contains(&cap.as_str()) {
+        if !controls::known_capabilities().contains(&cap.as_str()) {
             cx.err(
                 None,
-                format!("unknown capability `{cap}`, expected one of {KNOWN_CAPABILITIES:?}"),
+                format!(
+                    "unknown capability `{cap}`, expected one of {:?}",
+                    controls::known_capabilities()
+                ),
             );
         }
     }

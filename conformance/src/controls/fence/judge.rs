@@ -10,17 +10,13 @@ use crate::judge::{show_opt, strings, Judge};
 use crate::verdict::{self, Level};
 use crate::vocab::{Family, OrNull};
 
-/// `run`.
-pub const RUN: Family = Family {
-    order: 30,
-    rule: "a `run` expects a refusal (`refused`, a nonzero `exit`, a `signal`) but none expects `exit = 0` with a `check` proving its effect (`exists`, `content` or `stdout_has`)",
-};
-
-/// `toggle`.
-pub const TOGGLE: Family = Family {
-    order: 31,
-    rule: "a `toggle` expects a refusal but none expects `refused = false`",
-};
+crate::families! {
+    super::Fence;
+    /// `run`.
+    RUN = "a `run` expects a refusal (`refused`, a nonzero `exit`, a `signal`) but none expects `exit = 0` with a `check` proving its effect (`exists`, `content` or `stdout_has`)";
+    /// `toggle`.
+    TOGGLE = "a `toggle` expects a refusal but none expects `refused = false`";
+}
 
 /// Whether the expectation is a refusal (`false`) or an allowed outcome (`true`);
 /// `proves_effect`: the step's `check` proves a positive effect.
@@ -263,5 +259,24 @@ pub fn posture_level(p: &ExpectPosture, field: &str, got: Option<Option<&Value>>
             level(missing_any(p.passed_secrets.as_deref().unwrap_or(&[]), c))
         }
         _ => Level::Exactness,
+    }
+}
+
+impl crate::controls::Judged for Action {
+    fn judge(&self, x: &Expect, j: &mut Judge<'_>, answer: &Map<String, Value>) {
+        super::super::paths::judge::quarantine(j, answer);
+        judge(j, x, answer)
+    }
+    fn twin(&self, x: &Expect, proves_effect: bool) -> Option<(Family, bool)> {
+        twin(self, x, proves_effect)
+    }
+    fn level(
+        &self,
+        x: &Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        _: crate::verdict::Ctx,
+    ) -> Level {
+        level(x, field, got)
     }
 }

@@ -63,79 +63,16 @@ pub struct Choices {
     pub trust_project: bool,
 }
 
-/// The `fence` fields of `[setup]` as written.
-#[derive(Debug, Clone, Default)]
-pub struct SetupPatch {
+crate::setup! {
+    @wire = super::wire::setup;
     /// `required`, `degraded` or `off`.
-    pub fence_policy: Option<FencePolicy>,
+    fence_policy: FencePolicy = FencePolicy::Required,
     /// Workspace roots besides the workspace.
-    pub workspaces: Option<Vec<String>>,
+    workspaces: Vec<String> = Vec::new() => custom,
     /// Run as if the kernel offered less.
-    pub limits: Option<Limits>,
+    limits: Limits,
     /// The person's choices (section 15).
-    pub choices: Option<Choices>,
-}
-
-/// The `fence` setup, defaults applied.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setup {
-    /// The fence policy.
-    pub fence_policy: FencePolicy,
-    /// Extra workspace roots.
-    pub workspaces: Vec<String>,
-    /// Kernel limits.
-    pub limits: Option<Limits>,
-    /// The person's choices.
-    pub choices: Option<Choices>,
-}
-
-/// The setup keys this control owns.
-pub const SETUP_KEYS: &[&str] = &["fence_policy", "workspaces", "limits", "choices"];
-
-impl SetupPatch {
-    /// Reads the value of `key` (one of [`SETUP_KEYS`]).
-    pub fn set<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "fence_policy" => self.fence_policy = Some(map.next_value()?),
-            "workspaces" => self.workspaces = Some(map.next_value()?),
-            "limits" => self.limits = Some(map.next_value()?),
-            "choices" => self.choices = Some(map.next_value()?),
-            _ => {
-                return Err(A::Error::custom(format!(
-                    "`{key}` is not a fence setup field"
-                )))
-            }
-        }
-        Ok(())
-    }
-
-    /// `self` with every field written in `over` replaced.
-    pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
-        SetupPatch {
-            fence_policy: over.fence_policy.or(self.fence_policy),
-            workspaces: over.workspaces.clone().or_else(|| self.workspaces.clone()),
-            limits: over.limits.clone().or_else(|| self.limits.clone()),
-            choices: over.choices.clone().or_else(|| self.choices.clone()),
-        }
-    }
-
-    /// Whether a field that needs the capability is written.
-    pub fn needs_capability(&self) -> bool {
-        self.fence_policy.is_some()
-            || self.workspaces.is_some()
-            || self.limits.is_some()
-            || self.choices.is_some()
-    }
-
-    /// The setup with defaults filled in.
-    pub fn resolve(&self) -> Setup {
-        Setup {
-            fence_policy: self.fence_policy.unwrap_or(FencePolicy::Required),
-            workspaces: self.workspaces.clone().unwrap_or_default(),
-            limits: self.limits.clone(),
-            choices: self.choices.clone(),
-        }
-    }
+    choices: Choices => custom,
 }
 
 /// `run = "LINE"` or `run = { input, tool, cwd }`.
@@ -347,4 +284,31 @@ pub struct ExpectPosture {
     /// `path_dropped`, as a set (placeholders substituted, compared as written): every
     /// entry of `PATH` left out because the jail cannot read it (FENCE-ENV-12).
     pub path_dropped: Option<Vec<String>>,
+}
+
+impl crate::controls::ControlAction for Action {
+    const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
+    const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
+    type Expect = Expect;
+    fn parse<'de, A: MapAccess<'de>>(
+        key: &str,
+        map: &mut A,
+    ) -> Result<(Action, crate::controls::Problems), A::Error> {
+        parse(key, map)
+    }
+    fn label(&self) -> String {
+        Action::label(self)
+    }
+    fn expect_keys(&self) -> &'static [&'static str] {
+        Action::expect_keys(self)
+    }
+    fn capability(&self) -> Option<&'static str> {
+        Some("fence")
+    }
+    fn kind(&self) -> crate::controls::StepKind {
+        match self {
+            Action::Run { .. } => crate::controls::StepKind::Run,
+            _ => crate::controls::StepKind::Other,
+        }
+    }
 }

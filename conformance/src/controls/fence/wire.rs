@@ -8,21 +8,7 @@ use super::model::{Action, Choices, FencePolicy, Limits, OnOff, Setup};
 use crate::protocol::{to_object, SessionDirs};
 use crate::vocab::GrantTool;
 
-/// The `fence` fields of the `open` setup (sent when the scenario needs `fence`).
-#[derive(Debug, Clone, Serialize)]
-pub struct WireSetup {
-    /// `required`, `degraded` or `off`.
-    pub fence_policy: FencePolicy,
-    /// Every workspace root; the first is `workspace`.
-    pub workspaces: Vec<String>,
-    /// The directory for the session's log, outside the workspace.
-    pub log_dir: String,
-    /// Run as if the kernel offered less, or `null`.
-    pub limits: Option<Limits>,
-    /// The person's choices (protocol 1.4), sent only when the scenario writes them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub choices: Option<Choices>,
-}
+crate::wire_as_is!(FencePolicy, Limits);
 
 /// The fence requests.
 #[derive(Debug, Clone, Serialize)]
@@ -58,31 +44,36 @@ pub enum Request {
     },
 }
 
-/// The setup fields; the sibling session gets its own workspace only.
-pub fn setup(s: &Setup, dirs: &SessionDirs, sub: &dyn Fn(&str) -> String) -> Map<String, Value> {
+/// The setup fields the fence sends itself: every workspace root, the first the
+/// session's workspace (the sibling session gets its own workspace only), the log
+/// directory, and the person's choices only when the scenario writes them.
+pub fn setup(
+    s: &Setup,
+    dirs: &SessionDirs,
+    sub: &dyn Fn(&str) -> String,
+    out: &mut Map<String, Value>,
+) {
     let extra: Vec<String> = if dirs.sibling {
         Vec::new()
     } else {
         s.workspaces.iter().map(|w| sub(w)).collect()
     };
-    to_object(&WireSetup {
-        fence_policy: s.fence_policy,
-        workspaces: std::iter::once(dirs.workspace.clone())
-            .chain(extra)
-            .collect(),
-        log_dir: dirs.log_dir.clone(),
-        limits: s.limits.clone(),
-        choices: s.choices.as_ref().map(|c| {
-            let all = |v: &[String]| v.iter().map(|x| sub(x)).collect::<Vec<_>>();
-            Choices {
-                ro: all(&c.ro),
-                rw: all(&c.rw),
-                hide: all(&c.hide),
-                set_env: c.set_env.iter().map(|(k, v)| (k.clone(), sub(v))).collect(),
-                ..c.clone()
-            }
-        }),
-    })
+    let workspaces: Vec<String> = std::iter::once(dirs.workspace.clone())
+        .chain(extra)
+        .collect();
+    out.insert("workspaces".into(), Value::from(workspaces));
+    out.insert("log_dir".into(), Value::String(dirs.log_dir.clone()));
+    if let Some(c) = &s.choices {
+        let all = |v: &[String]| v.iter().map(|x| sub(x)).collect::<Vec<_>>();
+        let c = Choices {
+            ro: all(&c.ro),
+            rw: all(&c.rw),
+            hide: all(&c.hide),
+            set_env: c.set_env.iter().map(|(k, v)| (k.clone(), sub(v))).collect(),
+            ..c.clone()
+        };
+        out.insert("choices".into(), to_object(&c).into());
+    }
 }
 
 /// The request of one step.
@@ -106,5 +97,20 @@ pub fn request(action: &Action, session: String, sub: &dyn Fn(&str) -> String) -
             to: *to,
             confirmed: *confirmed,
         },
+    }
+}
+
+impl crate::controls::ToRequest for Action {
+    fn request(
+        &self,
+        session: &str,
+        _: &crate::controls::Setup,
+        sub: &dyn Fn(&str) -> String,
+    ) -> Option<serde_json::Map<String, serde_json::Value>> {
+        Some(crate::protocol::to_object(&request(
+            self,
+            session.to_string(),
+            sub,
+        )))
     }
 }

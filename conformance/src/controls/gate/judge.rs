@@ -8,11 +8,11 @@ use crate::judge::{show, show_opt, Judge};
 use crate::verdict::{self, Ctx, Level};
 use crate::vocab::{word, Family, GrantTool, OrNull};
 
-/// `decide`, `code`, `tool`.
-pub const DECISION: Family = Family {
-    order: 0,
-    rule: "expectations include `ask` or `deny` but no `allow`",
-};
+crate::families! {
+    super::Gate;
+    /// `decide`, `code`, `tool`.
+    DECISION = "expectations include `ask` or `deny` but no `allow`";
+}
 
 /// Whether the expectation is a refusal (`false`) or an allowed outcome (`true`).
 pub fn twin(action: &Action, x: &Expect) -> Option<(Family, bool)> {
@@ -235,5 +235,23 @@ pub fn level(x: &Expect, field: &str, got: Option<&Map<String, Value>>, ctx: Ctx
             answer("outcome").flatten(),
         ),
         _ => Level::Exactness,
+    }
+}
+
+impl crate::controls::Judged for Action {
+    fn judge(&self, x: &Expect, j: &mut Judge<'_>, answer: &Map<String, Value>) {
+        judge(j, self, x, answer)
+    }
+    fn twin(&self, x: &Expect, _: bool) -> Option<(Family, bool)> {
+        twin(self, x)
+    }
+    fn level(
+        &self,
+        x: &Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        ctx: crate::verdict::Ctx,
+    ) -> Level {
+        level(x, field, got, ctx)
     }
 }

@@ -54,78 +54,23 @@ pub struct Grant {
     pub tool: Option<GrantTool>,
 }
 
-/// The gate's `[setup]` fields as written.
-#[derive(Debug, Clone, Default)]
-pub struct SetupPatch {
+crate::setup! {
+    @ctx = can_ask;
     /// `posix` or `windows`.
-    pub host: Option<Host>,
+    host: Host = Host::Posix,
     /// `terminal`, `web`, `speech` or `none`.
-    pub asker: Option<Asker>,
+    asker: Asker = Asker::Terminal,
     /// Literal actions that always pass.
-    pub allow_list: Option<Vec<String>>,
+    allow_list: Vec<String> = Vec::new(),
     /// Grants saved before the session.
-    pub grants: Option<Vec<Grant>>,
+    grants: Vec<Grant> = Vec::new(),
     /// Card window override in milliseconds.
-    pub card_window_ms: Option<u64>,
+    card_window_ms: u64,
 }
 
-/// The gate's setup, defaults applied.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setup {
-    /// Host kind.
-    pub host: Host,
-    /// Asker.
-    pub asker: Asker,
-    /// Allow-list entries.
-    pub allow_list: Vec<String>,
-    /// Saved grants.
-    pub grants: Vec<Grant>,
-    /// Card window override.
-    pub card_window_ms: Option<u64>,
-}
-
-/// The setup keys this control owns.
-pub const SETUP_KEYS: &[&str] = &["host", "asker", "allow_list", "grants", "card_window_ms"];
-
-impl SetupPatch {
-    /// Reads the value of `key` (one of [`SETUP_KEYS`]).
-    pub fn set<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "host" => self.host = Some(map.next_value()?),
-            "asker" => self.asker = Some(map.next_value()?),
-            "allow_list" => self.allow_list = Some(map.next_value()?),
-            "grants" => self.grants = Some(map.next_value()?),
-            "card_window_ms" => self.card_window_ms = Some(map.next_value()?),
-            _ => {
-                return Err(A::Error::custom(format!(
-                    "`{key}` is not a gate setup field"
-                )))
-            }
-        }
-        Ok(())
-    }
-
-    /// `self` with every field written in `over` replaced.
-    pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
-        SetupPatch {
-            host: over.host.or(self.host),
-            asker: over.asker.or(self.asker),
-            allow_list: over.allow_list.clone().or_else(|| self.allow_list.clone()),
-            grants: over.grants.clone().or_else(|| self.grants.clone()),
-            card_window_ms: over.card_window_ms.or(self.card_window_ms),
-        }
-    }
-
-    /// The setup with defaults filled in.
-    pub fn resolve(&self) -> Setup {
-        Setup {
-            host: self.host.unwrap_or(Host::Posix),
-            asker: self.asker.unwrap_or(Asker::Terminal),
-            allow_list: self.allow_list.clone().unwrap_or_default(),
-            grants: self.grants.clone().unwrap_or_default(),
-            card_window_ms: self.card_window_ms,
-        }
-    }
+/// With `asker = "none"` an `ask` protects nobody (PROTO-VERDICT-5).
+fn can_ask(s: &Setup, c: &mut crate::verdict::Ctx) {
+    c.can_ask = s.asker != Asker::None;
 }
 
 /// What the person did with a card.
@@ -319,4 +264,32 @@ pub struct ExpectCard {
     pub channel: Option<String>,
     /// The window in milliseconds.
     pub window_ms: Option<u64>,
+}
+
+impl crate::controls::ControlAction for Action {
+    const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
+    const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
+    type Expect = Expect;
+    fn parse<'de, A: MapAccess<'de>>(
+        key: &str,
+        map: &mut A,
+    ) -> Result<(Action, crate::controls::Problems), A::Error> {
+        parse(key, map)
+    }
+    fn label(&self) -> String {
+        Action::label(self)
+    }
+    fn expect_keys(&self) -> &'static [&'static str] {
+        Action::expect_keys(self)
+    }
+    fn capability(&self) -> Option<&'static str> {
+        None
+    }
+    fn kind(&self) -> crate::controls::StepKind {
+        match self {
+            Action::Call { .. } => crate::controls::StepKind::Call,
+            Action::Answer(Choice::Silence) => crate::controls::StepKind::Silence,
+            _ => crate::controls::StepKind::Other,
+        }
+    }
 }

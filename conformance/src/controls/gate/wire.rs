@@ -3,24 +3,22 @@
 //! placeholder substitution.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::model::{Action, Asker, Grant, Host, Setup};
-use crate::protocol::to_object;
+use super::model::{Action, Asker, Grant, Host};
+use crate::controls::setup::Wire;
 
-/// The gate's fields of the `open` setup (always sent).
-#[derive(Debug, Clone, Serialize)]
-pub struct WireSetup {
-    /// Host kind.
-    pub host: Host,
-    /// Asker.
-    pub asker: Asker,
-    /// Allow-list.
-    pub allow_list: Vec<String>,
-    /// Saved grants.
-    pub grants: Vec<Grant>,
-    /// Card window override.
-    pub card_window_ms: Option<u64>,
+crate::wire_as_is!(Host, Asker);
+
+/// A saved grant as sent: its key with placeholders applied.
+impl Wire for Grant {
+    fn wire(&self, sub: &dyn Fn(&str) -> String) -> Value {
+        serde_json::to_value(Grant {
+            key: sub(&self.key),
+            ..self.clone()
+        })
+        .unwrap_or(Value::Null)
+    }
 }
 
 /// The gate's requests.
@@ -62,24 +60,6 @@ pub enum Request {
     },
 }
 
-/// The setup fields.
-pub fn setup(s: &Setup, sub: &dyn Fn(&str) -> String) -> Map<String, Value> {
-    to_object(&WireSetup {
-        host: s.host,
-        asker: s.asker,
-        allow_list: s.allow_list.iter().map(|a| sub(a)).collect(),
-        grants: s
-            .grants
-            .iter()
-            .map(|g| Grant {
-                key: sub(&g.key),
-                ..g.clone()
-            })
-            .collect(),
-        card_window_ms: s.card_window_ms,
-    })
-}
-
 /// The request of one step.
 pub fn request(action: &Action, session: String, sub: &dyn Fn(&str) -> String) -> Request {
     match action {
@@ -98,5 +78,20 @@ pub fn request(action: &Action, session: String, sub: &dyn Fn(&str) -> String) -
             target: sub(t),
         },
         Action::Audit => Request::Audit { session },
+    }
+}
+
+impl crate::controls::ToRequest for Action {
+    fn request(
+        &self,
+        session: &str,
+        _: &crate::controls::Setup,
+        sub: &dyn Fn(&str) -> String,
+    ) -> Option<serde_json::Map<String, serde_json::Value>> {
+        Some(crate::protocol::to_object(&request(
+            self,
+            session.to_string(),
+            sub,
+        )))
     }
 }

@@ -10,7 +10,7 @@ use super::fence::judge::posture;
 use super::fence::model::ExpectPosture;
 use super::trust::judge::settings;
 use super::trust::model::ExpectSetting;
-use super::{Control, ControlAction, Problems, Setup, StepKind};
+use super::{Control, ControlAction, Judged, Problems, Setup, StepKind, ToRequest};
 use crate::judge::Judge;
 use crate::verdict::{Ctx, Level};
 use crate::vocab::Family;
@@ -68,20 +68,21 @@ pub fn judge(j: &mut Judge<'_>, x: &Expect, a: &Map<String, Value>) {
 pub struct Open;
 
 impl Control for Open {
+    type Action = Action;
+    type Setup = super::NoSetup;
+    const CAPABILITIES: &'static [&'static str] = &[];
+}
+
+impl ControlAction for Action {
     const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
     const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
-    const SETUP_KEYS: &'static [&'static str] = &[];
-    type Action = Action;
+    type Expect = Expect;
     fn parse<'de, A: MapAccess<'de>>(
         key: &str,
         map: &mut A,
     ) -> Result<(Action, Problems), A::Error> {
         parse(key, map)
     }
-}
-
-impl ControlAction for Action {
-    type Expect = Expect;
     fn label(&self) -> String {
         "opened".to_string()
     }
@@ -94,6 +95,9 @@ impl ControlAction for Action {
     fn kind(&self) -> StepKind {
         StepKind::Opened
     }
+}
+
+impl ToRequest for Action {
     fn request(
         &self,
         _: &str,
@@ -102,6 +106,9 @@ impl ControlAction for Action {
     ) -> Option<Map<String, Value>> {
         None
     }
+}
+
+impl Judged for Action {
     fn judge(&self, x: &Expect, j: &mut Judge<'_>, answer: &Map<String, Value>) {
         super::paths::judge::quarantine(j, answer);
         judge(j, x, answer)

@@ -11,29 +11,17 @@ use crate::judge::{show, show_opt, Judge};
 use crate::verdict::{self, Level};
 use crate::vocab::Family;
 
-/// `load`.
-pub const LOAD: Family = Family {
-    order: 40,
-    rule: "expectations include `loaded = false` but no `loaded = true`",
-};
-
-/// `restart`, `crash`.
-pub const RESUME: Family = Family {
-    order: 41,
-    rule: "expectations include `resumed = false` but no `resumed = true`",
-};
-
-/// `rule`.
-pub const RULE: Family = Family {
-    order: 42,
-    rule: "expectations include `added = false` but no `added = true`",
-};
-
-/// `act`.
-pub const ACT: Family = Family {
-    order: 43,
-    rule: "an `act` expects the call not to run (`ran = false`) or its response withheld (`withheld = CODE`) but none expects `ran = true` with nothing withheld",
-};
+crate::families! {
+    super::Order;
+    /// `load`.
+    LOAD = "expectations include `loaded = false` but no `loaded = true`";
+    /// `restart`, `crash`.
+    RESUME = "expectations include `resumed = false` but no `resumed = true`";
+    /// `rule`.
+    RULE = "expectations include `added = false` but no `added = true`";
+    /// `act`.
+    ACT = "an `act` expects the call not to run (`ran = false`) or its response withheld (`withheld = CODE`) but none expects `ran = true` with nothing withheld";
+}
 
 /// The allowed-twin classification.
 pub fn twin(a: &Action, x: &Expect) -> Option<(Family, bool)> {
@@ -405,5 +393,23 @@ pub fn level(
             worst.unwrap_or(Level::Exactness)
         }
         _ => Level::Exactness,
+    }
+}
+
+impl crate::controls::Judged for Action {
+    fn judge(&self, x: &Expect, j: &mut Judge<'_>, answer: &Map<String, Value>) {
+        judge(j, self, x, answer)
+    }
+    fn twin(&self, x: &Expect, _: bool) -> Option<(Family, bool)> {
+        twin(self, x)
+    }
+    fn level(
+        &self,
+        x: &Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        ctx: crate::verdict::Ctx,
+    ) -> Level {
+        level(x, field, got, ctx)
     }
 }

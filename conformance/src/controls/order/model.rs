@@ -7,88 +7,18 @@ use serde::de::{Error as _, MapAccess};
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The order's `[setup]` fields as written.
-#[derive(Debug, Clone, Default)]
-pub struct SetupPatch {
+crate::setup! {
+    @wire = super::wire::setup;
     /// The agent file's contents, written by the runner to `R/config/agent.yaml`.
-    pub agent: Option<String>,
+    agent: String => custom,
     /// A path to the agent file (a fixture file, placeholders allowed).
-    pub agent_file: Option<String>,
+    agent_file: String => custom,
     /// The settings file's contents, written to `R/config/settings.yaml`.
-    pub settings: Option<String>,
+    settings: String => custom,
     /// The person's flag.
-    pub safety: Option<String>,
+    safety: String => custom,
     /// The state directory (default `@STATE@`).
-    pub state_dir: Option<String>,
-}
-
-/// The order's setup, resolved.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Setup {
-    /// As in [`SetupPatch`].
-    pub agent: Option<String>,
-    /// As in [`SetupPatch`].
-    pub agent_file: Option<String>,
-    /// As in [`SetupPatch`].
-    pub settings: Option<String>,
-    /// As in [`SetupPatch`].
-    pub safety: Option<String>,
-    /// As in [`SetupPatch`].
-    pub state_dir: Option<String>,
-}
-
-/// The setup keys this control owns.
-pub const SETUP_KEYS: &[&str] = &["agent", "agent_file", "settings", "safety", "state_dir"];
-
-impl SetupPatch {
-    /// Reads the value of `key`.
-    pub fn set<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        let v: String = map.next_value()?;
-        match key {
-            "agent" => self.agent = Some(v),
-            "agent_file" => self.agent_file = Some(v),
-            "settings" => self.settings = Some(v),
-            "safety" => self.safety = Some(v),
-            "state_dir" => self.state_dir = Some(v),
-            _ => {
-                return Err(A::Error::custom(format!(
-                    "`{key}` is not an order setup field"
-                )))
-            }
-        }
-        Ok(())
-    }
-
-    /// `self` with every field written in `over` replaced.
-    pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
-        SetupPatch {
-            agent: over.agent.clone().or_else(|| self.agent.clone()),
-            agent_file: over.agent_file.clone().or_else(|| self.agent_file.clone()),
-            settings: over.settings.clone().or_else(|| self.settings.clone()),
-            safety: over.safety.clone().or_else(|| self.safety.clone()),
-            state_dir: over.state_dir.clone().or_else(|| self.state_dir.clone()),
-        }
-    }
-
-    /// Whether a field that needs `permissions` is written.
-    pub fn needs_capability(&self) -> bool {
-        self.agent.is_some()
-            || self.agent_file.is_some()
-            || self.settings.is_some()
-            || self.safety.is_some()
-            || self.state_dir.is_some()
-    }
-
-    /// The setup.
-    pub fn resolve(&self) -> Setup {
-        Setup {
-            agent: self.agent.clone(),
-            agent_file: self.agent_file.clone(),
-            settings: self.settings.clone(),
-            safety: self.safety.clone(),
-            state_dir: self.state_dir.clone(),
-        }
-    }
+    state_dir: String => custom,
 }
 
 /// One call: `{ tool, input, id }`.
@@ -452,4 +382,53 @@ pub struct Expect {
 /// A TOML value as JSON.
 pub fn json(v: &toml::Value) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+impl crate::controls::ControlAction for Action {
+    const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
+    const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
+    type Expect = Expect;
+    fn parse<'de, A: MapAccess<'de>>(
+        key: &str,
+        map: &mut A,
+    ) -> Result<(Action, crate::controls::Problems), A::Error> {
+        parse(key, map)
+    }
+    fn label(&self) -> String {
+        Action::label(self)
+    }
+    fn expect_keys(&self) -> &'static [&'static str] {
+        Action::expect_keys(self)
+    }
+    fn capability(&self) -> Option<&'static str> {
+        match self {
+            Action::Act(_) => Some("fence"),
+            _ => Some("permissions"),
+        }
+    }
+    fn kind(&self) -> crate::controls::StepKind {
+        match self {
+            Action::Act(_) => crate::controls::StepKind::Run,
+            _ => crate::controls::StepKind::Other,
+        }
+    }
+    /// The records the runner reads itself, restarts and crashes.
+    fn by_runner(&self, env: &crate::controls::RunnerEnv<'_>) -> Option<crate::controls::ByRunner> {
+        use crate::controls::ByRunner;
+        match self {
+            a if a.is_local() => Some(ByRunner::Answer(super::judge::local(
+                a,
+                env.locate,
+                env.has_bait,
+            ))),
+            Action::Restart(kind) => Some(ByRunner::Restart {
+                kill: kind == "kill",
+            }),
+            Action::Crash(c) => Some(ByRunner::Crash {
+                arm: super::wire::crash_at(env.session, &c.at),
+                inner: super::wire::crash_inner(c, env.session, env.sub),
+            }),
+            _ => None,
+        }
+    }
 }

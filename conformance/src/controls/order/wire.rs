@@ -6,7 +6,7 @@
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
-use super::model::{json as to_json, ActSpec, Action, CallSpec, LoadSpec, Setup};
+use super::model::{json as to_json, ActSpec, Action, CallSpec, CrashSpec, LoadSpec, Setup};
 
 /// Writes `text` to `dir/name` and returns the path. Only into a session's own `R/config`
 /// (an absolute path): a setup built without a session (the schema tests) writes nothing.
@@ -20,14 +20,17 @@ fn write_config(dir: &Path, name: &str, text: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// The setup fields (sent when the scenario needs `permissions` or `hooks`).
+/// The setup fields (sent when the scenario needs `permissions` or `hooks`): the agent
+/// and settings files written under `@CONFIG@`, the state directory (default `@STATE@`).
 pub fn setup(
     s: &Setup,
-    config_dir: &Path,
-    state_dir: &Path,
+    _: &crate::protocol::SessionDirs,
     sub: &dyn Fn(&str) -> String,
-) -> Map<String, Value> {
-    let mut m = Map::new();
+    m: &mut Map<String, Value>,
+) {
+    let config_dir = Path::new(&sub("@CONFIG@")).to_path_buf();
+    let config_dir = config_dir.as_path();
+    let state_dir = sub("@STATE@");
     let agent = match (&s.agent, &s.agent_file) {
         (Some(text), _) => Some(write_config(config_dir, "agent.yaml", &sub(text))),
         (None, Some(path)) => Some(locate(path, sub)),
@@ -42,10 +45,9 @@ pub fn setup(
     m.insert("safety".into(), json!(s.safety));
     let state = match &s.state_dir {
         Some(d) => sub(d),
-        None => state_dir.to_string_lossy().into_owned(),
+        None => state_dir,
     };
     m.insert("state_dir".into(), json!(state));
-    m
 }
 
 /// A path as given: placeholders replaced, a relative one under the workspace.
@@ -165,4 +167,44 @@ pub fn crash_at(session: &str, at: &str) -> Map<String, Value> {
     m.insert("session".into(), json!(session));
     m.insert("point".into(), json!(at));
     m
+}
+
+impl crate::controls::ToRequest for Action {
+    fn request(
+        &self,
+        session: &str,
+        _: &crate::controls::Setup,
+        sub: &dyn Fn(&str) -> String,
+    ) -> Option<serde_json::Map<String, serde_json::Value>> {
+        request(self, session, std::path::Path::new(&sub("@CONFIG@")), sub)
+    }
+}
+
+/// The request a `crash` step expects the implementation to die in.
+pub fn crash_inner(
+    c: &CrashSpec,
+    session: &str,
+    sub: &dyn Fn(&str) -> String,
+) -> Map<String, Value> {
+    let action = if let Some(call) = &c.call {
+        Action::Call(call.clone())
+    } else if let Some(rule) = &c.rule {
+        Action::Rule(rule.clone())
+    } else {
+        let mut m = Map::new();
+        m.insert("op".into(), Value::String("answer".into()));
+        m.insert("session".into(), Value::String(session.into()));
+        m.insert(
+            "choice".into(),
+            Value::String(c.answer.clone().unwrap_or_default()),
+        );
+        return m;
+    };
+    request(
+        &action,
+        session,
+        std::path::Path::new(&sub("@CONFIG@")),
+        sub,
+    )
+    .unwrap_or_default()
 }

@@ -9,11 +9,11 @@ use crate::judge::{field, pairs, show_opt, strings, Judge};
 use crate::verdict::{self, Level};
 use crate::vocab::{Family, OrNull};
 
-/// `read`, `write`, `edit`, `list`, `search`.
-pub const FILE: Family = Family {
-    order: 10,
-    rule: "a file tool expects a refusal (a `result` other than `read`, `written`, `listed`, `searched`) but none expects one of those",
-};
+crate::families! {
+    super::Paths;
+    /// `read`, `write`, `edit`, `list`, `search`.
+    FILE = "a file tool expects a refusal (a `result` other than `read`, `written`, `listed`, `searched`) but none expects one of those";
+}
 
 /// Whether the expectation is a refusal (`false`) or an allowed outcome (`true`).
 pub fn twin(_: &Action, x: &Expect) -> Option<(Family, bool)> {
@@ -124,5 +124,23 @@ pub fn level(x: &Expect, key: &str, got: Option<&Map<String, Value>>) -> Level {
             }
         },
         _ => Level::Exactness,
+    }
+}
+
+impl crate::controls::Judged for Action {
+    fn judge(&self, x: &Expect, j: &mut Judge<'_>, answer: &Map<String, Value>) {
+        judge(j, x, answer)
+    }
+    fn twin(&self, x: &Expect, _: bool) -> Option<(Family, bool)> {
+        twin(self, x)
+    }
+    fn level(
+        &self,
+        x: &Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        _: crate::verdict::Ctx,
+    ) -> Level {
+        level(x, field, got)
     }
 }

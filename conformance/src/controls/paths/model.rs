@@ -27,69 +27,13 @@ pub enum Resolver {
     Walk,
 }
 
-/// The `paths` fields of `[setup]` as written.
-#[derive(Debug, Clone, Default)]
-pub struct SetupPatch {
+crate::setup! {
     /// Directories opened with `--add-dir` (reach only).
-    pub roots: Option<Vec<String>>,
-    /// The resolver to use.
-    pub resolver: Option<Resolver>,
+    roots: Vec<String> = Vec::new(),
+    /// The resolver to use, or the implementation's default.
+    resolver: Resolver,
     /// Runner-side only: the data trust of writes that do not say (default `trusted`).
-    pub data_trust: Option<DataTrust>,
-}
-
-/// The `paths` setup, defaults applied.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setup {
-    /// Extra roots (`--add-dir`).
-    pub roots: Vec<String>,
-    /// Resolver, or the implementation's default.
-    pub resolver: Option<Resolver>,
-    /// Default data trust of writes.
-    pub data_trust: DataTrust,
-}
-
-/// The setup keys this control owns.
-pub const SETUP_KEYS: &[&str] = &["roots", "resolver", "data_trust"];
-
-impl SetupPatch {
-    /// Reads the value of `key` (one of [`SETUP_KEYS`]).
-    pub fn set<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "roots" => self.roots = Some(map.next_value()?),
-            "resolver" => self.resolver = Some(map.next_value()?),
-            "data_trust" => self.data_trust = Some(map.next_value()?),
-            _ => {
-                return Err(A::Error::custom(format!(
-                    "`{key}` is not a paths setup field"
-                )))
-            }
-        }
-        Ok(())
-    }
-
-    /// `self` with every field written in `over` replaced.
-    pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
-        SetupPatch {
-            roots: over.roots.clone().or_else(|| self.roots.clone()),
-            resolver: over.resolver.or(self.resolver),
-            data_trust: over.data_trust.or(self.data_trust),
-        }
-    }
-
-    /// Whether a field that needs the capability is written (`data_trust` is the runner's).
-    pub fn needs_capability(&self) -> bool {
-        self.roots.is_some() || self.resolver.is_some()
-    }
-
-    /// The setup with defaults filled in.
-    pub fn resolve(&self) -> Setup {
-        Setup {
-            roots: self.roots.clone().unwrap_or_default(),
-            resolver: self.resolver,
-            data_trust: self.data_trust.unwrap_or(DataTrust::Trusted),
-        }
-    }
+    data_trust: DataTrust = DataTrust::Trusted => runner,
 }
 
 /// `read = "PATH"` or `read = { path, if_asked }`.
@@ -295,4 +239,25 @@ pub struct ExpectEntry {
     pub name: String,
     /// `file`, `dir`, `symlink` or `other`.
     pub kind: String,
+}
+
+impl crate::controls::ControlAction for Action {
+    const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
+    const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
+    type Expect = Expect;
+    fn parse<'de, A: MapAccess<'de>>(
+        key: &str,
+        map: &mut A,
+    ) -> Result<(Action, crate::controls::Problems), A::Error> {
+        Ok((parse(key, map)?, Vec::new()))
+    }
+    fn label(&self) -> String {
+        Action::label(self)
+    }
+    fn expect_keys(&self) -> &'static [&'static str] {
+        Action::expect_keys(self)
+    }
+    fn capability(&self) -> Option<&'static str> {
+        Some("paths")
+    }
 }

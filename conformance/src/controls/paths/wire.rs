@@ -2,20 +2,11 @@
 //! and the requests of the file-tool steps.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use super::model::{Action, DataTrust, Resolver, Setup};
-use crate::protocol::to_object;
 use crate::vocab::YesNo;
 
-/// The `paths` fields of the `open` setup (sent when the scenario needs `paths`).
-#[derive(Debug, Clone, Serialize)]
-pub struct WireSetup {
-    /// Directories opened beside the workspace as `--add-dir` would (reach only).
-    pub roots: Vec<String>,
-    /// `openat2`, `walk`, or `null` for the implementation's default.
-    pub resolver: Option<Resolver>,
-}
+crate::wire_as_is!(Resolver);
 
 /// The file-tool requests.
 #[derive(Debug, Clone, Serialize)]
@@ -76,14 +67,6 @@ pub enum Request {
     },
 }
 
-/// The setup fields.
-pub fn setup(s: &Setup, sub: &dyn Fn(&str) -> String) -> Map<String, Value> {
-    to_object(&WireSetup {
-        roots: s.roots.iter().map(|r| sub(r)).collect(),
-        resolver: s.resolver,
-    })
-}
-
 /// The request of one step; `setup` gives the default data trust.
 pub fn request(
     action: &Action,
@@ -133,5 +116,21 @@ pub fn request(
             path: sub(path),
             pattern: pattern.clone(),
         },
+    }
+}
+
+impl crate::controls::ToRequest for Action {
+    fn request(
+        &self,
+        session: &str,
+        setup: &crate::controls::Setup,
+        sub: &dyn Fn(&str) -> String,
+    ) -> Option<serde_json::Map<String, serde_json::Value>> {
+        Some(crate::protocol::to_object(&request(
+            self,
+            session.to_string(),
+            &setup.paths,
+            sub,
+        )))
     }
 }

@@ -10,17 +10,13 @@ use crate::judge::{field, pairs, show_opt, Judge};
 use crate::verdict::{self, Level};
 use crate::vocab::{Family, OrNull};
 
-/// `query`.
-pub const QUERY: Family = Family {
-    order: 20,
-    rule: "a `query` expects `untrusted`, `unknown` or a refusal but none expects `trusted`",
-};
-
-/// `gesture`.
-pub const GESTURE: Family = Family {
-    order: 21,
-    rule: "a `gesture` expects a refusal but none expects `result = \"done\"`",
-};
+crate::families! {
+    super::Trust;
+    /// `query`.
+    QUERY = "a `query` expects `untrusted`, `unknown` or a refusal but none expects `trusted`";
+    /// `gesture`.
+    GESTURE = "a `gesture` expects a refusal but none expects `result = \"done\"`";
+}
 
 /// Whether the expectation is a refusal (`false`) or an allowed outcome (`true`).
 pub fn twin(action: &Action, x: &Expect) -> Option<(Family, bool)> {
@@ -187,5 +183,24 @@ pub fn level(x: &Expect, key: &str, got: Option<&Map<String, Value>>) -> Level {
         },
         "started" => verdict::flag(false, x.started, answer("started")),
         _ => Level::Exactness,
+    }
+}
+
+impl crate::controls::Judged for Action {
+    fn judge(&self, x: &Expect, j: &mut Judge<'_>, answer: &Map<String, Value>) {
+        super::super::paths::judge::quarantine(j, answer);
+        judge(j, x, answer)
+    }
+    fn twin(&self, x: &Expect, _: bool) -> Option<(Family, bool)> {
+        twin(self, x)
+    }
+    fn level(
+        &self,
+        x: &Expect,
+        field: &str,
+        got: Option<&Map<String, Value>>,
+        _: crate::verdict::Ctx,
+    ) -> Level {
+        level(x, field, got)
     }
 }

@@ -31,72 +31,13 @@ pub enum SettingsLayer {
     Local,
 }
 
-/// The `trust` fields of `[setup]` as written.
-#[derive(Debug, Clone, Default)]
-pub struct SetupPatch {
+crate::setup! {
     /// The answer to the startup question (default `yes`).
-    pub startup: Option<YesNo>,
+    startup: YesNo = YesNo::Yes,
     /// Started with `--dangerously-skip-permissions`.
-    pub skip_permissions: Option<bool>,
+    skip_permissions: bool = false,
     /// Directories named by settings layers, with the answers.
-    pub settings_dirs: Option<Vec<SettingsDir>>,
-}
-
-/// The `trust` setup, defaults applied.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setup {
-    /// The startup answer.
-    pub startup: YesNo,
-    /// `--dangerously-skip-permissions`.
-    pub skip_permissions: bool,
-    /// Settings-named directories.
-    pub settings_dirs: Vec<SettingsDir>,
-}
-
-/// The setup keys this control owns.
-pub const SETUP_KEYS: &[&str] = &["startup", "skip_permissions", "settings_dirs"];
-
-impl SetupPatch {
-    /// Reads the value of `key` (one of [`SETUP_KEYS`]).
-    pub fn set<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "startup" => self.startup = Some(map.next_value()?),
-            "skip_permissions" => self.skip_permissions = Some(map.next_value()?),
-            "settings_dirs" => self.settings_dirs = Some(map.next_value()?),
-            _ => {
-                return Err(A::Error::custom(format!(
-                    "`{key}` is not a trust setup field"
-                )))
-            }
-        }
-        Ok(())
-    }
-
-    /// `self` with every field written in `over` replaced.
-    pub fn overlay(&self, over: &SetupPatch) -> SetupPatch {
-        SetupPatch {
-            startup: over.startup.or(self.startup),
-            skip_permissions: over.skip_permissions.or(self.skip_permissions),
-            settings_dirs: over
-                .settings_dirs
-                .clone()
-                .or_else(|| self.settings_dirs.clone()),
-        }
-    }
-
-    /// Whether a field that needs the capability is written.
-    pub fn needs_capability(&self) -> bool {
-        self.startup.is_some() || self.skip_permissions.is_some() || self.settings_dirs.is_some()
-    }
-
-    /// The setup with defaults filled in.
-    pub fn resolve(&self) -> Setup {
-        Setup {
-            startup: self.startup.unwrap_or(YesNo::Yes),
-            skip_permissions: self.skip_permissions.unwrap_or(false),
-            settings_dirs: self.settings_dirs.clone().unwrap_or_default(),
-        }
-    }
+    settings_dirs: Vec<SettingsDir> = Vec::new(),
 }
 
 /// The gestures a `gesture` step may make (the others come through setup or `read`).
@@ -304,4 +245,25 @@ pub struct ExpectSetting {
     pub resolved: Option<String>,
     /// The code of a `reported` name (or `false`: null); unchecked when absent.
     pub code: Option<OrNull<String>>,
+}
+
+impl crate::controls::ControlAction for Action {
+    const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
+    const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
+    type Expect = Expect;
+    fn parse<'de, A: MapAccess<'de>>(
+        key: &str,
+        map: &mut A,
+    ) -> Result<(Action, crate::controls::Problems), A::Error> {
+        parse(key, map)
+    }
+    fn label(&self) -> String {
+        Action::label(self)
+    }
+    fn expect_keys(&self) -> &'static [&'static str] {
+        Action::expect_keys(self)
+    }
+    fn capability(&self) -> Option<&'static str> {
+        Some("trust")
+    }
 }

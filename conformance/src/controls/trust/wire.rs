@@ -2,21 +2,23 @@
 //! and the requests of the trust-map steps.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::model::{Action, SettingsDir, Setup};
-use crate::protocol::to_object;
+use super::model::{Action, SettingsDir};
+use crate::controls::setup::Wire;
 use crate::vocab::YesNo;
 
-/// The `trust` fields of the `open` setup (sent when the scenario needs `trust`).
-#[derive(Debug, Clone, Serialize)]
-pub struct WireSetup {
-    /// The answer to the startup question.
-    pub startup: YesNo,
-    /// Started with `--dangerously-skip-permissions`.
-    pub skip_permissions: bool,
-    /// Directories named by settings layers, each with the answer if asked.
-    pub settings_dirs: Vec<SettingsDir>,
+crate::wire_as_is!(YesNo);
+
+/// A settings-named directory as sent: its name with placeholders applied.
+impl Wire for SettingsDir {
+    fn wire(&self, sub: &dyn Fn(&str) -> String) -> Value {
+        serde_json::to_value(SettingsDir {
+            name: sub(&self.name),
+            ..self.clone()
+        })
+        .unwrap_or(Value::Null)
+    }
 }
 
 /// The trust-map requests.
@@ -65,22 +67,6 @@ pub enum Request {
     },
 }
 
-/// The setup fields.
-pub fn setup(s: &Setup, sub: &dyn Fn(&str) -> String) -> Map<String, Value> {
-    to_object(&WireSetup {
-        startup: s.startup,
-        skip_permissions: s.skip_permissions,
-        settings_dirs: s
-            .settings_dirs
-            .iter()
-            .map(|d| SettingsDir {
-                name: sub(&d.name),
-                ..d.clone()
-            })
-            .collect(),
-    })
-}
-
 /// The request of one step.
 pub fn request(action: &Action, session: String, sub: &dyn Fn(&str) -> String) -> Request {
     match action {
@@ -101,5 +87,20 @@ pub fn request(action: &Action, session: String, sub: &dyn Fn(&str) -> String) -
             startup: *r,
         },
         Action::Turn => Request::Turn { session },
+    }
+}
+
+impl crate::controls::ToRequest for Action {
+    fn request(
+        &self,
+        session: &str,
+        _: &crate::controls::Setup,
+        sub: &dyn Fn(&str) -> String,
+    ) -> Option<serde_json::Map<String, serde_json::Value>> {
+        Some(crate::protocol::to_object(&request(
+            self,
+            session.to_string(),
+            sub,
+        )))
     }
 }
