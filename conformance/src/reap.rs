@@ -124,6 +124,22 @@ mod tests {
 
     #[test]
     fn a_daemon_that_left_its_session_is_found_and_killed() {
+        // It kills every descendant of the test's process: under `cargo test`, whose
+        // tests share one process, it would kill the children of the tests beside it
+        // (fixture::resources's runner process). Alone in a process of its own, as
+        // nextest runs every test.
+        let name = "reap::tests::a_daemon_that_left_its_session_is_found_and_killed";
+        if std::env::var_os("NEXTEST").is_none()
+            && std::env::var_os("GATEHOUSE_REAP_ALONE").is_none()
+        {
+            let status = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", name, "--test-threads=1", "--quiet"])
+                .env("GATEHOUSE_REAP_ALONE", "1")
+                .status()
+                .unwrap();
+            assert!(status.success(), "{name} alone: {status}");
+            return;
+        }
         assert!(adopt_orphans());
         // A grandchild in a session of its own, whose parent exits at once.
         let mut sh = std::process::Command::new("sh")
