@@ -151,7 +151,7 @@ struct Walk<'a> {
 }
 
 /// Decides one call (ORDER-ONE-1, ORDER-STAGE-1 to -10, ORDER-REDIR-1): the stages of
-/// [`STAGES`] in turn, the first that decides ending the walk.
+/// `STAGES` in turn, the first that decides ending the walk.
 pub fn decide(controls: Controls<'_>, policy: &Policy, call: &Call) -> Ruling {
     let mut walk = Walk::new(controls, policy, call);
     for stage in &STAGES {

@@ -813,8 +813,8 @@ impl Plan {
     /// complete, no mount hiding an earlier one, no build step below a read-write root
     /// except a protection, paths absolute and normalized, privileges given up.
     ///
-    /// Each step goes through [`STEP_CHECKS`] in turn, then the whole plan through
-    /// [`PLAN_CHECKS`]; the first failing check is the error.
+    /// Each step goes through `STEP_CHECKS` in turn, then the whole plan through
+    /// `PLAN_CHECKS`; the first failing check is the error.
     pub fn validate(&self) -> Result<(), FenceError> {
         let mut walk = PlanWalk::new(self);
         for (i, step) in self.steps.iter().enumerate() {
