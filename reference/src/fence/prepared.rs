@@ -449,6 +449,10 @@ impl Fence {
         unreachable!("checked_backend is false off Linux")
     }
 
+    /// The checked launch of Linux, stage by stage: the channels, the host side (the
+    /// early init's test hook, the probe's directories, the policy that reads them), the
+    /// jail spawned, our copies of its ends let go, the listener and the terminal
+    /// received, the probe's report judged, and the jail handed over or ended.
     #[cfg(target_os = "linux")]
     fn spawn_checked_linux(
         &self,
@@ -458,98 +462,122 @@ impl Fence {
         terminal: bool,
         streams: Streams,
     ) -> Result<Checked, FenceError> {
-        use crate::sys::handoff;
-        let backend = self.posture.backend.to_string();
-        let failed = |leg: &str, detail: String| FenceError::ProbeFailed {
-            backend: backend.clone(),
-            leg: leg.to_string(),
-            detail,
-        };
-        let setup = |e: std::io::Error| failed("setup", e.to_string());
-        let in_jail = self.policy.scratch_in_jail;
-        // A shared outside directory only where jailed code cannot change its mode.
-        let shared = !self.posture.not_covered.contains(&Coverage::Metadata);
         if terminal && !self.gives_terminal() {
-            return Err(failed(
+            return Err(self.probe_failed(
                 "setup",
                 "this backend gives no terminal of the jail's own (Landlock alone has no devpts)"
                     .into(),
             ));
         }
-        let report = handoff::channel_from_child().map_err(setup)?;
-        let go = handoff::channel_to_child().map_err(setup)?;
-        let pair = match listen {
-            None => None,
-            Some(port) => {
-                let (ours, theirs) = crate::sys::net::pair().map_err(setup)?;
-                crate::sys::net::inheritable(&theirs).map_err(setup)?;
-                Some((port, ours, theirs))
-            }
+        let channels = Channels::open(listen, terminal).map_err(|e| self.setup_failed(e))?;
+        let (early, network_thread) = self.early_init()?;
+        let (mut dirs, policy) = self.preflight_dirs()?;
+        let launch = Launch {
+            argv,
+            env,
+            streams,
+            early,
+            network_thread,
         };
-        let tty_pair = if terminal {
-            let (ours, theirs) = crate::sys::net::pair().map_err(setup)?;
-            crate::sys::net::inheritable(&theirs).map_err(setup)?;
-            Some((ours, theirs))
-        } else {
-            None
-        };
-        // The native jail's init is cloned from this very binary (jail::Early), with no
-        // helper, once its plan and host objects are made: the plan is in its memory from
-        // the start. Any other helper starts with its plan too.
-        let early = matches!(self.kind, Kind::Native { .. }) && can_fork_helper(&self.helper);
-        // Every descriptor the action names, and no other, survives into a forked helper.
-        let keep = [
-            handoff::raw(&report.child_end),
-            handoff::raw(&go.child_end),
-            pair.as_ref()
-                .map(|(_, _, theirs)| handoff::raw(theirs))
-                .unwrap_or(-1),
-            tty_pair
-                .as_ref()
-                .map(|(_, theirs)| handoff::raw(theirs))
-                .unwrap_or(-1),
-        ];
-        let action = |dirs: &probe::PreflightDirs| Action::CheckedExec {
-            terminal: tty_pair.as_ref().map(|(_, theirs)| handoff::raw(theirs)),
-            argv: argv.clone(),
-            preflight: probe::Preflight {
-                outside: dirs.outside.clone(),
-                inside: dirs.inside.clone(),
-                tag: dirs.tag.clone(),
-                report_fd: handoff::raw(&report.child_end),
-                go_fd: handoff::raw(&go.child_end),
-            },
-            listener: pair
-                .as_ref()
-                .map(|(port, _, theirs)| crate::fence::plan::ListenerHandoff {
-                    port: *port,
-                    fd: handoff::raw(theirs),
+        let mut child = self.spawn_jail(&channels, &dirs, &policy, launch)?;
+        let kept = channels.let_go();
+        if self.policy.scratch_in_jail {
+            dirs.seen_through(child.id());
+        }
+        let deadline = std::time::Instant::now() + probe::TIMEOUT;
+        let listener = self.receive_listener(&kept, &mut child, deadline)?;
+        let master = self.receive_terminal(&kept, &mut child, deadline)?;
+        let judged = self.judge_report(&kept, &dirs, &child, deadline);
+        crate::sys::mark::mark("judged");
+        match judged {
+            Ok((verdict, init)) => Ok(Checked {
+                jail_end: early.then_some(PendingEnd {
+                    init,
+                    report: kept.report,
                 }),
-        };
-        let spawn = |cmd: &mut Command| {
-            cmd.spawn()
-                .map(Launched::spawned)
-                .map_err(|e| FenceError::Io {
-                    what: "cannot start the fence".into(),
-                    path: self.helper.clone(),
-                    source: e,
-                })
-        };
-        // A bad test hook of the early init fails before anything is made on the host.
+                watched: None,
+                child,
+                verdict: Some(verdict),
+                dirs: Some(dirs),
+                go: Some(kept.go),
+                listener,
+                terminal: master,
+                reaped: false,
+                jail_ended: false,
+            }),
+            Err(e) => Err(no_go(e, kept.go, &mut child)),
+        }
+    }
+
+    /// Whether the native jail's init is cloned from this very binary (jail::Early), with
+    /// no helper, once its plan and host objects are made: the plan is in its memory from
+    /// the start (any other helper starts with its plan too); and the early init's network
+    /// test hook, whose bad value fails before anything is made on the host.
+    #[cfg(target_os = "linux")]
+    fn early_init(&self) -> Result<(bool, bool), FenceError> {
+        let early = matches!(self.kind, Kind::Native { .. }) && can_fork_helper(&self.helper);
         let network_thread = match early {
             true => network_thread()?,
             false => false,
         };
-        let mut dirs = probe::PreflightDirs::create(&self.policy.scratch, in_jail, shared)
-            .map_err(|e| failed("setup", e.to_string()))?;
+        Ok((early, network_thread))
+    }
+
+    /// A failed leg of the checked launch.
+    #[cfg(target_os = "linux")]
+    fn probe_failed(&self, leg: &str, detail: String) -> FenceError {
+        FenceError::ProbeFailed {
+            backend: self.posture.backend.to_string(),
+            leg: leg.to_string(),
+            detail,
+        }
+    }
+
+    /// A host error while setting the launch up.
+    #[cfg(target_os = "linux")]
+    fn setup_failed(&self, e: std::io::Error) -> FenceError {
+        self.probe_failed("setup", e.to_string())
+    }
+
+    /// The probe's directories (a shared outside directory only where jailed code cannot
+    /// change its mode), and this fence's policy with the outside one read-only.
+    #[cfg(target_os = "linux")]
+    fn preflight_dirs(&self) -> Result<(probe::PreflightDirs, Policy), FenceError> {
+        let shared = !self.posture.not_covered.contains(&Coverage::Metadata);
+        let dirs =
+            probe::PreflightDirs::create(&self.policy.scratch, self.policy.scratch_in_jail, shared)
+                .map_err(|e| self.probe_failed("setup", e.to_string()))?;
         let mut policy = self.policy.clone();
         policy.read_only.push(dirs.outside.clone());
         policy.validate()?;
-        let mut child = match &self.kind {
+        Ok((dirs, policy))
+    }
+
+    /// The jail started with its plan: the native init cloned from this binary
+    /// (`plan-made`, `host-ready`, `init-clone`, `init-cloned`), or a forked helper, or the
+    /// backend's command.
+    #[cfg(target_os = "linux")]
+    fn spawn_jail(
+        &self,
+        channels: &Channels,
+        dirs: &probe::PreflightDirs,
+        policy: &Policy,
+        launch: Launch,
+    ) -> Result<Launched, FenceError> {
+        let keep = channels.keep();
+        let Launch {
+            argv,
+            env,
+            streams,
+            early,
+            network_thread,
+        } = launch;
+        let action = channels.action(argv, dirs);
+        match &self.kind {
             Kind::Native { landlock } if early => {
-                let plan = Plan::native(&policy, *landlock, action(&dirs), env)?;
+                let plan = Plan::native(policy, *landlock, action, env)?;
                 crate::sys::mark::mark("plan-made");
-                prepare_protected(&policy)?;
+                prepare_protected(policy)?;
                 crate::sys::mark::mark("host-ready");
                 let early = crate::fence::jail::Early {
                     parent_pid: std::process::id(),
@@ -557,72 +585,100 @@ impl Fence {
                     host_network: self.policy.host_network,
                     network_thread,
                 };
-                let ends = streams.ends().map_err(setup)?;
+                let ends = streams.ends().map_err(|e| self.setup_failed(e))?;
                 crate::sys::mark::mark("init-clone");
                 let cloned = crate::sys::ns::clone_init(ends.theirs, &keep, move || {
                     crate::fence::jail::run_early(&early, plan)
                 })
-                .map_err(|e| failed("setup", format!("cannot clone the jail's init: {e}")))?;
+                .map_err(|e| {
+                    self.probe_failed("setup", format!("cannot clone the jail's init: {e}"))
+                })?;
                 crate::sys::mark::mark("init-cloned");
-                Launched::cloned(cloned, ends.ours)
+                Ok(Launched::cloned(cloned, ends.ours))
             }
             kind => {
                 let mut cmd = match kind {
                     Kind::Native { landlock } => forked_helper(
                         &self.helper,
-                        Plan::native(&policy, *landlock, action(&dirs), env)?,
+                        Plan::native(policy, *landlock, action, env)?,
                         &keep,
                     )?,
-                    _ => build_command(kind, &policy, &self.helper, action(&dirs), env)?,
+                    _ => build_command(kind, policy, &self.helper, action, env)?,
                 };
                 streams.apply(&mut cmd);
-                spawn(&mut cmd)?
+                cmd.spawn()
+                    .map(Launched::spawned)
+                    .map_err(|e| FenceError::Io {
+                        what: "cannot start the fence".into(),
+                        path: self.helper.clone(),
+                        source: e,
+                    })
             }
-        };
-        // The helper holds its ends now; ours must go, or the channels never report EOF.
-        drop(report.child_end);
-        drop(go.child_end);
-        let ours = pair.map(|(_, ours, theirs)| {
-            drop(theirs);
-            ours
-        });
-        let tty_ours = tty_pair.map(|(ours, theirs)| {
-            drop(theirs);
-            ours
-        });
-        if in_jail {
-            dirs.seen_through(child.id());
         }
-        let deadline = std::time::Instant::now() + probe::TIMEOUT;
-        let listener = match &ours {
-            None => None,
-            Some(sock) => match crate::sys::net::recv_fd(sock, deadline) {
-                Ok(fd) => Some(std::net::TcpListener::from(fd)),
-                Err(e) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(failed("listener", e.to_string()));
-                }
-            },
+    }
+
+    /// The jail's listener (allow-list mode), received by the deadline; the jail is ended
+    /// if it never comes.
+    #[cfg(target_os = "linux")]
+    fn receive_listener(
+        &self,
+        kept: &Kept,
+        child: &mut Launched,
+        deadline: std::time::Instant,
+    ) -> Result<Option<std::net::TcpListener>, FenceError> {
+        let Some(sock) = &kept.listener else {
+            return Ok(None);
         };
-        let master = match &tty_ours {
-            None => None,
-            Some(sock) => match crate::sys::net::recv_fd(sock, deadline) {
-                Ok(fd) => Some(fd),
-                Err(e) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    let why = setup_failure(&mut child).unwrap_or_else(|| e.to_string());
-                    return Err(failed("terminal", why));
-                }
-            },
+        match crate::sys::net::recv_fd(sock, deadline) {
+            Ok(fd) => Ok(Some(std::net::TcpListener::from(fd))),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(self.probe_failed("listener", e.to_string()))
+            }
+        }
+    }
+
+    /// The master of the jail's own terminal (FENCE-TTY-2), received by the deadline; the
+    /// jail is ended if it never comes, with the reason its helper gave.
+    #[cfg(target_os = "linux")]
+    fn receive_terminal(
+        &self,
+        kept: &Kept,
+        child: &mut Launched,
+        deadline: std::time::Instant,
+    ) -> Result<Option<std::os::fd::OwnedFd>, FenceError> {
+        let Some(sock) = &kept.terminal else {
+            return Ok(None);
         };
-        let judged = handoff::read_line_by(&report.parent_end, deadline, 1 << 20)
+        match crate::sys::net::recv_fd(sock, deadline) {
+            Ok(fd) => Ok(Some(fd)),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let why = setup_failure(child).unwrap_or_else(|| e.to_string());
+                Err(self.probe_failed("terminal", why))
+            }
+        }
+    }
+
+    /// The probe's legs, reported from inside the jail by the deadline and judged from
+    /// outside (`report-read`); for the native jail, its network namespace seen from
+    /// outside too, with the init's pid.
+    #[cfg(target_os = "linux")]
+    fn judge_report(
+        &self,
+        kept: &Kept,
+        dirs: &probe::PreflightDirs,
+        child: &Launched,
+        deadline: std::time::Instant,
+    ) -> Result<(probe::Verdict, Option<u32>), FenceError> {
+        crate::sys::handoff::read_line_by(&kept.report, deadline, 1 << 20)
             .inspect(|_| crate::sys::mark::mark("report-read"))
-            .map_err(|e| failed("report", e.to_string()))
+            .map_err(|e| self.probe_failed("report", e.to_string()))
             .and_then(|bytes| {
                 serde_json::from_slice::<probe::LegReport>(&bytes).map_err(|e| {
-                    failed(
+                    self.probe_failed(
                         "report",
                         format!("the jail ended or failed before its probe reported ({e})"),
                     )
@@ -642,32 +698,7 @@ impl Fence {
                         .map(|init| (verdict, init))
                 }
                 _ => Ok((verdict, None)),
-            });
-        crate::sys::mark::mark("judged");
-        match judged {
-            Ok((verdict, init)) => Ok(Checked {
-                jail_end: early.then_some(PendingEnd {
-                    init,
-                    report: report.parent_end,
-                }),
-                watched: None,
-                child,
-                verdict: Some(verdict),
-                dirs: Some(dirs),
-                go: Some(go.parent_end),
-                listener,
-                terminal: master,
-                reaped: false,
-                jail_ended: false,
-            }),
-            Err(e) => {
-                // No go: the helper leaves without running anything; make sure of it.
-                drop(go.parent_end);
-                let _ = child.kill();
-                let _ = child.wait();
-                Err(with_setup_failure(e, &mut child))
-            }
-        }
+            })
     }
 
     /// The posture (after the probe).
@@ -850,6 +881,145 @@ pub struct Checked {
 struct JailEnd {
     init: std::os::fd::OwnedFd,
     report: std::os::fd::OwnedFd,
+}
+
+/// The descriptors a checked launch hands its jail: the probe's report, the go, the
+/// listener's socket pair of the allow-list mode and the terminal's, the jail's end of each
+/// pair inheritable. The fields stand in the reverse order of their making, so that a way
+/// out before the jail is spawned closes the last made first.
+#[cfg(target_os = "linux")]
+struct Channels {
+    terminal: Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
+    listener: Option<(u16, std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
+    go: crate::sys::handoff::Handoff,
+    report: crate::sys::handoff::Handoff,
+}
+
+/// What the launcher keeps of [`Channels`] once the jail holds its ends.
+#[cfg(target_os = "linux")]
+struct Kept {
+    terminal: Option<std::os::fd::OwnedFd>,
+    listener: Option<std::os::fd::OwnedFd>,
+    go: std::os::fd::OwnedFd,
+    report: std::os::fd::OwnedFd,
+}
+
+/// What the jail is started with, besides its channels.
+#[cfg(target_os = "linux")]
+struct Launch {
+    argv: Vec<String>,
+    env: Vec<(String, String)>,
+    streams: Streams,
+    /// The native init is cloned from this binary.
+    early: bool,
+    /// The early init's network test hook.
+    network_thread: bool,
+}
+
+#[cfg(target_os = "linux")]
+impl Channels {
+    /// The report and go channels, and the listener's and terminal's pairs where asked.
+    fn open(listen: Option<u16>, terminal: bool) -> std::io::Result<Channels> {
+        use crate::sys::handoff;
+        let report = handoff::channel_from_child()?;
+        let go = handoff::channel_to_child()?;
+        let listener = match listen {
+            None => None,
+            Some(port) => {
+                let (ours, theirs) = crate::sys::net::pair()?;
+                crate::sys::net::inheritable(&theirs)?;
+                Some((port, ours, theirs))
+            }
+        };
+        let terminal = if terminal {
+            let (ours, theirs) = crate::sys::net::pair()?;
+            crate::sys::net::inheritable(&theirs)?;
+            Some((ours, theirs))
+        } else {
+            None
+        };
+        Ok(Channels {
+            terminal,
+            listener,
+            go,
+            report,
+        })
+    }
+
+    /// Every descriptor the action names, and no other, survives into a forked helper.
+    fn keep(&self) -> [i32; 4] {
+        use crate::sys::handoff::raw;
+        [
+            raw(&self.report.child_end),
+            raw(&self.go.child_end),
+            self.listener
+                .as_ref()
+                .map(|(_, _, theirs)| raw(theirs))
+                .unwrap_or(-1),
+            self.terminal
+                .as_ref()
+                .map(|(_, theirs)| raw(theirs))
+                .unwrap_or(-1),
+        ]
+    }
+
+    /// The checked action: `argv`, the probe's directories, and the descriptors the jail
+    /// reports, waits and listens on.
+    fn action(&self, argv: Vec<String>, dirs: &probe::PreflightDirs) -> Action {
+        use crate::sys::handoff::raw;
+        Action::CheckedExec {
+            terminal: self.terminal.as_ref().map(|(_, theirs)| raw(theirs)),
+            argv,
+            preflight: probe::Preflight {
+                outside: dirs.outside.clone(),
+                inside: dirs.inside.clone(),
+                tag: dirs.tag.clone(),
+                report_fd: raw(&self.report.child_end),
+                go_fd: raw(&self.go.child_end),
+            },
+            listener: self.listener.as_ref().map(|(port, _, theirs)| {
+                crate::fence::plan::ListenerHandoff {
+                    port: *port,
+                    fd: raw(theirs),
+                }
+            }),
+        }
+    }
+
+    /// The jail holds its ends now; ours must go, or the channels never report EOF.
+    fn let_go(self) -> Kept {
+        let Channels {
+            terminal,
+            listener,
+            go,
+            report,
+        } = self;
+        drop(report.child_end);
+        drop(go.child_end);
+        let listener = listener.map(|(_, ours, theirs)| {
+            drop(theirs);
+            ours
+        });
+        let terminal = terminal.map(|(ours, theirs)| {
+            drop(theirs);
+            ours
+        });
+        Kept {
+            terminal,
+            listener,
+            go: go.parent_end,
+            report: report.parent_end,
+        }
+    }
+}
+
+/// No go: the helper leaves without running anything; make sure of it, and say why.
+#[cfg(target_os = "linux")]
+fn no_go(e: FenceError, go: std::os::fd::OwnedFd, child: &mut Launched) -> FenceError {
+    drop(go);
+    let _ = child.kill();
+    let _ = child.wait();
+    with_setup_failure(e, child)
 }
 
 /// What [`JailEnd`] is made of once the go is sent: the init's pid where the network leg

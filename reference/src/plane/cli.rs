@@ -224,8 +224,50 @@ pub fn exec(req: &ExecRequest) -> i32 {
     }
 }
 
+/// `gatehouse exec`, stage by stage (each stage ends at the `sys::mark` it names): read the
+/// command, the settings and the extra paths; prepare the fence, its environment and
+/// posture; run the command in its jail and relay it; put everything back.
 fn exec_inner(req: &ExecRequest) -> Result<i32, CliError> {
     crate::sys::mark::mark("exec-start");
+    let (options, argv, cwd, workspaces) = read_command(req)?;
+    let (settings, allow) = read_settings(req, &workspaces)?;
+    let extra = resolve_extra_paths(req, &workspaces, &settings)?;
+    let asked = Asked {
+        options,
+        argv,
+        cwd,
+        workspaces,
+        settings,
+        allow,
+        extra,
+    };
+    // The scratch lives in the native jail's private /tmp; a backend that needs it on the
+    // host gets a fresh host directory from the fence, removed below.
+    crate::sys::mark::mark("paths-resolved");
+    let mut host_scratch: Option<PathBuf> = None;
+    let result = run_fenced(req, asked, &mut host_scratch);
+    crate::sys::mark::mark("exec-done");
+    put_back(host_scratch);
+    result
+}
+
+/// What `gatehouse exec` was asked, read before the fence is prepared.
+struct Asked {
+    options: FenceOptions,
+    argv: Vec<String>,
+    cwd: PathBuf,
+    workspaces: Vec<PathBuf>,
+    settings: Choices,
+    /// The allow-list, in the `allow-list` network mode.
+    allow: Option<crate::net::AllowList>,
+    extra: super::choices::ExtraPaths,
+}
+
+/// Stage `exec-start`: the operator's options, the command (UTF-8, not empty), the current
+/// directory and the workspaces (the current directory by default).
+fn read_command(
+    req: &ExecRequest,
+) -> Result<(FenceOptions, Vec<String>, PathBuf, Vec<PathBuf>), CliError> {
     let mut options = FenceOptions::from_env()?;
     options.allow_degraded |= req.allow_degraded;
     let argv: Vec<String> = req
@@ -242,6 +284,15 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, CliError> {
     } else {
         req.workspaces.clone()
     };
+    Ok((options, argv, cwd, workspaces))
+}
+
+/// Stage `settings-read`: the settings of the first workspace's layers (each file ignored
+/// said why), and the allow-list of the `allow-list` network mode.
+fn read_settings(
+    req: &ExecRequest,
+    workspaces: &[PathBuf],
+) -> Result<(Choices, Option<crate::net::AllowList>), CliError> {
     let settings = settings(
         &workspaces[0],
         &req.flags,
@@ -261,9 +312,19 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, CliError> {
     } else {
         None
     };
-    // What jailed code must never change wherever it lies (FENCE-PATHS-3): the home, the
-    // user's configuration (where HOME and XDG_* put it), the session logs, the credential
-    // stores. Every writable root, the workspaces included, is checked against it.
+    Ok((settings, allow))
+}
+
+/// Stage `paths-resolved` (FENCE-PATHS-3): what jailed code must never change wherever it
+/// lies (the home, the user's configuration where HOME and XDG_* put it, the session logs,
+/// the credential stores, a configuration file read outside the workspaces); every
+/// writable root, the workspaces included, is checked against it, then the extra paths
+/// resolved.
+fn resolve_extra_paths(
+    req: &ExecRequest,
+    workspaces: &[PathBuf],
+    settings: &Choices,
+) -> Result<super::choices::ExtraPaths, CliError> {
     let mut guarded = crate::fence::guarded::Guarded::from_env(&[]);
     for (file, _) in &settings.files {
         if !workspaces.iter().any(|w| file.starts_with(w)) {
@@ -273,7 +334,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, CliError> {
     if let Some(dir) = super::log::default_dir() {
         guarded.tree(&dir, "the session logs");
     }
-    for w in &workspaces {
+    for w in workspaces {
         let label = if req.workspaces.is_empty() {
             format!("the workspace (the current directory, {})", w.display())
         } else {
@@ -283,183 +344,239 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, CliError> {
             .check(w, &label)
             .map_err(super::choices::ChoiceError::from)?;
     }
-    let extra = super::choices::resolve_paths(&settings, &guarded)?;
-    // The scratch lives in the native jail's private /tmp; a backend that needs it on the
-    // host gets a fresh host directory from the fence, removed below.
-    crate::sys::mark::mark("paths-resolved");
-    let mut host_scratch: Option<PathBuf> = None;
-    let result = (|| {
-        let mut all = workspaces.clone();
-        all.extend(extra.writable.iter().cloned());
-        let mut policy = Policy::new(all, Policy::in_jail_scratch_name());
-        policy.scratch_in_jail = true;
-        policy.read_only = extra.read_only.clone();
-        policy.hidden = extra.hidden.clone();
-        policy.host_network = settings.network.value == NetworkMode::Host;
-        let real_cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-        let resolved: Vec<PathBuf> = policy
-            .workspaces
-            .iter()
-            .filter_map(|w| std::fs::canonicalize(w).ok())
-            .collect();
-        if resolved.iter().any(|w| real_cwd.starts_with(w)) {
-            policy.cwd = Some(real_cwd);
+    Ok(super::choices::resolve_paths(settings, &guarded)?)
+}
+
+/// From the fence's preparation to the command's exit code: a host scratch directory the
+/// fence made is put in `host_scratch` as soon as it exists, for [`put_back`].
+fn run_fenced(
+    req: &ExecRequest,
+    asked: Asked,
+    host_scratch: &mut Option<PathBuf>,
+) -> Result<i32, CliError> {
+    let fence = prepare_fence(&asked)?;
+    if !fence.policy().scratch_in_jail {
+        *host_scratch = Some(fence.policy().scratch.clone());
+    }
+    let (env, posture) = jail_env_and_posture(&fence, &asked)?;
+    run_in_jail(req, &fence, asked, env, posture)
+}
+
+/// Stages `fence-prepare` and `fence-prepared`: the policy (the workspaces and the extra
+/// writable roots, the read-only and hidden paths, the network mode, the working
+/// directory when it lies in a workspace), and the fence prepared for it.
+fn prepare_fence(asked: &Asked) -> Result<Fence, CliError> {
+    let extra = &asked.extra;
+    let mut all = asked.workspaces.clone();
+    all.extend(extra.writable.iter().cloned());
+    let mut policy = Policy::new(all, Policy::in_jail_scratch_name());
+    policy.scratch_in_jail = true;
+    policy.read_only = extra.read_only.clone();
+    policy.hidden = extra.hidden.clone();
+    policy.host_network = asked.settings.network.value == NetworkMode::Host;
+    let real_cwd = std::fs::canonicalize(&asked.cwd).unwrap_or(asked.cwd.clone());
+    let resolved: Vec<PathBuf> = policy
+        .workspaces
+        .iter()
+        .filter_map(|w| std::fs::canonicalize(w).ok())
+        .collect();
+    if resolved.iter().any(|w| real_cwd.starts_with(w)) {
+        policy.cwd = Some(real_cwd);
+    }
+    crate::sys::mark::mark("fence-prepare");
+    let fence = Fence::prepare_for_checked(policy, &asked.options)?;
+    crate::sys::mark::mark("fence-prepared");
+    Ok(fence)
+}
+
+/// The jail's environment (scrubbed, the settings' choices applied, pointed at the proxy,
+/// `PATH` fitted to the jail) and the posture reported with it.
+fn jail_env_and_posture(
+    fence: &Fence,
+    asked: &Asked,
+) -> Result<(super::choices::Env, crate::fence::Posture), CliError> {
+    let (settings, allow, extra) = (&asked.settings, &asked.allow, &asked.extra);
+    let scrubbing = env_scrubbing_from_env();
+    let mut posture = fence.posture().clone();
+    posture.env_scrubbing = scrubbing;
+    // TMPDIR is the session's scratch temporary directory on every backend, a jail
+    // with a private `/tmp` included (the spec's environment table, FENCE-JAIL-4).
+    let base = super::env::jail_env(
+        std::env::vars_os(),
+        &fence.policy().home(),
+        Some(&fence.policy().tmpdir()),
+        scrubbing,
+    );
+    let parent: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    let (mut env, passed_secrets) = super::choices::apply_env(base, &parent, settings)?;
+    if allow.is_some() {
+        super::env::point_at_proxy(&mut env);
+    }
+    posture.choices = PostureChoices {
+        network: settings.network.value.to_string(),
+        allowed_domains: allow
+            .as_ref()
+            .map(|a| a.entries().iter().map(|e| e.to_string()).collect())
+            .unwrap_or_default(),
+        passed_secrets,
+        read_only: extra.read_only.clone(),
+        writable: extra.writable.clone(),
+        hidden: extra.hidden.clone(),
+    };
+    // Only the entries of PATH the jail can read, whoever set it (FENCE-ENV-12).
+    if posture.is_fenced() {
+        posture.path_dropped = super::env::fit_path(&mut env, fence.policy(), posture.backend);
+    }
+    Ok((env, posture))
+}
+
+/// Stages `mount-points-claim` to `mount-points-released`: the command's jail spawned,
+/// relayed and reaped, with the terminating signals held and the mount points of missing
+/// protected paths claimed around it; the exit code (128 + a signal's number).
+fn run_in_jail(
+    req: &ExecRequest,
+    fence: &Fence,
+    asked: Asked,
+    env: super::choices::Env,
+    mut posture: crate::fence::Posture,
+) -> Result<i32, CliError> {
+    // A terminating signal from here on ends the jail, and this process dies of it only
+    // once the mount points are let go (sys::ending): noted until the jail's helper is
+    // known, then ending it. Declared before the mount points, so that it is let go
+    // after them on every way out.
+    #[cfg(unix)]
+    let mut ending = crate::sys::ending::Ending::hold()
+        .map_err(CliError::io("cannot hold the terminating signals"))?;
+    // Held until the command's jail is gone: a mount point of a missing protected path
+    // is removed only by the last jail of this root out (FENCE-PROTECT-10).
+    crate::sys::mark::mark("mount-points-claim");
+    let mount_points = MountPoints::claim(fence.policy())
+        .map_err(CliError::io("the mount points of the protected paths"))?;
+    // The command's own jail proves the probe's legs before the command starts; its
+    // standard streams are pipes we relay (FENCE-JAIL-15), never our own descriptors.
+    let listen = asked.allow.as_ref().map(|_| PROXY_PORT);
+    let mut proxy = None;
+    let (terminal, streams) = streams_for(req, fence);
+    // Declared after the mount points, so that on every way out (a panic unwinding
+    // too) the jail is ended and reaped before they go; on the way out below, its
+    // init, which may still be taking the jail's mount tree down once nothing jailed
+    // runs, is left after them.
+    let mut jail = None;
+    crate::sys::mark::mark("spawn-checked");
+    let status = match fence.spawn_checked(asked.argv, env, listen, terminal, streams) {
+        Ok(checked) => {
+            let checked = jail.insert(checked);
+            #[cfg(unix)]
+            ending.watch(checked.child.id());
+            relay_checked(checked, &asked.allow, &mut posture, &mut proxy)
         }
-        crate::sys::mark::mark("fence-prepare");
-        let fence = Fence::prepare_for_checked(policy, &options)?;
-        crate::sys::mark::mark("fence-prepared");
-        if !fence.policy().scratch_in_jail {
-            host_scratch = Some(fence.policy().scratch.clone());
-        }
-        let scrubbing = env_scrubbing_from_env();
-        let mut posture = fence.posture().clone();
-        posture.env_scrubbing = scrubbing;
-        // TMPDIR is the session's scratch temporary directory on every backend, a jail
-        // with a private `/tmp` included (the spec's environment table, FENCE-JAIL-4).
-        let base = super::env::jail_env(
-            std::env::vars_os(),
-            &fence.policy().home(),
-            Some(&fence.policy().tmpdir()),
-            scrubbing,
-        );
-        let parent: Vec<(String, String)> = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect();
-        let (mut env, passed_secrets) = super::choices::apply_env(base, &parent, &settings)?;
-        if allow.is_some() {
-            super::env::point_at_proxy(&mut env);
-        }
-        posture.choices = PostureChoices {
-            network: settings.network.value.to_string(),
-            allowed_domains: allow
-                .as_ref()
-                .map(|a| a.entries().iter().map(|e| e.to_string()).collect())
-                .unwrap_or_default(),
-            passed_secrets,
-            read_only: extra.read_only.clone(),
-            writable: extra.writable.clone(),
-            hidden: extra.hidden.clone(),
-        };
-        // Only the entries of PATH the jail can read, whoever set it (FENCE-ENV-12).
-        if posture.is_fenced() {
-            posture.path_dropped = super::env::fit_path(&mut env, fence.policy(), posture.backend);
-        }
-        // A terminating signal from here on ends the jail, and this process dies of it only
-        // once the mount points are let go (sys::ending): noted until the jail's helper is
-        // known, then ending it. Declared before the mount points, so that it is let go
-        // after them on every way out.
-        #[cfg(unix)]
-        let mut ending = crate::sys::ending::Ending::hold()
-            .map_err(CliError::io("cannot hold the terminating signals"))?;
-        // Held until the command's jail is gone: a mount point of a missing protected path
-        // is removed only by the last jail of this root out (FENCE-PROTECT-10).
-        crate::sys::mark::mark("mount-points-claim");
-        let mount_points = MountPoints::claim(fence.policy())
-            .map_err(CliError::io("the mount points of the protected paths"))?;
-        // The command's own jail proves the probe's legs before the command starts; its
-        // standard streams are pipes we relay (FENCE-JAIL-15), never our own descriptors.
-        let listen = allow.as_ref().map(|_| PROXY_PORT);
-        let mut _proxy = None;
-        // From a terminal, a fresh one of the jail's own, relayed (FENCE-TTY-1); where no
-        // jail can open one (macOS; Landlock alone, which has no devpts of its own), pipes
-        // as with --no-tty.
-        let terminal = fence.gives_terminal()
-            && !req.no_tty
-            && std::io::IsTerminal::is_terminal(&std::io::stdin());
-        let streams = if terminal {
-            HELPER_STREAMS
-        } else {
-            PIPE_STREAMS
-        };
-        // Declared after the mount points, so that on every way out (a panic unwinding
-        // too) the jail is ended and reaped before they go; on the way out below, its
-        // init, which may still be taking the jail's mount tree down once nothing jailed
-        // runs, is left after them.
-        let mut jail = None;
-        crate::sys::mark::mark("spawn-checked");
-        let status = match fence.spawn_checked(argv, env, listen, terminal, streams) {
-            Ok(checked) => {
-                let checked = jail.insert(checked);
-                #[cfg(unix)]
-                ending.watch(checked.child.id());
-                if let (Some(allow), Some(listener)) = (allow.clone(), checked.take_listener()) {
-                    _proxy = Some(serve_proxy(allow, listener)?);
-                }
-                let notes = checked.notes();
-                if !notes.is_empty() {
-                    let reason = posture.reason.take().into_iter().chain(notes);
-                    posture.reason = Some(reason.collect::<Vec<_>>().join("; "));
-                }
-                // Without a terminal the command may start before its streams are relayed:
-                // what it writes waits in the pipes, so the posture still comes first. The
-                // posture and the relay's threads then cost no time of the command's.
-                let master = checked.take_terminal();
-                let started = if master.is_none() {
-                    checked.start().map_err(CliError::from)
-                } else {
-                    Ok(())
-                };
-                // Never a panic once the command may run (a closed stderr would make
-                // `eprintln!` panic): `checked` would still end the jail before the mount
-                // points go, but nothing should depend on that.
-                let _ = std::io::Write::write_fmt(
-                    &mut std::io::stderr(),
-                    format_args!("gatehouse exec: {}\n", posture.render()),
-                );
-                let tty = match master {
-                    Some(master) => Some(TerminalRelay::start(master)?),
-                    None => None,
-                };
-                // With a terminal the command starts now that its relay runs; without one it
-                // started above and `start` has nothing left to send.
-                let started = started.and_then(|()| checked.start().map_err(CliError::from));
-                // The streams are copied in this thread until the jail's last process has
-                // closed them (a helper that refused says why on its stderr), then reaped.
-                super::relay::copy(&mut checked.child);
-                crate::sys::mark::mark("streams-closed");
-                let status = started.and_then(|()| {
-                    checked
-                        .wait()
-                        .map_err(CliError::io("cannot wait for the fence"))
-                });
-                if let Some(t) = tty {
-                    t.finish();
-                }
-                status
-            }
-            Err(e) => Err(CliError::from(e)),
-        };
-        // A jail that did not end as it should is ended first.
-        if status.is_err() {
-            drop(jail.take());
-        }
-        crate::sys::mark::mark("waited");
-        drop(mount_points);
-        crate::sys::mark::mark("mount-points-released");
-        // This process exits next: an init still taking the jail's mount tree down once
-        // nothing jailed runs is left to finish rather than waited for.
-        if let Some(jail) = jail {
-            jail.leave();
-        }
-        let status = status?;
-        use std::os::unix::process::ExitStatusExt;
-        Ok(status
-            .code()
-            .or(status.signal().map(|s| 128 + s))
-            .unwrap_or(EXIT_SETUP_FAILED))
-    })();
-    crate::sys::mark::mark("exec-done");
+        Err(e) => Err(CliError::from(e)),
+    };
+    // A jail that did not end as it should is ended first.
+    if status.is_err() {
+        drop(jail.take());
+    }
+    crate::sys::mark::mark("waited");
+    drop(mount_points);
+    crate::sys::mark::mark("mount-points-released");
+    // This process exits next: an init still taking the jail's mount tree down once
+    // nothing jailed runs is left to finish rather than waited for.
+    if let Some(jail) = jail {
+        jail.leave();
+    }
+    let status = status?;
+    use std::os::unix::process::ExitStatusExt;
+    Ok(status
+        .code()
+        .or(status.signal().map(|s| 128 + s))
+        .unwrap_or(EXIT_SETUP_FAILED))
+}
+
+/// Whether the jail gives the command a terminal, and the standard streams it is given.
+/// From a terminal, a fresh one of the jail's own, relayed (FENCE-TTY-1); where no jail can
+/// open one (macOS; Landlock alone, which has no devpts of its own), pipes as with
+/// --no-tty.
+fn streams_for(req: &ExecRequest, fence: &Fence) -> (bool, Streams) {
+    let terminal = fence.gives_terminal()
+        && !req.no_tty
+        && std::io::IsTerminal::is_terminal(&std::io::stdin());
+    let streams = if terminal {
+        HELPER_STREAMS
+    } else {
+        PIPE_STREAMS
+    };
+    (terminal, streams)
+}
+
+/// Stages `spawn-checked` to `streams-closed` and the wait: the proxy served on the jail's
+/// listener, the posture printed, the terminal relayed, the command started, its streams
+/// copied until closed, the jail reaped. The proxy is kept in `proxy` by the caller until
+/// the jail is let go.
+fn relay_checked(
+    checked: &mut crate::fence::Checked,
+    allow: &Option<crate::net::AllowList>,
+    posture: &mut crate::fence::Posture,
+    proxy: &mut Option<crate::net::Running>,
+) -> Result<std::process::ExitStatus, CliError> {
+    if let (Some(allow), Some(listener)) = (allow.clone(), checked.take_listener()) {
+        *proxy = Some(serve_proxy(allow, listener)?);
+    }
+    let notes = checked.notes();
+    if !notes.is_empty() {
+        let reason = posture.reason.take().into_iter().chain(notes);
+        posture.reason = Some(reason.collect::<Vec<_>>().join("; "));
+    }
+    // Without a terminal the command may start before its streams are relayed:
+    // what it writes waits in the pipes, so the posture still comes first. The
+    // posture and the relay's threads then cost no time of the command's.
+    let master = checked.take_terminal();
+    let started = if master.is_none() {
+        checked.start().map_err(CliError::from)
+    } else {
+        Ok(())
+    };
+    // Never a panic once the command may run (a closed stderr would make
+    // `eprintln!` panic): `checked` would still end the jail before the mount
+    // points go, but nothing should depend on that.
+    let _ = std::io::Write::write_fmt(
+        &mut std::io::stderr(),
+        format_args!("gatehouse exec: {}\n", posture.render()),
+    );
+    let tty = match master {
+        Some(master) => Some(TerminalRelay::start(master)?),
+        None => None,
+    };
+    // With a terminal the command starts now that its relay runs; without one it
+    // started above and `start` has nothing left to send.
+    let started = started.and_then(|()| checked.start().map_err(CliError::from));
+    // The streams are copied in this thread until the jail's last process has
+    // closed them (a helper that refused says why on its stderr), then reaped.
+    super::relay::copy(&mut checked.child);
+    crate::sys::mark::mark("streams-closed");
+    let status = started.and_then(|()| {
+        checked
+            .wait()
+            .map_err(CliError::io("cannot wait for the fence"))
+    });
+    if let Some(t) = tty {
+        t.finish();
+    }
+    status
+}
+
+/// Stage `exec-done`: the host scratch removed, and a terminating signal that came while
+/// the jail ran died of now, whichever way the run ended, once everything is put back.
+fn put_back(host_scratch: Option<PathBuf>) {
     if let Some(scratch) = host_scratch {
         let _ = std::fs::remove_dir_all(&scratch);
     }
-    // A terminating signal that came while the jail ran is died of now, whichever way the
-    // run ended, once everything is put back.
     #[cfg(unix)]
     if let Some(sig) = crate::sys::ending::noted() {
         let _ = std::io::Write::flush(&mut std::io::stdout());
         crate::sys::ending::die_of(sig);
     }
-    result
 }
 
 /// Standard streams as pipes (FENCE-JAIL-15): the jail is never handed a descriptor of

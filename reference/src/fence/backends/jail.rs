@@ -670,28 +670,14 @@ enum Init {
     Inside,
 }
 
-/// Every step of `plan` from `start` on, after what `entered` holds.
+/// Every step of `plan` from `start` on, after what `entered` holds: each step through
+/// [`Building::apply`], the table of what each step does, then the plan's working
+/// directory.
 #[cfg(target_os = "linux")]
 fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement, Outcome> {
-    use crate::fence::plan::Step;
-    use crate::sys::{caps, fs, landlock, mount, ns, seccomp};
-    use rustix::mount::MountFlags;
-    use std::io;
-
-    let old_root = Path::new("/oldroot");
-    let new_root = Path::new("/newroot");
-    let Entered {
-        mut enforcement,
-        mut network,
-    } = entered;
-    let ro = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
-    // Trees opened and not sealed yet: binds inside them are made read-only by the seal.
-    let mut open_trees: Vec<&Path> = Vec::new();
-    // Directories of the new root known to exist (mount points made so far).
-    let mut made: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
-
+    let mut building = Building::new(plan, entered);
     for (index, step) in plan.steps.iter().enumerate().skip(start) {
-        let fail = |e: io::Error| {
+        let fail = |e: std::io::Error| {
             Outcome::Failed(StepError {
                 index,
                 step: step.name(),
@@ -699,304 +685,9 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
             })
         };
         crate::sys::mark::mark(step.name());
-        match step {
-            // First: a jail must never outlive the agent that asked for it, and an orphaned
-            // helper must not start one.
-            Step::DieWithParent => ns::die_with_parent(plan.parent_pid).map_err(fail)?,
-            // On the host, before any namespace: a protected path that does not exist yet
-            // must exist to become a mount point; created through no-follow descriptors so
-            // a symlink planted in the workspace cannot send the mkdir to the host.
-            Step::PrepareProtected { root, rel, file } => {
-                fs::prepare_nofollow(root, rel, *file).map_err(fail)?;
-            }
-            // Namespaces before anything that needs privilege ([`unshare`]).
-            Step::Unshare => unshare(&mut enforcement).map_err(fail)?,
-            // The init, PID 1 of the new PID namespace ([`fork_init`]); this process stays
-            // outside and relays its code.
-            Step::ForkInit => {
-                let mut forked = Entered {
-                    enforcement,
-                    network: None,
-                };
-                if let Init::Outside(child) =
-                    fork_init(plan.host_network, &mut forked).map_err(fail)?
-                {
-                    let code = ns::wait_for(child).map_err(fail)?;
-                    return Err(Outcome::Relay(code));
-                }
-                enforcement = forked.enforcement;
-                network = forked.network;
-            }
-            // Before the first mount: nothing we mount may propagate to the host.
-            Step::MakeMountsPrivate => {
-                mount::make_private_recursive(Path::new("/")).map_err(fail)?
-            }
-            // A staging tmpfs over /tmp becomes the root, the host root moves to /oldroot:
-            // bind sources stay reachable there while the new tree is built.
-            Step::StageRoot => {
-                let base = Path::new("/tmp");
-                mount::tmpfs(base, "0755", MountFlags::NOSUID | MountFlags::NODEV)
-                    .map_err(named(base))
-                    .map_err(fail)?;
-                std::fs::create_dir(base.join("newroot")).map_err(fail)?;
-                std::fs::create_dir(base.join("oldroot")).map_err(fail)?;
-                mount::pivot_root(base, &base.join("oldroot")).map_err(fail)?;
-                std::env::set_current_dir("/").map_err(fail)?;
-            }
-            // The fresh root: an empty tmpfs, sealed read-only once populated.
-            Step::NewRoot => mount::tmpfs(new_root, "0755", MountFlags::NOSUID | MountFlags::NODEV)
-                .map_err(fail)?,
-            // System paths read-only: a read-only bind refuses writes, truncate, chmod,
-            // utimes and xattr changes (EROFS) on every kernel, which Landlock never does
-            // for metadata.
-            // Recursive, every submount read-only too: a host with mounts below `/usr` is
-            // fenced, and a non-recursive bind of a tree with locked submounts is EINVAL.
-            Step::BindReadOnly { path } => {
-                let (src, dst) = (under(old_root, path), under(new_root, path));
-                let dir = mount_point(&src, &dst, &mut made)
-                    .map_err(named(path))
-                    .map_err(fail)?;
-                if open_trees.iter().any(|t| path.starts_with(t)) {
-                    // Read-only with the whole tree, by its seal below.
-                    let bind = if dir { mount::rbind } else { mount::bind };
-                    bind(&src, &dst).map_err(named(path)).map_err(fail)?;
-                } else if plan.read_only_hole() {
-                    // The injected fault of the probe's tests (plan::Fault): bound
-                    // writable, silently; the command's own probe must refuse the jail.
-                    let bind = if dir { mount::rbind } else { mount::bind };
-                    bind(&src, &dst).map_err(named(path)).map_err(fail)?;
-                } else if dir {
-                    let mountinfo = old_root.join("proc/self/mountinfo");
-                    mount::rbind_read_only(&src, &dst, &mountinfo)
-                        .map_err(named(path))
-                        .map_err(fail)?;
-                } else {
-                    mount::bind(&src, &dst).map_err(named(path)).map_err(fail)?;
-                    mount::remount_bind(&dst, ro)
-                        .map_err(named(path))
-                        .map_err(fail)?;
-                }
-            }
-            // A tree of binds (the allowed `/etc` entries) on a tmpfs of its own, so that one
-            // call makes all of them read-only once they are bound, not one remount each.
-            Step::Tree { path } => {
-                let dst = under(new_root, path);
-                std::fs::create_dir_all(&dst).map_err(fail)?;
-                mount::tmpfs(&dst, "0755", MountFlags::NOSUID | MountFlags::NODEV)
-                    .map_err(named(path))
-                    .map_err(fail)?;
-                // What was made below it is hidden now.
-                made.retain(|d| !d.starts_with(&dst));
-                open_trees.push(path);
-            }
-            // Every mount of the tree read-only, recursively (FENCE-JAIL-2): one
-            // `mount_setattr` where the kernel has it, a remount per mount before 5.12.
-            Step::SealTree { path } => {
-                let dst = under(new_root, path);
-                let mountinfo = old_root.join("proc/self/mountinfo");
-                mount::read_only_recursive(&dst, &mountinfo)
-                    .map_err(named(path))
-                    .map_err(fail)?;
-                open_trees.retain(|t| *t != path.as_path());
-            }
-            // Root-only objects below a bound /etc entry: jailed root is the host's uid 0,
-            // so their modes are no barrier (FENCE-JAIL-17). Hidden paths too, last of the
-            // tree, after the roots and protections they may lie below (FENCE-PATHS-1).
-            Step::Mask { path, dir } => {
-                let dst = under(new_root, path);
-                if *dir {
-                    mount::tmpfs(
-                        &dst,
-                        "0755",
-                        MountFlags::RDONLY
-                            | MountFlags::NOSUID
-                            | MountFlags::NODEV
-                            | MountFlags::NOEXEC,
-                    )
-                    .map_err(named(path))
-                    .map_err(fail)?;
-                } else {
-                    let null = old_root.join("dev/null");
-                    mount::bind(&null, &dst)
-                        .map_err(named(path))
-                        .map_err(fail)?;
-                    mount::remount_bind(&dst, ro | MountFlags::NOEXEC)
-                        .map_err(named(path))
-                        .map_err(fail)?;
-                }
-            }
-            // Replicated symlinks (merged /usr) keep programs' hard-coded paths working.
-            Step::Symlink { target, path } => {
-                let dst = under(new_root, path);
-                if let Some(parent) = dst.parent() {
-                    std::fs::create_dir_all(parent).map_err(fail)?;
-                }
-                std::os::unix::fs::symlink(target, &dst)
-                    .map_err(named(path))
-                    .map_err(fail)?;
-            }
-            // A /proc of our own PID namespace: host processes are invisible. Mounted while
-            // the host's /proc is still visible (the kernel requires it), and before the
-            // protections, which reach their targets through /proc/self/fd.
-            Step::Proc => {
-                let dst = new_root.join("proc");
-                std::fs::create_dir_all(&dst).map_err(fail)?;
-                mount::proc(&dst).map_err(fail)?;
-            }
-            // A minimal /dev: a few harmless nodes bound from the host, /dev/shm private,
-            // the rest of the tmpfs read-only. No disks, no /dev/mem, no host pts.
-            Step::Dev { nodes } => {
-                let dev = new_root.join("dev");
-                std::fs::create_dir_all(&dev).map_err(fail)?;
-                mount::tmpfs(&dev, "0755", MountFlags::NOSUID | MountFlags::NOEXEC)
-                    .map_err(fail)?;
-                for node in nodes {
-                    let src = old_root.join("dev").join(node);
-                    if std::fs::symlink_metadata(&src).is_err() {
-                        continue;
-                    }
-                    let dst = dev.join(node);
-                    std::fs::File::create(&dst).map_err(fail)?;
-                    mount::bind(&src, &dst).map_err(named(&src)).map_err(fail)?;
-                }
-                for (name, target) in [
-                    ("fd", "/proc/self/fd"),
-                    ("stdin", "/proc/self/fd/0"),
-                    ("stdout", "/proc/self/fd/1"),
-                    ("stderr", "/proc/self/fd/2"),
-                ] {
-                    std::os::unix::fs::symlink(target, dev.join(name)).map_err(fail)?;
-                }
-                let pts = dev.join("pts");
-                std::fs::create_dir(&pts).map_err(fail)?;
-                std::os::unix::fs::symlink("pts/ptmx", dev.join("ptmx")).map_err(fail)?;
-                let shm = dev.join("shm");
-                std::fs::create_dir(&shm).map_err(fail)?;
-                // The tmpfs and every node bound on it read-only, `nosuid`, `noexec` in one
-                // call: a bound node shares the host's inode, so `chmod` or `utimes` on it
-                // would reach the host's /dev (FENCE-JAIL-14); data still flows. Before
-                // the two mounts below, which stay writable.
-                let mountinfo = old_root.join("proc/self/mountinfo");
-                mount::seal_devices(&dev, &mountinfo).map_err(fail)?;
-                // A private pts instance, ptmx pointing into it (FENCE-JAIL-7).
-                mount::devpts(&pts).map_err(named(&pts)).map_err(fail)?;
-                mount::tmpfs(&shm, "1777", MountFlags::NOSUID | MountFlags::NODEV).map_err(fail)?;
-            }
-            // A private /tmp: the host's /tmp is never writable from inside.
-            Step::Tmpfs { path } => {
-                let dst = under(new_root, path);
-                std::fs::create_dir_all(&dst).map_err(fail)?;
-                mount::tmpfs(&dst, "1777", MountFlags::NOSUID | MountFlags::NODEV).map_err(fail)?;
-                made.retain(|d| !d.starts_with(&dst));
-            }
-            // A one-shot command's scratch in the private /tmp just mounted: the jailed
-            // user's own directories on the jail's tmpfs, nothing on the host.
-            Step::Scratch { path } => {
-                use std::os::unix::fs::DirBuilderExt;
-                let dst = under(new_root, path);
-                let mut b = std::fs::DirBuilder::new();
-                b.mode(0o700);
-                for d in [dst.clone(), dst.join("home"), dst.join("tmp")] {
-                    b.create(&d).map_err(named(path)).map_err(fail)?;
-                }
-            }
-            // The session's workspace roots and scratch, read-write at their own paths;
-            // after the private /tmp so a root under /tmp lands on top of it.
-            Step::BindReadWrite { path } => {
-                let (src, dst) = (under(old_root, path), under(new_root, path));
-                mount_point(&src, &dst, &mut made)
-                    .map_err(named(path))
-                    .map_err(fail)?;
-                mount::bind(&src, &dst).map_err(named(path)).map_err(fail)?;
-                mount::remount_bind(&dst, MountFlags::NOSUID | MountFlags::NODEV)
-                    .map_err(named(path))
-                    .map_err(fail)?;
-            }
-            // After the read-write roots they sit in: protected paths read-only over them,
-            // existing or freshly created, their parents pinned against renames.
-            Step::Protect { root, rel } => protect(new_root, root, rel)
-                .map_err(named(&root.join(rel)))
-                .map_err(fail)?,
-            // Inside bubblewrap's tree, whose root is this process's own: what bubblewrap
-            // would have reached by path through a directory a writable root holds.
-            Step::ProtectInJail { root, rel } => protect(Path::new("/"), root, rel)
-                .map_err(named(&root.join(rel)))
-                .map_err(fail)?,
-            Step::MaskInJail { root, rel, dir } => mask_in_jail(root, rel, *dir)
-                .map_err(named(&root.join(rel)))
-                .map_err(fail)?,
-            // Once every mount point exists: nothing new can be created in the root.
-            Step::SealRoot => mount::remount_readonly_fs(new_root).map_err(fail)?,
-            // Into the new root; the host's tree is detached, not merely hidden.
-            Step::PivotRoot => mount::pivot_into(new_root, old_root).map_err(fail)?,
-            // bubblewrap's /dev, in the final tree: a bound device node shares the host's
-            // inode, so each is remounted read-only; data still flows (FENCE-JAIL-14). The
-            // native fence seals its own /dev as it builds it (`Step::Dev`).
-            Step::SealDevices { nodes } => {
-                for node in nodes {
-                    let p = Path::new("/dev").join(node);
-                    cover_or_not_ours(&p).map_err(named(&p)).map_err(fail)?;
-                }
-            }
-            // After the last mount and before anything that depends on the network (the
-            // probe's legs, the listener, Landlock's scopes): the namespace the helper or
-            // the init's own thread made, or the reason it could not, which fails the jail.
-            Step::JoinNetwork => {
-                let from = network
-                    .take()
-                    .ok_or_else(|| fail(io::Error::other("no network namespace is on its way")))?;
-                if plan.shared_network() {
-                    // The injected fault (plan::Fault): claim a join that never happened
-                    // (a thread making the namespace is still waited for: none outlives
-                    // this step).
-                    if let Network::Own(own) = from {
-                        let _ = own.made();
-                    }
-                    continue;
-                }
-                match from {
-                    Network::Sent(from) => {
-                        let deadline = std::time::Instant::now() + crate::fence::probe::TIMEOUT;
-                        crate::sys::net::join_network(&from, deadline).map_err(fail)?;
-                    }
-                    Network::Own(own) => own.join().map_err(fail)?,
-                    Network::OwnHere => crate::sys::net::make_own().map_err(fail)?,
-                }
-            }
-            // Read-only by mount, not by Landlock alone: jailed root is the host's root
-            // and `/proc/sys/kernel/core_pattern` is a host escape (FENCE-JAIL-16).
-            Step::CoverProc { paths } => {
-                for p in paths {
-                    cover_or_not_ours(p).map_err(named(p)).map_err(fail)?;
-                }
-            }
-            // Cosmetic but honest: the jail does not carry the host's name.
-            Step::Hostname { name } => ns::set_hostname(name).map_err(fail)?,
-            // Before Landlock and seccomp (both require it) and before exec: no set-uid
-            // binary or file capability can ever raise privileges again.
-            Step::NoNewPrivs => caps::set_no_new_privs().map_err(fail)?,
-            // After the last mount (which needed CAP_SYS_ADMIN): drop every set and verify,
-            // so root inside cannot remount / read-write or override permissions.
-            Step::DropCapabilities => {
-                caps::drop_all_and_verify().map_err(fail)?;
-                enforcement.capabilities_dropped = true;
-            }
-            // On top of the mount tree, at the plan's ABI; a partial result is an error.
-            Step::Landlock(rules) if plan.read_only_hole() => {
-                // The injected fault: claim what was not done.
-                enforcement.landlock = Some(landlock::LandlockReport {
-                    abi: rules.abi,
-                    status: "fully-enforced".into(),
-                    scoped: true,
-                });
-            }
-            Step::Landlock(rules) => {
-                enforcement.landlock = Some(landlock::restrict(rules).map_err(fail)?);
-            }
-            // Last before the action: the filter would otherwise refuse our own setup.
-            Step::Seccomp => {
-                enforcement.seccomp_instructions = seccomp::install().map_err(fail)?;
-            }
+        // Only the init's parent comes back with a code: it relays the init's.
+        if let Some(code) = building.apply(step).map_err(fail)? {
+            return Err(Outcome::Relay(code));
         }
     }
     std::env::set_current_dir(&plan.cwd).map_err(|e| {
@@ -1006,7 +697,457 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
             detail: format!("{}: {e}", plan.cwd.display()),
         })
     })?;
-    Ok(enforcement)
+    Ok(building.enforcement)
+}
+
+/// The host root while the new one is built (after [`Step::StageRoot`]).
+///
+/// [`Step::StageRoot`]: crate::fence::plan::Step::StageRoot
+#[cfg(target_os = "linux")]
+const OLD_ROOT: &str = "/oldroot";
+/// The new root being built.
+#[cfg(target_os = "linux")]
+const NEW_ROOT: &str = "/newroot";
+
+/// What the steps of [`apply_from`] carry from one to the next.
+#[cfg(target_os = "linux")]
+struct Building<'p> {
+    plan: &'p Plan,
+    /// What was enforced so far.
+    enforcement: Enforcement,
+    /// Where the init's network namespace comes from, until it is joined.
+    network: Option<Network>,
+    /// Trees opened and not sealed yet: binds inside them are made read-only by the seal.
+    open_trees: Vec<&'p Path>,
+    /// Directories of the new root known to exist (mount points made so far).
+    made: std::collections::HashSet<PathBuf>,
+}
+
+#[cfg(target_os = "linux")]
+impl<'p> Building<'p> {
+    fn new(plan: &'p Plan, entered: Entered) -> Building<'p> {
+        Building {
+            plan,
+            enforcement: entered.enforcement,
+            network: entered.network,
+            open_trees: Vec::new(),
+            made: std::collections::HashSet::new(),
+        }
+    }
+
+    /// One step, in the order of the plan's phases ([`Plan::validate`] has already
+    /// enforced it): each arm names the step's function, whose doc says why it sits where
+    /// it does. `Some(code)` only outside the init, whose code this process relays.
+    fn apply(&mut self, step: &'p crate::fence::plan::Step) -> std::io::Result<Option<i32>> {
+        use crate::fence::plan::Step;
+        use crate::sys::{caps, mount, ns};
+        let (plan, new_root) = (self.plan, Path::new(NEW_ROOT));
+        match step {
+            // First: a jail must never outlive the agent that asked for it, and an orphaned
+            // helper must not start one.
+            Step::DieWithParent => ns::die_with_parent(plan.parent_pid)?,
+            Step::PrepareProtected { root, rel, file } => prepare_protected(root, rel, *file)?,
+            // Namespaces before anything that needs privilege ([`unshare`]).
+            Step::Unshare => unshare(&mut self.enforcement)?,
+            Step::ForkInit => return self.fork_init(),
+            // Before the first mount: nothing we mount may propagate to the host.
+            Step::MakeMountsPrivate => mount::make_private_recursive(Path::new("/"))?,
+            Step::StageRoot => stage_root()?,
+            // The fresh root: an empty tmpfs, sealed read-only once populated.
+            Step::NewRoot => mount::tmpfs(new_root, "0755", nosuid_nodev())?,
+            Step::BindReadOnly { path } => self.bind_read_only(path)?,
+            Step::Tree { path } => self.tree(path)?,
+            Step::SealTree { path } => self.seal_tree(path)?,
+            Step::Mask { path, dir } => mask(path, *dir)?,
+            Step::Symlink { target, path } => symlink(target, path)?,
+            Step::Proc => proc()?,
+            Step::Dev { nodes } => dev(nodes)?,
+            Step::Tmpfs { path } => self.tmpfs(path)?,
+            Step::Scratch { path } => scratch(path)?,
+            Step::BindReadWrite { path } => self.bind_read_write(path)?,
+            Step::Protect { root, rel } => protect_at(new_root, root, rel)?,
+            Step::ProtectInJail { root, rel } => protect_at(Path::new("/"), root, rel)?,
+            Step::MaskInJail { root, rel, dir } => mask_in_jail_at(root, rel, *dir)?,
+            // Once every mount point exists: nothing new can be created in the root.
+            Step::SealRoot => mount::remount_readonly_fs(new_root)?,
+            // Into the new root; the host's tree is detached, not merely hidden.
+            Step::PivotRoot => mount::pivot_into(new_root, Path::new(OLD_ROOT))?,
+            Step::SealDevices { nodes } => seal_devices(nodes)?,
+            Step::JoinNetwork => self.join_network()?,
+            Step::CoverProc { paths } => cover_proc(paths)?,
+            // Cosmetic but honest: the jail does not carry the host's name.
+            Step::Hostname { name } => ns::set_hostname(name)?,
+            // Before Landlock and seccomp (both require it) and before exec: no set-uid
+            // binary or file capability can ever raise privileges again.
+            Step::NoNewPrivs => caps::set_no_new_privs()?,
+            Step::DropCapabilities => self.drop_capabilities()?,
+            Step::Landlock(rules) => self.landlock(rules)?,
+            Step::Seccomp => self.seccomp()?,
+        }
+        Ok(None)
+    }
+
+    /// [`Step::ForkInit`]: the init, PID 1 of the new PID namespace ([`fork_init`]); this
+    /// process stays outside, waits for it and relays its code.
+    ///
+    /// [`Step::ForkInit`]: crate::fence::plan::Step::ForkInit
+    fn fork_init(&mut self) -> std::io::Result<Option<i32>> {
+        let mut forked = Entered {
+            enforcement: std::mem::take(&mut self.enforcement),
+            network: None,
+        };
+        if let Init::Outside(child) = fork_init(self.plan.host_network, &mut forked)? {
+            return crate::sys::ns::wait_for(child).map(Some);
+        }
+        self.enforcement = forked.enforcement;
+        self.network = forked.network;
+        Ok(None)
+    }
+
+    /// [`Step::BindReadOnly`]: system paths read-only. A read-only bind refuses writes,
+    /// truncate, chmod, utimes and xattr changes (EROFS) on every kernel, which Landlock
+    /// never does for metadata. Recursive, every submount read-only too: a host with mounts
+    /// below `/usr` is fenced, and a non-recursive bind of a tree with locked submounts is
+    /// EINVAL.
+    ///
+    /// [`Step::BindReadOnly`]: crate::fence::plan::Step::BindReadOnly
+    fn bind_read_only(&mut self, path: &Path) -> std::io::Result<()> {
+        use crate::sys::mount;
+        let old_root = Path::new(OLD_ROOT);
+        let (src, dst) = (under(old_root, path), under(Path::new(NEW_ROOT), path));
+        let dir = mount_point(&src, &dst, &mut self.made).map_err(named(path))?;
+        if self.open_trees.iter().any(|t| path.starts_with(t)) {
+            // Read-only with the whole tree, by its seal below.
+            let bind = if dir { mount::rbind } else { mount::bind };
+            bind(&src, &dst).map_err(named(path))?;
+        } else if self.plan.read_only_hole() {
+            // The injected fault of the probe's tests (plan::Fault): bound
+            // writable, silently; the command's own probe must refuse the jail.
+            let bind = if dir { mount::rbind } else { mount::bind };
+            bind(&src, &dst).map_err(named(path))?;
+        } else if dir {
+            let mountinfo = old_root.join("proc/self/mountinfo");
+            mount::rbind_read_only(&src, &dst, &mountinfo).map_err(named(path))?;
+        } else {
+            mount::bind(&src, &dst).map_err(named(path))?;
+            mount::remount_bind(&dst, read_only()).map_err(named(path))?;
+        }
+        Ok(())
+    }
+
+    /// [`Step::Tree`]: a tree of binds (the allowed `/etc` entries) on a tmpfs of its own,
+    /// so that one call makes all of them read-only once they are bound, not one remount
+    /// each.
+    ///
+    /// [`Step::Tree`]: crate::fence::plan::Step::Tree
+    fn tree(&mut self, path: &'p Path) -> std::io::Result<()> {
+        let dst = under(Path::new(NEW_ROOT), path);
+        std::fs::create_dir_all(&dst)?;
+        crate::sys::mount::tmpfs(&dst, "0755", nosuid_nodev()).map_err(named(path))?;
+        // What was made below it is hidden now.
+        self.made.retain(|d| !d.starts_with(&dst));
+        self.open_trees.push(path);
+        Ok(())
+    }
+
+    /// [`Step::SealTree`]: every mount of the tree read-only, recursively (FENCE-JAIL-2):
+    /// one `mount_setattr` where the kernel has it, a remount per mount before 5.12.
+    ///
+    /// [`Step::SealTree`]: crate::fence::plan::Step::SealTree
+    fn seal_tree(&mut self, path: &Path) -> std::io::Result<()> {
+        let dst = under(Path::new(NEW_ROOT), path);
+        let mountinfo = Path::new(OLD_ROOT).join("proc/self/mountinfo");
+        crate::sys::mount::read_only_recursive(&dst, &mountinfo).map_err(named(path))?;
+        self.open_trees.retain(|t| *t != path);
+        Ok(())
+    }
+
+    /// [`Step::Tmpfs`]: a private `/tmp`; the host's `/tmp` is never writable from inside.
+    ///
+    /// [`Step::Tmpfs`]: crate::fence::plan::Step::Tmpfs
+    fn tmpfs(&mut self, path: &Path) -> std::io::Result<()> {
+        let dst = under(Path::new(NEW_ROOT), path);
+        std::fs::create_dir_all(&dst)?;
+        crate::sys::mount::tmpfs(&dst, "1777", nosuid_nodev())?;
+        self.made.retain(|d| !d.starts_with(&dst));
+        Ok(())
+    }
+
+    /// [`Step::BindReadWrite`]: the session's workspace roots and scratch, read-write at
+    /// their own paths; after the private `/tmp` so a root under `/tmp` lands on top of it.
+    ///
+    /// [`Step::BindReadWrite`]: crate::fence::plan::Step::BindReadWrite
+    fn bind_read_write(&mut self, path: &Path) -> std::io::Result<()> {
+        use crate::sys::mount;
+        let (src, dst) = (
+            under(Path::new(OLD_ROOT), path),
+            under(Path::new(NEW_ROOT), path),
+        );
+        mount_point(&src, &dst, &mut self.made).map_err(named(path))?;
+        mount::bind(&src, &dst).map_err(named(path))?;
+        mount::remount_bind(&dst, nosuid_nodev()).map_err(named(path))?;
+        Ok(())
+    }
+
+    /// [`Step::JoinNetwork`]: after the last mount and before anything that depends on
+    /// the network (the probe's legs, the listener, Landlock's scopes): the namespace the
+    /// helper or the init's own thread made, or the reason it could not, which fails the
+    /// jail.
+    ///
+    /// [`Step::JoinNetwork`]: crate::fence::plan::Step::JoinNetwork
+    fn join_network(&mut self) -> std::io::Result<()> {
+        let from = self
+            .network
+            .take()
+            .ok_or_else(|| std::io::Error::other("no network namespace is on its way"))?;
+        if self.plan.shared_network() {
+            // The injected fault (plan::Fault): claim a join that never happened
+            // (a thread making the namespace is still waited for: none outlives
+            // this step).
+            if let Network::Own(own) = from {
+                let _ = own.made();
+            }
+            return Ok(());
+        }
+        match from {
+            Network::Sent(from) => {
+                let deadline = std::time::Instant::now() + crate::fence::probe::TIMEOUT;
+                crate::sys::net::join_network(&from, deadline)
+            }
+            Network::Own(own) => own.join(),
+            Network::OwnHere => crate::sys::net::make_own(),
+        }
+    }
+
+    /// [`Step::DropCapabilities`]: after the last mount (which needed CAP_SYS_ADMIN): drop
+    /// every set and verify, so root inside cannot remount / read-write or override
+    /// permissions.
+    ///
+    /// [`Step::DropCapabilities`]: crate::fence::plan::Step::DropCapabilities
+    fn drop_capabilities(&mut self) -> std::io::Result<()> {
+        crate::sys::caps::drop_all_and_verify()?;
+        self.enforcement.capabilities_dropped = true;
+        Ok(())
+    }
+
+    /// [`Step::Seccomp`]: last before the action: the filter would otherwise refuse our own
+    /// setup.
+    ///
+    /// [`Step::Seccomp`]: crate::fence::plan::Step::Seccomp
+    fn seccomp(&mut self) -> std::io::Result<()> {
+        self.enforcement.seccomp_instructions = crate::sys::seccomp::install()?;
+        Ok(())
+    }
+
+    /// [`Step::Landlock`]: on top of the mount tree, at the plan's ABI; a partial result
+    /// is an error. Under the injected fault, what was not done is claimed.
+    ///
+    /// [`Step::Landlock`]: crate::fence::plan::Step::Landlock
+    fn landlock(&mut self, rules: &crate::sys::landlock::LandlockRules) -> std::io::Result<()> {
+        use crate::sys::landlock;
+        self.enforcement.landlock = Some(if self.plan.read_only_hole() {
+            landlock::LandlockReport {
+                abi: rules.abi,
+                status: "fully-enforced".into(),
+                scoped: true,
+            }
+        } else {
+            landlock::restrict(rules)?
+        });
+        Ok(())
+    }
+}
+
+/// [`Step::PrepareProtected`]: on the host, before any namespace: a protected path that
+/// does not exist yet must exist to become a mount point; created through no-follow
+/// descriptors so a symlink planted in the workspace cannot send the mkdir to the host.
+///
+/// [`Step::PrepareProtected`]: crate::fence::plan::Step::PrepareProtected
+#[cfg(target_os = "linux")]
+fn prepare_protected(root: &Path, rel: &Path, file: bool) -> std::io::Result<()> {
+    crate::sys::fs::prepare_nofollow(root, rel, file)?;
+    Ok(())
+}
+
+/// [`Step::Protect`] (`new_root` the new root): after the read-write roots they sit in,
+/// protected paths read-only over them, existing or freshly created, their parents pinned
+/// against renames. [`Step::ProtectInJail`] (`new_root` is `/`): inside bubblewrap's tree,
+/// whose root is this process's own, what bubblewrap would have reached by path through a
+/// directory a writable root holds.
+///
+/// [`Step::Protect`]: crate::fence::plan::Step::Protect
+/// [`Step::ProtectInJail`]: crate::fence::plan::Step::ProtectInJail
+#[cfg(target_os = "linux")]
+fn protect_at(new_root: &Path, root: &Path, rel: &Path) -> std::io::Result<()> {
+    protect(new_root, root, rel).map_err(named(&root.join(rel)))
+}
+
+/// [`Step::MaskInJail`]: a hidden path inside bubblewrap's tree ([`mask_in_jail`]).
+///
+/// [`Step::MaskInJail`]: crate::fence::plan::Step::MaskInJail
+#[cfg(target_os = "linux")]
+fn mask_in_jail_at(root: &Path, rel: &Path, dir: bool) -> std::io::Result<()> {
+    mask_in_jail(root, rel, dir).map_err(named(&root.join(rel)))
+}
+
+/// Read-only, `nosuid`, `nodev`.
+#[cfg(target_os = "linux")]
+fn read_only() -> rustix::mount::MountFlags {
+    rustix::mount::MountFlags::RDONLY | nosuid_nodev()
+}
+
+/// `nosuid`, `nodev`.
+#[cfg(target_os = "linux")]
+fn nosuid_nodev() -> rustix::mount::MountFlags {
+    rustix::mount::MountFlags::NOSUID | rustix::mount::MountFlags::NODEV
+}
+
+/// [`Step::StageRoot`]: a staging tmpfs over `/tmp` becomes the root, the host root moves
+/// to `/oldroot`: bind sources stay reachable there while the new tree is built.
+///
+/// [`Step::StageRoot`]: crate::fence::plan::Step::StageRoot
+#[cfg(target_os = "linux")]
+fn stage_root() -> std::io::Result<()> {
+    use crate::sys::mount;
+    let base = Path::new("/tmp");
+    mount::tmpfs(base, "0755", nosuid_nodev()).map_err(named(base))?;
+    std::fs::create_dir(base.join("newroot"))?;
+    std::fs::create_dir(base.join("oldroot"))?;
+    mount::pivot_root(base, &base.join("oldroot"))?;
+    std::env::set_current_dir("/")
+}
+
+/// [`Step::Mask`]: root-only objects below a bound `/etc` entry: jailed root is the host's
+/// uid 0, so their modes are no barrier (FENCE-JAIL-17). Hidden paths too, last of the
+/// tree, after the roots and protections they may lie below (FENCE-PATHS-1).
+///
+/// [`Step::Mask`]: crate::fence::plan::Step::Mask
+#[cfg(target_os = "linux")]
+fn mask(path: &Path, dir: bool) -> std::io::Result<()> {
+    use crate::sys::mount;
+    use rustix::mount::MountFlags;
+    let dst = under(Path::new(NEW_ROOT), path);
+    if dir {
+        let flags = MountFlags::RDONLY | nosuid_nodev() | MountFlags::NOEXEC;
+        mount::tmpfs(&dst, "0755", flags).map_err(named(path))?;
+    } else {
+        let null = Path::new(OLD_ROOT).join("dev/null");
+        mount::bind(&null, &dst).map_err(named(path))?;
+        mount::remount_bind(&dst, read_only() | MountFlags::NOEXEC).map_err(named(path))?;
+    }
+    Ok(())
+}
+
+/// [`Step::Symlink`]: replicated symlinks (merged `/usr`) keep programs' hard-coded paths
+/// working.
+///
+/// [`Step::Symlink`]: crate::fence::plan::Step::Symlink
+#[cfg(target_os = "linux")]
+fn symlink(target: &Path, path: &Path) -> std::io::Result<()> {
+    let dst = under(Path::new(NEW_ROOT), path);
+    if let Some(parent) = dst.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::os::unix::fs::symlink(target, &dst).map_err(named(path))
+}
+
+/// [`Step::Proc`]: a `/proc` of our own PID namespace: host processes are invisible.
+/// Mounted while the host's `/proc` is still visible (the kernel requires it), and before
+/// the protections, which reach their targets through `/proc/self/fd`.
+///
+/// [`Step::Proc`]: crate::fence::plan::Step::Proc
+#[cfg(target_os = "linux")]
+fn proc() -> std::io::Result<()> {
+    let dst = Path::new(NEW_ROOT).join("proc");
+    std::fs::create_dir_all(&dst)?;
+    crate::sys::mount::proc(&dst)
+}
+
+/// [`Step::Dev`]: a minimal `/dev`: a few harmless nodes bound from the host, `/dev/shm`
+/// private, the rest of the tmpfs read-only. No disks, no `/dev/mem`, no host pts.
+///
+/// [`Step::Dev`]: crate::fence::plan::Step::Dev
+#[cfg(target_os = "linux")]
+fn dev(nodes: &[String]) -> std::io::Result<()> {
+    use crate::sys::mount;
+    use rustix::mount::MountFlags;
+    let old_root = Path::new(OLD_ROOT);
+    let dev = Path::new(NEW_ROOT).join("dev");
+    std::fs::create_dir_all(&dev)?;
+    mount::tmpfs(&dev, "0755", MountFlags::NOSUID | MountFlags::NOEXEC)?;
+    for node in nodes {
+        let src = old_root.join("dev").join(node);
+        if std::fs::symlink_metadata(&src).is_err() {
+            continue;
+        }
+        let dst = dev.join(node);
+        std::fs::File::create(&dst)?;
+        mount::bind(&src, &dst).map_err(named(&src))?;
+    }
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        std::os::unix::fs::symlink(target, dev.join(name))?;
+    }
+    let pts = dev.join("pts");
+    std::fs::create_dir(&pts)?;
+    std::os::unix::fs::symlink("pts/ptmx", dev.join("ptmx"))?;
+    let shm = dev.join("shm");
+    std::fs::create_dir(&shm)?;
+    // The tmpfs and every node bound on it read-only, `nosuid`, `noexec` in one
+    // call: a bound node shares the host's inode, so `chmod` or `utimes` on it
+    // would reach the host's /dev (FENCE-JAIL-14); data still flows. Before
+    // the two mounts below, which stay writable.
+    let mountinfo = old_root.join("proc/self/mountinfo");
+    mount::seal_devices(&dev, &mountinfo)?;
+    // A private pts instance, ptmx pointing into it (FENCE-JAIL-7).
+    mount::devpts(&pts).map_err(named(&pts))?;
+    mount::tmpfs(&shm, "1777", nosuid_nodev())
+}
+
+/// [`Step::Scratch`]: a one-shot command's scratch in the private `/tmp` just mounted:
+/// the jailed user's own directories on the jail's tmpfs, nothing on the host.
+///
+/// [`Step::Scratch`]: crate::fence::plan::Step::Scratch
+#[cfg(target_os = "linux")]
+fn scratch(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dst = under(Path::new(NEW_ROOT), path);
+    let mut b = std::fs::DirBuilder::new();
+    b.mode(0o700);
+    for d in [dst.clone(), dst.join("home"), dst.join("tmp")] {
+        b.create(&d).map_err(named(path))?;
+    }
+    Ok(())
+}
+
+/// [`Step::SealDevices`]: bubblewrap's `/dev`, in the final tree: a bound device node
+/// shares the host's inode, so each is remounted read-only; data still flows
+/// (FENCE-JAIL-14). The native fence seals its own `/dev` as it builds it ([`dev`]).
+///
+/// [`Step::SealDevices`]: crate::fence::plan::Step::SealDevices
+#[cfg(target_os = "linux")]
+fn seal_devices(nodes: &[String]) -> std::io::Result<()> {
+    for node in nodes {
+        let p = Path::new("/dev").join(node);
+        cover_or_not_ours(&p).map_err(named(&p))?;
+    }
+    Ok(())
+}
+
+/// [`Step::CoverProc`]: read-only by mount, not by Landlock alone: jailed root is the
+/// host's root and `/proc/sys/kernel/core_pattern` is a host escape (FENCE-JAIL-16).
+///
+/// [`Step::CoverProc`]: crate::fence::plan::Step::CoverProc
+#[cfg(target_os = "linux")]
+fn cover_proc(paths: &[PathBuf]) -> std::io::Result<()> {
+    for p in paths {
+        cover_or_not_ours(p).map_err(named(p))?;
+    }
+    Ok(())
 }
 
 /// The `exec` action: runs `argv` with the plan's environment and returns the helper's

@@ -812,210 +812,335 @@ impl Plan {
     /// Check the plan before anything is applied: phases in order, the mount framework
     /// complete, no mount hiding an earlier one, no build step below a read-write root
     /// except a protection, paths absolute and normalized, privileges given up.
+    ///
+    /// Each step goes through `STEP_CHECKS` in turn, then the whole plan through
+    /// `PLAN_CHECKS`; the first failing check is the error.
     pub fn validate(&self) -> Result<(), FenceError> {
-        let err = |index: usize, step: &Step, reason: &str| FenceError::Plan {
-            index,
-            step: step.name().to_string(),
-            reason: reason.to_string(),
-        };
-        let has = |s: &Step| self.steps.contains(s);
-        let mut phase = 0u8;
-        // Each earlier mount's destination as its components joined by `/`, so that the
-        // checks below compare bytes (a plan has some 80 mounts; `Path::starts_with`
-        // walks components on every one of the n² comparisons).
-        let mut mounts: Vec<(Vec<u8>, bool)> = Vec::new();
-        let mut proc_mounted = false;
-        let mut open_trees: Vec<&Path> = Vec::new();
-        let mut no_new_privs = false;
+        let mut walk = PlanWalk::new(self);
         for (i, step) in self.steps.iter().enumerate() {
-            if step.phase() < phase {
-                return Err(err(i, step, "comes after a later phase"));
-            }
-            phase = step.phase();
-            let paths: Vec<&Path> = match step {
-                Step::PrepareProtected { root, rel, .. }
-                | Step::Protect { root, rel }
-                | Step::ProtectInJail { root, rel }
-                | Step::MaskInJail { root, rel, .. } => {
-                    if !rel.is_relative() || rel.as_os_str().is_empty() {
-                        return Err(err(i, step, "a protected path is relative"));
-                    }
-                    vec![root.as_path()]
-                }
-                Step::BindReadOnly { path }
-                | Step::Tree { path }
-                | Step::SealTree { path }
-                | Step::Mask { path, .. }
-                | Step::BindReadWrite { path }
-                | Step::Tmpfs { path }
-                | Step::Scratch { path }
-                | Step::Symlink { path, .. } => vec![path.as_path()],
-                Step::CoverProc { paths } => {
-                    if let Some(p) = paths.iter().find(|p| !p.starts_with("/proc")) {
-                        return Err(err(i, step, &format!("{} is not below /proc", p.display())));
-                    }
-                    paths.iter().map(PathBuf::as_path).collect()
-                }
-                Step::SealDevices { nodes } => {
-                    if nodes
-                        .iter()
-                        .any(|n| n.is_empty() || n.contains('/') || n == "..")
-                    {
-                        return Err(err(i, step, "a device node is a single name"));
-                    }
-                    Vec::new()
-                }
-                Step::Landlock(r) => r
-                    .read
-                    .iter()
-                    .chain(&r.write)
-                    .chain(&r.devices)
-                    .map(PathBuf::as_path)
-                    .collect(),
-                _ => Vec::new(),
-            };
-            if let Some(p) = paths.iter().find(|p| !is_normal_absolute(p)) {
-                return Err(err(
-                    i,
-                    step,
-                    &format!("{} is not absolute and normalized", p.display()),
-                ));
-            }
-            match step {
-                Step::Unshare if !has(&Step::ForkInit) => {
-                    return Err(err(i, step, "a new PID namespace needs fork-init"))
-                }
-                // The namespace is made by the helper of fork-init, for the network mode
-                // that asks for one, and only there.
-                Step::JoinNetwork if self.host_network => {
-                    return Err(err(i, step, "the host network mode joins no namespace"))
-                }
-                Step::JoinNetwork if !self.steps[..i].contains(&Step::ForkInit) => {
-                    return Err(err(i, step, "nothing before it makes a network namespace"))
-                }
-                Step::Proc => proc_mounted = true,
-                Step::Scratch { path } => {
-                    let on_tmpfs = self.steps[..i].iter().any(
-                        |s| matches!(s, Step::Tmpfs { path: t } if path.starts_with(t) && path != t),
-                    );
-                    if !on_tmpfs {
-                        return Err(err(i, step, "the scratch lies on no private tmpfs before"));
-                    }
-                }
-                Step::Tree { path } => open_trees.push(path),
-                Step::SealTree { path } => {
-                    if !open_trees.contains(&path.as_path()) {
-                        return Err(err(i, step, "seals no tree opened before"));
-                    }
-                    open_trees.retain(|t| *t != path.as_path());
-                }
-                Step::Protect { root, .. } => {
-                    if !proc_mounted {
-                        return Err(err(i, step, "protect reaches paths through /proc"));
-                    }
-                    let root = component_key(root);
-                    if !mounts.iter().any(|(m, rw)| *rw && *m == root) {
-                        return Err(err(i, step, "the root is not bound read-write before"));
-                    }
-                }
-                Step::NoNewPrivs => no_new_privs = true,
-                Step::Landlock(_) | Step::Seccomp if !no_new_privs => {
-                    return Err(err(i, step, "needs no-new-privs first"))
-                }
-                _ => {}
-            }
-            if let Some(dest) = step.dest() {
-                let key = component_key(&dest);
-                // A protection or a hidden path narrows what lies below a writable
-                // root; everything else there is jailed code's to redirect.
-                let is_protect = matches!(step, Step::Protect { .. } | Step::Mask { .. });
-                for (earlier, rw) in &mounts {
-                    if key_within(earlier, &key) {
-                        return Err(err(
-                            i,
-                            step,
-                            &format!("{} would hide {}", dest.display(), shown(earlier)),
-                        ));
-                    }
-                    let below = key_within(&key, earlier);
-                    let under_rw = *rw && below;
-                    let under_special =
-                        below && (earlier.as_slice() == b"/proc" || earlier.as_slice() == b"/dev");
-                    if (under_rw && !is_protect) || under_special {
-                        return Err(err(
-                            i,
-                            step,
-                            &format!(
-                                "{} lies below {}, which jailed code controls",
-                                dest.display(),
-                                shown(earlier)
-                            ),
-                        ));
-                    }
-                }
-                mounts.push((
-                    key,
-                    matches!(step, Step::BindReadWrite { .. } | Step::Scratch { .. }),
-                ));
+            for check in STEP_CHECKS {
+                check(&mut walk, i, step)?;
             }
         }
-        if let Some(t) = open_trees.first() {
-            return Err(FenceError::Plan {
-                index: self.steps.len(),
-                step: "seal-tree".into(),
-                reason: format!("the tree at {} is never sealed read-only", t.display()),
-            });
-        }
-        let builds = self.steps.iter().any(|s| s.phase() == 7 || s.phase() == 8);
-        if builds {
-            for needed in [
-                Step::Unshare,
-                Step::MakeMountsPrivate,
-                Step::StageRoot,
-                Step::NewRoot,
-                Step::PivotRoot,
-            ] {
-                if !has(&needed) {
-                    return Err(FenceError::Plan {
-                        index: self.steps.len(),
-                        step: needed.name().to_string(),
-                        reason: "the mount tree is built without it".into(),
-                    });
-                }
-            }
-        }
-        if has(&Step::Unshare) && !self.host_network && !has(&Step::JoinNetwork) {
-            return Err(FenceError::Plan {
-                index: self.steps.len(),
-                step: Step::JoinNetwork.name().to_string(),
-                reason: "the network mode asks for a namespace of the jail's own".into(),
-            });
-        }
-        if !self.steps.is_empty() && !has(&Step::DropCapabilities) {
-            return Err(FenceError::Plan {
-                index: self.steps.len(),
-                step: Step::DropCapabilities.name().to_string(),
-                reason: "a fence never leaves capabilities to the jailed process".into(),
-            });
-        }
-        if !is_normal_absolute(&self.cwd) {
-            return Err(FenceError::Plan {
-                index: self.steps.len(),
-                step: "cwd".into(),
-                reason: format!("{} is not absolute and normalized", self.cwd.display()),
-            });
-        }
-        if let Action::Exec { argv } | Action::CheckedExec { argv, .. } = &self.action {
-            if argv.is_empty() {
-                return Err(FenceError::Plan {
-                    index: self.steps.len(),
-                    step: "exec".into(),
-                    reason: "no command".into(),
-                });
-            }
-        }
-        Ok(())
+        PLAN_CHECKS.iter().try_for_each(|check| check(&walk))
     }
+
+    fn has(&self, step: &Step) -> bool {
+        self.steps.contains(step)
+    }
+}
+
+/// What the checks of [`Plan::validate`] carry from one step to the next.
+struct PlanWalk<'p> {
+    plan: &'p Plan,
+    /// The phase of the step before.
+    phase: u8,
+    /// Each earlier mount's destination as its components joined by `/`, so that the
+    /// checks compare bytes (a plan has some 80 mounts; `Path::starts_with` walks
+    /// components on every one of the n² comparisons), and whether it is read-write.
+    mounts: Vec<(Vec<u8>, bool)>,
+    /// `/proc` is mounted.
+    proc_mounted: bool,
+    /// The trees opened and not yet sealed.
+    open_trees: Vec<&'p Path>,
+    /// `no_new_privs` is set.
+    no_new_privs: bool,
+}
+
+impl<'p> PlanWalk<'p> {
+    fn new(plan: &'p Plan) -> PlanWalk<'p> {
+        PlanWalk {
+            plan,
+            phase: 0,
+            mounts: Vec::new(),
+            proc_mounted: false,
+            open_trees: Vec::new(),
+            no_new_privs: false,
+        }
+    }
+
+    /// An error of the whole plan, about the step named `step`.
+    fn plan_err(&self, step: &str, reason: String) -> FenceError {
+        FenceError::Plan {
+            index: self.plan.steps.len(),
+            step: step.to_string(),
+            reason,
+        }
+    }
+}
+
+/// A check of one step, in its place in the plan.
+type StepCheck = for<'p> fn(&mut PlanWalk<'p>, usize, &'p Step) -> Result<(), FenceError>;
+
+/// The checks of each step, in order.
+const STEP_CHECKS: [StepCheck; 4] = [
+    in_phase_order,
+    paths_absolute_and_normalized,
+    preconditions_met,
+    hides_nothing,
+];
+
+/// A check of the whole plan, after its steps.
+type PlanCheck = fn(&PlanWalk<'_>) -> Result<(), FenceError>;
+
+/// The checks of the whole plan, in order.
+const PLAN_CHECKS: [PlanCheck; 6] = [
+    trees_sealed,
+    mount_framework_complete,
+    network_namespace_joined,
+    capabilities_dropped,
+    cwd_absolute_and_normalized,
+    command_given,
+];
+
+/// The error of step `index`.
+fn step_err(index: usize, step: &Step, reason: &str) -> FenceError {
+    FenceError::Plan {
+        index,
+        step: step.name().to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Steps come in the order of their phases.
+fn in_phase_order<'p>(w: &mut PlanWalk<'p>, i: usize, step: &'p Step) -> Result<(), FenceError> {
+    if step.phase() < w.phase {
+        return Err(step_err(i, step, "comes after a later phase"));
+    }
+    w.phase = step.phase();
+    Ok(())
+}
+
+/// Every path a step names is absolute and normalized (a protection's root, with its
+/// relative path below it; what `/proc` is covered by below `/proc`; a device node a
+/// single name).
+fn paths_absolute_and_normalized<'p>(
+    _: &mut PlanWalk<'p>,
+    i: usize,
+    step: &'p Step,
+) -> Result<(), FenceError> {
+    let err = |reason: &str| step_err(i, step, reason);
+    let paths: Vec<&Path> = match step {
+        Step::PrepareProtected { root, rel, .. }
+        | Step::Protect { root, rel }
+        | Step::ProtectInJail { root, rel }
+        | Step::MaskInJail { root, rel, .. } => {
+            if !rel.is_relative() || rel.as_os_str().is_empty() {
+                return Err(err("a protected path is relative"));
+            }
+            vec![root.as_path()]
+        }
+        Step::BindReadOnly { path }
+        | Step::Tree { path }
+        | Step::SealTree { path }
+        | Step::Mask { path, .. }
+        | Step::BindReadWrite { path }
+        | Step::Tmpfs { path }
+        | Step::Scratch { path }
+        | Step::Symlink { path, .. } => vec![path.as_path()],
+        Step::CoverProc { paths } => {
+            if let Some(p) = paths.iter().find(|p| !p.starts_with("/proc")) {
+                return Err(err(&format!("{} is not below /proc", p.display())));
+            }
+            paths.iter().map(PathBuf::as_path).collect()
+        }
+        Step::SealDevices { nodes } => {
+            if nodes
+                .iter()
+                .any(|n| n.is_empty() || n.contains('/') || n == "..")
+            {
+                return Err(err("a device node is a single name"));
+            }
+            Vec::new()
+        }
+        Step::Landlock(r) => r
+            .read
+            .iter()
+            .chain(&r.write)
+            .chain(&r.devices)
+            .map(PathBuf::as_path)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let Some(p) = paths.iter().find(|p| !is_normal_absolute(p)) {
+        return Err(err(&format!(
+            "{} is not absolute and normalized",
+            p.display()
+        )));
+    }
+    Ok(())
+}
+
+/// What a step needs before it holds: fork-init for a PID namespace, a namespace to join
+/// (and none in the host network mode), a private tmpfs under the scratch, a tree opened
+/// before it is sealed, `/proc` and a read-write root before a protection, no-new-privs
+/// before Landlock and seccomp.
+fn preconditions_met<'p>(w: &mut PlanWalk<'p>, i: usize, step: &'p Step) -> Result<(), FenceError> {
+    let plan = w.plan;
+    let err = |reason: &str| Err(step_err(i, step, reason));
+    match step {
+        Step::Unshare if !plan.has(&Step::ForkInit) => {
+            return err("a new PID namespace needs fork-init")
+        }
+        // The namespace is made by the helper of fork-init, for the network mode
+        // that asks for one, and only there.
+        Step::JoinNetwork if plan.host_network => {
+            return err("the host network mode joins no namespace")
+        }
+        Step::JoinNetwork if !plan.steps[..i].contains(&Step::ForkInit) => {
+            return err("nothing before it makes a network namespace")
+        }
+        Step::Proc => w.proc_mounted = true,
+        Step::Scratch { path } => {
+            let on_tmpfs = plan.steps[..i]
+                .iter()
+                .any(|s| matches!(s, Step::Tmpfs { path: t } if path.starts_with(t) && path != t));
+            if !on_tmpfs {
+                return err("the scratch lies on no private tmpfs before");
+            }
+        }
+        Step::Tree { path } => w.open_trees.push(path),
+        Step::SealTree { path } => {
+            if !w.open_trees.contains(&path.as_path()) {
+                return err("seals no tree opened before");
+            }
+            w.open_trees.retain(|t| *t != path.as_path());
+        }
+        Step::Protect { root, .. } => {
+            if !w.proc_mounted {
+                return err("protect reaches paths through /proc");
+            }
+            let root = component_key(root);
+            if !w.mounts.iter().any(|(m, rw)| *rw && *m == root) {
+                return err("the root is not bound read-write before");
+            }
+        }
+        Step::NoNewPrivs => w.no_new_privs = true,
+        Step::Landlock(_) | Step::Seccomp if !w.no_new_privs => {
+            return err("needs no-new-privs first")
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A mount hides no earlier one, and lies neither below a read-write root (a protection
+/// or a hidden path excepted: they narrow what lies there; everything else there is
+/// jailed code's to redirect) nor below `/proc` or `/dev`.
+fn hides_nothing<'p>(w: &mut PlanWalk<'p>, i: usize, step: &'p Step) -> Result<(), FenceError> {
+    let Some(dest) = step.dest() else {
+        return Ok(());
+    };
+    let key = component_key(&dest);
+    let is_protect = matches!(step, Step::Protect { .. } | Step::Mask { .. });
+    for (earlier, rw) in &w.mounts {
+        if key_within(earlier, &key) {
+            return Err(step_err(
+                i,
+                step,
+                &format!("{} would hide {}", dest.display(), shown(earlier)),
+            ));
+        }
+        let below = key_within(&key, earlier);
+        let under_rw = *rw && below;
+        let under_special =
+            below && (earlier.as_slice() == b"/proc" || earlier.as_slice() == b"/dev");
+        if (under_rw && !is_protect) || under_special {
+            return Err(step_err(
+                i,
+                step,
+                &format!(
+                    "{} lies below {}, which jailed code controls",
+                    dest.display(),
+                    shown(earlier)
+                ),
+            ));
+        }
+    }
+    w.mounts.push((
+        key,
+        matches!(step, Step::BindReadWrite { .. } | Step::Scratch { .. }),
+    ));
+    Ok(())
+}
+
+/// Every tree opened is sealed read-only.
+fn trees_sealed(w: &PlanWalk<'_>) -> Result<(), FenceError> {
+    match w.open_trees.first() {
+        Some(t) => Err(w.plan_err(
+            "seal-tree",
+            format!("the tree at {} is never sealed read-only", t.display()),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A plan that builds a mount tree has its whole framework: namespaces, private mounts,
+/// the staged and new root, `pivot_root`.
+fn mount_framework_complete(w: &PlanWalk<'_>) -> Result<(), FenceError> {
+    let plan = w.plan;
+    if !plan.steps.iter().any(|s| s.phase() == 7 || s.phase() == 8) {
+        return Ok(());
+    }
+    for needed in [
+        Step::Unshare,
+        Step::MakeMountsPrivate,
+        Step::StageRoot,
+        Step::NewRoot,
+        Step::PivotRoot,
+    ] {
+        if !plan.has(&needed) {
+            return Err(w.plan_err(needed.name(), "the mount tree is built without it".into()));
+        }
+    }
+    Ok(())
+}
+
+/// A jail with namespaces joins a network namespace of its own unless the mode is the
+/// host's.
+fn network_namespace_joined(w: &PlanWalk<'_>) -> Result<(), FenceError> {
+    let plan = w.plan;
+    if plan.has(&Step::Unshare) && !plan.host_network && !plan.has(&Step::JoinNetwork) {
+        return Err(w.plan_err(
+            Step::JoinNetwork.name(),
+            "the network mode asks for a namespace of the jail's own".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// A fence never leaves capabilities to the jailed process.
+fn capabilities_dropped(w: &PlanWalk<'_>) -> Result<(), FenceError> {
+    let plan = w.plan;
+    if !plan.steps.is_empty() && !plan.has(&Step::DropCapabilities) {
+        return Err(w.plan_err(
+            Step::DropCapabilities.name(),
+            "a fence never leaves capabilities to the jailed process".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The working directory is absolute and normalized.
+fn cwd_absolute_and_normalized(w: &PlanWalk<'_>) -> Result<(), FenceError> {
+    let cwd = &w.plan.cwd;
+    if !is_normal_absolute(cwd) {
+        return Err(w.plan_err(
+            "cwd",
+            format!("{} is not absolute and normalized", cwd.display()),
+        ));
+    }
+    Ok(())
+}
+
+/// A plan that runs a command names one.
+fn command_given(w: &PlanWalk<'_>) -> Result<(), FenceError> {
+    if let Action::Exec { argv } | Action::CheckedExec { argv, .. } = &w.plan.action {
+        if argv.is_empty() {
+            return Err(w.plan_err("exec", "no command".into()));
+        }
+    }
+    Ok(())
 }
 
 /// `p` as its components joined by `/` (`Path::components` already drops repeated

@@ -409,3 +409,44 @@ fn file_tools_are_labelled_and_judged_by_mode() {
         (Verdict::Deny, Label::Destructive, "destructive")
     );
 }
+
+/// The rows of the spec's table (`decision-order.md`, section 2): number and the reported
+/// `stage` column, unquoted (empty where the row reports none of its own).
+fn spec_rows() -> Vec<(u8, String)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/decision-order.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    let section = text
+        .split("\n## 2. The stages")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap();
+    section
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let row = cells.get(1)?.parse().ok()?;
+            Some((row, cells.get(4)?.trim_matches('`').to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_table_of_stages_is_the_specs_order() {
+    let rows = spec_rows();
+    assert_eq!(
+        rows.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        (1..=12).collect::<Vec<u8>>(),
+        "the spec's table changed: {rows:?}"
+    );
+    // Rows 1 to 9 are the table, in the spec's order, each reporting its column.
+    let table: Vec<(u8, String)> = STAGES
+        .iter()
+        .map(|s| (s.row, s.reports.name().to_string()))
+        .collect();
+    assert_eq!(table, rows[..STAGES.len()].to_vec());
+    // Row 10 asks the person (it reports the stage it asks for); row 11 follows every
+    // allow; row 12 is the fence's.
+    assert_eq!(usize::from(ASK_PERSON_ROW), STAGES.len() + 1);
+    assert_eq!(rows[9].1, "(the asking stage)");
+    assert_eq!(rows[10].1, Stage::Redirect.name());
+}
