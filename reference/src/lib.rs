@@ -37,19 +37,14 @@
 // The kernel layer's `unsafe` lives in its own crate (`gatehouse-sys`); none here.
 #![forbid(unsafe_code)]
 
-pub mod choices;
 pub mod config;
-pub mod exit;
-pub mod fence;
+pub use gatehouse_fence::{choices, exit, fence, helper, net, plane};
 pub use gatehouse_gate as gate;
 pub mod guard;
-pub mod helper;
 pub mod hooks;
-pub mod net;
 pub mod order;
 pub mod paths;
 pub mod permissions;
-pub mod plane;
 pub mod records;
 pub use gatehouse_sys as sys;
 pub mod trust;
