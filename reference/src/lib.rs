@@ -38,14 +38,12 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub use gatehouse_confine::{paths, trust, workspace};
 pub use gatehouse_fence::{choices, exit, fence, helper, net, plane};
 pub use gatehouse_gate as gate;
 pub mod guard;
 pub mod hooks;
 pub mod order;
-pub mod paths;
 pub mod permissions;
 pub mod records;
 pub use gatehouse_sys as sys;
-pub mod trust;
-pub mod workspace;

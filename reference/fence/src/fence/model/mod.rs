@@ -1,8 +1,9 @@
 //! The fence's model: data only, no process started. What is bound where and the options
 //! ([`policy`]), what no writable root may hold ([`guarded`]) and which of a root's names
-//! are protected ([`protect`]), what this host offers ([`host`]), the protections by the
-//! chapter's codes ([`coverage`]), what is claimed and what is missing ([`posture`]), and
-//! the one error type ([`error`]). It uses nothing of the fence above it.
+//! are protected ([`protect`]: the crate `gatehouse-confine`'s list, one with the file
+//! tools), what this host offers ([`host`]), the protections by the chapter's codes
+//! ([`coverage`]), what is claimed and what is missing ([`posture`]), and the one error
+//! type ([`error`]). It uses nothing of the fence above it.
 
 pub mod coverage;
 pub mod error;
@@ -10,4 +11,4 @@ pub mod guarded;
 pub mod host;
 pub mod policy;
 pub mod posture;
-pub mod protect;
+pub use gatehouse_confine::protect;
