@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails when two parts of a crate import each other.
 
-For every crate root under reference/src, reference/{sys,confine,fence,gate}/src,
+For every crate root under reference/src, reference/{sys,confine,fence,gate,policy}/src,
 conformance/src and benches/src (lib.rs, main.rs, bin/*.rs), the module tree is read from
 its `mod NAME;` and `mod NAME { ... }` declarations. Each file (and each inline module) is
 a module. Its references are the paths `crate::a::b`, `super::x`, `self::x`, a child
@@ -28,7 +28,7 @@ from typing import Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DIRS = ["reference/src", "reference/sys/src", "reference/confine/src", "reference/fence/src",
-                "reference/gate/src", "conformance/src", "benches/src"]
+                "reference/gate/src", "reference/policy/src", "conformance/src", "benches/src"]
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 
