@@ -21,8 +21,13 @@ DOC = ROOT / "CONTRIBUTING.md"
 BEGIN = "<!-- crate graph: begin (written by .ci/crate_graph.py --write) -->"
 END = "<!-- crate graph: end -->"
 # The floors, bottom up; a crate depends only on crates of a lower floor (or, for the
-# floors named in SAME_FLOOR, of its own).
-FLOORS = ["kernel", "decisions", "reference", "runner", "tools"]
+# floors named in SAME_FLOOR, of its own). The approval gate needs nothing, so it is the
+# lowest decision, a floor of its own that the others build on. Execution sits below the
+# other decisions: the decision order runs the approved command in the plane and hooks run
+# with the plane's scrubbed environment, while nothing of the fence, the plane or the proxy
+# asks a decision module; it builds on confinement for the protected paths.
+FLOORS = ["kernel", "approval", "confinement", "execution", "decisions", "reference", "runner",
+          "tools"]
 SAME_FLOOR = {"tools"}
 
 

@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 """Fails when two parts of a crate import each other.
 
-For every crate root under reference/src, reference/{sys,gate}/src, conformance/src and
-benches/src (lib.rs,
-main.rs, bin/*.rs), the module tree is read from its `mod NAME;` and `mod NAME { ... }`
-declarations. Each file (and each inline module) is a module. Its references are the
-paths `crate::a::b`, `super::x`, `self::x`, a child module's name (`child::x`), and
-every leaf of its `use` trees. A path is resolved to the deepest module it names; a name
-a module imports (`use child::Name`, `pub use ...`) is followed to where it comes from,
-so a re-export does not hide a dependency.
+For every crate root under reference/src, reference/{sys,confine,fence,gate,policy}/src,
+conformance/src and benches/src (lib.rs, main.rs, bin/*.rs), the module tree is read from
+its `mod NAME;` and `mod NAME { ... }` declarations. Each file (and each inline module) is
+a module. Its references are the paths `crate::a::b`, `super::x`, `self::x`, a child
+module's name (`child::x`), and every leaf of its `use` trees. A path is resolved to the
+deepest module it names; a name a module imports (`use child::Name`, `pub use ...`) is
+followed to where it comes from, so a re-export does not hide a dependency.
 
 At every level of the tree the sibling subtrees form a graph: an edge ci -> cj when any
 module inside ci references anything inside cj. A strongly connected component of more
@@ -28,8 +27,8 @@ from collections.abc import Iterable
 from typing import Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_DIRS = ["reference/src", "reference/sys/src", "reference/gate/src", "conformance/src",
-                "benches/src"]
+DEFAULT_DIRS = ["reference/src", "reference/sys/src", "reference/confine/src", "reference/fence/src",
+                "reference/gate/src", "reference/policy/src", "conformance/src", "benches/src"]
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 

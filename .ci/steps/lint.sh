@@ -27,7 +27,7 @@ python3 -m mypy
 
 step "the reference compiles and is clippy-clean for macOS (Seatbelt backend)"
 rustup target add aarch64-apple-darwin >/dev/null 2>&1 || true
-cargo clippy -p gatehouse --target aarch64-apple-darwin --locked -- -D warnings
+cargo clippy -p gatehouse -p gatehouse-policy -p gatehouse-fence -p gatehouse-confine --target aarch64-apple-darwin --locked -- -D warnings
 
 step "scenario files are valid"
 cargo run --release --locked -q -p gatehouse-conformance -- lint

@@ -6,7 +6,7 @@
 //!
 //! Every surface is a loop over this table: the command line's flags (the binary builds
 //! its arguments from it), the files' keys ([`super::file`]), the guard's `[exec]` table
-//! and its rewrite into flags ([`crate::guard::config`], [`crate::guard::rewrite`]), the
+//! and its rewrite into flags (`gatehouse::guard::config`, `gatehouse::guard::rewrite`), the
 //! protocol's keys (the adapter), the check of the values into a layer, the merge of the
 //! layers and the provenance ([`super::layers`], [`super::flags`]). The table's layered
 //! rows also declare the fields of [`Chosen`], so a new choice is one row here (plus the
@@ -438,7 +438,7 @@ mod tests {
 
     #[test]
     fn the_table_is_the_schemas_choices_names_and_kinds() {
-        let text = include_str!("../../../spec/protocol.schema.json");
+        let text = include_str!("../../../../spec/protocol.schema.json");
         let schema: Value = serde_json::from_str(text).unwrap();
         let props = schema["$defs"]["choices"]["properties"]
             .as_object()
@@ -461,7 +461,7 @@ mod tests {
         // The agent adapters write the setup's `choices` into guard.toml's [exec] table
         // (conformance/adapters/agents/agent_adapter.py, GUARD_EXEC_KEYS): every choice
         // both the protocol and the guard carry, no other.
-        let text = include_str!("../../../conformance/adapters/agents/agent_adapter.py");
+        let text = include_str!("../../../../conformance/adapters/agents/agent_adapter.py");
         let start = text.find("GUARD_EXEC_KEYS = (").unwrap();
         let end = start + text[start..].find(')').unwrap();
         let mut python: Vec<&str> = text[start..end].split('"').skip(1).step_by(2).collect();

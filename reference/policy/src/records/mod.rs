@@ -50,7 +50,8 @@ pub enum RecordError {
 }
 
 impl RecordError {
-    pub(crate) fn io(file: &Path, source: std::io::Error) -> RecordError {
+    /// The I/O error `source` met on `file` (the guard's lock file uses it too).
+    pub fn io(file: &Path, source: std::io::Error) -> RecordError {
         RecordError::Io {
             file: file.to_path_buf(),
             source,

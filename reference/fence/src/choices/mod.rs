@@ -8,7 +8,7 @@
 //! unknown key is an error naming file, line and key), and every choice keeps where it
 //! came from, for `gatehouse info`.
 //!
-//! Why this is not [`crate::config`]: that module reads the two YAML files of the
+//! Why this is not `gatehouse::config`: that module reads the two YAML files of the
 //! permissions and hooks (the agent file and the person's settings file), whose shape the
 //! seed fixes and which the adapter loads per session to decide what a tool call may do;
 //! these TOML files are the person's own defaults for `gatehouse exec` at a terminal and

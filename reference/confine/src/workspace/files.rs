@@ -107,13 +107,13 @@ fn is_text(data: &[u8]) -> bool {
 
 impl Session {
     /// Whether the final name of `path` lands at or beneath a protected path of a root
-    /// (PATH-WRITE-7): the fence's list ([`crate::fence::protect`]), decided where the
+    /// (PATH-WRITE-7): the fence's list ([`crate::protect`]), decided where the
     /// name lands on disk. The parent is resolved as the write would resolve it; names
     /// that do not exist yet are appended as spelled (nothing there to follow).
     fn lands_protected(&self, path: &str) -> bool {
         let roots: Vec<std::path::PathBuf> =
             self.roots.roots().map(|r| r.path().to_path_buf()).collect();
-        let list = crate::fence::protect::discover(&roots, &roots, self.config.home.as_deref());
+        let list = crate::protect::discover(&roots, &roots, self.config.home.as_deref());
         let spelled = std::path::Path::new(path);
         let mut parent: std::path::PathBuf = spelled
             .parent()
@@ -140,7 +140,7 @@ impl Session {
                     for r in rest.iter().rev() {
                         real.push(r);
                     }
-                    return crate::fence::protect::covers(&list, &real);
+                    return crate::protect::covers(&list, &real);
                 }
                 Err(PathError::NotFound { .. }) => match (parent.file_name(), parent.parent()) {
                     (Some(n), Some(up)) => {

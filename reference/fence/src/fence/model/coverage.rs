@@ -145,7 +145,7 @@ mod tests {
         }
         let chapter = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../spec/execution-plane.md"
+            "/../../spec/execution-plane.md"
         ))
         .unwrap();
         for c in Coverage::ALL {
