@@ -279,11 +279,6 @@ pub trait ControlAction: Debug + Clone + Send + Sync + Sized + 'static {
     fn kind(&self) -> StepKind {
         StepKind::Other
     }
-    /// What the runner does itself for this step instead of sending its request
-    /// (`None`: it sends the request).
-    fn by_runner(&self, _: &RunnerEnv<'_>) -> Option<ByRunner> {
-        None
-    }
 }
 
 /// What a step may use when the runner answers it itself.
@@ -298,7 +293,7 @@ pub struct RunnerEnv<'a> {
     pub has_bait: &'a dyn Fn(&str) -> bool,
 }
 
-/// A step the runner carries out itself ([`ControlAction::by_runner`]).
+/// A step the runner carries out itself ([`ToRequest::by_runner`]).
 #[derive(Debug, Clone)]
 pub enum ByRunner {
     /// The answer, read by the runner itself (from the files).
@@ -328,6 +323,11 @@ pub trait ToRequest {
         setup: &Setup,
         sub: &dyn Fn(&str) -> String,
     ) -> Option<Map<String, Value>>;
+    /// What the runner does itself for this step instead of sending its request
+    /// (`None`: it sends the request).
+    fn by_runner(&self, _: &RunnerEnv<'_>) -> Option<ByRunner> {
+        None
+    }
 }
 
 /// The judging of a step's answer (its control's `judge.rs`).

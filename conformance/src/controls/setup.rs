@@ -128,10 +128,24 @@ wire_as_is!(bool, u32, u64);
 ///
 /// A field is sent in `open` under its name as its [`Wire`] value, unless marked
 /// `=> runner` (the runner's alone: not sent, implies no capability) or `=> custom` (sent
-/// by the hook named with `@wire = path;` before the fields, a
-/// `fn(&Setup, &SessionDirs, &dyn Fn(&str) -> String, &mut Map<String, Value>)`). A
+/// by the hook named with `@wire = expr;` before the fields, a
+/// `fn(&Setup, &SessionDirs, &dyn Fn(&str) -> String, &mut Map<String, Value>)`: write
+/// `@wire = <Setup as crate::controls::setup::CustomWire>::custom_wire;` and implement
+/// [`CustomWire`] in the control's `wire.rs`, so that the model never imports its wire). A
 /// `@ctx = path;` hook (`fn(&Setup, &mut Ctx)`) tells the judges what the fields mean
 /// to them. Writes `SetupPatch`, `Setup` and `SETUP_KEYS` into the calling module.
+/// The part of a control's `open` setup its fields do not send as they are (fields marked
+/// `=> custom`), implemented in the control's `wire.rs`.
+pub trait CustomWire {
+    /// Adds the custom fields of `self` to `out`.
+    fn custom_wire(
+        &self,
+        dirs: &crate::protocol::SessionDirs,
+        sub: &dyn Fn(&str) -> String,
+        out: &mut serde_json::Map<String, serde_json::Value>,
+    );
+}
+
 #[macro_export]
 macro_rules! setup {
     (@resolved $t:ty) => { Option<$t> };
@@ -150,7 +164,7 @@ macro_rules! setup {
     (@send $out:ident, $s:ident, $sub:ident, $name:ident, runner) => {};
     (@send $out:ident, $s:ident, $sub:ident, $name:ident, custom) => {};
     (
-        $(@wire = $hook:path;)?
+        $(@wire = $hook:expr;)?
         $(@ctx = $ctx:path;)?
         $(
             $(#[doc = $doc:literal])*
@@ -215,7 +229,7 @@ macro_rules! setup {
             ) -> serde_json::Map<String, serde_json::Value> {
                 let mut out = serde_json::Map::new();
                 $($crate::setup!(@send out, s, sub, $name $(, $how)?);)*
-                $($hook(s, dirs, sub, &mut out);)?
+                $(($hook)(s, dirs, sub, &mut out);)?
                 out
             }
             $(fn ctx(s: &Setup, c: &mut $crate::verdict::Ctx) {

@@ -374,9 +374,9 @@ pub fn verdict_badges(id: &str, impls: &Implementations, up: &str) -> String {
 }
 
 /// `passed`, `skipped`, or which verdict failed and on which check (`safety: no_bait`,
-/// `exactness: decision`): see [`super::failures::pill`].
+/// `exactness: decision`): see [`super::pill::pill`].
 pub fn verdict_word(r: &ScenarioResult) -> String {
-    super::failures::pill(r)
+    super::pill::pill(r)
 }
 
 /// One step on one line: its action, what the answer must show and what the runner

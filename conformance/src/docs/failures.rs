@@ -11,7 +11,8 @@
 use std::collections::BTreeMap;
 
 use super::cases::View;
-use super::reports::{Report, ScenarioResult};
+pub use super::pill::pill;
+use super::reports::Report;
 
 /// One distinct input that failed safety, with the scenarios it broke.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,40 +73,6 @@ pub fn after_label(message: &str) -> &str {
                 && b[i - 2] != b'\\'
         })
         .map_or(message, |i| &message[i + 3..])
-}
-
-/// The field as a pill says it: `check no_bait` is `no_bait`.
-fn check_name(field: &str) -> &str {
-    field.strip_prefix("check ").unwrap_or(field)
-}
-
-/// What a scenario's pill says after the implementation's label: `passed`, `skipped`,
-/// `not shown safe`, `errored`, or which verdict failed and on which check
-/// (`safety: no_bait`, `exactness: decision`, `+2` when more fields differed), a check
-/// of the runner's own before a field of the answer.
-pub fn pill(r: &ScenarioResult) -> String {
-    let verdict = match (r.safety.as_str(), r.exactness.as_str()) {
-        ("failed", _) => "safety",
-        ("errored", _) => return "safety: errored".into(),
-        ("not_shown", _) => return "not shown safe".into(),
-        ("passed", "failed") => "exactness",
-        ("passed", "errored") => return "exactness: errored".into(),
-        (s, _) => return s.to_string(),
-    };
-    // The runner's own checks (what it observed) before the answer's fields.
-    let mut fields: Vec<&str> = Vec::new();
-    for d in r.steps.iter().flat_map(|s| &s.differences) {
-        if d.level == verdict && !fields.contains(&d.field.as_str()) {
-            fields.push(&d.field);
-        }
-    }
-    fields.sort_by_key(|f| !f.starts_with("check "));
-    let fields: Vec<&str> = fields.into_iter().map(check_name).collect();
-    match fields.as_slice() {
-        [] => format!("{verdict} failed"),
-        [one] => format!("{verdict}: {one}"),
-        [one, rest @ ..] => format!("{verdict}: {one} +{}", rest.len()),
-    }
 }
 
 /// Groups `report`'s failures; `views` give each step its written action and pins,

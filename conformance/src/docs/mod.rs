@@ -20,6 +20,7 @@ mod implementations;
 mod index;
 mod markdown;
 mod page;
+mod pill;
 pub mod reports;
 mod verify;
 

@@ -64,7 +64,7 @@ pub struct Choices {
 }
 
 crate::setup! {
-    @wire = super::wire::setup;
+    @wire = <Setup as crate::controls::setup::CustomWire>::custom_wire;
     /// `required`, `degraded` or `off`.
     fence_policy: FencePolicy = FencePolicy::Required,
     /// Workspace roots besides the workspace.

@@ -47,6 +47,17 @@ pub enum Request {
 /// The setup fields the fence sends itself: every workspace root, the first the
 /// session's workspace (the sibling session gets its own workspace only), the log
 /// directory, and the person's choices only when the scenario writes them.
+impl crate::controls::setup::CustomWire for Setup {
+    fn custom_wire(
+        &self,
+        dirs: &crate::protocol::SessionDirs,
+        sub: &dyn Fn(&str) -> String,
+        out: &mut Map<String, Value>,
+    ) {
+        setup(self, dirs, sub, out);
+    }
+}
+
 pub fn setup(
     s: &Setup,
     dirs: &SessionDirs,

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 crate::setup! {
-    @wire = super::wire::setup;
+    @wire = <Setup as crate::controls::setup::CustomWire>::custom_wire;
     /// The agent file's contents, written by the runner to `R/config/agent.yaml`.
     agent: String => custom,
     /// A path to the agent file (a fixture file, placeholders allowed).
@@ -410,25 +410,6 @@ impl crate::controls::ControlAction for Action {
         match self {
             Action::Act(_) => crate::controls::StepKind::Run,
             _ => crate::controls::StepKind::Other,
-        }
-    }
-    /// The records the runner reads itself, restarts and crashes.
-    fn by_runner(&self, env: &crate::controls::RunnerEnv<'_>) -> Option<crate::controls::ByRunner> {
-        use crate::controls::ByRunner;
-        match self {
-            a if a.is_local() => Some(ByRunner::Answer(super::judge::local(
-                a,
-                env.locate,
-                env.has_bait,
-            ))),
-            Action::Restart(kind) => Some(ByRunner::Restart {
-                kill: kind == "kill",
-            }),
-            Action::Crash(c) => Some(ByRunner::Crash {
-                arm: super::wire::crash_at(env.session, &c.at),
-                inner: super::wire::crash_inner(c, env.session, env.sub),
-            }),
-            _ => None,
         }
     }
 }

@@ -22,6 +22,17 @@ fn write_config(dir: &Path, name: &str, text: &str) -> String {
 
 /// The setup fields (sent when the scenario needs `permissions` or `hooks`): the agent
 /// and settings files written under `@CONFIG@`, the state directory (default `@STATE@`).
+impl crate::controls::setup::CustomWire for Setup {
+    fn custom_wire(
+        &self,
+        dirs: &crate::protocol::SessionDirs,
+        sub: &dyn Fn(&str) -> String,
+        out: &mut Map<String, Value>,
+    ) {
+        setup(self, dirs, sub, out);
+    }
+}
+
 pub fn setup(
     s: &Setup,
     _: &crate::protocol::SessionDirs,
@@ -177,6 +188,25 @@ impl crate::controls::ToRequest for Action {
         sub: &dyn Fn(&str) -> String,
     ) -> Option<serde_json::Map<String, serde_json::Value>> {
         request(self, session, std::path::Path::new(&sub("@CONFIG@")), sub)
+    }
+    /// The records the runner reads itself, restarts and crashes.
+    fn by_runner(&self, env: &crate::controls::RunnerEnv<'_>) -> Option<crate::controls::ByRunner> {
+        use crate::controls::ByRunner;
+        match self {
+            a if a.is_local() => Some(ByRunner::Answer(super::judge::local(
+                a,
+                env.locate,
+                env.has_bait,
+            ))),
+            Action::Restart(kind) => Some(ByRunner::Restart {
+                kill: kind == "kill",
+            }),
+            Action::Crash(c) => Some(ByRunner::Crash {
+                arm: crash_at(env.session, &c.at),
+                inner: crash_inner(c, env.session, env.sub),
+            }),
+            _ => None,
+        }
     }
 }
 
