@@ -413,7 +413,7 @@ fn file_tools_are_labelled_and_judged_by_mode() {
 /// The rows of the spec's table (`decision-order.md`, section 2): number and the reported
 /// `stage` column, unquoted (empty where the row reports none of its own).
 fn spec_rows() -> Vec<(u8, String)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/decision-order.md");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../spec/decision-order.md");
     let text = std::fs::read_to_string(path).unwrap();
     let section = text
         .split("\n## 2. The stages")
