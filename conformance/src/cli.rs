@@ -1,5 +1,5 @@
 //! The command line (`clap`): `run`, `trace`, `lint` and `docs`, each parsed, turned into a
-//! configuration, and executed; every path returns one of the codes in [`crate::exit`].
+//! configuration, and executed; every path returns one of the codes in [`exit`].
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -7,17 +7,20 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::bait::Bait;
-use crate::client::{Client, ImplCommand};
-use crate::error::Error;
-use crate::events::{Event, Reporter};
-use crate::expectations::Expectations;
-use crate::protocol::PROTOCOL_VERSION;
-use crate::record::{InvalidFile, RunnerInfo};
-use crate::report::{self, Format, Progress};
-use crate::scenario::{self, ScenarioError};
-use crate::verdict::Level;
-use crate::{exit, filter, locate, runner, spec, trace, untestable};
+use gatehouse_conform_core::error::Error;
+use gatehouse_conform_core::events::{Event, Reporter};
+use gatehouse_conform_core::expectations::Expectations;
+use gatehouse_conform_core::observe::bait::{self, Bait};
+use gatehouse_conform_core::observe::{keyring, reap};
+use gatehouse_conform_core::protocol::client::{Client, ImplCommand};
+use gatehouse_conform_core::protocol::PROTOCOL_VERSION;
+use gatehouse_conform_core::record::{self, InvalidFile, RunnerInfo};
+use gatehouse_conform_core::report::{self, Format, Progress};
+use gatehouse_conform_core::scenario::{self, ScenarioError};
+use gatehouse_conform_core::verdict::Level;
+use gatehouse_conform_core::{exit, filter, identity, locate, runner, spec, trace, untestable};
+use gatehouse_conform_docs::DocsError;
+use gatehouse_conform_vm::VmArgs;
 
 /// The Gatehouse conformance runner.
 #[derive(Debug, Parser)]
@@ -38,7 +41,7 @@ enum Command {
     /// Render the spec, its cases and the reports as a static site (and Markdown).
     Docs(DocsArgs),
     /// Run the suite inside QEMU guests on the kernels of vm-images/kernels.toml.
-    Vm(crate::vm::VmArgs),
+    Vm(VmArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -72,7 +75,7 @@ struct RunArgs {
     tier: Option<TierArg>,
     /// The report format written to stdout or --out.
     #[arg(long, value_enum, default_value = "human")]
-    format: Format,
+    format: FormatArg,
     /// Write the report there instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -121,6 +124,41 @@ struct RunArgs {
     update_expectations: Option<PathBuf>,
     #[command(flatten)]
     dirs: Dirs,
+}
+
+/// `--format`: the report formats ([`Format`]) by their names on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// Failures in detail, per-requirement summary, totals.
+    Human,
+    /// The canonical JSON document.
+    Json,
+    /// JUnit XML: one testsuite per scenario folder, one testcase per scenario.
+    Junit,
+    /// A Markdown table.
+    Markdown,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Human => Format::Human,
+            FormatArg::Json => Format::Json,
+            FormatArg::Junit => Format::Junit,
+            FormatArg::Markdown => Format::Markdown,
+        }
+    }
+}
+
+/// Why `docs` stopped: the runner's own errors (directories, the suite) or the site's.
+#[derive(Debug, thiserror::Error)]
+enum DocsCmdError {
+    /// A directory or the suite could not be read, or the site could not be written.
+    #[error(transparent)]
+    Runner(#[from] Error),
+    /// The site could not be made or is incomplete.
+    #[error(transparent)]
+    Docs(#[from] DocsError),
 }
 
 /// `--level`.
@@ -202,7 +240,7 @@ pub fn main() -> i32 {
         Command::Trace(args) => trace_cmd(args).map_err(Into::into),
         Command::Lint(dirs) => lint(dirs).map_err(Into::into),
         Command::Docs(args) => docs_cmd(args).map_err(Into::into),
-        Command::Vm(args) => crate::vm::main(args, check_run_args).map_err(Into::into),
+        Command::Vm(args) => gatehouse_conform_vm::main(args, check_run_args).map_err(Into::into),
     };
     match result {
         Ok(code) => code,
@@ -260,7 +298,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
     let spec = load_spec(&spec_dir)?;
     let loaded = load_scenarios(&scenario_dir, Some(&spec.citable()))?;
-    let suite = crate::identity::of(&scenario_dir, &spec_dir)?;
+    let suite = identity::of(&scenario_dir, &spec_dir)?;
     print_errors(&loaded.errors);
     let known: std::collections::BTreeSet<String> =
         loaded.scenarios.iter().map(|s| s.id.clone()).collect();
@@ -286,7 +324,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     // The run's time is the suite's: it starts once the reference is built.
     let started = Instant::now();
     let mut bait = Bait::generate();
-    bait.keyring = crate::keyring::Keyring::new(&crate::bait::token());
+    bait.keyring = keyring::Keyring::new(&bait::token());
     let wire_log = match &args.record_wire {
         Some(path) => Some(
             std::fs::OpenOptions::new()
@@ -302,7 +340,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
     };
     let mut env = bait.env.clone();
     env.extend(
-        crate::bait::ORDINARY_ENV
+        bait::ORDINARY_ENV
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string())),
     );
@@ -312,7 +350,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         .as_ref()
         .map_or_else(|| command.clone(), |k| k.wrap(&command));
     // Whatever the implementation starts stays the runner's to end (PROTO-OBSERVE-5).
-    let adopted = crate::reap::adopt_orphans();
+    let adopted = reap::adopt_orphans();
     let started_client = Client::start(
         spawned,
         Duration::from_secs_f64(args.step_timeout),
@@ -362,7 +400,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         k.remove();
     }
     // Nothing the implementation started outlives its run, so nothing can touch a report.
-    let killed = crate::reap::kill_descendants();
+    let killed = reap::kill_descendants();
     if killed > 0 {
         eprintln!("gatehouse-conform: killed {killed} process(es) the implementation left running");
     }
@@ -377,7 +415,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         protocol: PROTOCOL_VERSION.into(),
         implementation: command.display(),
         impl_arg: args.implementation.clone(),
-        invocation: crate::record::rerun_invocation(
+        invocation: record::rerun_invocation(
             std::env::current_exe()
                 .map(|p| p.to_string_lossy().into_owned())
                 .unwrap_or_else(|_| "gatehouse-conform".into()),
@@ -436,7 +474,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         write(path, &text)?;
         written.push((path.clone(), text));
     }
-    let text = report::render(&record, args.format, args.verbose);
+    let text = report::render(&record, args.format.into(), args.verbose);
     match &args.out {
         Some(path) => {
             write(path, &text)?;
@@ -449,7 +487,7 @@ fn run(args: RunArgs) -> Result<i32, Error> {
         eprintln!(
             "gatehouse-conform: report {} sha256:{}",
             path.display(),
-            crate::identity::sha256_hex(text.as_bytes())
+            identity::sha256_hex(text.as_bytes())
         );
     }
     Ok(if record.success() {
@@ -531,8 +569,8 @@ fn trace_of(
     })
 }
 
-fn docs_cmd(args: DocsArgs) -> Result<i32, Error> {
-    use crate::docs::{self, reports};
+fn docs_cmd(args: DocsArgs) -> Result<i32, DocsCmdError> {
+    use gatehouse_conform_docs::{self as docs, reports};
     let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
     let spec = load_spec(&spec_dir)?;
     let loaded = load_scenarios(&scenario_dir, Some(&spec.citable()))?;
@@ -551,20 +589,20 @@ fn docs_cmd(args: DocsArgs) -> Result<i32, Error> {
         .map(|a| reports::parse_arg(a))
         .collect::<Result<Vec<_>, _>>()?;
     for arg in &args.report_sha256 {
-        let bad = || crate::docs::DocsError::HashArg(arg.clone());
+        let bad = || DocsError::HashArg(arg.clone());
         let (label, want) = arg.split_once('=').ok_or_else(bad)?;
         let want = want.trim_start_matches("sha256:").to_ascii_lowercase();
         if want.len() != 64 || !want.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(bad().into());
         }
         let (_, path) = given.iter().find(|(l, _)| l == label).ok_or_else(bad)?;
-        let bytes = std::fs::read(path).map_err(|source| crate::docs::DocsError::Read {
+        let bytes = std::fs::read(path).map_err(|source| DocsError::Read {
             path: path.clone(),
             source,
         })?;
-        let got = crate::identity::sha256_hex(&bytes);
+        let got = identity::sha256_hex(&bytes);
         if got != want {
-            return Err(crate::docs::DocsError::HashMismatch {
+            return Err(DocsError::HashMismatch {
                 label: label.to_string(),
                 path: path.clone(),
                 want,

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::bait::Bait;
 use crate::fixture::Built;
+use crate::observe::bait::Bait;
+use crate::observe::snapshot::Snapshot;
 use crate::scenario::Check;
-use crate::snapshot::Snapshot;
 use crate::verdict::Difference;
 
 /// Each message of [`after`] as a difference of its `check` key's level.
@@ -37,7 +37,7 @@ pub fn differences(messages: Vec<String>, label: &str) -> Vec<Difference> {
 pub struct Before {
     snaps: Vec<(String, String, PathBuf, Snapshot)>,
     /// The watch over the guarded places, for changes put back before the answer.
-    watch: Option<crate::watch::Watch>,
+    watch: Option<crate::observe::watch::Watch>,
 }
 
 /// The paths the implicit guard of an enforcement `run` keeps unchanged.
@@ -64,7 +64,7 @@ pub fn before(check: &Check, guard: &[&str], built: &Built) -> Before {
     }
     let roots: Vec<PathBuf> = guard.iter().map(|g| p.locate(g)).collect();
     let watch = (!roots.is_empty())
-        .then(|| crate::watch::Watch::start(&roots))
+        .then(|| crate::observe::watch::Watch::start(&roots))
         .flatten();
     Before { snaps, watch }
 }
@@ -239,7 +239,7 @@ fn bait_checks(
 /// Every regular file below `root` (links not followed) that shows a planted secret.
 fn scan(
     root: &std::path::Path,
-    needles: &crate::bait::Needles<'_>,
+    needles: &crate::observe::bait::Needles<'_>,
     files: &mut usize,
 ) -> Vec<(PathBuf, Vec<String>)> {
     use std::io::Read;

@@ -2,7 +2,7 @@
 //! concerns, and displays as the one line the command prints before exiting with
 //! [`crate::exit::USAGE`]. Problems inside scenario files are
 //! [`crate::scenario::ScenarioError`]s; failures of the implementation during a step are
-//! [`crate::client::Failure`]s.
+//! [`crate::protocol::client::Failure`]s.
 
 use std::io;
 use std::path::PathBuf;
@@ -51,9 +51,6 @@ pub enum Error {
     /// An expectations file cannot be read or is not of the format.
     #[error(transparent)]
     Expectations(#[from] crate::expectations::ExpectationsError),
-    /// The site of `docs` could not be made or is incomplete.
-    #[error(transparent)]
-    Docs(#[from] crate::docs::DocsError),
     /// A `--filter` or `--exclude` selects no scenario.
     #[error(transparent)]
     Unmatched(#[from] crate::filter::Unmatched),
@@ -83,6 +80,6 @@ pub enum Error {
         /// The implementation command.
         command: String,
         /// What went wrong.
-        source: crate::client::Failure,
+        source: crate::protocol::client::Failure,
     },
 }

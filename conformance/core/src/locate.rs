@@ -3,12 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::client::ImplCommand;
 use crate::error::Error;
+use crate::protocol::client::ImplCommand;
 
 /// The workspace root this crate was built in.
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// `given` if set (it must exist), else `name` in the current directory, else in the

@@ -8,13 +8,13 @@ use serde_json::Value;
 
 use serde_json::Map;
 
-use crate::bait::Bait;
 use crate::check;
-use crate::client::{Client, Failure};
 use crate::controls::{ByRunner, RunnerEnv, Setup, SetupPatch};
 use crate::events::{Event, Reporter};
 use crate::fixture::Placeholders;
 use crate::fixture::{self, Built};
+use crate::observe::bait::Bait;
+use crate::protocol::client::{Client, Failure};
 use crate::protocol::{Reply, RequestBody, SessionDirs, SessionOp};
 use crate::record::{verdict, Outcome, ScenarioRecord, StepRecord};
 use crate::scenario::{Body, Scenario, Step, Tier};

@@ -12,7 +12,7 @@ use crate::protocol::{Hello, Reply, Request, RequestBody, SessionDirs, SessionOp
 use crate::scenario::{self, Body};
 
 fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
 /// A validator for one definition of the schema (`request`, `answer_read`, ...).

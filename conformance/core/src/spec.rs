@@ -383,7 +383,7 @@ mod tests {
 
     #[test]
     fn the_protocol_chapter_parses_cleanly() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec");
         let index = load_dir(&dir).expect("spec dir");
         assert!(index.requirements.contains_key("PROTO-WIRE-1"));
         assert!(index.requirements["PROTO-HELLO-2"].normative);

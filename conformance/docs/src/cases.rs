@@ -12,8 +12,8 @@ use super::error::DocsError;
 use super::markdown;
 use super::page::esc;
 use super::reports::{Implementations, ScenarioResult};
-use crate::scenario::{Scenario, Step, Tier};
-use crate::verdict::Level;
+use gatehouse_conform_core::scenario::{Scenario, Step, Tier};
+use gatehouse_conform_core::verdict::Level;
 
 /// The keys of an entry that are not its action.
 const NOT_ACTIONS: &[&str] = &["name", "expect", "check", "setup", "requirements", "pins"];

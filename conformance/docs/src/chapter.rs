@@ -9,9 +9,9 @@ use super::cases::{self, Links, View};
 use super::markdown::{self, Rewrite};
 use super::page::esc;
 use super::reports::Implementations;
-use crate::scenario::Step;
-use crate::spec::Requirement;
-use crate::trace::Traced;
+use gatehouse_conform_core::scenario::Step;
+use gatehouse_conform_core::spec::Requirement;
+use gatehouse_conform_core::trace::Traced;
 
 /// What a chapter page needs of the whole site.
 pub struct Context<'a> {
@@ -265,7 +265,7 @@ pub fn requirement_text(text: &str, r: &Requirement) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{parse_chapter, SpecIndex};
+    use gatehouse_conform_core::spec::{parse_chapter, SpecIndex};
 
     #[test]
     fn markers_go_inside_the_item_after_its_last_line() {

@@ -1,6 +1,6 @@
 //! The errors of `gatehouse-conform docs`: each names the file or flag it concerns and
 //! displays as the one line the command prints before exiting with
-//! [`crate::exit::USAGE`].
+//! [`gatehouse_conform_core::exit::USAGE`].
 
 use std::io;
 use std::path::PathBuf;

@@ -8,12 +8,12 @@ use super::cases::{self, Links, View};
 use super::chapter;
 use super::page::esc;
 use super::reports::Implementations;
-use crate::spec::SpecIndex;
-use crate::trace::Trace;
-use crate::verdict::Level;
+use gatehouse_conform_core::spec::SpecIndex;
+use gatehouse_conform_core::trace::Trace;
+use gatehouse_conform_core::verdict::Level;
 
 /// A requirement's coverage in words.
-fn coverage(t: &crate::trace::Traced) -> String {
+fn coverage(t: &gatehouse_conform_core::trace::Traced) -> String {
     if t.withdrawn {
         return "withdrawn".into();
     }
@@ -46,7 +46,7 @@ fn coverage(t: &crate::trace::Traced) -> String {
     s
 }
 
-fn level_word(l: Option<Level>, e: Option<crate::verdict::Evidence>) -> String {
+fn level_word(l: Option<Level>, e: Option<gatehouse_conform_core::verdict::Evidence>) -> String {
     match (l, e) {
         (Some(Level::Safety), Some(e)) => format!("safety ({})", e.as_str()),
         (Some(Level::Safety), None) => "safety".into(),
@@ -63,7 +63,7 @@ fn evidence_section() -> (String, String) {
         "<h2 id=\"evidence\">Where the evidence comes from</h2><p>A check is <b>observed</b> when the runner reads the effect itself, <b>reported</b> when it reads the implementation's answer (<code>spec/verdicts.md</code>, PROTO-OBSERVE-1).</p><table><tr><th>check</th><th>level</th><th>evidence</th><th>why a report may decide</th></tr>",
     );
     let mut md = String::from("\n## Where the evidence comes from\n\n| check | level | evidence | why a report may decide |\n|---|---|---|---|\n");
-    for c in crate::verdict::CHECKS {
+    for c in gatehouse_conform_core::verdict::CHECKS {
         let level = level_word(Some(c.level), None);
         s += &format!(
             "<tr><td><code>{}</code></td><td>{level}</td><td>{}</td><td>{}</td></tr>",
@@ -78,7 +78,7 @@ fn evidence_section() -> (String, String) {
             md_text(c.reason.unwrap_or(""))
         );
     }
-    for (field, why) in crate::verdict::REPORTED_SAFETY {
+    for (field, why) in gatehouse_conform_core::verdict::REPORTED_SAFETY {
         s += &format!(
             "<tr><td><code>{field}</code> (answer)</td><td>safety</td><td>reported</td><td>{}</td></tr>",
             esc(why)
@@ -91,11 +91,11 @@ fn evidence_section() -> (String, String) {
     }
     s += &format!(
         "<tr><td>any other answer field</td><td>safety</td><td>reported</td><td>{}</td></tr></table>\n",
-        esc(crate::verdict::CONVICTS_ONLY)
+        esc(gatehouse_conform_core::verdict::CONVICTS_ONLY)
     );
     md += &format!(
         "| any other answer field | safety | reported | {} |\n",
-        md_text(crate::verdict::CONVICTS_ONLY)
+        md_text(gatehouse_conform_core::verdict::CONVICTS_ONLY)
     );
     (s, md)
 }

@@ -1,4 +1,4 @@
-//! `gatehouse-conform docs`: the specification as a site a reviewer reads, after
+//! `gatehouse-conform docs` (the crate `gatehouse-conform-docs`): the specification as a site a reviewer reads, after
 //! CommonMark's spec (every example beside the paragraph it illustrates, with a stable
 //! anchor) and Bowtie's site (a page per implementation with each failing case).
 //!
@@ -11,6 +11,9 @@
 //! index and the search ([`index`]), the frame
 //! and assets ([`page`]), Markdown ([`markdown`]) and the check of what was written
 //! ([`verify`]).
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 mod cases;
 mod chapter;
@@ -29,9 +32,9 @@ use std::path::{Path, PathBuf};
 
 pub use error::DocsError;
 
-use crate::scenario::Scenario;
-use crate::spec::SpecIndex;
-use crate::trace::Trace;
+use gatehouse_conform_core::scenario::Scenario;
+use gatehouse_conform_core::spec::SpecIndex;
+use gatehouse_conform_core::trace::Trace;
 
 /// Everything the site is made from.
 pub struct Inputs<'a> {

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::error::DocsError;
-use crate::spec::SpecIndex;
+use gatehouse_conform_core::spec::SpecIndex;
 
 /// The problems of the site in `dir`, one line each (empty: complete).
 pub fn problems(dir: &Path, spec: &SpecIndex, labels: &[String]) -> Vec<String> {

@@ -61,7 +61,7 @@ pub enum VmError {
     },
     /// The vm-images directory was not found.
     #[error(transparent)]
-    Images(#[from] Box<crate::error::Error>),
+    Images(#[from] Box<gatehouse_conform_core::error::Error>),
     /// kernels.toml could not be read.
     #[error("cannot read {}: {source}", path.display())]
     ReadKernels {

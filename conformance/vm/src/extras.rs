@@ -237,7 +237,7 @@ mod tests {
     /// `vm-images/build.py copy-plan`: the directory entries (and modes) of the archive
     /// `--guest-copy` appends to the suite's image, for an image holding `image_dirs`.
     fn copy_plan(image_dirs: &[&Path], copies: &[String]) -> Result<serde_json::Value, String> {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vm-images/build.py");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vm-images/build.py");
         let mut cmd = std::process::Command::new("python3");
         cmd.arg(script).arg("copy-plan");
         for d in image_dirs {

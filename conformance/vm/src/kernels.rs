@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::error::VmError;
-use crate::scenario::{Scenario, Tier};
+use gatehouse_conform_core::scenario::{Scenario, Tier};
 
 /// The whole file.
 #[derive(Debug, Clone, Deserialize)]
@@ -59,8 +59,13 @@ impl Narrowed {
             return None;
         }
         let scenarios: Vec<(&str, Vec<String>)> = scenarios.into_iter().collect();
-        let picked =
-            crate::filter::select_all(&self.scenarios, &[], scenarios, |(id, _)| id).ok()?;
+        let picked = gatehouse_conform_core::filter::select_all(
+            &self.scenarios,
+            &[],
+            scenarios,
+            |(id, _)| id,
+        )
+        .ok()?;
         picked.iter().find_map(|(id, requirements)| {
             let pinned = requirements
                 .iter()
@@ -435,9 +440,10 @@ mod tests {
 
     #[test]
     fn the_shipped_narrowed_entries_leave_out_no_scenario_they_promise_to_keep() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let f = KernelsFile::load(&root.join("vm-images/kernels.toml")).unwrap();
-        let loaded = crate::scenario::load_dir(&root.join("scenarios"), None).unwrap();
+        let loaded =
+            gatehouse_conform_core::scenario::load_dir(&root.join("scenarios"), None).unwrap();
         assert!(f.narrowed.iter().any(|n| !n.unless_pins.is_empty()));
         let broken = f.broken_narrowing(&loaded.scenarios);
         assert!(broken.is_none(), "{broken:?}");
@@ -478,7 +484,7 @@ mod tests {
 
     #[test]
     fn the_shipped_file_loads_and_every_kernel_declares_an_abi() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vm-images/kernels.toml");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vm-images/kernels.toml");
         let f = KernelsFile::load(&path).unwrap();
         assert!(f.kernels.len() >= 9);
         assert!(f.matrix().unwrap().len() > f.kernels.len());

@@ -1,8 +1,13 @@
-//! `gatehouse-conform vm`: the same suite inside QEMU on the kernels of
-//! `vm-images/kernels.toml`, as root and as an unprivileged user, and the merged matrix
-//! report. Images come from `vm-images/build.py` (fetched and cached by content); this
-//! module plans the guests, boots them a few at a time, and reports. It never links the
-//! reference either: inside the guest the ordinary `run` talks to `gatehouse adapter`.
+//! `gatehouse-conform vm` (the crate `gatehouse-conform-vm`): the same suite inside QEMU
+//! on the kernels of `vm-images/kernels.toml`, as root and as an unprivileged user, and
+//! the merged matrix report. Images come from `vm-images/build.py` (fetched and cached by
+//! content); this crate plans the guests, boots them a few at a time, and reports. It
+//! never links the reference either: inside the guest the ordinary `run` talks to
+//! `gatehouse adapter`. It is reached from the binary's `vm` subcommand, which hands it
+//! `run`'s argument parser to check the options meant for the guests' runs.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 mod error;
 mod extras;
@@ -23,7 +28,7 @@ pub use guest::Users;
 use guest::{Boot, GuestResult, Watch};
 use kernels::{GuestPlan, KernelsFile, BASE};
 
-use crate::{exit, locate};
+use gatehouse_conform_core::{exit, locate};
 
 /// The `vm` command's arguments.
 #[derive(Debug, clap::Args)]
@@ -137,10 +142,12 @@ pub fn main(
     // The scenarios are read once: for the `[[narrowed]]` entries' check before any boot
     // and for the counts of what guests leave out; `None` when they cannot be read here
     // (the report then names what was left out without a count).
-    let scenarios =
-        crate::scenario::load_dir(&images.parent().unwrap_or(&images).join("scenarios"), None)
-            .ok()
-            .map(|l| l.scenarios);
+    let scenarios = gatehouse_conform_core::scenario::load_dir(
+        &images.parent().unwrap_or(&images).join("scenarios"),
+        None,
+    )
+    .ok()
+    .map(|l| l.scenarios);
     check_narrowed(&file, &kernels_path, scenarios.as_deref())?;
     let mut plans: Vec<GuestPlan> = if args.all {
         file.matrix()?
@@ -309,7 +316,7 @@ pub fn main(
 fn check_narrowed(
     file: &KernelsFile,
     path: &Path,
-    scenarios: Option<&[crate::scenario::Scenario]>,
+    scenarios: Option<&[gatehouse_conform_core::scenario::Scenario]>,
 ) -> Result<(), VmError> {
     let bad = |n: &kernels::Narrowed, why: String| VmError::BadNarrowed {
         path: path.to_path_buf(),
@@ -332,8 +339,11 @@ fn check_narrowed(
 }
 
 /// How many of `scenarios` a `[[narrowed]]` entry's patterns select.
-fn narrowed_count(scenarios: &[crate::scenario::Scenario], n: &kernels::Narrowed) -> Option<usize> {
-    crate::filter::select_all(&n.scenarios, &[], scenarios.iter().collect(), |s| {
+fn narrowed_count(
+    scenarios: &[gatehouse_conform_core::scenario::Scenario],
+    n: &kernels::Narrowed,
+) -> Option<usize> {
+    gatehouse_conform_core::filter::select_all(&n.scenarios, &[], scenarios.iter().collect(), |s| {
         s.id.as_str()
     })
     .ok()
@@ -343,7 +353,7 @@ fn narrowed_count(scenarios: &[crate::scenario::Scenario], n: &kernels::Narrowed
 /// How many scenarios of the decision tier the run options select: what a guest that runs
 /// the enforcement tier only leaves to the host.
 fn decision_tier_count(
-    scenarios: &[crate::scenario::Scenario],
+    scenarios: &[gatehouse_conform_core::scenario::Scenario],
     run_args: &[String],
 ) -> Option<usize> {
     let (mut filters, mut excludes) = (Vec::new(), Vec::new());
@@ -362,14 +372,17 @@ fn decision_tier_count(
             into.push(v);
         }
     }
-    let picked = crate::filter::select_all(&filters, &excludes, scenarios.iter().collect(), |s| {
-        s.id.as_str()
-    })
+    let picked = gatehouse_conform_core::filter::select_all(
+        &filters,
+        &excludes,
+        scenarios.iter().collect(),
+        |s| s.id.as_str(),
+    )
     .ok()?;
     Some(
         picked
             .iter()
-            .filter(|s| s.tier == crate::scenario::Tier::Decision)
+            .filter(|s| s.tier == gatehouse_conform_core::scenario::Tier::Decision)
             .count(),
     )
 }

@@ -433,7 +433,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::vm::kernels::GuestPlan;
+    use crate::kernels::GuestPlan;
 
     fn plan() -> GuestPlan {
         GuestPlan {

@@ -111,6 +111,18 @@ macro_rules! wire_as_is {
 
 wire_as_is!(bool, u32, u64);
 
+/// The part of a control's `open` setup its fields do not send as they are (fields marked
+/// `=> custom`), implemented in the control's `wire.rs`.
+pub trait CustomWire {
+    /// Adds the custom fields of `self` to `out`.
+    fn custom_wire(
+        &self,
+        dirs: &crate::protocol::SessionDirs,
+        sub: &dyn Fn(&str) -> String,
+        out: &mut serde_json::Map<String, serde_json::Value>,
+    );
+}
+
 /// Declares a control's `[setup]` fields once, in its `model.rs`:
 ///
 /// ```text
@@ -134,18 +146,6 @@ wire_as_is!(bool, u32, u64);
 /// [`CustomWire`] in the control's `wire.rs`, so that the model never imports its wire). A
 /// `@ctx = path;` hook (`fn(&Setup, &mut Ctx)`) tells the judges what the fields mean
 /// to them. Writes `SetupPatch`, `Setup` and `SETUP_KEYS` into the calling module.
-/// The part of a control's `open` setup its fields do not send as they are (fields marked
-/// `=> custom`), implemented in the control's `wire.rs`.
-pub trait CustomWire {
-    /// Adds the custom fields of `self` to `out`.
-    fn custom_wire(
-        &self,
-        dirs: &crate::protocol::SessionDirs,
-        sub: &dyn Fn(&str) -> String,
-        out: &mut serde_json::Map<String, serde_json::Value>,
-    );
-}
-
 #[macro_export]
 macro_rules! setup {
     (@resolved $t:ty) => { Option<$t> };

@@ -128,7 +128,7 @@ pub struct Bait {
     /// The contents of the planted home key.
     pub home_secret: String,
     /// The key planted in the implementation's session keyring (Linux, with python3).
-    pub keyring: Option<crate::keyring::Keyring>,
+    pub keyring: Option<crate::observe::keyring::Keyring>,
 }
 
 impl Bait {

@@ -18,7 +18,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use crate::client::ImplCommand;
+use crate::protocol::client::ImplCommand;
 
 /// The helper script, written beside the status file.
 const SCRIPT: &str = include_str!("keyring.py");

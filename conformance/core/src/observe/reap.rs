@@ -128,7 +128,12 @@ mod tests {
         // tests share one process, it would kill the children of the tests beside it
         // (fixture::resources's runner process). Alone in a process of its own, as
         // nextest runs every test.
-        let name = "reap::tests::a_daemon_that_left_its_session_is_found_and_killed";
+        // The test's name as the harness knows it: its module path without the crate's.
+        let path = concat!(
+            module_path!(),
+            "::a_daemon_that_left_its_session_is_found_and_killed"
+        );
+        let name = path.split_once("::").map_or(path, |(_, rest)| rest);
         if std::env::var_os("NEXTEST").is_none()
             && std::env::var_os("GATEHOUSE_REAP_ALONE").is_none()
         {

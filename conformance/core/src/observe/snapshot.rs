@@ -224,7 +224,7 @@ pub fn xattrs(path: &Path) -> BTreeMap<Vec<u8>, Vec<u8>> {
 
 // The tests' one way to skip (xtask/src/skip.rs), counted by `cargo xtask test`.
 #[cfg(test)]
-#[path = "../../xtask/src/skip.rs"]
+#[path = "../../../../xtask/src/skip.rs"]
 mod test_skip;
 
 #[cfg(test)]

@@ -4,6 +4,10 @@
 //! its own `wire` module (`crate::controls`); `spec/protocol.schema.json` is the
 //! machine-readable form both sides are tested against. Answers to steps are kept as JSON
 //! objects so that a wrong shape is judged as a mismatch, never a parse failure.
+//!
+//! [`client`] holds the connection that carries the conversation.
+
+pub mod client;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -19,7 +19,7 @@ use crate::record::{
 use crate::verdict::Level;
 
 /// The formats a run can be rendered in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// Failures in detail, per-requirement summary, totals.
     Human,

@@ -11,8 +11,8 @@ use std::time::Duration;
 use rstest::rstest;
 
 use super::{assemble, render, Format};
-use crate::bait::Bait;
-use crate::client::{Client, ImplCommand};
+use crate::observe::bait::Bait;
+use crate::protocol::client::{Client, ImplCommand};
 use crate::record::{RunRecord, RunnerInfo};
 use crate::runner;
 use crate::scenario::load_file;
@@ -68,7 +68,10 @@ decide = "ls"
 expect = { decision = "allow", route = "auto_safe", reason = "auto_safe" }
 "#;
 
+/// The fake as the reports name it (the snapshots), as from `conformance/`.
 const FAKE: &str = "python3 tests/fakes/allow_all.py";
+/// The same fake as started from this crate's directory, where the tests run.
+const FAKE_HERE: &str = "python3 ../tests/fakes/allow_all.py";
 
 /// The spec the fixed runs cite: one chapter, four requirements.
 const CHAPTER: &str = "# Test gate\n\n\
@@ -88,7 +91,7 @@ fn run_of(scenarios: &[(&str, &str)]) -> RunRecord {
         .collect();
     let bait = Bait::generate();
     let mut client = Client::start(
-        ImplCommand::parse(FAKE),
+        ImplCommand::parse(FAKE_HERE),
         Duration::from_secs(10),
         bait.env.clone(),
         None,
