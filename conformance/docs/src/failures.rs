@@ -4,7 +4,7 @@
 //! differences counted per field. And the few words a scenario's pill says: which
 //! verdict failed and on which check (`safety: no_bait`).
 //!
-//! The runner's own reports (`conformance/src/report/`) group the same way; this is the
+//! The runner's own reports (`conformance/core/src/report/`) group the same way; this is the
 //! site's reading of a canonical JSON report, kept apart so that the site reads reports
 //! of older runners too.
 

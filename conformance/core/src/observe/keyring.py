@@ -1,4 +1,4 @@
-# The runner's keyring bait (conformance/src/keyring.rs), Linux only. Two modes:
+# The runner's keyring bait (conformance/core/src/observe/keyring.rs), Linux only. Two modes:
 #   plant NAME PAYLOAD STATUS -- ARGV...   join (or make) the session keyring NAME, let the
 #       same user search and read it, put the user key `gatehouse-bait` holding PAYLOAD in
 #       it, write "planted RING KEY" (or "error WHY") to STATUS, then exec ARGV: the
