@@ -15,12 +15,13 @@
 //! left-over processes) and `check` judges with it, [`runner`] walks the scenarios,
 //! [`record`] and [`report`] keep and render the results, [`expectations`] compares them
 //! with known failures, [`spec`], [`untestable`] and [`trace`] join the spec and the
-//! scenarios.
+//! scenarios; [`commands`] are `run`, `trace` and `lint` as the binary calls them.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub(crate) mod check;
+pub mod commands;
 pub(crate) mod controls;
 pub mod error;
 pub mod events;

@@ -8,6 +8,10 @@ use std::path::PathBuf;
 /// Why the site could not be built or does not hold what it must.
 #[derive(Debug, thiserror::Error)]
 pub enum DocsError {
+    /// The suite could not be found or read, or the site's directory could not be made:
+    /// the runner's own errors.
+    #[error(transparent)]
+    Runner(#[from] gatehouse_conform_core::error::Error),
     /// A file of the inputs could not be read.
     #[error("cannot read {}: {source}", path.display())]
     Read {

@@ -1,6 +1,7 @@
-//! `gatehouse-conform docs` (the crate `gatehouse-conform-docs`): the specification as a site a reviewer reads, after
-//! CommonMark's spec (every example beside the paragraph it illustrates, with a stable
-//! anchor) and Bowtie's site (a page per implementation with each failing case).
+//! `gatehouse-conform docs` (the crate `gatehouse-conform-docs`): the specification as a
+//! site a reviewer reads, after CommonMark's spec (every example beside the paragraph it
+//! illustrates, with a stable anchor) and Bowtie's site (a page per implementation with
+//! each failing case).
 //!
 //! The inputs are `spec/` (the chapters, `untestable.toml`), `scenarios/` and the
 //! canonical JSON reports; the output is a static site (HTML, one style sheet, a small
@@ -8,15 +9,16 @@
 //! under `md/`. Each concern has its module: the reports ([`reports`]), a scenario read as
 //! a person reads it ([`cases`]), a chapter with its cases ([`chapter`]), a page per
 //! implementation ([`implementations`]) with its failures grouped ([`failures`]), the
-//! index and the search ([`index`]), the frame
-//! and assets ([`page`]), Markdown ([`markdown`]) and the check of what was written
-//! ([`verify`]).
+//! index and the search ([`index`]), a scenario's pill ([`pill`]), the frame and assets
+//! ([`page`]), Markdown ([`markdown`]) and the check of what was written ([`verify`]);
+//! the command as the binary calls it ([`command`]).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod cases;
 mod chapter;
+pub mod command;
 mod error;
 mod failures;
 mod implementations;
@@ -24,7 +26,7 @@ mod index;
 mod markdown;
 mod page;
 mod pill;
-pub mod reports;
+mod reports;
 mod verify;
 
 use std::collections::BTreeMap;
