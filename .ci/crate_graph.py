@@ -27,7 +27,7 @@ END = "<!-- crate graph: end -->"
 # with the plane's scrubbed environment, while nothing of the fence, the plane or the proxy
 # asks a decision module; it builds on confinement for the protected paths.
 FLOORS = ["kernel", "approval", "confinement", "execution", "decisions", "reference", "runner",
-          "tools"]
+          "runner tools", "runner binary", "tools"]
 SAME_FLOOR = {"tools"}
 
 

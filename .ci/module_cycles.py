@@ -2,8 +2,9 @@
 """Fails when two parts of a crate import each other.
 
 For every crate root under reference/src, reference/{sys,confine,fence,gate,policy}/src,
-conformance/src and benches/src (lib.rs, main.rs, bin/*.rs), the module tree is read from
-its `mod NAME;` and `mod NAME { ... }` declarations. Each file (and each inline module) is
+conformance/src, conformance/{core,vm,docs}/src and benches/src (lib.rs, main.rs,
+bin/*.rs), the module tree is read from its `mod NAME;` and `mod NAME { ... }`
+declarations. Each file (and each inline module) is
 a module. Its references are the paths `crate::a::b`, `super::x`, `self::x`, a child
 module's name (`child::x`), and every leaf of its `use` trees. A path is resolved to the
 deepest module it names; a name a module imports (`use child::Name`, `pub use ...`) is
@@ -28,7 +29,8 @@ from typing import Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DIRS = ["reference/src", "reference/sys/src", "reference/confine/src", "reference/fence/src",
-                "reference/gate/src", "reference/policy/src", "conformance/src", "benches/src"]
+                "reference/gate/src", "reference/policy/src", "conformance/src",
+                "conformance/core/src", "conformance/vm/src", "conformance/docs/src", "benches/src"]
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 

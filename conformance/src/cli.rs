@@ -1,23 +1,19 @@
-//! The command line (`clap`): `run`, `trace`, `lint` and `docs`, each parsed, turned into a
-//! configuration, and executed; every path returns one of the codes in [`crate::exit`].
+//! The command line (`clap`): `run`, `trace`, `lint`, `docs` and `vm`, each parsed and
+//! turned into the options of its command in the library
+//! (`gatehouse_conform_core::commands`) or its crate (`gatehouse-conform-docs`,
+//! `gatehouse-conform-vm`), which does the work; every path returns one of the codes in
+//! [`exit`]. It decides nothing.
 
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::bait::Bait;
-use crate::client::{Client, ImplCommand};
-use crate::error::Error;
-use crate::events::{Event, Reporter};
-use crate::expectations::Expectations;
-use crate::protocol::PROTOCOL_VERSION;
-use crate::record::{InvalidFile, RunnerInfo};
-use crate::report::{self, Format, Progress};
-use crate::scenario::{self, ScenarioError};
-use crate::verdict::Level;
-use crate::{exit, filter, locate, runner, spec, trace, untestable};
+use gatehouse_conform_core::commands::{self, run::RunOptions};
+use gatehouse_conform_core::report::Format;
+use gatehouse_conform_core::verdict::Level;
+use gatehouse_conform_core::{exit, record, scenario};
+use gatehouse_conform_docs::command::DocsOptions;
+use gatehouse_conform_vm::VmArgs;
 
 /// The Gatehouse conformance runner.
 #[derive(Debug, Parser)]
@@ -38,7 +34,7 @@ enum Command {
     /// Render the spec, its cases and the reports as a static site (and Markdown).
     Docs(DocsArgs),
     /// Run the suite inside QEMU guests on the kernels of vm-images/kernels.toml.
-    Vm(crate::vm::VmArgs),
+    Vm(VmArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -72,7 +68,7 @@ struct RunArgs {
     tier: Option<TierArg>,
     /// The report format written to stdout or --out.
     #[arg(long, value_enum, default_value = "human")]
-    format: Format,
+    format: FormatArg,
     /// Write the report there instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -121,6 +117,30 @@ struct RunArgs {
     update_expectations: Option<PathBuf>,
     #[command(flatten)]
     dirs: Dirs,
+}
+
+/// `--format`: the report formats ([`Format`]) by their names on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// Failures in detail, per-requirement summary, totals.
+    Human,
+    /// The canonical JSON document.
+    Json,
+    /// JUnit XML: one testsuite per scenario folder, one testcase per scenario.
+    Junit,
+    /// A Markdown table.
+    Markdown,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Human => Format::Human,
+            FormatArg::Json => Format::Json,
+            FormatArg::Junit => Format::Junit,
+            FormatArg::Markdown => Format::Markdown,
+        }
+    }
 }
 
 /// `--level`.
@@ -195,14 +215,19 @@ struct TraceArgs {
 /// Parses the arguments, runs the command, returns the exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
-    // The `vm` command's errors are its own (`VmError`), kept apart so that `error`
-    // does not import `vm`, which imports it.
+    // Each command's errors are its crate's (`Error`, `DocsError`, `VmError`): the
+    // library's `Error` knows neither tool, which are built on it.
     let result: Result<i32, Box<dyn std::error::Error>> = match cli.command {
-        Command::Run(args) => run(args).map_err(Into::into),
-        Command::Trace(args) => trace_cmd(args).map_err(Into::into),
-        Command::Lint(dirs) => lint(dirs).map_err(Into::into),
-        Command::Docs(args) => docs_cmd(args).map_err(Into::into),
-        Command::Vm(args) => crate::vm::main(args, check_run_args).map_err(Into::into),
+        Command::Run(args) => commands::run::run(args.into()).map_err(Into::into),
+        Command::Trace(args) => {
+            commands::trace_cmd(&args.dirs.into(), args.format == TraceFormat::Json)
+                .map_err(Into::into)
+        }
+        Command::Lint(dirs) => commands::lint(&dirs.into()).map_err(Into::into),
+        Command::Docs(args) => {
+            gatehouse_conform_docs::command::docs(&args.into()).map_err(Into::into)
+        }
+        Command::Vm(args) => gatehouse_conform_vm::main(args, check_run_args).map_err(Into::into),
     };
     match result {
         Ok(code) => code,
@@ -222,449 +247,66 @@ fn check_run_args(args: &[String]) -> Result<(), clap::Error> {
     Cli::try_parse_from(argv).map(|_| ())
 }
 
-fn dirs(d: &Dirs) -> Result<(PathBuf, PathBuf), Error> {
-    let scenarios = locate::dir(d.scenarios.as_deref(), "scenarios", "--scenarios")?;
-    let spec = locate::dir(d.spec.as_deref(), "spec", "--spec")?;
-    Ok((scenarios, spec))
-}
-
-fn load_spec(dir: &Path) -> Result<spec::SpecIndex, Error> {
-    spec::load_dir(dir).map_err(|source| Error::ReadDir {
-        what: "spec",
-        dir: dir.to_path_buf(),
-        source,
-    })
-}
-
-fn load_scenarios(
-    dir: &Path,
-    ids: Option<&std::collections::BTreeSet<String>>,
-) -> Result<scenario::LoadReport, Error> {
-    scenario::load_dir(dir, ids).map_err(|source| Error::ReadDir {
-        what: "scenarios",
-        dir: dir.to_path_buf(),
-        source,
-    })
-}
-
-fn print_errors(errors: &[ScenarioError]) {
-    for e in errors {
-        eprintln!("{e}");
-    }
-}
-
-fn run(args: RunArgs) -> Result<i32, Error> {
-    if !(args.step_timeout.is_finite() && args.step_timeout > 0.0) {
-        return Err(Error::StepTimeout(args.step_timeout));
-    }
-    let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
-    let spec = load_spec(&spec_dir)?;
-    let loaded = load_scenarios(&scenario_dir, Some(&spec.citable()))?;
-    let suite = crate::identity::of(&scenario_dir, &spec_dir)?;
-    print_errors(&loaded.errors);
-    let known: std::collections::BTreeSet<String> =
-        loaded.scenarios.iter().map(|s| s.id.clone()).collect();
-    let expectations = args
-        .expectations
-        .as_deref()
-        .map(Expectations::load)
-        .transpose()?;
-    let mut selected =
-        filter::select_all(&args.filter, &args.exclude, loaded.scenarios, |s| &s.id)?;
-    if let Some(tier) = args.tier {
-        selected.retain(|s| s.tier == scenario::Tier::from(tier));
-        if selected.is_empty() {
-            // The name as the flag took it.
-            let name = tier.to_possible_value().map(|v| v.get_name().to_string());
-            return Err(Error::EmptyTier(name.unwrap_or_default()));
+impl From<Dirs> for commands::Dirs {
+    fn from(d: Dirs) -> Self {
+        commands::Dirs {
+            scenarios: d.scenarios,
+            spec: d.spec,
         }
     }
-    let command = match &args.implementation {
-        Some(cmd) => ImplCommand::parse(cmd),
-        None => locate::reference()?,
-    };
-    // The run's time is the suite's: it starts once the reference is built.
-    let started = Instant::now();
-    let mut bait = Bait::generate();
-    bait.keyring = crate::keyring::Keyring::new(&crate::bait::token());
-    let wire_log = match &args.record_wire {
-        Some(path) => Some(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|source| Error::Write {
-                    path: path.clone(),
-                    source,
-                })?,
-        ),
-        None => None,
-    };
-    let mut env = bait.env.clone();
-    env.extend(
-        crate::bait::ORDINARY_ENV
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string())),
-    );
-    // Started in a session keyring holding the keyring bait, where one can be planted.
-    let spawned = bait
-        .keyring
-        .as_ref()
-        .map_or_else(|| command.clone(), |k| k.wrap(&command));
-    // Whatever the implementation starts stays the runner's to end (PROTO-OBSERVE-5).
-    let adopted = crate::reap::adopt_orphans();
-    let started_client = Client::start(
-        spawned,
-        Duration::from_secs_f64(args.step_timeout),
-        env,
-        wire_log,
-    );
-    if started_client.is_err() {
-        if let Some(k) = &bait.keyring {
-            k.remove();
-        }
-    }
-    let mut client = started_client.map_err(|source| Error::Start {
-        command: command.display(),
-        source,
-    })?;
-    // `Client::start` returns a client only once it has said hello (`ensure_running`).
-    #[allow(clippy::expect_used)]
-    let hello = client
-        .hello()
-        .cloned()
-        .expect("started clients have said hello");
-    if let Some(m) = environment_differs(&args, &hello.environment) {
-        client.shutdown();
-        eprintln!("gatehouse-conform: {m}");
-        return Ok(exit::FAILURE);
-    }
-    let style = report::progress_style(
-        std::io::stderr().is_terminal(),
-        std::env::var_os("CI").as_deref(),
-        args.quiet,
-    );
-    let mut progress = Progress::new(std::io::stderr(), style);
-    let reporter: &mut dyn Reporter = &mut progress;
-    reporter.event(&Event::RunStarted {
-        environment: &hello,
-        total: selected.len(),
-    });
-    let records = runner::run(
-        &mut client,
-        &selected,
-        std::env::consts::OS,
-        &bait,
-        &mut [&mut *reporter],
-    );
-    client.shutdown();
-    if let Some(k) = &bait.keyring {
-        k.remove();
-    }
-    // Nothing the implementation started outlives its run, so nothing can touch a report.
-    let killed = crate::reap::kill_descendants();
-    if killed > 0 {
-        eprintln!("gatehouse-conform: killed {killed} process(es) the implementation left running");
-    }
-    if !adopted {
-        eprintln!(
-            "gatehouse-conform: this host offers no child subreaper; a process the implementation detaches may outlive the run"
-        );
-    }
-    let info = RunnerInfo {
-        name: "gatehouse-conform".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        protocol: PROTOCOL_VERSION.into(),
-        implementation: command.display(),
-        impl_arg: args.implementation.clone(),
-        invocation: crate::record::rerun_invocation(
-            std::env::current_exe()
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or_else(|_| "gatehouse-conform".into()),
-            std::env::args().skip(1),
-        ),
-        suite,
-        host_os: std::env::consts::OS.into(),
-        duration_ms: started.elapsed().as_millis() as u64,
-    };
-    let invalid = loaded
-        .errors
-        .iter()
-        .map(|e| InvalidFile {
-            message: e.to_string(),
-        })
-        .collect();
-    let suite_hash = info.suite.hash.clone();
-    let mut record = report::assemble(info, hello, records, invalid);
-    report::describe(&mut record, &spec);
-    record.level = match args.level {
-        LevelArg::Safety => Level::Safety,
-        LevelArg::Exactness => Level::Exactness,
-    };
-    // For an expectations entry's `when`.
-    let root = rustix::process::geteuid().is_root();
-    if let (Some(e), Some(path)) = (&expectations, &args.expectations) {
-        let shown = path.display().to_string();
-        let c = e.compare(&shown, &suite_hash, &record.scenarios, &known, root);
-        if let Some(w) = c.suite.warning(&shown) {
-            eprintln!("gatehouse-conform: {w}");
-        }
-        record.expectations = Some(c);
-    }
-    if let Some(path) = &args.update_expectations {
-        let base = match (path.exists(), &expectations) {
-            (true, _) => Expectations::load(path)?,
-            (false, Some(e)) => e.clone(),
-            (false, None) => Expectations::default(),
-        };
-        let new = base.updated(&suite_hash, &record.scenarios, &known, root);
-        write(path, &new.render())?;
-        // The run ends as it would with the file it wrote: judged against it.
-        let shown = path.display().to_string();
-        record.expectations =
-            Some(new.compare(&shown, &suite_hash, &record.scenarios, &known, root));
-    }
-    reporter.event(&Event::RunFinished { record: &record });
-    let mut written = Vec::new();
-    if let Some(path) = &args.json_out {
-        let text = report::render(&record, Format::Json, args.verbose);
-        write(path, &text)?;
-        written.push((path.clone(), text));
-    }
-    if let Some(path) = &args.junit_out {
-        let text = report::render(&record, Format::Junit, args.verbose);
-        write(path, &text)?;
-        written.push((path.clone(), text));
-    }
-    let text = report::render(&record, args.format, args.verbose);
-    match &args.out {
-        Some(path) => {
-            write(path, &text)?;
-            written.push((path.clone(), text));
-        }
-        None => print!("{text}"),
-    }
-    // Each report's hash beside the summary: a CI log pins what was published.
-    for (path, text) in &written {
-        eprintln!(
-            "gatehouse-conform: report {} sha256:{}",
-            path.display(),
-            crate::identity::sha256_hex(text.as_bytes())
-        );
-    }
-    Ok(if record.success() {
-        exit::SUCCESS
-    } else {
-        exit::FAILURE
-    })
 }
 
-/// The `--expect-*` flags against the environment of the `hello` answer.
-fn environment_differs(args: &RunArgs, env: &serde_json::Value) -> Option<String> {
-    if let Some(want) = args.expect_landlock_abi {
-        let got = env.get("landlock_abi").and_then(serde_json::Value::as_i64);
-        if got.unwrap_or(0) != want {
-            return Some(format!(
-                "--expect-landlock-abi {want}: the implementation declares landlock_abi {}; refusing to run (scenarios would be skipped or judged on another kernel than expected)",
-                got.map_or_else(|| "null".to_string(), |g| g.to_string())
-            ));
+impl From<LevelArg> for Level {
+    fn from(l: LevelArg) -> Self {
+        match l {
+            LevelArg::Safety => Level::Safety,
+            LevelArg::Exactness => Level::Exactness,
         }
     }
-    if let Some(want) = &args.expect_fence_backend {
-        let got = env
-            .get("fence_backend")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("none");
-        if got != want {
-            return Some(format!(
-                "--expect-fence-backend {want}: the implementation declares fence_backend {got}; refusing to run"
-            ));
+}
+
+impl From<RunArgs> for RunOptions {
+    fn from(a: RunArgs) -> Self {
+        RunOptions {
+            implementation: a.implementation,
+            filter: a.filter,
+            exclude: a.exclude,
+            tier: a.tier.map(Into::into),
+            format: a.format.into(),
+            out: a.out,
+            json_out: a.json_out,
+            junit_out: a.junit_out,
+            step_timeout: a.step_timeout,
+            quiet: a.quiet,
+            verbose: a.verbose,
+            record_wire: a.record_wire,
+            expect_landlock_abi: a.expect_landlock_abi,
+            expect_fence_backend: a.expect_fence_backend,
+            level: a.level.into(),
+            expectations: a.expectations,
+            update_expectations: a.update_expectations,
+            dirs: a.dirs.into(),
+            version: env!("CARGO_PKG_VERSION"),
+            invocation: record::rerun_invocation(
+                std::env::current_exe()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_else(|_| "gatehouse-conform".into()),
+                std::env::args().skip(1),
+            ),
         }
     }
-    None
 }
 
-/// Writes `text` to `path` atomically: a file beside it, renamed over it, so that no
-/// reader ever sees half a report.
-fn write(path: &Path, text: &str) -> Result<(), Error> {
-    let err = |source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".report-")
-        .tempfile_in(&dir)
-        .map_err(err)?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(err)?;
-    // A report is for reading: not the private mode a temporary file is made with.
-    std::fs::set_permissions(
-        tmp.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o644),
-    )
-    .map_err(err)?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
-}
-
-fn trace_of(
-    spec_dir: &Path,
-    spec: &spec::SpecIndex,
-    loaded: &scenario::LoadReport,
-) -> trace::Trace {
-    let (untestable, untestable_errors) = match untestable::load(&spec_dir.join("untestable.toml"))
-    {
-        Ok(u) => (u, Vec::new()),
-        Err(e) => (Vec::new(), e),
-    };
-    let spec_display = spec_dir.display().to_string();
-    trace::trace(&trace::Inputs {
-        spec,
-        spec_dir: &spec_display,
-        scenarios: &loaded.scenarios,
-        scenario_errors: &loaded.errors,
-        untestable: &untestable,
-        untestable_errors: &untestable_errors,
-    })
-}
-
-fn docs_cmd(args: DocsArgs) -> Result<i32, Error> {
-    use crate::docs::{self, reports};
-    let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
-    let spec = load_spec(&spec_dir)?;
-    let loaded = load_scenarios(&scenario_dir, Some(&spec.citable()))?;
-    print_errors(&loaded.errors);
-    let t = trace_of(&spec_dir, &spec, &loaded);
-    let root = scenario_dir
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let published =
-        std::fs::read_to_string(root.join("docs/implementations.md")).unwrap_or_default();
-    let table = reports::table_columns(&published);
-    let agent_columns = reports::agent_columns(&published);
-    let given = args
-        .report
-        .iter()
-        .map(|a| reports::parse_arg(a))
-        .collect::<Result<Vec<_>, _>>()?;
-    for arg in &args.report_sha256 {
-        let bad = || crate::docs::DocsError::HashArg(arg.clone());
-        let (label, want) = arg.split_once('=').ok_or_else(bad)?;
-        let want = want.trim_start_matches("sha256:").to_ascii_lowercase();
-        if want.len() != 64 || !want.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(bad().into());
-        }
-        let (_, path) = given.iter().find(|(l, _)| l == label).ok_or_else(bad)?;
-        let bytes = std::fs::read(path).map_err(|source| crate::docs::DocsError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        let got = crate::identity::sha256_hex(&bytes);
-        if got != want {
-            return Err(crate::docs::DocsError::HashMismatch {
-                label: label.to_string(),
-                path: path.clone(),
-                want,
-                got,
-            }
-            .into());
+impl From<DocsArgs> for DocsOptions {
+    fn from(a: DocsArgs) -> Self {
+        DocsOptions {
+            out: a.out,
+            report: a.report,
+            report_sha256: a.report_sha256,
+            peers: a.peers,
+            agents: a.agents,
+            source_url: a.source_url,
+            dirs: a.dirs.into(),
         }
     }
-    let peers = args.peers.clone().or_else(|| {
-        let d = root.join("reports/peers");
-        d.is_dir().then_some(d)
-    });
-    let agents = args.agents.clone().or_else(|| {
-        let d = root.join("reports/agents");
-        d.is_dir().then_some(d)
-    });
-    let kept = std::fs::read_to_string(root.join("docs/reports/README.md")).unwrap_or_default();
-    let impls = reports::gather(
-        &root,
-        &table,
-        peers.as_deref(),
-        &agent_columns,
-        agents.as_deref(),
-        &reports::kept_table(&kept),
-        &given,
-    )?;
-    std::fs::create_dir_all(&args.out).map_err(|source| Error::Write {
-        path: args.out.clone(),
-        source,
-    })?;
-    let site = docs::build(
-        &docs::Inputs {
-            root: &root,
-            spec_dir: &spec_dir,
-            spec: &spec,
-            scenarios: &loaded.scenarios,
-            scenario_dir: &scenario_dir,
-            trace: &t,
-            impls: &impls,
-            source_url: args.source_url.as_deref(),
-        },
-        &args.out,
-    )?;
-    site.write(&args.out)?;
-    docs::check(&args.out, &spec, &impls)?;
-    let reported = impls.reported().count();
-    println!(
-        "docs: {} file(s), {:.1} MB, in {}: {} chapter(s), {} scenario(s), {} implementation(s) ({} with a report)",
-        site.files.len(),
-        site.bytes() as f64 / 1e6,
-        args.out.display(),
-        spec.chapters.len(),
-        loaded.scenarios.len(),
-        impls.columns.len(),
-        reported
-    );
-    Ok(if loaded.errors.is_empty() {
-        exit::SUCCESS
-    } else {
-        exit::FAILURE
-    })
-}
-
-fn trace_cmd(args: TraceArgs) -> Result<i32, Error> {
-    let (scenario_dir, spec_dir) = dirs(&args.dirs)?;
-    let spec = load_spec(&spec_dir)?;
-    let loaded = load_scenarios(&scenario_dir, None)?;
-    let t = trace_of(&spec_dir, &spec, &loaded);
-    match args.format {
-        TraceFormat::Human => print!("{}", trace::render_human(&t)),
-        TraceFormat::Json => {
-            // serde_json fails only on a map key that is not a string or a hand-written
-            // `Serialize` that errs: the trace's derived fields have neither.
-            #[allow(clippy::expect_used)]
-            let json = serde_json::to_string_pretty(&t).expect("the trace serializes");
-            println!("{json}");
-        }
-    }
-    Ok(if t.violations.is_empty() {
-        exit::SUCCESS
-    } else {
-        exit::FAILURE
-    })
-}
-
-fn lint(d: Dirs) -> Result<i32, Error> {
-    let (scenario_dir, spec_dir) = dirs(&d)?;
-    let spec = load_spec(&spec_dir)?;
-    let loaded = load_scenarios(&scenario_dir, Some(&spec.citable()))?;
-    for e in &loaded.errors {
-        println!("{e}");
-    }
-    println!(
-        "{} scenario file(s) valid, {} problem(s)",
-        loaded.scenarios.len(),
-        loaded.errors.len()
-    );
-    Ok(if loaded.errors.is_empty() {
-        exit::SUCCESS
-    } else {
-        exit::FAILURE
-    })
 }

@@ -3,41 +3,16 @@
 //! It drives any implementation through the adapter protocol (`spec/adapter-protocol.md`),
 //! judges the scenarios in `scenarios/` and reports. It never links the reference library:
 //! it speaks the protocol only, exactly as a third party would.
+//!
+//! This binary is the command line only ([`cli`]): the runner is the library
+//! `gatehouse-conform-core` (`conformance/core`), the `vm` and `docs` commands are the
+//! crates `gatehouse-conform-vm` (`conformance/vm`) and `gatehouse-conform-docs`
+//! (`conformance/docs`).
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
-mod bait;
-mod check;
 mod cli;
-mod client;
-mod controls;
-mod docs;
-mod error;
-mod events;
-mod exit;
-mod expectations;
-mod filter;
-mod fixture;
-mod identity;
-mod judge;
-mod keyring;
-mod locate;
-mod protocol;
-mod reap;
-mod record;
-mod report;
-mod runner;
-mod scenario;
-#[cfg(test)]
-mod schema_tests;
-mod snapshot;
-mod spec;
-mod trace;
-mod untestable;
-mod verdict;
-mod vm;
-mod vocab;
-mod watch;
 
 fn main() {
     std::process::exit(cli::main());
