@@ -496,3 +496,56 @@ fn path_entries_the_jail_cannot_read_are_left_out_and_named() {
         assert!(err.contains(&named), "{what}: {err}");
     }
 }
+
+/// FENCE-ENV-13: a command whose only copy lies in a `PATH` entry the jail cannot read is
+/// not found (127), and one line names the entry and the flag that would show it. The
+/// twins: a command the jail can find, and a 127 of the command's own, get no such line.
+#[test]
+fn a_command_left_out_with_its_path_entry_is_named_with_the_flag_that_shows_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let c = Case::new();
+    let hidden_bin = c.p("outside/home/.cargo/bin");
+    std::fs::create_dir_all(&hidden_bin).unwrap();
+    let tool = hidden_bin.join("hidden-tool");
+    std::fs::write(&tool, "#!/bin/sh\necho hidden-tool-ran\n").unwrap();
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", hidden_bin.display());
+    let hint = format!(
+        "`hidden-tool` is in {dir}, a PATH entry the jail cannot read; `--ro {dir}` would make it visible read-only",
+        dir = hidden_bin.display()
+    );
+    for b in backends() {
+        let run = |argv: &[&str]| {
+            Command::new(BIN)
+                .arg("exec")
+                .arg("--workspace")
+                .arg(c.p("ws"))
+                .arg("--no-tty")
+                .arg("--")
+                .args(argv)
+                .env("GATEHOUSE_FENCE", b)
+                .env("XDG_CONFIG_HOME", c.p("config"))
+                .env("PATH", &path)
+                .env_remove(gatehouse::fence::plan::FAULT_ENV)
+                .output()
+                .unwrap()
+        };
+        let o = run(&["hidden-tool"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(127), "{b}: {out}{err}");
+        assert!(err.contains(&hint), "{b}: {err}");
+        // The twins: found in the jail; and a 127 of the command's own.
+        let o = run(&["true"]);
+        assert!(o.status.success(), "{b}: {:?}", text(&o));
+        assert!(
+            !text(&o).1.contains("a PATH entry the jail cannot read;"),
+            "{b}"
+        );
+        let o = run(&["sh", "-c", "exit 127"]);
+        assert_eq!(o.status.code(), Some(127), "{b}");
+        assert!(
+            !text(&o).1.contains("a PATH entry the jail cannot read;"),
+            "{b}"
+        );
+    }
+}

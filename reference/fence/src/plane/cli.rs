@@ -359,7 +359,42 @@ fn run_fenced(
         *host_scratch = Some(fence.policy().scratch.clone());
     }
     let (env, posture) = jail_env_and_posture(&fence, &asked)?;
-    run_in_jail(req, &fence, asked, env, posture)
+    let program = asked.argv.first().cloned().unwrap_or_default();
+    let jail_path = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    let dropped = posture.path_dropped.clone();
+    let code = run_in_jail(req, &fence, asked, env, posture)?;
+    if code == crate::exit::NOT_FOUND {
+        if let Some(hint) = not_found_hint(&program, &jail_path, &dropped) {
+            eprintln!("{hint}");
+        }
+    }
+    Ok(code)
+}
+
+/// A command not found in the jail because its only copy lies in a `PATH` entry the jail
+/// cannot read (FENCE-ENV-13): one line naming the entry and the flag that would show
+/// it. `None` when the name holds a `/`, when some entry the jail keeps has it (the 127
+/// is then the command's own), or when no dropped entry has it.
+pub(crate) fn not_found_hint(program: &str, jail_path: &str, dropped: &[String]) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    if program.is_empty() || program.contains('/') {
+        return None;
+    }
+    let runnable = |dir: &str| {
+        std::fs::metadata(std::path::Path::new(dir).join(program))
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if jail_path.split(':').any(|d| !d.is_empty() && runnable(d)) {
+        return None;
+    }
+    let dir = dropped.iter().find(|d| runnable(d))?;
+    Some(format!(
+        "gatehouse exec: `{program}` is in {dir}, a PATH entry the jail cannot read; `--ro {dir}` would make it visible read-only"
+    ))
 }
 
 /// Stages `fence-prepare` and `fence-prepared`: the policy (the workspaces and the extra
