@@ -97,6 +97,44 @@ impl<T: Wire> Wire for BTreeMap<String, T> {
     }
 }
 
+/// The part of [`crate::controls::ControlAction`] every control writes the same way, in
+/// its `impl`: its key lists (`ACTION_KEYS`, `EXPECT_KEYS`), its `Expect` type, and `parse`,
+/// `label` and `expect_keys` as its model module defines them. `forward_action!()` when
+/// the module's `parse` returns the action and its problems, `forward_action!(plain)`
+/// when it returns the action alone.
+#[macro_export]
+macro_rules! forward_action {
+    () => {
+        $crate::forward_action!(@common);
+        fn parse<'de, A: serde::de::MapAccess<'de>>(
+            key: &str,
+            map: &mut A,
+        ) -> Result<(Action, $crate::controls::Problems), A::Error> {
+            parse(key, map)
+        }
+    };
+    (plain) => {
+        $crate::forward_action!(@common);
+        fn parse<'de, A: serde::de::MapAccess<'de>>(
+            key: &str,
+            map: &mut A,
+        ) -> Result<(Action, $crate::controls::Problems), A::Error> {
+            Ok((parse(key, map)?, Vec::new()))
+        }
+    };
+    (@common) => {
+        const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
+        const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
+        type Expect = Expect;
+        fn label(&self) -> String {
+            Action::label(self)
+        }
+        fn expect_keys(&self) -> &'static [&'static str] {
+            Action::expect_keys(self)
+        }
+    };
+}
+
 /// Implements [`Wire`] for types sent as serialized, with no placeholder in them.
 #[macro_export]
 macro_rules! wire_as_is {

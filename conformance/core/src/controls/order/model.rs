@@ -385,21 +385,7 @@ pub fn json(v: &toml::Value) -> Value {
 }
 
 impl crate::controls::ControlAction for Action {
-    const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
-    const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
-    type Expect = Expect;
-    fn parse<'de, A: MapAccess<'de>>(
-        key: &str,
-        map: &mut A,
-    ) -> Result<(Action, crate::controls::Problems), A::Error> {
-        parse(key, map)
-    }
-    fn label(&self) -> String {
-        Action::label(self)
-    }
-    fn expect_keys(&self) -> &'static [&'static str] {
-        Action::expect_keys(self)
-    }
+    crate::forward_action!();
     fn capability(&self) -> Option<&'static str> {
         match self {
             Action::Act(_) => Some("fence"),

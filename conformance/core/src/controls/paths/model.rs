@@ -242,21 +242,7 @@ pub struct ExpectEntry {
 }
 
 impl crate::controls::ControlAction for Action {
-    const ACTION_KEYS: &'static [&'static str] = ACTION_KEYS;
-    const EXPECT_KEYS: &'static [&'static str] = EXPECT_KEYS;
-    type Expect = Expect;
-    fn parse<'de, A: MapAccess<'de>>(
-        key: &str,
-        map: &mut A,
-    ) -> Result<(Action, crate::controls::Problems), A::Error> {
-        Ok((parse(key, map)?, Vec::new()))
-    }
-    fn label(&self) -> String {
-        Action::label(self)
-    }
-    fn expect_keys(&self) -> &'static [&'static str] {
-        Action::expect_keys(self)
-    }
+    crate::forward_action!(plain);
     fn capability(&self) -> Option<&'static str> {
         Some("paths")
     }
