@@ -380,18 +380,21 @@ fn run_fenced(
 /// it. `None` when the name holds a `/`, when some entry the jail keeps has it (the 127
 /// is then the command's own), or when no dropped entry has it.
 pub(crate) fn not_found_hint(program: &str, jail_path: &str, dropped: &[String]) -> Option<String> {
-    use std::os::unix::fs::PermissionsExt;
+    use crate::fence::jail::program_candidates;
     if program.is_empty() || program.contains('/') {
         return None;
     }
-    let runnable = |dir: &str| {
-        std::fs::metadata(std::path::Path::new(dir).join(program))
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if jail_path.split(':').any(|d| !d.is_empty() && runnable(d)) {
+    if program_candidates(program, Some(jail_path))
+        .next()
+        .is_some()
+    {
         return None;
     }
-    let dir = dropped.iter().find(|d| runnable(d))?;
+    let dir = dropped.iter().find(|d| {
+        program_candidates(program, Some(d.as_str()))
+            .next()
+            .is_some()
+    })?;
     Some(format!(
         "gatehouse exec: `{program}` is in {dir}, a PATH entry the jail cannot read; `--ro {dir}` would make it visible read-only"
     ))

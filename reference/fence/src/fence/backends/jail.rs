@@ -1300,15 +1300,15 @@ fn find_program(name: &str, path: Option<&str>) -> PathBuf {
 /// Where `execvp(3)` would try to execute `name`: `name` itself when it holds a `/`, else
 /// each regular file of that name in `path` (default `/usr/local/bin:/usr/bin:/bin`) that
 /// this process may execute, in order. Shared by the one-shot command and the pool's warm
-/// path, which both spawn with `posix_spawn` rather than `execvp`.
-#[cfg(target_os = "linux")]
+/// path, which both spawn with `posix_spawn` rather than `execvp`, and `gatehouse exec`'s
+/// not-found line (FENCE-ENV-13).
 pub fn program_candidates<'a>(
     name: &'a str,
     path: Option<&'a str>,
-) -> Box<dyn Iterator<Item = PathBuf> + 'a> {
+) -> Box<dyn Iterator<Item = std::path::PathBuf> + 'a> {
     use std::os::unix::fs::PermissionsExt;
     if name.contains('/') {
-        return Box::new(std::iter::once(PathBuf::from(name)));
+        return Box::new(std::iter::once(std::path::PathBuf::from(name)));
     }
     if name.is_empty() {
         return Box::new(std::iter::empty());
@@ -1316,7 +1316,7 @@ pub fn program_candidates<'a>(
     Box::new(
         path.unwrap_or("/usr/local/bin:/usr/bin:/bin")
             .split(':')
-            .map(move |dir| Path::new(if dir.is_empty() { "." } else { dir }).join(name))
+            .map(move |dir| std::path::Path::new(if dir.is_empty() { "." } else { dir }).join(name))
             .filter(|candidate| {
                 std::fs::metadata(candidate).is_ok_and(|m| {
                     m.is_file()
