@@ -33,20 +33,8 @@ done
 # Each run is judged by the runner against an expectations file
 # (conformance/expectations/, PROTO-VERDICT-16): the steps a known weakness predicts must
 # fail safety, the controls must pass it, nothing may error; the run's exit status says.
-conform() { # $1 report name, $2 expectations, then the run's arguments
-  local name=$1 expect=$2; shift 2
-  if ! cargo run --release --locked -q -p gatehouse-conformance -- run "$@" --step-timeout 60 \
-      --quiet --expectations "conformance/expectations/$expect.toml" \
-      --format json --out "$out/$name.json" >/dev/null; then
-    echo "FAIL: $name is not as conformance/expectations/$expect.toml predicts:" >&2
-    python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["expectations"]; [print("  "+l) for l in c["regressions"]+c["unexpected_passes"]+c["gone"]]' \
-      "$out/$name.json" >&2 || true
-    exit 1
-  fi
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("%s: %s" % (sys.argv[2], r["summary"]))' \
-    "$out/$name.json" "$name"
-}
-conform claude-code claude-code "${filters[@]}" \
+. .ci/steps/judged.sh
+judged claude-code claude-code "${filters[@]}" --step-timeout 60 \
   --impl "python3 conformance/adapters/agents/claude_code/adapter.py"
 echo "agents: every predicted weakness of Claude Code failed, every control passed, nothing errored"
 
@@ -62,7 +50,7 @@ if ! cargo run --release --locked -q -p gatehouse-conformance -- run --filter gu
   exit 1
 fi
 for flaw in ask-protected pass-reads; do
-  GATEHOUSE_LAX_GUARD=$flaw conform "lax-guard-$flaw" "lax-guard-$flaw" --filter guard/ \
+  GATEHOUSE_LAX_GUARD=$flaw judged "lax-guard-$flaw" "lax-guard-$flaw" --filter guard/ --step-timeout 60 \
     --impl "$guarded conformance/tests/fakes/lax_guard.py"
 done
 echo "guard: the reference's guard passes every guard scenario; each flawed guard fails where predicted"
