@@ -49,6 +49,21 @@ class Unsupported(Exception):
     pass
 
 
+def posture(off: bool) -> dict[str, Any]:
+    """The posture this plane states: the fence, or `off` (the environment scrubbed all the
+    same)."""
+    if off:
+        return {"state": "off", "backend": None, "layers": [], "landlock_abi": None,
+                "not_covered": COVERED + NOT_COVERED, "degraded": False,
+                "reason": "the fence is off (the person's choice)", "env": "scrubbed",
+                "session_log": "unprotected"}
+    return {"state": "fence", "backend": "bwrap",
+            "layers": [{"name": "namespaces", "covers": COVERED}],
+            "landlock_abi": None, "not_covered": NOT_COVERED, "degraded": True,
+            "reason": "bwrap alone: no system-call filter, no bind over missing paths",
+            "env": "scrubbed", "session_log": "protected"}
+
+
 class Plane:
     """Your execution plane, for one session."""
 
@@ -69,16 +84,7 @@ class Plane:
         self.off = self.policy == "off"
 
     def posture(self) -> dict[str, Any]:
-        if self.off:
-            return {"state": "off", "backend": None, "layers": [], "landlock_abi": None,
-                    "not_covered": COVERED + NOT_COVERED, "degraded": False,
-                    "reason": "the fence is off (the person's choice)", "env": "scrubbed",
-                    "session_log": "unprotected"}
-        return {"state": "fence", "backend": "bwrap",
-                "layers": [{"name": "namespaces", "covers": COVERED}],
-                "landlock_abi": None, "not_covered": NOT_COVERED, "degraded": True,
-                "reason": "bwrap alone: no system-call filter, no bind over missing paths",
-                "env": "scrubbed", "session_log": "protected"}
+        return posture(self.off)
 
     def argv(self, command: list[str], cwd: str) -> list[str]:
         argv = [BWRAP, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
@@ -158,7 +164,7 @@ def main() -> None:
         try:
             if op == "hello":
                 env = environment()
-                env["posture"] = Plane({"workspace": "/", "home": "/"}).posture()
+                env["posture"] = posture(off=False)
                 answer.update(protocol="1.1", name="fence-bwrap-example", version="0.1.0",
                               capabilities=["fence"], environment=env)
             elif op == "open":
