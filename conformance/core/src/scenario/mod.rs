@@ -5,6 +5,7 @@
 mod error;
 mod load;
 mod model;
+mod source;
 mod twin;
 mod validate;
 
@@ -13,6 +14,7 @@ pub use error::{line_col, ScenarioError};
 pub use load::load_file;
 pub use load::{load_dir, LoadReport};
 pub use model::*;
+pub use source::check_form as check_source_form;
 
 #[cfg(test)]
 mod judge_tests;

@@ -29,6 +29,10 @@ pub struct ScenarioFile {
     /// Prose for reviewers; never sent, shown by `gatehouse-conform docs`.
     #[serde(default)]
     pub info: Option<String>,
+    /// Where a public report of what this scenario reproduces can be read: advisories,
+    /// issues, pages (the forms are `source.rs`'s; the classes `spec/public-record.toml`'s).
+    #[serde(default)]
+    pub sources: Vec<Spanned<String>>,
     /// Where the scenario applies.
     #[serde(default)]
     pub platform: Platform,
@@ -373,6 +377,8 @@ pub struct Scenario {
     pub title: String,
     /// The prose for reviewers, if written.
     pub info: Option<String>,
+    /// The public reports it reproduces, as written (`ScenarioFile::sources`).
+    pub sources: Vec<String>,
     /// The file-level requirement IDs.
     pub requirements: Vec<String>,
     /// The tier.

@@ -118,6 +118,17 @@ pub fn validate(
         );
     }
     cx.check_ids(file.requirements.get_ref());
+    let mut seen_sources = BTreeSet::new();
+    for source in &file.sources {
+        if let Err(message) = super::source::check_form(source.get_ref()) {
+            cx.err(Some(source.span().start), message);
+        } else if !seen_sources.insert(source.get_ref().as_str()) {
+            cx.err(
+                Some(source.span().start),
+                format!("source `{}` is listed twice", source.get_ref()),
+            );
+        }
+    }
     for cap in &file.capabilities {
         if !controls::known_capabilities().contains(&cap.as_str()) {
             cx.err(
@@ -252,6 +263,7 @@ pub fn validate(
             path: display.to_string(),
             title: file.title,
             info: file.info,
+            sources: file.sources.into_iter().map(Spanned::into_inner).collect(),
             requirements: file
                 .requirements
                 .into_inner()
