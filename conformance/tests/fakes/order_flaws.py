@@ -18,6 +18,10 @@ prove the permissions and hooks scenarios catch it. A proxy: it runs the real ad
   --flaw redirect-unmarked a redirect that ran leaves the trust map as it was
   --flaw trust-forgotten   a resumed session starts a fresh trust map (grants, mode and
                            patterns still restored)
+  --flaw hooks-shell-only  the pre_tool_use hooks' answer counts for `shell` only: a call
+                           of any other tool (code, write, edit, a patch tool, an MCP
+                           server's tool, a subagent) goes on as if no hook had answered
+                           (Codex, OpenCode, Gemini CLI)
 
 The last four ask the real adapter for what the flaw would have shown (the command run
 again through `run`, a path vouched for again, the map cleared) with requests of their own.
@@ -144,6 +148,9 @@ def flawed(flaw: str, impl: Impl, request: Message, answer: Message) -> Message:
         return answer
     if request.get("op") not in ("call", "decide"):
         return answer
+    if (flaw == "hooks-shell-only" and request.get("tool") != "shell"
+            and answer.get("stage") in ("preempt_hook", "default_hook")):
+        answer.update(decision="allow", route="mode", stage="mode", reason="hooks_skipped")
     if flaw == "hooks-fail-open" and answer.get("reason") in FAILURES:
         answer.update(decision="allow", route="mode", stage="mode", reason="hook_failed_open")
     if flaw == "anchored-deny" and answer.get("stage") == "deny_pattern":

@@ -4,6 +4,7 @@
 //! - [`address`]: which destination addresses are this machine or its link;
 //! - [`allow`]: the domain allow-list and the normalized host names it judges;
 //! - [`request`]: one proxy request, as hyper parsed it, judged;
+//! - [`hello`]: the first bytes of a tunnel, a TLS ClientHello and the name it asks for;
 //! - [`proxy`]: the server (hyper's), one thread per connection, every request judged
 //!   and every decision journaled.
 //!
@@ -14,6 +15,7 @@
 
 pub mod address;
 pub mod allow;
+pub mod hello;
 pub mod proxy;
 pub mod request;
 

@@ -33,6 +33,7 @@ use serde::Serialize;
 
 use super::address::{classify, Internal};
 use super::allow::{AllowList, DomainPattern, Host};
+use super::hello::{opening, Opening};
 use super::request::{
     downstream_headers, judge, refused_header, upstream_headers, Refusal, Target, MAX_HEAD,
 };
@@ -404,40 +405,125 @@ impl Proxy {
                 Some(&spelled),
             ));
         };
-        let upstream = match self.connect(&target, &pattern) {
-            Ok(s) => s,
-            Err(Upstream::Internal(addrs)) => {
-                return self.refusal(Refusal::new(
-                    403,
-                    "internal-address",
-                    format!(
-                        "{} resolves to {addrs}, which only an entry naming it (`localhost`, the address itself) admits",
-                        target.host
-                    ),
-                    Some(&spelled),
-                ))
+        let addrs = match self.checked(&target, &pattern) {
+            Ok(a) => a,
+            Err(e) => return self.refusal(e.refusal(&target.host, &spelled)),
+        };
+        let Some((origin, authority)) = target.origin.clone() else {
+            // The tunnel: hyper hands over the client's connection once the 200 is
+            // written; nothing connects upstream until the client's first bytes are
+            // judged (FENCE-NET-11), so a refused tunnel reaches no host at all.
+            let me = self.clone();
+            let task = tokio::spawn(async move {
+                if let Ok(upgraded) = hyper::upgrade::on(req).await {
+                    me.tunnel(TokioIo::new(upgraded), target, pattern, addrs, spelled)
+                        .await;
+                }
+            });
+            if let Ok(mut v) = tunnels.lock() {
+                v.push(task);
             }
-            Err(Upstream::Io(e)) => {
-                return self.refusal(Refusal::new(
-                    502,
-                    "unreachable",
-                    format!("cannot reach {spelled}: {e}"),
-                    Some(&spelled),
-                ))
+            return Response::new(Empty::new().map_err(|never| match never {}).boxed());
+        };
+        let upstream = match self.dial(addrs, &pattern).and_then(tokio_stream) {
+            Ok(s) => s,
+            Err(e) => return self.refusal(e.refusal(&target.host, &spelled)),
+        };
+        (self.journal)(&NetEvent::Allowed {
+            method: target.method.clone(),
+            host: target.host.to_string(),
+            port: target.port,
+            rule: pattern.to_string(),
+        });
+        match self.forward(req, upstream, &origin, &authority).await {
+            Ok(resp) => resp,
+            Err(e) => self.refusal(Refusal::new(
+                502,
+                "upstream-failed",
+                format!("{spelled} did not answer: {e}"),
+                Some(&spelled),
+            )),
+        }
+    }
+
+    /// Carry a tunnel whose `CONNECT` was admitted: read the client's first bytes, and
+    /// when they are a TLS ClientHello, refuse it unless the name it asks for is the
+    /// host the `CONNECT` named (FENCE-NET-11); only then connect, send those bytes and
+    /// carry the rest both ways. A refusal is journalled and answered with a TLS alert
+    /// (the client already has its `200`), and nothing reaches the host.
+    async fn tunnel(
+        &self,
+        mut client: TokioIo<hyper::upgrade::Upgraded>,
+        target: Target,
+        pattern: DomainPattern,
+        addrs: Vec<SocketAddr>,
+        spelled: String,
+    ) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut first = Vec::new();
+        let deadline = tokio::time::sleep(self.head_timeout);
+        tokio::pin!(deadline);
+        let judged = loop {
+            match opening(&first) {
+                Opening::Incomplete => {}
+                o => break o,
+            }
+            let mut buf = [0u8; 4096];
+            tokio::select! {
+                r = client.read(&mut buf) => match r {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => first.extend_from_slice(&buf[..n]),
+                },
+                () = &mut deadline => {
+                    self.record(&Refusal::new(
+                        408,
+                        "tunnel-silent",
+                        format!(
+                            "the tunnel to {spelled} sent nothing within {} s; the proxy judges a tunnel's first bytes before it connects",
+                            self.head_timeout.as_secs()
+                        ),
+                        Some(&spelled),
+                    ));
+                    return;
+                }
             }
         };
-        let upstream = match upstream
-            .set_nonblocking(true)
-            .and_then(|()| tokio::net::TcpStream::from_std(upstream))
-        {
-            Ok(s) => s,
-            Err(e) => {
-                return self.refusal(Refusal::new(
-                    502,
-                    "unreachable",
-                    format!("cannot use the connection to {spelled}: {e}"),
+        let refused = match &judged {
+            Opening::Hello { encrypted: true, .. } => Some(Refusal::new(
+                403,
+                "encrypted-hello",
+                format!("the tunnel to {spelled} sends an encrypted ClientHello, whose inner server name the proxy cannot compare with {}", target.host),
+                Some(&spelled),
+            )),
+            Opening::Hello { name: Some(n), .. } if Host::parse(n).ok().as_ref() != Some(&target.host) => {
+                Some(Refusal::new(
+                    403,
+                    "server-name-mismatch",
+                    format!("the tunnel to {spelled} asks TLS for the server name {n}; only {} was admitted (add {n} to the allow-list and connect to it by that name)", target.host),
                     Some(&spelled),
                 ))
+            }
+            Opening::Malformed(why) => Some(Refusal::new(
+                400,
+                "malformed-hello",
+                format!("the tunnel to {spelled} began with TLS records the proxy cannot read: {why}"),
+                Some(&spelled),
+            )),
+            _ => None,
+        };
+        if let Some(r) = refused {
+            self.record(&r);
+            // A fatal TLS alert, access_denied (49): the client's TLS stack says so.
+            let _ = client.write_all(&[21, 3, 3, 0, 2, 2, 49]).await;
+            let _ = client.shutdown().await;
+            return;
+        }
+        let mut up = match self.dial(addrs, &pattern).and_then(tokio_stream) {
+            Ok(s) => s,
+            Err(e) => {
+                self.record(&e.refusal(&target.host, &spelled));
+                let _ = client.shutdown().await;
+                return;
             }
         };
         (self.journal)(&NetEvent::Allowed {
@@ -446,34 +532,10 @@ impl Proxy {
             port: target.port,
             rule: pattern.to_string(),
         });
-        match target.origin {
-            None => {
-                // The tunnel: hyper hands over the client's connection once the 200 is
-                // written; whatever the client sends after it is the tunnel's.
-                let mut up = upstream;
-                let task = tokio::spawn(async move {
-                    if let Ok(upgraded) = hyper::upgrade::on(req).await {
-                        let mut client = TokioIo::new(upgraded);
-                        let _ = tokio::io::copy_bidirectional(&mut client, &mut up).await;
-                    }
-                });
-                if let Ok(mut v) = tunnels.lock() {
-                    v.push(task);
-                }
-                Response::new(Empty::new().map_err(|never| match never {}).boxed())
-            }
-            Some((origin, authority)) => {
-                match self.forward(req, upstream, &origin, &authority).await {
-                    Ok(resp) => resp,
-                    Err(e) => self.refusal(Refusal::new(
-                        502,
-                        "upstream-failed",
-                        format!("{spelled} did not answer: {e}"),
-                        Some(&spelled),
-                    )),
-                }
-            }
+        if up.write_all(&first).await.is_err() {
+            return;
         }
+        let _ = tokio::io::copy_bidirectional(&mut client, &mut up).await;
     }
 
     /// Send one judged plain-HTTP request upstream, in origin form, on `upstream` (a
@@ -507,21 +569,14 @@ impl Proxy {
         Ok(Response::from_parts(parts, body.boxed()))
     }
 
-    /// Resolve (only now, the name being admitted) and connect to an address that was
-    /// checked, never resolved again. An address of this machine or its link
+    /// Resolve (only now, the name being admitted) and keep the addresses that may be
+    /// reached, never resolving again. An address of this machine or its link
     /// ([`classify`], against the interfaces' addresses read now) is refused unless its
     /// entry names such a destination (FENCE-NET-9): a wildcard entry, or a name whose
-    /// DNS an attacker answers, must not reach the person's own services. Once connected,
-    /// a connection whose two ends are one address (the kernel routed it to this
-    /// machine, through an address added since it was read) is dropped before a byte
-    /// is sent.
-    fn connect(&self, t: &Target, entry: &DomainPattern) -> Result<TcpStream, Upstream> {
+    /// DNS an attacker answers, must not reach the person's own services.
+    fn checked(&self, t: &Target, entry: &DomainPattern) -> Result<Vec<SocketAddr>, Upstream> {
         let addrs = (self.resolve)(&t.host, t.port).map_err(Upstream::Io)?;
-        let names_internal = match entry {
-            DomainPattern::Ip(_) => true,
-            DomainPattern::Exact(n) => n == "localhost",
-            DomainPattern::Below(_) => false,
-        };
+        let names_internal = names_internal(entry);
         let local = if names_internal {
             Vec::new()
         } else {
@@ -532,17 +587,14 @@ impl Proxy {
                 ))
             })?
         };
-        let (usable, internal): (Vec<SocketAddr>, Vec<(SocketAddr, Internal)>) = {
-            let mut usable = Vec::new();
-            let mut internal = Vec::new();
-            for a in addrs {
-                match classify(a.ip(), &local) {
-                    Some(why) if !names_internal => internal.push((a, why)),
-                    _ => usable.push(a),
-                }
+        let mut usable = Vec::new();
+        let mut internal = Vec::new();
+        for a in addrs {
+            match classify(a.ip(), &local) {
+                Some(why) if !names_internal => internal.push((a, why)),
+                _ => usable.push(a),
             }
-            (usable, internal)
-        };
+        }
         if usable.is_empty() && !internal.is_empty() {
             let shown: Vec<String> = internal
                 .iter()
@@ -550,8 +602,17 @@ impl Proxy {
                 .collect();
             return Err(Upstream::Internal(shown.join(", ")));
         }
+        Ok(usable)
+    }
+
+    /// Connect to one of the addresses [`Proxy::checked`] kept. Once connected, a
+    /// connection whose two ends are one address (the kernel routed it to this machine,
+    /// through an address added since the interfaces were read) is dropped before a byte
+    /// is sent.
+    fn dial(&self, addrs: Vec<SocketAddr>, entry: &DomainPattern) -> Result<TcpStream, Upstream> {
+        let names_internal = names_internal(entry);
         let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
-        for a in usable {
+        for a in addrs {
             match TcpStream::connect_timeout(&a, CONNECT_TIMEOUT) {
                 Ok(s) if !names_internal && loops_back(&s) => {
                     let _ = s.shutdown(Shutdown::Both);
@@ -567,6 +628,28 @@ impl Proxy {
         }
         Err(Upstream::Io(last))
     }
+}
+
+/// Whether an allow-list entry names a destination of this machine or its link itself
+/// (the address, or `localhost`), which FENCE-NET-9 lets it reach.
+fn names_internal(entry: &DomainPattern) -> bool {
+    match entry {
+        DomainPattern::Ip(_) => true,
+        DomainPattern::Exact(n) => n == "localhost",
+        DomainPattern::Below(_) => false,
+    }
+}
+
+/// A connected upstream socket, handed to tokio.
+fn tokio_stream(s: TcpStream) -> Result<tokio::net::TcpStream, Upstream> {
+    s.set_nonblocking(true)
+        .and_then(|()| tokio::net::TcpStream::from_std(s))
+        .map_err(|e| {
+            Upstream::Io(std::io::Error::new(
+                e.kind(),
+                format!("cannot use the connection: {e}"),
+            ))
+        })
 }
 
 /// Whether a connection's two ends are one address: the kernel routed it to this
@@ -591,6 +674,28 @@ enum Upstream {
     Internal(String),
     /// Resolving or connecting failed.
     Io(std::io::Error),
+}
+
+impl Upstream {
+    /// The refusal answered (or, in a tunnel already open, journalled) for it.
+    fn refusal(&self, host: &Host, spelled: &str) -> Refusal {
+        match self {
+            Upstream::Internal(addrs) => Refusal::new(
+                403,
+                "internal-address",
+                format!(
+                    "{host} resolves to {addrs}, which only an entry naming it (`localhost`, the address itself) admits"
+                ),
+                Some(spelled),
+            ),
+            Upstream::Io(e) => Refusal::new(
+                502,
+                "unreachable",
+                format!("cannot reach {spelled}: {e}"),
+                Some(spelled),
+            ),
+        }
+    }
 }
 
 /// Every address of this machine's interfaces, read at each connection.
@@ -1005,8 +1110,100 @@ mod tests {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
         drop(l);
-        let (p, _) = proxy(&["127.0.0.1"]);
-        let out = ask(&p, &format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n"));
+        let (p, events) = proxy(&["127.0.0.1"]);
+        let out = ask(
+            &p,
+            &format!("GET http://127.0.0.1:{port}/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"),
+        );
         assert!(out.starts_with("HTTP/1.1 502 Bad Gateway"), "{out}");
+        // A tunnel connects only once its first bytes are judged: then it is closed,
+        // and the 502 is in the journal.
+        let out = ask(
+            &p,
+            &format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n"),
+        );
+        assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+        assert!(!out.contains("hello"), "{out}");
+        let ev = events.lock().unwrap();
+        assert!(
+            matches!(&ev[..], [NetEvent::Refused { status: 502, .. }, NetEvent::Refused { status: 502, code, .. }] if code == "unreachable"),
+            "{ev:?}"
+        );
+    }
+
+    /// Open a tunnel to `localhost:port` and send `bytes` through it; what came back.
+    fn through_tunnel(p: &Running, port: u16, bytes: &[u8]) -> Vec<u8> {
+        let mut c = TcpStream::connect(p.local_addr()).unwrap();
+        c.write_all(
+            format!("CONNECT localhost:{port} HTTP/1.1\r\nHost: localhost:{port}\r\n\r\n")
+                .as_bytes(),
+        )
+        .unwrap();
+        c.write_all(bytes).unwrap();
+        let mut out = Vec::new();
+        let _ = c.read_to_end(&mut out);
+        out
+    }
+
+    #[test]
+    fn a_hello_naming_another_server_is_refused_before_anything_connects() {
+        use crate::net::hello::tests::client_hello;
+        let (port, seen) = server("sni");
+        let (p, events) = proxy(&["localhost"]);
+        for (hello, code) in [
+            (
+                client_hello(Some("evil.example"), &[], 4096),
+                "server-name-mismatch",
+            ),
+            (
+                client_hello(Some("localhost.evil.example"), &[], 9),
+                "server-name-mismatch",
+            ),
+            (
+                client_hello(Some("127.0.0.1"), &[], 4096),
+                "server-name-mismatch",
+            ),
+            (
+                client_hello(Some("localhost"), &[(0xfe0d, vec![0; 8])], 4096),
+                "encrypted-hello",
+            ),
+            (vec![22, 3, 3, 0, 4, 2, 0, 0, 0], "malformed-hello"),
+        ] {
+            let out = through_tunnel(&p, port, &hello);
+            assert!(out.starts_with(b"HTTP/1.1 200 OK\r\n"), "{out:?}");
+            assert!(out.ends_with(&[21, 3, 3, 0, 2, 2, 49]), "{code}: {out:?}");
+            let ev = events.lock().unwrap();
+            assert!(
+                matches!(ev.last(), Some(NetEvent::Refused { code: c, .. }) if c == code),
+                "{code}: {ev:?}"
+            );
+        }
+        assert_eq!(
+            *seen.lock().unwrap(),
+            0,
+            "a refused tunnel connected upstream"
+        );
+    }
+
+    #[test]
+    fn a_hello_naming_the_tunnel_host_or_none_goes_through() {
+        use crate::net::hello::tests::client_hello;
+        let (port, seen) = server("tls");
+        let (p, events) = proxy(&["localhost"]);
+        for hello in [
+            client_hello(Some("LocalHost."), &[], 4096),
+            client_hello(Some("localhost"), &[], 5),
+            client_hello(None, &[], 4096),
+        ] {
+            let out = through_tunnel(&p, port, &hello);
+            let text = String::from_utf8_lossy(&out);
+            assert!(text.ends_with("hello from tls"), "{text}");
+        }
+        assert_eq!(*seen.lock().unwrap(), 3);
+        assert!(events
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|e| matches!(e, NetEvent::Allowed { method, .. } if method == "CONNECT")));
     }
 }
