@@ -10,7 +10,9 @@
 //! own (FENCE-NET-5); each admitted plain-HTTP request goes upstream on a connection of
 //! its own through hyper's client, which frames it anew, so no byte the client sent
 //! reaches an upstream except inside a request the proxy judged. A `CONNECT` tunnel,
-//! once judged, carries bytes both ways (TLS, which the proxy cannot read).
+//! once judged, connects only after its first bytes are: a TLS ClientHello must ask for
+//! the host the `CONNECT` named ([`super::hello`], FENCE-NET-11); then it carries bytes
+//! both ways (TLS, which the proxy cannot read).
 //!
 //! One thread per connection, each running its connection on a single-threaded tokio
 //! runtime of its own: a proxy for one person's session carries a handful of connections
