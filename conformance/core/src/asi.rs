@@ -49,8 +49,10 @@ pub fn matches(r: &str, id: &str) -> bool {
 /// The file: where the list was read, and its risks.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Asi {
-    /// The page the list was checked against (title, date and address).
+    /// The list as published: its title and date.
     pub source: String,
+    /// Its page, an `https://` address.
+    pub url: String,
     /// The risks, in order.
     pub risks: Vec<Risk>,
 }
@@ -59,6 +61,7 @@ pub struct Asi {
 #[serde(deny_unknown_fields)]
 struct File {
     source: String,
+    url: String,
     #[serde(default)]
     risk: Vec<Spanned<Entry>>,
 }
@@ -108,6 +111,14 @@ pub fn parse(source: &str, display: &str) -> Result<Asi, Vec<ScenarioError>> {
             "`source` is empty".into(),
         ));
     }
+    if !file.url.starts_with("https://") || file.url.contains(char::is_whitespace) {
+        errors.push(ScenarioError::at(
+            display,
+            source,
+            None,
+            format!("`url` `{}` is not an https address", file.url),
+        ));
+    }
     let mut risks: Vec<Risk> = Vec::new();
     for entry in file.risk {
         let start = entry.span().start;
@@ -150,6 +161,7 @@ pub fn parse(source: &str, display: &str) -> Result<Asi, Vec<ScenarioError>> {
     if errors.is_empty() {
         Ok(Asi {
             source: file.source,
+            url: file.url,
             risks,
         })
     } else {
@@ -185,7 +197,7 @@ mod tests {
 
     #[test]
     fn risks_are_strict_and_their_entries_exist() {
-        let text = "source = \"OWASP (2025-12-09)\"\n\
+        let text = "source = \"OWASP (2025-12-09)\"\nurl = \"https://genai.owasp.org/\"\n\
                     [[risk]]\nid = \"ASI01\"\nname = \"Agent Goal Hijack\"\nrequirements = [\"GATE-A-\", \"GATE-B-1\"]\n\
                     [[risk]]\nid = \"ASI07\"\nname = \"Insecure Inter-Agent Communication\"\nnone = \"one agent\"\n";
         let asi = parse(text, "a.toml").unwrap();
@@ -195,18 +207,18 @@ mod tests {
         assert_eq!(asi.risks[0].expand(&ids), ["GATE-A-1", "GATE-A-2"]);
         assert_eq!(
             check(&asi, "a.toml", &ids),
-            ["a.toml:2: risk `ASI01` names `GATE-B-1`, an ID no chapter defines"]
+            ["a.toml:3: risk `ASI01` names `GATE-B-1`, an ID no chapter defines"]
         );
         let empty: BTreeSet<String> = BTreeSet::new();
         assert_eq!(
             check(&asi, "a.toml", &empty)[0],
-            "a.toml:2: risk `ASI01` names `GATE-A-`, a prefix no requirement ID starts with"
+            "a.toml:3: risk `ASI01` names `GATE-A-`, a prefix no requirement ID starts with"
         );
         let neither = text.replace("none = \"one agent\"\n", "");
         let e = parse(&neither, "a.toml").unwrap_err();
         assert_eq!(
             e[0].to_string(),
-            "a.toml:6:1: risk `ASI07`: names no requirement and gives no `none` reason"
+            "a.toml:7:1: risk `ASI07`: names no requirement and gives no `none` reason"
         );
         let both = text.replace("none = ", "requirements = [\"GATE-C-1\"]\nnone = ");
         assert!(parse(&both, "a.toml").unwrap_err()[0]

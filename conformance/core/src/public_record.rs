@@ -141,7 +141,10 @@ pub fn parse(source: &str, display: &str) -> Result<Vec<Class>, Vec<ScenarioErro
                 err("the id is used twice".into());
             }
             if other.number == e.number {
-                err(format!("number {} is also class `{}`'s", e.number, other.id));
+                err(format!(
+                    "number {} is also class `{}`'s",
+                    e.number, other.id
+                ));
             }
             for s in e.sources.iter().filter(|s| other.sources.contains(s)) {
                 err(format!("source `{s}` is also class `{}`'s", other.id));
@@ -294,7 +297,8 @@ mod tests {
         let c = check(&classes, "r.toml", &ids, &cited);
         assert!(c.errors.is_empty(), "{c:?}");
         assert!(
-            c.warnings[0].ends_with("is marked scenarios_pending but `gate/t` cites it: delete that line"),
+            c.warnings[0]
+                .ends_with("is marked scenarios_pending but `gate/t` cites it: delete that line"),
             "{c:?}"
         );
     }
