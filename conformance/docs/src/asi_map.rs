@@ -11,11 +11,11 @@ use gatehouse_conform_core::asi::{self, Asi};
 use gatehouse_conform_core::spec::SpecIndex;
 use gatehouse_conform_core::trace::Trace;
 
+use super::error::DocsError;
 use super::known_attacks::cell;
 use super::markdown::{md_code, md_text};
 use super::page::esc;
 use super::reports::Implementations;
-use super::DocsError;
 
 /// Loads `spec/asi.toml` for the site; its problems are the lint's.
 pub fn load(spec_dir: &Path) -> Result<Asi, DocsError> {

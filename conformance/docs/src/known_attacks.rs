@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use gatehouse_conform_core::public_record::{self, Class};
 
 use super::cases::View;
+use super::error::DocsError;
 use super::markdown::md_text;
 use super::page::esc;
 use super::reports::{Column, Implementations};
-use super::DocsError;
 
 /// One column's safety verdict on one scenario: the class of its badge (`passed`,
 /// `failed`, `skipped`, `errored`) and its words.
