@@ -505,3 +505,59 @@ os.execvp("python3", ["python3", {allow_all:?}])
         .collect();
     assert_eq!(want, got);
 }
+
+/// `spec/public-record.toml` and `spec/asi.toml` checked by `lint`: a class no scenario
+/// cites and a source no class lists each fail with one line; `scenarios_pending` makes
+/// the first a warning, which asks for its line to go once a scenario cites the class; an
+/// ASI prefix no ID starts with fails.
+#[test]
+fn lint_checks_the_public_record_and_the_asi_map() {
+    let suite = Suite::new();
+    let cited = GRANTS_ONLY.replace(
+        "tier = \"decision\"",
+        "tier = \"decision\"\nsources = [\"openai/codex#2\"]",
+    );
+    suite.scenario("gate/cited", &cited);
+    let record = "[[class]]\nid = \"approval-other-surface\"\nnumber = 4\ntitle = \"t\"\n\
+                  sources = [\"openai/codex#1\"]\nrequirements = [\"GATE-T-2\"]\n";
+    std::fs::write(suite.path("spec/public-record.toml"), record).unwrap();
+    let run = run_cli(suite.dir.path(), &["lint"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    for line in [
+        "public-record.toml:1: class `approval-other-surface` has no scenario citing one of its sources (openai/codex#1)",
+        "scenarios/gate/cited.toml: cites source `openai/codex#2`, which no class of ",
+        "1 scenario file(s) valid, 2 problem(s)",
+    ] {
+        assert!(run.stdout.contains(line), "{line}\n{}", run.stdout);
+    }
+    let pending = record.replace("requirements", "scenarios_pending = true\nrequirements");
+    std::fs::write(suite.path("spec/public-record.toml"), &pending).unwrap();
+    std::fs::write(
+        suite.path("scenarios/gate/cited.toml"),
+        cited.replace("#2", "#1"),
+    )
+    .unwrap();
+    let run = run_cli(suite.dir.path(), &["lint"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("is marked scenarios_pending but `gate/cited` cites it: delete that line"),
+        "{}",
+        run.stdout
+    );
+    std::fs::write(
+        suite.path("spec/asi.toml"),
+        "source = \"OWASP (2025-12-09)\"\nurl = \"https://genai.owasp.org/\"\n\
+         [[risk]]\nid = \"ASI02\"\nname = \"Tool Misuse and Exploitation\"\nrequirements = [\"GATE-T-\", \"PERM-\"]\n",
+    )
+    .unwrap();
+    let run = run_cli(suite.dir.path(), &["lint"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "asi.toml:3: risk `ASI02` names `PERM-`, a prefix no requirement ID starts with"
+        ),
+        "{}",
+        run.stdout
+    );
+}

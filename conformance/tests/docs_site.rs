@@ -370,3 +370,130 @@ fn a_pill_says_which_verdict_failed_on_which_check() {
     let gate = std::fs::read_to_string(site.join("scenarios/gate/allow-list.html")).unwrap();
     assert!(gate.contains(">reference exactness: route</a>"), "the pill");
 }
+
+/// Every `.toml` under `dir`, recursively.
+fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            toml_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "toml") {
+            out.push(p);
+        }
+    }
+}
+
+/// The known-attacks page and the ASI map, read back against `spec/public-record.toml`,
+/// `spec/asi.toml` and the scenarios' `sources`, each read here with the `toml` crate:
+/// every class has its section, shows every source (an issue as a link to it) and links
+/// every scenario that cites one of them; every risk has its section, with the verdicts
+/// table or its reason; both pages have their Markdown twins and are linked from every
+/// page's navigation.
+#[test]
+fn the_known_attacks_page_and_the_asi_map_show_every_class_and_risk() {
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let empty = out.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = empty.to_str().unwrap();
+    let o = docs(
+        &["--out", site.to_str().unwrap(), "--peers", e, "--agents", e],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root().join("spec/public-record.toml")).unwrap())
+            .unwrap();
+    let mut files = Vec::new();
+    toml_files(&root().join("scenarios"), &mut files);
+    let cited: Vec<(String, Vec<String>)> = files
+        .iter()
+        .filter_map(|p| {
+            let t: toml::Table = toml::from_str(&std::fs::read_to_string(p).unwrap()).ok()?;
+            let sources = t.get("sources")?.as_array()?;
+            let id = p
+                .strip_prefix(root().join("scenarios"))
+                .unwrap()
+                .with_extension("")
+                .to_string_lossy()
+                .to_string();
+            Some((
+                id,
+                sources
+                    .iter()
+                    .filter_map(|s| s.as_str().map(String::from))
+                    .collect(),
+            ))
+        })
+        .collect();
+    assert!(cited.len() >= 8, "{cited:?}");
+    let page = std::fs::read_to_string(site.join("known-attacks.html")).unwrap();
+    let classes = record["class"].as_array().unwrap();
+    assert_eq!(classes.len(), 14);
+    for class in classes {
+        let id = class["id"].as_str().unwrap();
+        let start = page
+            .find(&format!("<h2 id=\"{id}\">"))
+            .unwrap_or_else(|| panic!("no section for {id}"));
+        let section = &page[start + 4..];
+        let section = &section[..section.find("<h2 ").unwrap_or(section.len())];
+        let sources: Vec<&str> = class["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        for s in &sources {
+            if let Some((repo, n)) = s.split_once('#') {
+                let href = format!("href=\"https://github.com/{repo}/issues/{n}\"");
+                assert!(section.contains(&href), "{id}: {href}");
+            } else if s.starts_with("CVE-") {
+                let href = format!("href=\"https://www.cve.org/CVERecord?id={s}\"");
+                assert!(section.contains(&href), "{id}: {href}");
+            }
+        }
+        for (scenario, srcs) in &cited {
+            if srcs.iter().any(|s| sources.contains(&s.as_str())) {
+                assert!(
+                    section.contains(&format!("href=\"scenarios/{scenario}.html\"")),
+                    "{id}: {scenario}"
+                );
+            }
+        }
+    }
+    // The reference passes what its kept report ran of class 1.
+    let git = &page[page.find("<h2 id=\"git-config-runs\">").unwrap()..];
+    assert!(git.contains("<span class=\"badge passed\">passed</span>"));
+    let asi: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root().join("spec/asi.toml")).unwrap()).unwrap();
+    let risks = asi["risk"].as_array().unwrap();
+    let ids: Vec<&str> = risks.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        [
+            "ASI01", "ASI02", "ASI03", "ASI04", "ASI05", "ASI06", "ASI07", "ASI08", "ASI09",
+            "ASI10"
+        ]
+    );
+    let map = std::fs::read_to_string(site.join("asi.html")).unwrap();
+    for r in risks {
+        let id = r["id"].as_str().unwrap();
+        let start = map
+            .find(&format!("<h2 id=\"{id}\">"))
+            .unwrap_or_else(|| panic!("no section for {id}"));
+        let section = &map[start + 4..];
+        let section = &section[..section.find("<h2 ").unwrap_or(section.len())];
+        if r.get("none").is_some() {
+            assert!(section.contains("No requirement addresses it: "), "{id}");
+        } else {
+            assert!(
+                section.contains("href=\"implementations/reference.html\""),
+                "{id}"
+            );
+            assert!(section.contains("href=\"scenarios/"), "{id}: no scenario");
+        }
+    }
+    assert!(site.join("md/known-attacks.md").is_file() && site.join("md/asi.md").is_file());
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("href=\"known-attacks.html\"") && index.contains("href=\"asi.html\""));
+}

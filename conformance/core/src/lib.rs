@@ -15,11 +15,13 @@
 //! left-over processes) and `check` judges with it, [`runner`] walks the scenarios,
 //! [`record`] and [`report`] keep and render the results, [`expectations`] compares them
 //! with known failures, [`spec`], [`untestable`] and [`trace`] join the spec and the
-//! scenarios; [`commands`] are `run`, `trace` and `lint` as the binary calls them.
+//! scenarios, [`public_record`] and [`asi`] read the spec's lists of public bypasses and
+//! of the OWASP agentic risks; [`commands`] are `run`, `trace` and `lint` as the binary calls them.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod asi;
 pub(crate) mod check;
 pub mod commands;
 pub(crate) mod controls;
@@ -34,6 +36,7 @@ pub(crate) mod judge;
 pub mod locate;
 pub mod observe;
 pub mod protocol;
+pub mod public_record;
 pub mod record;
 pub mod report;
 pub mod runner;

@@ -65,6 +65,10 @@ pub enum DocsError {
         /// Why.
         source: io::Error,
     },
+    /// `spec/public-record.toml` or `spec/asi.toml` cannot be read (`gatehouse-conform
+    /// lint` says the same), one line per problem.
+    #[error("the spec's lists cannot be read:\n  {}", .0.join("\n  "))]
+    Lists(Vec<String>),
     /// The generated site lacks what the check requires, one line per problem.
     #[error("the generated site is incomplete:\n  {}", .0.join("\n  "))]
     Incomplete(Vec<String>),

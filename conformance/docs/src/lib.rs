@@ -11,11 +11,14 @@
 //! implementation ([`implementations`]) with its failures grouped ([`failures`]), the
 //! index and the search ([`index`]), a scenario's pill ([`pill`]), the frame and assets
 //! ([`page`]), Markdown ([`markdown`]) and the check of what was written ([`verify`]);
+//! the known attacks of `spec/public-record.toml` ([`known_attacks`]) and the OWASP
+//! agentic risks of `spec/asi.toml` ([`asi_map`]), each a page with its own check;
 //! the command as the binary calls it ([`command`]).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod asi_map;
 mod cases;
 mod chapter;
 pub mod command;
@@ -23,6 +26,7 @@ mod error;
 mod failures;
 mod implementations;
 mod index;
+mod known_attacks;
 mod markdown;
 mod page;
 mod pill;
@@ -160,6 +164,10 @@ pub fn build(i: &Inputs<'_>, out: &Path) -> Result<Site, DocsError> {
             md,
         );
     }
+    let classes = known_attacks::load(i.spec_dir)?;
+    files.extend(known_attacks::pages(&classes, &views, &ids, i.impls));
+    let asi = asi_map::load(i.spec_dir)?;
+    files.extend(asi_map::pages(&asi, i.spec, i.trace, i.impls));
     let (home, home_md) = index::home(i.spec, i.trace, i.impls, &texts);
     files.insert(PathBuf::from("index.html"), page::page("Index", 0, &home));
     files.insert(PathBuf::from("md/index.md"), home_md);
@@ -192,6 +200,18 @@ impl Site {
     /// The total size in bytes.
     pub fn bytes(&self) -> usize {
         self.files.values().map(String::len).sum()
+    }
+}
+
+/// Checks the known-attacks page and the ASI map as written (their modules'
+/// `problems`), from the lists in `spec_dir`.
+pub fn check_lists(out: &Path, spec_dir: &Path, scenarios: &[Scenario]) -> Result<(), DocsError> {
+    let mut p = known_attacks::problems(out, &known_attacks::load(spec_dir)?, scenarios);
+    p.extend(asi_map::problems(out, &asi_map::load(spec_dir)?));
+    if p.is_empty() {
+        Ok(())
+    } else {
+        Err(DocsError::Incomplete(p))
     }
 }
 

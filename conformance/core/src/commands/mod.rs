@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::scenario::{self, ScenarioError};
-use crate::{exit, locate, spec, trace, untestable};
+use crate::{asi, exit, locate, public_record, spec, trace, untestable};
 
 /// `--scenarios` and `--spec`: `None` is `./scenarios` (`./spec`), else the workspace's.
 #[derive(Debug, Clone, Default)]
@@ -103,8 +103,38 @@ pub fn trace_cmd(given: &Dirs, json: bool) -> Result<i32, Error> {
     })
 }
 
-/// `lint`: every scenario file loaded and validated, each problem printed;
-/// [`exit::FAILURE`] when there is one.
+/// The spec's two lists checked against the spec and the scenarios:
+/// `public-record.toml` (every class cited by a scenario, every cited source listed) and
+/// `asi.toml` (every ID and prefix defined).
+pub fn check_lists(
+    spec_dir: &Path,
+    spec: &spec::SpecIndex,
+    scenarios: &[scenario::Scenario],
+) -> public_record::Checked {
+    let ids = spec.ids();
+    let mut out = public_record::Checked::default();
+    let path = spec_dir.join("public-record.toml");
+    match public_record::load(&path) {
+        Ok(classes) => {
+            let c = public_record::check(&classes, &path.display().to_string(), &ids, scenarios);
+            out.errors.extend(c.errors);
+            out.warnings.extend(c.warnings);
+        }
+        Err(e) => out.errors.extend(e.iter().map(ToString::to_string)),
+    }
+    let path = spec_dir.join("asi.toml");
+    match asi::load(&path) {
+        Ok(a) => out
+            .errors
+            .extend(asi::check(&a, &path.display().to_string(), &ids)),
+        Err(e) => out.errors.extend(e.iter().map(ToString::to_string)),
+    }
+    out
+}
+
+/// `lint`: every scenario file loaded and validated, and the spec's lists of public
+/// bypasses and of agentic risks checked against them ([`check_lists`]), each problem
+/// printed; [`exit::FAILURE`] when there is one.
 pub fn lint(d: &Dirs) -> Result<i32, Error> {
     let (scenario_dir, spec_dir) = dirs(d)?;
     let spec = load_spec(&spec_dir)?;
@@ -112,12 +142,19 @@ pub fn lint(d: &Dirs) -> Result<i32, Error> {
     for e in &loaded.errors {
         println!("{e}");
     }
+    let lists = check_lists(&spec_dir, &spec, &loaded.scenarios);
+    for w in &lists.warnings {
+        println!("warning: {w}");
+    }
+    for e in &lists.errors {
+        println!("{e}");
+    }
     println!(
         "{} scenario file(s) valid, {} problem(s)",
         loaded.scenarios.len(),
-        loaded.errors.len()
+        loaded.errors.len() + lists.errors.len()
     );
-    Ok(if loaded.errors.is_empty() {
+    Ok(if loaded.errors.is_empty() && lists.errors.is_empty() {
         exit::SUCCESS
     } else {
         exit::FAILURE
