@@ -326,8 +326,23 @@ impl Policy {
                 }
             }
         }
+        // A writable root strictly inside a read-only path is what the person means by
+        // `--ro ~/.cargo --rw ~/.cargo/registry` (FENCE-TOOL-3): every backend binds the
+        // read-only paths first and the writable roots over them, and Landlock's rules
+        // add up. Any other overlap is refused.
+        let writable_in_read_only = |a: &Path, b: &Path| {
+            let (w, r) = (&self.writable_roots(), &self.read_only);
+            (w.iter().any(|x| x == a) && r.iter().any(|x| x == b) && a.starts_with(b) && a != b)
+                || (w.iter().any(|x| x == b)
+                    && r.iter().any(|x| x == a)
+                    && b.starts_with(a)
+                    && a != b)
+        };
         for (i, a) in all.iter().enumerate() {
             for b in all.iter().skip(i + 1) {
+                if writable_in_read_only(a, b) {
+                    continue;
+                }
                 if a.starts_with(b) || b.starts_with(a) {
                     return Err(bad(a, &format!("overlaps {}", b.display())));
                 }
