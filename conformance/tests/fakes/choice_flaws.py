@@ -71,7 +71,12 @@ def flawed(flaw: str, request: Request) -> tuple[Request, dict[str, str]]:
             list(choices.get("pass_env", []))
         choices["pass_env"] = []
     elif flaw == "ro-writable":
-        choices["rw"] = list(choices.get("rw", [])) + list(choices.get("ro", []))
+        # Each read-only path bound writable, whole: a writable root inside one is then
+        # part of it.
+        ro = [str(p) for p in choices.get("ro", [])]
+        rw = [str(p) for p in choices.get("rw", [])]
+        choices["rw"] = ro + [w for w in rw
+                              if not any(w.startswith(r.rstrip("/") + "/") for r in ro)]
         choices["ro"] = []
     elif flaw == "ro-around-rw":
         ro = [str(p) for p in choices.get("ro", [])]
