@@ -235,7 +235,7 @@ fn cargo_credentials_stay_hidden() {
         &path,
         &[("RUSTUP_HOME", os(&rustup))],
         &[],
-        "ls $CARGO_HOME/bin >/dev/null && cat $CARGO_HOME/credentials.toml; true",
+        "ls $CARGO_HOME/bin >/dev/null || exit 9; cat $CARGO_HOME/credentials.toml || true",
     );
     assert!(!stdout(&o).contains("cio_bait"), "{}", stdout(&o));
 }
