@@ -11,6 +11,9 @@ python3 -c 'import ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 [ -x /usr/bin/bwrap ] || need_apt+=(bubblewrap)
 # The agent adapters read a scenario's agent file (YAML) with PyYAML, Debian's python3-yaml.
 python3 -c 'import yaml' 2>/dev/null || need_apt+=(python3-yaml)
+# The toolchains' test (.ci/steps/toolchains.sh) builds with Debian's node, npm and go.
+[ -x /usr/bin/npm ] || need_apt+=(npm)
+[ -x /usr/bin/go ] || need_apt+=(golang-go)
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo=()
   [ "$(id -u)" -eq 0 ] || sudo=(sudo)

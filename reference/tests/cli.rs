@@ -243,6 +243,15 @@ fn info_json_names_every_extra_path_the_config_makes() {
         .current_dir(root.join("ws"))
         .env("XDG_CONFIG_HOME", root.join("cfg"))
         .env("GATEHOUSE_FENCE", "off")
+        // No toolchain of this machine's home adds its own paths (FENCE-TOOL-1).
+        .env("HOME", root.join("cfg"))
+        .env_remove("CARGO_HOME")
+        .env_remove("RUSTUP_HOME")
+        .env_remove("PYENV_ROOT")
+        .env_remove("VIRTUAL_ENV")
+        .env_remove("NVM_DIR")
+        .env_remove("GOPATH")
+        .env_remove("GOROOT")
         .output()
         .unwrap();
     assert!(

@@ -7,6 +7,8 @@ it runs the real adapter (`gatehouse adapter`, next to the runner) and changes o
   --flaw secret-by-pass-env    `--pass-env` passes a secret-looking name as if it were
                                `--pass-secret-env` (no explicit flag needed)
   --flaw ro-writable           `--ro` mounts the path writable
+  --flaw ro-around-rw          a writable root inside a read-only path makes the whole
+                               read-only tree writable
   --flaw trust-every-project   the project's file is honoured whether trusted or not
   --flaw home-settable         `--set-env HOME=...` / `TMPDIR=...` replace the session's own
   --flaw no-proxy-passes       in `allow-list` mode `NO_PROXY=*` reaches the command (a
@@ -69,8 +71,20 @@ def flawed(flaw: str, request: Request) -> tuple[Request, dict[str, str]]:
             list(choices.get("pass_env", []))
         choices["pass_env"] = []
     elif flaw == "ro-writable":
-        choices["rw"] = list(choices.get("rw", [])) + list(choices.get("ro", []))
+        # Each read-only path bound writable, whole: a writable root inside one is then
+        # part of it.
+        ro = [str(p) for p in choices.get("ro", [])]
+        rw = [str(p) for p in choices.get("rw", [])]
+        choices["rw"] = ro + [w for w in rw
+                              if not any(w.startswith(r.rstrip("/") + "/") for r in ro)]
         choices["ro"] = []
+    elif flaw == "ro-around-rw":
+        ro = [str(p) for p in choices.get("ro", [])]
+        rw = [str(p) for p in choices.get("rw", [])]
+        around = [r for r in ro if any(w.startswith(r.rstrip("/") + "/") for w in rw)]
+        choices["ro"] = [r for r in ro if r not in around]
+        choices["rw"] = around + [w for w in rw
+                                  if not any(w.startswith(r.rstrip("/") + "/") for r in around)]
     elif flaw == "trust-every-project":
         if choices.get("config_files"):
             choices["trust_project"] = True

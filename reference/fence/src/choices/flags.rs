@@ -40,6 +40,12 @@ pub enum FlagError {
         /// Why.
         source: crate::net::NameError,
     },
+    /// `--fetch` beside a network mode other than `registries`.
+    #[error("--fetch is --network registries; it conflicts with --network {mode}")]
+    Fetch {
+        /// The other mode.
+        mode: NetworkMode,
+    },
     /// A network mode that is none of the modes.
     #[error("--{flag}: {source}")]
     Mode {
@@ -96,6 +102,14 @@ impl Layer {
                         out.push(Sourced::new(p.clone(), src()));
                     }
                 }
+            }
+        }
+        if flags.switch("fetch") {
+            match &l.network {
+                Some(m) if m.value != NetworkMode::Registries => {
+                    return Err(FlagError::Fetch { mode: m.value });
+                }
+                _ => l.network = Some(Sourced::new(NetworkMode::Registries, Source::Flag("fetch"))),
             }
         }
         Ok(l)
@@ -172,5 +186,23 @@ mod tests {
             e.to_string().starts_with("--network: unknown network mode"),
             "{e}"
         );
+    }
+
+    /// `--fetch` is `--network registries`, and refused beside another mode.
+    #[test]
+    fn fetch_is_the_registries_mode() {
+        let l = Layer::from_flags(&flags("fetch", Raw::Switch(true))).unwrap();
+        let m = l.network.unwrap();
+        assert_eq!(m.value, NetworkMode::Registries);
+        assert_eq!(m.source, Source::Flag("fetch"));
+        let f = flags("fetch", Raw::Switch(true))
+            .with("network", Raw::One("host".into()))
+            .unwrap();
+        let e = Layer::from_flags(&f).unwrap_err();
+        assert!(matches!(e, FlagError::Fetch { .. }), "{e}");
+        let f = flags("fetch", Raw::Switch(true))
+            .with("network", Raw::One("registries".into()))
+            .unwrap();
+        assert!(Layer::from_flags(&f).is_ok());
     }
 }

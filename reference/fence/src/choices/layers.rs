@@ -28,9 +28,9 @@ pub type Choices = Chosen<Sourced<NetworkMode>>;
 /// A network mode that the other choices contradict.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModeError {
-    /// A mode other than `allow-list` named beside an allowed domain.
+    /// A mode other than `allow-list` or `registries` named beside an allowed domain.
     #[error(
-        "network mode `{}` ({}) conflicts with the allowed domain `{}` ({}): domains are allowed only in the `allow-list` mode",
+        "network mode `{}` ({}) conflicts with the allowed domain `{}` ({}): domains are allowed only in the `allow-list` and `registries` modes",
         mode.value, mode.source, domain.value, domain.source
     )]
     Conflict {
@@ -210,7 +210,7 @@ impl Choices {
     pub fn finish(mut self) -> Result<Choices, ModeError> {
         if !self.allow_domains.is_empty() {
             match self.network.value {
-                NetworkMode::AllowList => {}
+                NetworkMode::AllowList | NetworkMode::Registries => {}
                 NetworkMode::Off if self.network.source == Source::Default => {
                     self.network =
                         Sourced::new(NetworkMode::AllowList, self.allow_domains[0].source.clone());

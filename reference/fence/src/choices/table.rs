@@ -228,7 +228,7 @@ exec_choices! {
         network: N = Mode {
             name: "network", value: "MODE",
             file: Some("network.mode"), guard: Some("network"), wire: Some("network"), secret: false,
-            doc: "The jail's network: `off` (its own network namespace with nothing but loopback, the default) or `allow-list` (out only through the reference's proxy, to the domains of --allow-domain; HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at it) or `host` (the host's network, no namespace of its own; the host's UNIX sockets stay unreachable, and the posture claims no `network`).",
+            doc: "The jail's network: `off` (its own network namespace with nothing but loopback, the default) or `allow-list` (out only through the reference's proxy, to the domains of --allow-domain; HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at it) or `host` (the host's network, no namespace of its own; the host's UNIX sockets stay unreachable, and the posture claims no `network`) or `registries` (`allow-list` with the package registries' domains allowed and the caches of the toolchains found writable, as --fetch).",
             example: "--network host",
         },
         allow_domains: Vec<Sourced<String>> = Domains {
@@ -284,6 +284,11 @@ exec_choices! {
             name: "trust-project-config", flag: true, guard: None, wire: Some("trust_project"),
             doc: "Honour <workspace>/.gatehouse/config.toml although the user's file does not list the project in `trusted-projects`.",
             example: "--trust-project-config",
+        },
+        {
+            name: "fetch", flag: true, guard: None, wire: None,
+            doc: "Let package managers fetch: the same as --network registries (out through the proxy to the package registries `gatehouse info` lists, plus any --allow-domain; the caches of the toolchains found writable).",
+            example: "--fetch",
         },
         {
             name: "no-config", flag: true, guard: None, wire: None,
@@ -519,6 +524,7 @@ mod tests {
             ("trust-project-config", Slot::Switch),
             ("no-config", Slot::Switch),
             ("config-files", Slot::Switch),
+            ("fetch", Slot::Switch),
         ] {
             assert_eq!(spec(name).map(|s| s.slot), Some(slot), "{name}");
         }

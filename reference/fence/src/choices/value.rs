@@ -21,6 +21,9 @@ pub enum Source {
     },
     /// A command-line flag.
     Flag(&'static str),
+    /// Found where a toolchain's installer put it (FENCE-TOOL-1): the toolchain and the
+    /// variable or default that located it (`rustup: CARGO_HOME`).
+    Found(String),
 }
 
 impl fmt::Display for Source {
@@ -29,6 +32,7 @@ impl fmt::Display for Source {
             Source::Default => f.write_str("default"),
             Source::File { file, line } => write!(f, "{}:{line}", file.display()),
             Source::Flag(name) => write!(f, "--{name}"),
+            Source::Found(what) => write!(f, "found: {what}"),
         }
     }
 }
@@ -60,11 +64,15 @@ pub enum NetworkMode {
     /// A network namespace of its own; out only through the reference's proxy, to the
     /// allow-listed domains.
     AllowList,
+    /// The `allow-list` mode with the package registries' domains allowed, and the
+    /// caches of the toolchains found writable (FENCE-TOOL-4): the person allowed
+    /// fetching (`--fetch`).
+    Registries,
 }
 
 /// A network mode that is none of `off`, `host`, `allow-list`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown network mode `{given}` (off, host, allow-list)")]
+#[error("unknown network mode `{given}` (off, host, allow-list, registries)")]
 pub struct UnknownNetworkMode {
     /// The mode as given.
     pub given: String,
@@ -77,6 +85,7 @@ impl std::str::FromStr for NetworkMode {
             "off" => Ok(NetworkMode::Off),
             "host" => Ok(NetworkMode::Host),
             "allow-list" => Ok(NetworkMode::AllowList),
+            "registries" => Ok(NetworkMode::Registries),
             other => Err(UnknownNetworkMode {
                 given: other.to_string(),
             }),
@@ -90,7 +99,16 @@ impl fmt::Display for NetworkMode {
             NetworkMode::Off => "off",
             NetworkMode::Host => "host",
             NetworkMode::AllowList => "allow-list",
+            NetworkMode::Registries => "registries",
         })
+    }
+}
+
+impl NetworkMode {
+    /// Whether the jail goes out only through the allow-list proxy (`allow-list`,
+    /// `registries`).
+    pub fn proxied(self) -> bool {
+        matches!(self, NetworkMode::AllowList | NetworkMode::Registries)
     }
 }
 

@@ -158,12 +158,22 @@ pub fn settings(
         trust_project,
         no_files,
     };
-    crate::choices::load(&inputs, flags)
+    let mut s = crate::choices::load(&inputs, flags)?;
+    // The toolchains found where their installers put them (FENCE-TOOL-1 to 6).
+    let found = super::toolchains::discover(&|k: &str| std::env::var_os(k));
+    let system: Vec<PathBuf> = crate::fence::policy::SYSTEM_DIRS
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    super::toolchains::apply(&mut s, &found, &[project.to_path_buf()], &system);
+    Ok(s)
 }
 
 /// The settings' lines for `gatehouse info`: each setting with where it came from.
 pub fn settings_report(project: &Path) -> Result<Vec<String>, crate::choices::LoadError> {
-    Ok(settings(project, &Layer::default(), false, false)?.provenance())
+    let mut lines = settings(project, &Layer::default(), false, false)?.provenance();
+    lines.extend(super::toolchains::report());
+    Ok(lines)
 }
 
 pub use super::env::{PROXY_PORT, PROXY_VARIABLES};
@@ -305,7 +315,7 @@ fn read_settings(
             eprintln!("gatehouse exec: ignored {}: {why}", file.display());
         }
     }
-    let allow = if settings.network.value == NetworkMode::AllowList {
+    let allow = if settings.network.value.proxied() {
         Some(crate::net::AllowList::parse(
             settings.allow_domains.iter().map(|d| &d.value),
         )?)

@@ -10,7 +10,8 @@
 //! - [`session`]: a session's plane behind blocking calls, with its runtime toggle;
 //! - [`terminal`]: a run on a pseudo-terminal of its jail's own, relayed from here;
 //! - [`relay`]: a piped command's streams copied to and from ours, in one `poll` loop;
-//! - [`cli`]: `gatehouse info` and `gatehouse exec`, one command through the fence.
+//! - [`cli`]: `gatehouse info` and `gatehouse exec`, one command through the fence;
+//! - [`toolchains`]: the common toolchains found where their installers put them.
 
 pub mod broker;
 pub mod choices;
@@ -22,6 +23,7 @@ pub mod protocol;
 pub mod relay;
 pub mod session;
 pub mod terminal;
+pub mod toolchains;
 
 pub use broker::{
     Broker, PlaneConfig, PlaneError, PlaneEvent, RunOutcome, RunRequest, CONFIRM_OFF,

@@ -428,9 +428,18 @@ impl Session {
         };
         let allow = match settings.network.value {
             NetworkMode::Off | NetworkMode::Host => None,
-            NetworkMode::AllowList => {
-                match crate::net::AllowList::parse(settings.allow_domains.iter().map(|d| &d.value))
-                {
+            NetworkMode::AllowList | NetworkMode::Registries => {
+                // `registries` allows the package registries too (FENCE-TOOL-4).
+                let registries = (settings.network.value == NetworkMode::Registries)
+                    .then_some(super::toolchains::REGISTRY_DOMAINS.iter().map(|(d, _)| *d))
+                    .into_iter()
+                    .flatten();
+                let domains = settings
+                    .allow_domains
+                    .iter()
+                    .map(|d| d.value.as_str())
+                    .chain(registries);
+                match crate::net::AllowList::parse(domains) {
                     Ok(a) => Some(a),
                     Err(e) => return Ok(Err(e.into())),
                 }

@@ -326,8 +326,20 @@ impl Policy {
                 }
             }
         }
+        // A writable root strictly inside a read-only path is what the person means by
+        // `--ro ~/.cargo --rw ~/.cargo/registry` (FENCE-TOOL-3): every backend binds the
+        // read-only paths first and the writable roots over them, and Landlock's rules
+        // add up. Any other overlap is refused.
+        let (w, r) = (self.writable_roots(), &self.read_only);
+        let inside = |rw: &Path, ro: &Path| {
+            rw != ro && rw.starts_with(ro) && w.iter().any(|x| x == rw) && r.iter().any(|x| x == ro)
+        };
+        let writable_in_read_only = |a: &Path, b: &Path| inside(a, b) || inside(b, a);
         for (i, a) in all.iter().enumerate() {
             for b in all.iter().skip(i + 1) {
+                if writable_in_read_only(a, b) {
+                    continue;
+                }
                 if a.starts_with(b) || b.starts_with(a) {
                     return Err(bad(a, &format!("overlaps {}", b.display())));
                 }
@@ -522,6 +534,38 @@ impl FenceOptions {
                 backend: "native".into(),
                 reason: format!("cannot locate the running executable: {e}"),
             }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(workspaces: &[&str], read_only: &[&str]) -> Policy {
+        let mut p = Policy::new(
+            workspaces.iter().map(PathBuf::from).collect(),
+            PathBuf::from("/s"),
+        );
+        p.read_only = read_only.iter().map(PathBuf::from).collect();
+        p
+    }
+
+    /// FENCE-TOOL-3: a writable root strictly inside a read-only path is honoured; every
+    /// other overlap stays refused.
+    #[test]
+    fn only_a_writable_root_inside_a_read_only_path_may_overlap() {
+        assert!(policy(&["/w", "/h/.cargo/registry"], &["/h/.cargo"])
+            .validate()
+            .is_ok());
+        for (ws, ro) in [
+            (&["/w"][..], &["/w/vendor"][..]),
+            (&["/w", "/h/.cargo"][..], &["/h/.cargo"][..]),
+            (&["/w", "/w/sub"][..], &[][..]),
+            (&["/w"][..], &["/r", "/r/sub"][..]),
+        ] {
+            let e = policy(ws, ro).validate().unwrap_err().to_string();
+            assert!(e.contains("overlaps"), "{ws:?} {ro:?}: {e}");
         }
     }
 }
