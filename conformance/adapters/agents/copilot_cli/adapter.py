@@ -7,7 +7,7 @@ completions wire (Copilot's BYOK provider: `COPILOT_PROVIDER_BASE_URL`, its defa
 update).
 
 The scenario's setup becomes Copilot's own configuration (README.md has the mapping field
-by field): the safety mode as `--allow-all-tools`/`--yolo` or Copilot's default (ask), the
+by field): the safety mode as `--allow-all-tools` or Copilot's default (ask), the
 pattern lists as `--allow-tool`/`--deny-tool` rules (`shell(git push)`, `shell(git:*)`,
 `write(PATH)`), the agent file's hooks as user-level `preToolUse`/`postToolUse` hooks in
 `COPILOT_HOME/hooks/gatehouse.json` running `../hook_shim.py` (format `copilot`). Headless,
@@ -51,10 +51,11 @@ HOOK_ASKED = "unable to ask user for confirmation"
 EXIT = re.compile(r"\n?<shellId: \S+ completed with exit code (-?\d+)>\s*$")
 # The safety mode as Copilot's flags: it has one mode (ask about what is not read-only,
 # refuse it headless) and allow-all; `restricted` (deny what would ask) is its default,
-# since headless every ask is a refusal (reported as asked: see README.md).
+# since headless every ask is a refusal (reported as asked: see README.md). `yolo` is read
+# as `autonomous` by mapping.Sources.
 MODES: dict[Optional[str], list[str]] = {
     None: [], "strict": [], "balanced": [], "restricted": [],
-    "autonomous": ["--allow-all-tools"], "yolo": ["--yolo"],
+    "autonomous": ["--allow-all-tools"],
 }
 
 
@@ -250,7 +251,7 @@ class CopilotCli(core.Agent):
                 "--no-ask-user", "--disable-builtin-mcps", "--no-custom-instructions",
                 "--log-dir", s.dirs["tmp"]]
         argv += s.state["flags"]
-        if (call.if_asked == "yes" or call.approved) and "--yolo" not in argv:
+        if (call.if_asked == "yes" or call.approved) and "--allow-all-tools" not in argv:
             argv.append("--allow-all-tools")
         for d in (s.setup.get("workspaces") or [])[1:] + (s.setup.get("roots") or []):
             argv += ["--add-dir", d]
@@ -290,6 +291,10 @@ class CopilotCli(core.Agent):
         message = err.get("message", "")
         if err.get("code") == "denied":
             if ASKED in message:
+                if s.setup.get("asker") == "none":
+                    # Nobody to ask: Copilot refused without asking anyone, which is the
+                    # order's deny by `no_asker`, not an ask left unanswered.
+                    return core.Observed(denied=True, by="mode", message=message)
                 return core.Observed(asked=True, denied=True, by="user", message=message)
             if "preToolUse hook" in message:
                 return core.Observed(asked=HOOK_ASKED in message, denied=True, by="hook",

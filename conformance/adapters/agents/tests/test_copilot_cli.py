@@ -32,9 +32,10 @@ def events(complete: dict[str, Any]) -> str:
 
 
 class ObserveTest(unittest.TestCase):
-    def observe(self, complete: dict[str, Any]) -> core.Observed:
+    def observe(self, complete: dict[str, Any], asker: str = "terminal") -> core.Observed:
         agent = copilot.CopilotCli.__new__(copilot.CopilotCli)
-        return agent.observe(None, Call("shell", "ls"), RunResult(0, events(complete), ""), [])  # type: ignore[arg-type]
+        session = core.Session(agent, "s", {"workspace": "/w/work", "asker": asker})
+        return agent.observe(session, Call("shell", "ls"), RunResult(0, events(complete), ""), [])
 
     def test_ran_with_its_exit_code_and_output(self) -> None:
         obs = self.observe({"success": True, "result": {
@@ -46,6 +47,10 @@ class ObserveTest(unittest.TestCase):
             return self.observe({"success": False, "error": {"message": message, "code": "denied"}})
         asked = refused("Permission denied because no interactive user response was available. Retry ...")
         self.assertEqual((asked.decision(), asked.by), ("ask", "user"))
+        nobody = self.observe({"success": False, "error": {"code": "denied", "message":
+                               "Permission denied because no interactive user response was available."}},
+                              asker="none")
+        self.assertEqual(nobody.decision(), "deny")
         rule = refused("Permission to run this tool was denied due to the following rules: `shell(rm)`")
         self.assertEqual((rule.decision(), rule.by), ("deny", "rule"))
         hook = refused("Denied by preToolUse hook: nope")
@@ -55,8 +60,9 @@ class ObserveTest(unittest.TestCase):
 
     def test_no_tool_call_is_an_error_with_stderr(self) -> None:
         agent = copilot.CopilotCli.__new__(copilot.CopilotCli)
+        session = core.Session(agent, "s", {"workspace": "/w/work"})
         with self.assertRaises(core.AgentError) as e:
-            agent.observe(None, Call("shell", "ls"), RunResult(1, "", "boom\n"), [])  # type: ignore[arg-type]
+            agent.observe(session, Call("shell", "ls"), RunResult(1, "", "boom\n"), [])
         self.assertIn("boom", str(e.exception))
 
 
