@@ -237,8 +237,19 @@ class CopilotCli(core.Agent):
         path = self._abs(s, call.input["path"])
         if call.tool == "read":
             return [("view", {"path": path}), "done"]
+        # Copilot's file tools check their input before its permissions: `create` refuses
+        # a path that exists ("Path already exists") and `edit` an empty old string
+        # ("old_str is required"), without asking and without running. Read as a run that
+        # failed, either would report `allow` for a call nobody was asked about, so neither
+        # is made: Copilot has no tool that overwrites a file or edits without a match.
         if call.tool == "write":
+            if os.path.lexists(path):
+                raise Unsupported("write to an existing file: Copilot CLI's create tool refuses "
+                                  "a path that exists before asking, and it has no tool that "
+                                  "overwrites one")
             return [("create", {"path": path, "file_text": call.input.get("content", "")}), "done"]
+        if not call.input.get("old"):
+            raise Unsupported("edit with no old text: Copilot CLI's edit tool refuses it before asking")
         return [("edit", {"path": path, "old_str": call.input.get("old", ""),
                           "new_str": call.input.get("new", "")}), "done"]
 

@@ -78,6 +78,19 @@ class PatternTest(unittest.TestCase):
                 t(bad)
 
 
+class ScriptTest(unittest.TestCase):
+    def test_file_calls_copilot_refuses_before_asking_are_unsupported(self) -> None:
+        agent = copilot.CopilotCli.__new__(copilot.CopilotCli)
+        ws = os.path.dirname(os.path.abspath(__file__))
+        session = core.Session(agent, "s", {"workspace": ws})
+        with self.assertRaises(Unsupported):
+            agent.script(session, Call("write", {"path": "test_copilot_cli.py", "content": "x"}))
+        with self.assertRaises(Unsupported):
+            agent.script(session, Call("edit", {"path": "test_copilot_cli.py", "old": "", "new": "y"}))
+        turns = agent.script(session, Call("write", {"path": "new-file", "content": "x"}))
+        self.assertEqual(turns[0], ("create", {"path": os.path.join(ws, "new-file"), "file_text": "x"}))
+
+
 class ShimTest(unittest.TestCase):
     def test_copilot_input_and_answer(self) -> None:
         agent_in = {"sessionId": "s", "timestamp": 1, "cwd": "/w", "toolName": "bash",
