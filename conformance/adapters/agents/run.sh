@@ -124,6 +124,14 @@ end='<!-- agents table: end -->'
 grep -qF "$begin" "$doc" && grep -qF "$end" "$doc" || { echo "agents: $doc lacks the agents marker lines" >&2; exit 1; }
 python3 conformance/adapters/table.py --command "just agents" "${args[@]}" \
   | sed 's/^## The table/### The agents table/' > "$out/table.md"
+# A narrowed run (--only, --filter) renders its table beside the reports and leaves
+# docs/implementations.md as it is: the agents section is made from every agent's report
+# over every chapter, and a narrowed run has only some of them (issue 47: one rewrote the
+# section from one report and deleted the others' columns).
+if [ ${#only[@]} -gt 0 ] || [ ${#filters[@]} -gt 0 ]; then
+  echo "agents: a narrowed run: its table is $out/table.md; $doc is left as it is"
+  exit 0
+fi
 python3 - "$doc" "$begin" "$end" "$out/table.md" <<'PY'
 import sys
 doc, begin, end, table = sys.argv[1:]
