@@ -6,7 +6,7 @@
 #   conformance/adapters/install.sh          everything (what `just peers` runs)
 #   conformance/adapters/install.sh --ci     Debian's bubblewrap and the landlock crate's
 #                                            example sandboxer only (what .ci/run needs)
-#   conformance/adapters/install.sh --agents            the four agents only (`just agents`)
+#   conformance/adapters/install.sh --agents            the agents only (`just agents`)
 #   conformance/adapters/install.sh --agent claude-code  that agent only (the agents' CI step);
 #                                            repeatable
 #
@@ -38,7 +38,11 @@ AGENTS=(
   "codex-cli|@openai/codex@0.171.0|.bin/codex"
   "gemini-cli|@google/gemini-cli@0.61.0|.bin/gemini"
   "opencode|opencode-ai@1.18.33|.bin/opencode"
+  "copilot-cli|@github/copilot@1.0.102|@github/copilot-linux-x64/copilot"
 )
+# Not here: Crush (`@charmland/crush`), whose npm package holds no program; its postinstall
+# downloads one from the vendor's release page, which a host that reaches the registries
+# only cannot (conformance/adapters/agents/crush/README.md).
 
 ci=false agents_only=false want_agents=()
 while [ $# -gt 0 ]; do
@@ -76,6 +80,11 @@ install_agents() {
       [ -s "$native" ] && [ "$(stat -c %s "$native")" -gt 1000000 ] \
         || [ "$(stat -c %s "$wrapped" 2>/dev/null || echo 0)" -gt 1000000 ] \
         || { say "claude-code: no native program in $native nor $wrapped" >&2; exit 1; }
+    fi
+    if [ "$label" = copilot-cli ]; then
+      # The native program unpacks its package (235 MB) into $XDG_CACHE_HOME at its first
+      # start: once here, where the adapter names it (COPILOT_CLI_DIST_DIR) for every run.
+      HOME="$dir/unpacked" XDG_CACHE_HOME="$dir/unpacked" "$dir/node_modules/$prog" --version >/dev/null
     fi
     say "npm $label $("$dir/node_modules/$prog" --version 2>/dev/null | head -1) ($(du -sh "$dir" | cut -f1), $(( $(date +%s) - start )) s)"
   done

@@ -33,14 +33,30 @@ OUTCOMES = ("passed", "failed", "skipped", "errored", "not_shown")
 
 
 def load(arg: str) -> tuple[str, Report]:
-    label, _, path = arg.partition("=")
-    if not path:
+    """LABEL=REPORT.json, or LABEL=A.json,B.json,...: one column from per-chapter reports
+    of the same implementation (their scenarios together, the first one's environment)."""
+    label, _, paths = arg.partition("=")
+    if not paths:
         sys.exit("table.py: %r is not LABEL=REPORT.json" % arg)
-    try:
-        with open(path) as f:
-            return label, json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit("table.py: %s: %s" % (path, e))
+    merged: Optional[Report] = None
+    for path in paths.split(","):
+        try:
+            with open(path) as f:
+                r = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit("table.py: %s: %s" % (path, e))
+        if merged is None:
+            merged = r
+            continue
+        if r["environment"]["name"] != merged["environment"]["name"]:
+            sys.exit("table.py: %s: another implementation (%s) than %s's first report"
+                     % (path, r["environment"]["name"], label))
+        merged["scenarios"] = merged["scenarios"] + r["scenarios"]
+        for o in OUTCOMES:
+            if o in r["summary"]:
+                merged["summary"][o] = merged["summary"].get(o, 0) + r["summary"][o]
+    assert merged is not None  # paths.split always yields one
+    return label, merged
 
 
 def folder(scenario_id: str) -> str:
@@ -98,7 +114,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--command", default=None, help="the command that made the reports")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
-    ap.add_argument("reports", nargs="+", metavar="LABEL=REPORT.json")
+    ap.add_argument("reports", nargs="+", metavar="LABEL=REPORT.json[,REPORT.json...]")
     args = ap.parse_args()
     reports = [load(a) for a in args.reports]
     folders = sorted({folder(s["id"]) for _, r in reports for s in r["scenarios"]})

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs one hook of a scenario's agent file as an agent's own hook, translating only the
-JSON shapes (used by the Codex CLI and Gemini CLI adapters; Claude Code reads the
+JSON shapes (used by the Codex CLI, Gemini CLI and Copilot CLI adapters; Claude Code reads the
 scenario's hooks as they are).
 
     hook_shim.py FORMAT EVENT SAFETY -- COMMAND
@@ -21,7 +21,9 @@ object under `agent_input`), and passes back what the hook did:
 
 FORMAT `codex` answers Claude Code's shape (`hookSpecificOutput.permissionDecision`,
 `updatedInput` as `{"command": ...}`), which Codex reads; `gemini` answers Gemini CLI's
-(`{"decision", "reason", "hookSpecificOutput": {"tool_input": {"command": ...}}}`).
+(`{"decision", "reason", "hookSpecificOutput": {"tool_input": {"command": ...}}}`);
+`copilot` answers GitHub Copilot CLI's (`{"permissionDecision", "permissionDecisionReason",
+"modifiedArgs": {"command": ...}}`), whose input carries the call as `toolArgs`.
 Standard library only.
 """
 
@@ -41,6 +43,8 @@ EVENTS: dict[Any, str] = {"PreToolUse": "pre_tool_use", "PostToolUse": "post_too
 
 def gatehouse_input(agent_in: dict[str, Any], event: str, safety: str) -> dict[str, Any]:
     ti = agent_in.get("tool_input") if isinstance(agent_in, dict) else None
+    if ti is None and isinstance(agent_in, dict):
+        ti = agent_in.get("toolArgs")   # Copilot CLI's preToolUse input
     cmd = ti.get("command") if isinstance(ti, dict) else None
     out = {"agent_name": "root", "cwd": agent_in.get("cwd", os.getcwd()),
            "hook_event_name": event, "safety_policy": safety,
@@ -71,6 +75,15 @@ def translate(fmt: str, ans: dict[str, Any]) -> Optional[dict[str, Any]]:
         return None
     d, r, u = found
     cmd = u.get("cmd", u.get("command")) if isinstance(u, dict) else None
+    if fmt == "copilot":
+        out_c: dict[str, Any] = {}
+        if d:
+            out_c["permissionDecision"] = d
+        if r:
+            out_c["permissionDecisionReason"] = r
+        if cmd is not None:
+            out_c["modifiedArgs"] = {"command": cmd}
+        return out_c
     if fmt == "codex":
         hso: dict[str, Any] = {"hookEventName": "PreToolUse"}
         if d:

@@ -10,7 +10,8 @@
 #   conformance/adapters/agents/run.sh --table-only    re-render from the reports already there
 #
 # An agent run takes 1-9 s, so a chapter takes minutes and the whole suite an hour or more
-# per agent; `--filter` (repeatable, passed to the runner) narrows it. The runner's step
+# per agent (README.md, "How long a column takes"); `--filter` (repeatable, passed to the
+# runner) narrows it. The runner's step
 # timeout is set above the adapters' own deadline (GATEHOUSE_AGENT_DEADLINE, 45 s).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -23,6 +24,7 @@ cd "$(dirname "$0")/../../.."
 # `-guarded` labels are the same agents with `gatehouse guard` as their pre-tool hook
 # (`--guard`, README.md "Put Gatehouse in front of your agent"); guarded, Gemini offers its
 # shell tool to the hook in every mode (yolo), so a run takes 2-4 s and it runs four chapters.
+# Copilot CLI's run takes 3-6 s (no sandbox here: no fence/, no trusted folders: no trust/).
 agents=(
   "claude-code|python3 conformance/adapters/agents/claude_code/adapter.py"
   "claude-code-guarded|python3 conformance/adapters/agents/claude_code/adapter.py --guard|guard/ hooks/ permissions/ decision/ fence/"
@@ -31,27 +33,51 @@ agents=(
   "gemini-cli|python3 conformance/adapters/agents/gemini_cli/adapter.py|permissions/ hooks/ decision/"
   "codex-cli-guarded|python3 conformance/adapters/agents/codex_cli/adapter.py --guard|guard/ gate/ hooks/ fence/ decision/ permissions/"
   "gemini-cli-guarded|python3 conformance/adapters/agents/gemini_cli/adapter.py --guard|guard/ hooks/ fence/ permissions/ decision/"
+  "copilot-cli|python3 conformance/adapters/agents/copilot_cli/adapter.py|permissions/ hooks/ decision/ gate/"
 )
 chapters=(--filter gate/ --filter permissions/ --filter hooks/ --filter trust/ --filter decision/ --filter fence/)
 
-runner="${GATEHOUSE_CONFORM:-}"
-if [ -z "$runner" ] && ! printf '%s\n' "$@" | grep -qx -- --table-only; then
-  # gatehouse itself: the guarded columns' hook (adapter.py --guard)
-  cargo build --release --locked -q -p gatehouse-conformance -p gatehouse
-  runner="${CARGO_TARGET_DIR:-target}/release/gatehouse-conform"
-fi
 out=reports/agents
 mkdir -p "$out"
-table_only=false only=() filters=()
+table_only=false build=false only=() filters=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --table-only) table_only=true ;;
+    --build) build=true ;;
     --only) only+=("$2"); shift ;;
     --filter) filters+=(--filter "$2"); shift ;;
     *) echo "agents: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
+
+# The runner, and gatehouse itself (the guarded columns' hook, adapter.py --guard): the
+# binaries already built in $CARGO_TARGET_DIR/release (or target/release) are taken as they
+# are; cargo builds them only when one is missing or with --build. GATEHOUSE_CONFORM names
+# another runner.
+release="${CARGO_TARGET_DIR:-target}/release"
+runner="${GATEHOUSE_CONFORM:-}"
+if [ -z "$runner" ] && ! $table_only; then
+  if $build || [ ! -x "$release/gatehouse-conform" ] || [ ! -x "$release/gatehouse" ]; then
+    echo "agents: cargo build --release -p gatehouse-conformance -p gatehouse (into $release)" >&2
+    cargo build --release --locked -q -p gatehouse-conformance -p gatehouse
+  else
+    echo "agents: using the binaries already built in $release (--build rebuilds them)" >&2
+  fi
+  runner="$release/gatehouse-conform"
+fi
+
+# Before the first scenario: bubblewrap, which confines every run whose agent has no
+# sandbox of its own on (agent_adapter.confine), and a word on /tmp. The confinement mounts
+# a fresh /tmp; the agents' cache, these adapters and the python running them are bound
+# back into it read-only when they live under /tmp, and the scenario's directory is bound
+# writable, so a checkout or cache under /tmp works. The runner's own fixtures follow
+# TMPDIR as they always do.
+cache="${GATEHOUSE_PEERS_CACHE:-$PWD/target/peers}"
+if ! $table_only && [ "${GATEHOUSE_AGENT_CONFINE:-1}" != 0 ] && ! command -v bwrap >/dev/null; then
+  echo "agents: bubblewrap (bwrap) is missing: every agent run is confined by it; install it (conformance/adapters/install.sh --agents does) or set GATEHOUSE_AGENT_CONFINE=0 to run the agents unconfined" >&2
+  exit 1
+fi
 
 args=()
 for entry in "${agents[@]}"; do
@@ -67,6 +93,17 @@ for entry in "${agents[@]}"; do
   args+=("$label=$out/$label.json")
   adapter="${impl#python3 }" adapter="${adapter%% *}"
   [ -f "$adapter" ] || { echo "agents: $label: no adapter yet ($adapter)" >&2; args=("${args[@]:0:${#args[@]}-1}"); continue; }
+  # Refused before its first scenario, in one line, when the agent is not installed (every
+  # scenario would error otherwise), unless its adapter is given the program
+  # (GATEHOUSE_CLAUDE_CODE, GATEHOUSE_CODEX, GATEHOUSE_GEMINI, GATEHOUSE_OPENCODE,
+  # GATEHOUSE_COPILOT). A guarded label's agent is the unguarded one's.
+  agent="${label%-guarded}"
+  given="GATEHOUSE_$(printf '%s' "${agent%-cli}" | tr 'a-z-' 'A-Z_')"
+  installed="$cache/agents/$agent/node_modules"
+  if [ ! -d "$installed" ] && [ -z "${!given:-}" ]; then
+    echo "agents: $label: not installed ($installed is missing): run conformance/adapters/install.sh --agent ${label%-guarded}" >&2
+    args=("${args[@]:0:${#args[@]}-1}"); continue
+  fi
   run_filters=("${filters[@]}")
   if [ ${#run_filters[@]} -eq 0 ]; then
     if [ -n "${own:-}" ]; then for c in $own; do run_filters+=(--filter "$c"); done
@@ -87,6 +124,14 @@ end='<!-- agents table: end -->'
 grep -qF "$begin" "$doc" && grep -qF "$end" "$doc" || { echo "agents: $doc lacks the agents marker lines" >&2; exit 1; }
 python3 conformance/adapters/table.py --command "just agents" "${args[@]}" \
   | sed 's/^## The table/### The agents table/' > "$out/table.md"
+# A narrowed run (--only, --filter) renders its table beside the reports and leaves
+# docs/implementations.md as it is: the agents section is made from every agent's report
+# over every chapter, and a narrowed run has only some of them (issue 47: one rewrote the
+# section from one report and deleted the others' columns).
+if [ ${#only[@]} -gt 0 ] || [ ${#filters[@]} -gt 0 ]; then
+  echo "agents: a narrowed run: its table is $out/table.md; $doc is left as it is"
+  exit 0
+fi
 python3 - "$doc" "$begin" "$end" "$out/table.md" <<'PY'
 import sys
 doc, begin, end, table = sys.argv[1:]

@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""GitHub Copilot CLI (npm `@github/copilot`, pinned by install.sh) as an implementation
+under test: the whole agent, driven headless (`copilot -p "Do the task." --output-format
+json`) by the scripted model of `../scripted_model.py` on the OpenAI-compatible chat
+completions wire (Copilot's BYOK provider: `COPILOT_PROVIDER_BASE_URL`, its default wire
+`completions`, streamed), with `COPILOT_OFFLINE=true` (no GitHub sign-in, no telemetry, no
+update).
+
+The scenario's setup becomes Copilot's own configuration (README.md has the mapping field
+by field): the safety mode as `--allow-all-tools` or Copilot's default (ask), the
+pattern lists as `--allow-tool`/`--deny-tool` rules (`shell(git push)`, `shell(git:*)`,
+`write(PATH)`), the agent file's hooks as user-level `preToolUse`/`postToolUse` hooks in
+`COPILOT_HOME/hooks/gatehouse.json` running `../hook_shim.py` (format `copilot`). Headless,
+Copilot refuses what it would ask ("Permission denied because no interactive user response
+was available"), which is how the adapter sees that it asked; the person's "yes" is
+`--allow-all-tools` for that run (a deny rule still outranks it, as Copilot documents).
+Copilot's own sandbox (MXC over bubblewrap) needs slirp4netns, iptables and /dev/net/tun,
+which this host lacks: no `fence` capability, and every run is inside the core's bubblewrap
+confinement.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+from typing import Any, Optional
+
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
+
+from conformance.adapters.agents import agent_adapter as core  # noqa: E402
+from conformance.adapters.agents import mapping  # noqa: E402
+from conformance.adapters.agents.agent_adapter import Call, Observed, RunResult, Session, Unsupported  # noqa: E402
+from conformance.adapters.protocol import Request  # noqa: E402
+from conformance.adapters.agents.wires.openai_chat import OpenAIChatWire  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHIM = os.path.join(HERE, "..", "hook_shim.py")
+VERSION = "1.0.102"
+# A key long enough that Copilot's redaction of it (it masks the provider key's value in
+# everything it prints) never masks a word of the output.
+API_KEY = "scripted-model-key-0123456789abcdef"
+TOOLS = {"shell": "bash", "read": "view", "write": "create", "edit": "edit"}
+EVENTS = {"pre_tool_use": "preToolUse", "post_tool_use": "postToolUse"}
+ASKED = "no interactive user response was available"
+HOOK_ASKED = "unable to ask user for confirmation"
+EXIT = re.compile(r"\n?<shellId: \S+ completed with exit code (-?\d+)>\s*$")
+# The safety mode as Copilot's flags: it has one mode (ask about what is not read-only,
+# refuse it headless) and allow-all; `restricted` (deny what would ask) is its default,
+# since headless every ask is a refusal (reported as asked: see README.md). `yolo` is read
+# as `autonomous` by mapping.Sources.
+MODES: dict[Optional[str], list[str]] = {
+    None: [], "strict": [], "balanced": [], "restricted": [],
+    "autonomous": ["--allow-all-tools"],
+}
+
+
+def package_dir() -> str:
+    return core.npm_bin("copilot-cli", "@github")
+
+
+def binary() -> str:
+    override = os.environ.get("GATEHOUSE_COPILOT")
+    if override:
+        return override
+    return os.path.join(package_dir(), "copilot-linux-x64", "copilot")
+
+
+def dist_dir(version: str) -> str:
+    """The package the native program unpacks at its first start (235 MB, into
+    `$XDG_CACHE_HOME/copilot/pkg`): unpacked once into the agents' cache and named by
+    `COPILOT_CLI_DIST_DIR` in every run, so that a session's fresh cache directory does not
+    unpack it again (3 s a run instead of 6)."""
+    return os.path.join(core.cache_dir(), "agents", "copilot-cli", "unpacked", "copilot", "pkg",
+                        "linux-x64", version)
+
+
+def unpack(version: str) -> Optional[str]:
+    """Unpacks the package into dist_dir (once); returns it, or None when it cannot."""
+    d = dist_dir(version)
+    if os.path.isfile(os.path.join(d, "index.js")):
+        return d
+    base = os.path.join(core.cache_dir(), "agents", "copilot-cli", "unpacked")
+    os.makedirs(base, exist_ok=True)
+    try:
+        subprocess.run([binary(), "--version"], env=dict(os.environ, HOME=base, XDG_CACHE_HOME=base),
+                       capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return d if os.path.isfile(os.path.join(d, "index.js")) else None
+
+
+def translate_pattern(pattern: str) -> str:
+    """A pattern of permissions.md as a Copilot permission rule: `shell:cmd=git push*` →
+    `shell(git push:*)`, `shell:cmd=rm` → `shell(rm)`, `write:path=P` → `write(P)`."""
+    tool, conds = mapping.split_pattern(pattern)
+    t = tool.lower()
+    if t == "shell":
+        if not conds:
+            return "shell"
+        if len(conds) != 1 or conds[0][0].lower() != "cmd":
+            raise Unsupported("pattern %r: a Copilot shell rule takes one command" % pattern)
+        value = conds[0][1]
+        if value.endswith("*") and not any(c in mapping.GLOB_CHARS for c in value[:-1]):
+            words = value[:-1].strip()
+            if not words:
+                return "shell"
+            return "shell(%s:*)" % words
+        if any(c in mapping.GLOB_CHARS for c in value):
+            raise Unsupported("pattern %r: a Copilot shell rule is a command or a `:*` stem, "
+                              "not a glob" % pattern)
+        return "shell(%s)" % value
+    if t in ("write", "edit"):
+        if not conds:
+            return "write"
+        if len(conds) != 1 or conds[0][0].lower() != "path" or any(c in mapping.GLOB_CHARS
+                                                                      for c in conds[0][1]):
+            raise Unsupported("pattern %r: a Copilot write rule takes one path, no glob" % pattern)
+        return "write(%s)" % conds[0][1]
+    raise Unsupported("pattern %r: Copilot CLI's rules are shell, write, url and MCP tools "
+                      "(no %s)" % (pattern, tool))
+
+
+def translate_matcher(glob: Any) -> Optional[str]:
+    if glob is None or str(glob).strip() == "*":
+        return None
+    names = []
+    for part in str(glob).split("|"):
+        name = TOOLS.get(part.strip().lower())
+        if name is None:
+            raise Unsupported("hook matcher %r: no Copilot CLI tool for %r" % (glob, part))
+        names.append(name)
+    return "|".join(names)
+
+
+class CopilotCli(core.Agent):
+    name = "copilot-cli"
+    wire = OpenAIChatWire
+    capabilities = ["gate", "permissions", "hooks"]
+    file_ops = ("read", "write", "edit")
+    known_setup = core.Agent.known_setup | {"agent_file", "settings_file", "safety", "state_dir",
+                                            "roots", "workspaces", "resume"}
+
+    def __init__(self) -> None:
+        first = core.version_of([binary(), "--version"], VERSION)
+        m = re.search(r"(\d+\.\d+\.\d+)", first)
+        self.version = m.group(1) if m else VERSION
+        self.dist = unpack(self.version)
+
+    def check_setup(self, setup: Request) -> None:
+        super().check_setup(setup)
+        if setup.get("settings_dirs"):
+            raise Unsupported("settings_dirs: the adapter does not map settings-named directories")
+
+    def prepare(self, s: Session) -> None:
+        setup = s.setup
+        src = mapping.Sources(setup)
+        if src.safety not in MODES:
+            raise Unsupported("safety %r: no Copilot CLI counterpart" % src.safety)
+        flags = list(MODES[src.safety])
+        allow: list[str] = []
+        deny: list[str] = []
+        asks: list[str] = []
+        for lst, pattern, _origin in src.patterns():
+            rule = translate_pattern(pattern)
+            {"allow": allow, "deny": deny, "ask": asks}[lst].append(rule)
+        for line in setup.get("allow_list") or []:
+            allow.append("shell(%s)" % line)
+        for g in setup.get("grants") or []:
+            key = g["key"] if g.get("tool", "shell") == "shell" else "python3 -c " + mapping.quote(g["key"])
+            allow.append("shell(%s)" % key if g["kind"] == "exact" else "shell(%s:*)" % key)
+        if asks and (allow or flags):
+            # Copilot has no ask rule: its default asks, but an allow rule or allow-all
+            # would outrank what the ask pattern means.
+            raise Unsupported("ask patterns %s: Copilot CLI has no ask rule to outrank an allow"
+                              % ", ".join(asks))
+        for r in allow:
+            flags.append("--allow-tool=%s" % r)
+        for r in deny:
+            flags.append("--deny-tool=%s" % r)
+        s.state["flags"] = flags
+        home = setup.get("state_dir") or s.dirs["config"]
+        os.makedirs(home, exist_ok=True)
+        s.state["copilot_home"] = home
+        hooks: dict[str, list[dict[str, Any]]] = {}
+        safety = src.safety or ""
+        for event, matcher, _m, h in src.hooks():
+            name = EVENTS.get(event)
+            if name is None:
+                raise Unsupported("hooks.%s: Copilot CLI has no such event" % event)
+            if h.get("type") != "command":
+                raise Unsupported("hooks.%s: a %r hook (Copilot runs commands only)"
+                                  % (event, h.get("type")))
+            cmd = "%s %s copilot %s %s -- %s" % (mapping.quote(sys.executable), mapping.quote(SHIM),
+                                                event, mapping.quote(safety),
+                                                mapping.quote(h.get("command", "")))
+            if h.get("env"):
+                cmd = "env %s %s" % (" ".join(mapping.quote("%s=%s" % kv) for kv in h["env"].items()), cmd)
+            entry: dict[str, Any] = {"type": "command", "bash": cmd}
+            if h.get("timeout") is not None:
+                entry["timeoutSec"] = h["timeout"]
+            m = translate_matcher(matcher)
+            if m is not None:
+                entry["matcher"] = m
+            hooks.setdefault(name, []).append(entry)
+        if hooks:
+            os.makedirs(os.path.join(home, "hooks"), exist_ok=True)
+            with open(os.path.join(home, "hooks", "gatehouse.json"), "w") as f:
+                json.dump({"version": 1, "hooks": hooks}, f, indent=1)
+
+    def env(self, s: Session) -> dict[str, str]:
+        e = super().env(s)
+        for k in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_ALLOW_ALL"):
+            e.pop(k, None)
+        e.update(COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=s.model_url + "/v1",
+                 COPILOT_PROVIDER_TYPE="openai", COPILOT_PROVIDER_API_KEY=API_KEY,
+                 COPILOT_MODEL="scripted", COPILOT_HOME=s.state["copilot_home"],
+                 COPILOT_AUTO_UPDATE="false")
+        if self.dist:
+            e["COPILOT_CLI_DIST_DIR"] = self.dist
+        return e
+
+    def script(self, s: Session, call: Call) -> list[Any]:
+        if call.tool in ("shell", "execute_code"):
+            line = call.line()
+            if call.tool == "execute_code":
+                line = "python3 -c %s" % mapping.quote(line)
+            if call.cwd:
+                line = "cd %s && %s" % (mapping.quote(self._abs(s, call.cwd)), line)
+            return [("bash", {"command": line, "description": "Run the requested command"}), "done"]
+        if call.tool not in TOOLS:
+            raise Unsupported("tool %r: Copilot CLI has no counterpart" % call.tool)
+        path = self._abs(s, call.input["path"])
+        if call.tool == "read":
+            return [("view", {"path": path}), "done"]
+        # Copilot's file tools check their input before its permissions: `create` refuses
+        # a path that exists ("Path already exists") and `edit` an empty old string
+        # ("old_str is required"), without asking and without running. Read as a run that
+        # failed, either would report `allow` for a call nobody was asked about, so neither
+        # is made: Copilot has no tool that overwrites a file or edits without a match.
+        if call.tool == "write":
+            if os.path.lexists(path):
+                raise Unsupported("write to an existing file: Copilot CLI's create tool refuses "
+                                  "a path that exists before asking, and it has no tool that "
+                                  "overwrites one")
+            return [("create", {"path": path, "file_text": call.input.get("content", "")}), "done"]
+        if not call.input.get("old"):
+            raise Unsupported("edit with no old text: Copilot CLI's edit tool refuses it before asking")
+        return [("edit", {"path": path, "old_str": call.input.get("old", ""),
+                          "new_str": call.input.get("new", "")}), "done"]
+
+    @staticmethod
+    def _abs(s: Session, path: str) -> str:
+        return path if os.path.isabs(path) else os.path.join(s.setup["workspace"], path)
+
+    def command(self, s: Session, call: Call) -> list[str]:
+        argv = [binary(), "-p", "Do the task.", "--output-format", "json", "--no-auto-update",
+                "--no-ask-user", "--disable-builtin-mcps", "--no-custom-instructions",
+                "--log-dir", s.dirs["tmp"]]
+        argv += s.state["flags"]
+        if (call.if_asked == "yes" or call.approved) and "--allow-all-tools" not in argv:
+            argv.append("--allow-all-tools")
+        for d in (s.setup.get("workspaces") or [])[1:] + (s.setup.get("roots") or []):
+            argv += ["--add-dir", d]
+        return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
+
+    def observe(self, s: Session, call: Call, result: RunResult,
+                requests: list[dict[str, Any]]) -> Observed:
+        starts: list[str] = []
+        done: dict[str, dict[str, Any]] = {}
+        for line in result.stdout.splitlines():
+            if not line.strip():
+                continue
+            ev = json.loads(line)   # not JSON: the core reports it, with stderr
+            data = ev.get("data") or {}
+            call_id = str(data.get("toolCallId"))
+            if ev.get("type") == "tool.execution_start":
+                starts.append(call_id)
+            elif ev.get("type") == "tool.execution_complete":
+                done[call_id] = data
+        if not starts:
+            raise core.AgentError("Copilot CLI made no tool call (exit %s); last stderr:\n%s"
+                                  % (result.rc, result.last_stderr()))
+        data = done.get(starts[-1])
+        if data is None:
+            raise core.AgentError("Copilot CLI gave the call no result (exit %s); last stderr:\n%s"
+                                  % (result.rc, result.last_stderr()))
+        if data.get("success"):
+            res = data.get("result") or {}
+            text = res.get("content") or ""
+            code = 0
+            m = EXIT.search(text)
+            if m:
+                code = int(m.group(1))
+                text = text[:m.start()]
+            return core.Observed(ran=True, exit=code, output=text)
+        err = data.get("error") or {}
+        message = err.get("message", "")
+        if err.get("code") == "denied":
+            if ASKED in message:
+                if s.setup.get("asker") == "none":
+                    # Nobody to ask: Copilot refused without asking anyone, which is the
+                    # order's deny by `no_asker`, not an ask left unanswered.
+                    return core.Observed(denied=True, by="mode", message=message)
+                return core.Observed(asked=True, denied=True, by="user", message=message)
+            if "preToolUse hook" in message:
+                return core.Observed(asked=HOOK_ASKED in message, denied=True, by="hook",
+                                     message=message)
+            if "following rules" in message:
+                return core.Observed(denied=True, by="rule", message=message)
+            return core.Observed(denied=True, by="mode", message=message)
+        # The tool ran and failed (a missing file, an edit that found nothing, a create
+        # over a file that exists).
+        return core.Observed(ran=True, exit=1, output=message)
+
+
+if __name__ == "__main__":
+    core.serve(CopilotCli())
