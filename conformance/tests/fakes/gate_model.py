@@ -8,6 +8,10 @@ with switchable flaws: each flaw is a bypass class a peer fell for (FACTS.md sec
     python3 gate_model.py --flaw family-prefix  # family grants matched as string prefixes
     python3 gate_model.py --flaw command-word-only  # a delete counts only as the command word
     python3 gate_model.py --flaw glob-blind     # ignores what a glob or expansion after rm becomes
+    python3 gate_model.py --flaw loader-blind   # the dynamic loader is not a wrapper
+    python3 gate_model.py --flaw basename-read  # a read command at any path is on the read list
+    python3 gate_model.py --flaw dollar-blind   # `$`, `{` and `}` do not end the auto-safe route
+    python3 gate_model.py --flaw family-interpreters  # a hand-written family for a shell or interpreter covers it
 
 CI runs the gate suite against every flawed variant and requires each to fail the
 scenario written for its class: the suite proves it catches what it claims to catch.
@@ -35,7 +39,8 @@ Word = tuple[str, list[bool]]
 Piece = tuple[str, Any]
 
 FLAW = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == '--flaw' else None
-if FLAW not in (None, 'string-prefix', 'lexical-dotdot', 'no-symlinks', 'family-prefix', 'command-word-only', 'glob-blind'):
+if FLAW not in (None, 'string-prefix', 'lexical-dotdot', 'no-symlinks', 'family-prefix', 'command-word-only', 'glob-blind',
+                 'loader-blind', 'basename-read', 'dollar-blind', 'family-interpreters'):
     sys.exit(f'gate_model.py: unknown flaw {FLAW!r}')
 READ = set("base64 cat cut date echo find grep head hexdump id ls mkdir nl od printf pwd rg sort stat strings tac tail tr true uname uniq wc whoami xxd".split())
 META = set(";&|\n\r<>${}`")
@@ -124,9 +129,15 @@ def is_interp(name: str) -> bool:
     n = stem(name.lower())
     return NEVER.get(n) == "interpreter" or n in ("toybox", "r")
 
+def is_loader(name: str) -> bool:
+    """GATE-NEVER-7: the dynamic loader runs the program named in its arguments."""
+    if FLAW == "loader-blind": return False
+    n = name.lower()
+    return n == "ld.so" or n.startswith("ld.so.") or ((n.startswith("ld-") or n.startswith("ld64.")) and ".so" in n)
+
 def is_wrapper(name: str) -> bool:
     n = name.lower()
-    return NEVER.get(n) == "exec_wrapper" or n in LAUNCHERS or is_interp(n) or stem(n) in SHELLS or n in ("find", "source", ".", "time")
+    return NEVER.get(n) == "exec_wrapper" or n in LAUNCHERS or is_loader(n) or is_interp(n) or stem(n) in SHELLS or n in ("find", "source", ".", "time")
 
 def lex(text: str) -> list[tuple[str, bool]]:
     """Lenient POSIX words of one simple command: (text, unquoted-glob) pairs."""
@@ -494,7 +505,7 @@ def dangerous(line: str, depth: int = 0) -> bool:
 def interp_like(name: str) -> Optional[str]:
     name = name.lower()
     if name in NEVER: return NEVER[name]
-    if name in LAUNCHERS: return "exec_wrapper"
+    if name in LAUNCHERS or is_loader(name): return "exec_wrapper"
     if is_interp(name): return "interpreter"
     return None
 
@@ -540,11 +551,13 @@ def ends_options(prev: Optional[str]) -> bool:
     return prev is None or prev == "-" or not prev.startswith("-") or (prev.startswith("--") and "=" in prev)
 
 def auto_check(line: str, ws: str) -> Optional[str]:
-    if any(c in META for c in line): return "metacharacter"
+    meta = META - set("${}") if FLAW == "dollar-blind" else META
+    if any(c in meta for c in line): return "metacharacter"
     words = split(line)
     if words is None: return "unreadable"
     if not words: return "empty"
     first = words[0][0]
+    if FLAW == "basename-read": first = base(first)
     if first not in READ: return "not_read_list"
     args = words[1:]
     # GATE-FLAG-8: binutils' response files are read before option parsing
@@ -652,7 +665,7 @@ class Session:
             words = split(line)
             first = words[0][0] if words else None
             famok = False
-            if first and not any(c in META for c in line) and not interp_like(base(first)) and not any(c in first for c in "/*?[=") and any(g["kind"] == "family" and (first.startswith(g["key"]) if FLAW == "family-prefix" else g["key"] == first) for g in self.grants):
+            if first and not any(c in META for c in line) and (FLAW == "family-interpreters" or not interp_like(base(first))) and not any(c in first for c in "/*?[=") and any(g["kind"] == "family" and (first.startswith(g["key"]) if FLAW == "family-prefix" else g["key"] == first) for g in self.grants):
                 if first in READ:
                     famok = r in (None, "glob") and r is None
                 else:

@@ -10,6 +10,15 @@ prove the permissions and hooks scenarios catch it. A proxy: it runs the real ad
   --flaw anchored-deny     deny patterns are matched against the raw line from its start
                            only: no chains, wrappers, respellings or subshells (the
                            bypasses users filed)
+  --flaw expansion-allowed  an allow pattern approves a line holding `${`, `$((` or `$[`
+                           that the mode would have asked about (PERM-SHELL-9 undone)
+  --flaw policy-reloaded   after a call that names a file of the runner's config folder,
+                           the deny patterns are gone (a client that reloads the policy
+                           the agent rewrote; the proxy cannot make the write land)
+  --flaw policy-writable   a `--rw` over the policy files is honoured: the refused call runs
+                           (here on the host, as the proxy has no fence that would let it)
+  --flaw act-unfenced      a call `act` runs also runs outside the fence, in the workspace
+                           (a name the deny list does not know, approved, reaches the host)
   --flaw act-unordered     `act` hands every call straight to the fence, whatever the
                            order decided (protocol 1.2's `run`, as an implementation)
   --flaw post-fail-open    a post_tool_use hook or response transform that fails or
@@ -71,6 +80,11 @@ class Impl:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
         self.own = 10 ** 9
+        #: Sessions in which an allowed call named the runner's config folder (flaw
+        #: policy-reloaded).
+        self.config_written: set[Any] = set()
+        #: Each session's workspace, from its `open` (flaw act-unfenced).
+        self.workspaces: dict[Any, str] = {}
 
     def send(self, line: str) -> str:
         self.stdin.write(line)
@@ -105,6 +119,19 @@ def run_anyway(impl: Impl, request: Message, answer: Message, text: str) -> None
 
 
 def acted(flaw: str, impl: Impl, request: Message, answer: Message) -> Message:
+    workspace = impl.workspaces.get(request.get("session"))
+    if flaw == "act-unfenced" and answer.get("ran") and workspace:
+        subprocess.run(["/bin/sh", "-c", str(text_of(request))], cwd=workspace,
+                       capture_output=True, check=False)
+    if (flaw == "policy-writable" and answer.get("not_run") == "refused"
+            and "/config/" in str(text_of(request))):
+        done = subprocess.run(["/bin/sh", "-c", str(text_of(request))], capture_output=True,
+                              text=True, check=False)
+        answer.update(ran=True, not_run=None, exit=done.returncode, signal=None,
+                      stdout=done.stdout, stderr=done.stderr, refused=None)
+    if (flaw == "policy-reloaded" and answer.get("decision") == "allow"
+            and "/config/" in str(request.get("input"))):
+        impl.config_written.add(request.get("session"))
     if (flaw == "hooks-fail-open" and not answer.get("ran")
             and (answer.get("reason") in FAILURES
                  or FAILURES & {h.get("code") if isinstance(h, dict) else h
@@ -139,6 +166,8 @@ def acted(flaw: str, impl: Impl, request: Message, answer: Message) -> Message:
 def flawed(flaw: str, impl: Impl, request: Message, answer: Message) -> Message:
     if not answer.get("ok"):
         return answer
+    if request.get("op") == "open":
+        impl.workspaces[request.get("session")] = request.get("setup", {}).get("workspace")
     if request.get("op") == "act":
         return acted(flaw, impl, request, answer)
     if (flaw == "trust-forgotten" and request.get("op") == "open"
@@ -153,6 +182,16 @@ def flawed(flaw: str, impl: Impl, request: Message, answer: Message) -> Message:
         answer.update(decision="allow", route="mode", stage="mode", reason="hooks_skipped")
     if flaw == "hooks-fail-open" and answer.get("reason") in FAILURES:
         answer.update(decision="allow", route="mode", stage="mode", reason="hook_failed_open")
+    line_in = request.get("input")
+    if (flaw == "expansion-allowed" and isinstance(line_in, str)
+            and any(t in line_in for t in ("${", "$((", "$["))
+            and answer.get("decision") == "ask" and answer.get("stage") == "mode"):
+        answer.update(decision="allow", route="allow_pattern", stage="allow",
+                      reason="allow_pattern")
+    if (flaw == "policy-reloaded" and request.get("session") in impl.config_written
+            and answer.get("stage") == "deny_pattern"):
+        answer.update(decision="allow", route="allow_pattern", stage="allow",
+                      reason="allow_pattern")
     if flaw == "anchored-deny" and answer.get("stage") == "deny_pattern":
         pattern = (answer.get("source") or {}).get("pattern", "")
         value = pattern.split("=", 1)[1] if "=" in pattern else "*"

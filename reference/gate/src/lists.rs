@@ -297,6 +297,16 @@ pub const LAUNCHERS: [&str; 62] = [
 /// like `busybox` that holds a shell, and `R`, whose `Rscript` the table lists.
 pub const MORE_INTERPRETERS: [&str; 2] = ["toybox", "r"];
 
+/// Whether `name` (lower case, a last path component) is the dynamic loader, which runs
+/// the program named in its arguments as that program (GATE-NEVER-7):
+/// `ld.so`, `ld-linux-x86-64.so.2`, `ld-linux.so.2`, `ld-linux-aarch64.so.1`,
+/// `ld-musl-x86_64.so.1`, `ld64.so.2`, `ld-2.31.so`.
+pub fn is_loader(name: &str) -> bool {
+    name == "ld.so"
+        || name.starts_with("ld.so.")
+        || ((name.starts_with("ld-") || name.starts_with("ld64.")) && name.contains(".so"))
+}
+
 /// The never-savable group of a first word, judged by its last path component
 /// (GATE-NEVER-2), counting versioned interpreters (GATE-NEVER-3), compared without
 /// regard to ASCII case (GATE-NEVER-6: `Rscript`; a case-insensitive filesystem runs
@@ -306,7 +316,7 @@ pub fn never_savable(first_word: &str) -> Option<NeverSavable> {
     let name = lower.as_str();
     if is_interpreter(name) {
         Some(NeverSavable::Interpreter)
-    } else if EXEC_WRAPPERS.contains(&name) || LAUNCHERS.contains(&name) {
+    } else if EXEC_WRAPPERS.contains(&name) || LAUNCHERS.contains(&name) || is_loader(name) {
         Some(NeverSavable::ExecWrapper)
     } else if PAGERS_EDITORS.contains(&name) {
         Some(NeverSavable::PagerEditor)
@@ -357,7 +367,10 @@ pub fn classify(name: &str) -> u8 {
         add(&["awk", "gawk", "mawk", "nawk"], class::AWK);
         t
     });
-    let exact = table.get(name).copied().unwrap_or(0);
+    let mut exact = table.get(name).copied().unwrap_or(0);
+    if is_loader(name) {
+        exact |= class::WRAPPER;
+    }
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     if stem.len() == name.len() || stem.is_empty() {
         return exact;
@@ -440,6 +453,10 @@ mod tests {
     #[case("run0", NeverSavable::ExecWrapper)]
     #[case("tmux", NeverSavable::ExecWrapper)]
     #[case("npx", NeverSavable::ExecWrapper)]
+    #[case("/lib64/ld-linux-x86-64.so.2", NeverSavable::ExecWrapper)]
+    #[case("ld.so", NeverSavable::ExecWrapper)]
+    #[case("/lib/ld-musl-x86_64.so.1", NeverSavable::ExecWrapper)]
+    #[case("ld64.so.2", NeverSavable::ExecWrapper)]
     fn never_savable_groups(#[case] word: &str, #[case] group: NeverSavable) {
         assert_eq!(never_savable(word), Some(group));
     }
@@ -452,6 +469,10 @@ mod tests {
     #[case("shellcheck")]
     #[case("ls")]
     #[case("3")]
+    #[case("ld")]
+    #[case("ldd")]
+    #[case("ldconfig")]
+    #[case("libc.so.6")]
     fn savable_names(#[case] word: &str) {
         assert_eq!(never_savable(word), None);
     }
@@ -467,6 +488,8 @@ mod tests {
     #[case("busybox", class::WRAPPER | class::SHELL | class::INTERPRETER)]
     #[case("mksh", class::WRAPPER | class::SHELL)]
     #[case("awk", class::WRAPPER | class::INTERPRETER | class::AWK)]
+    #[case("ld-linux-x86-64.so.2", class::WRAPPER)]
+    #[case("ld.so", class::WRAPPER)]
     #[case("git", 0)]
     #[case("3", 0)]
     #[case("", 0)]

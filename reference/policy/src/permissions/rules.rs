@@ -380,7 +380,7 @@ fn allow(allows: &[&Rule], input: &Value, readings: Option<&Readings>) -> Option
             }) {
                 return Some(RuleMatch::of(r));
             }
-            if readings.too_deep || readings.every.is_empty() {
+            if readings.too_deep || readings.hidden_code || readings.every.is_empty() {
                 return None;
             }
             let mut first = None;

@@ -15,6 +15,8 @@
 //! - **Allow** patterns approve only when **every** simple command, with quotes removed
 //!   and nothing else changed, matches an allow pattern: a chain is approved only if each
 //!   of its parts is, and a program spelled by a path is not the program of that name.
+//!   A line holding `${`, `$((` or `$[` is approved by none (PERM-SHELL-9): bash runs
+//!   code inside those expansions that no simple command shows.
 //!
 //! Normalising widens what a deny catches and narrows what an allow approves, so either
 //! mistake can only make the order ask or refuse more.
@@ -40,12 +42,19 @@ pub struct Readings {
     /// The line nests wrappers deeper than [`MAX_DEPTH`]: what lies below was not read,
     /// so every deny pattern on `cmd` counts as matched and no allow approves.
     pub too_deep: bool,
+    /// The line holds a braced parameter expansion or an arithmetic expansion (`${`,
+    /// `$((`, `$[`), inside which bash runs code no command word shows (`${x@P}`,
+    /// `${!v}`, `$((v))` with `v='a[$(id)]'`): no allow pattern approves it (PERM-SHELL-9).
+    pub hidden_code: bool,
 }
 
 impl Readings {
     /// Reads `line`.
     pub fn of(line: &str) -> Readings {
-        let mut r = Readings::default();
+        let mut r = Readings {
+            hidden_code: holds_hidden_code(line),
+            ..Readings::default()
+        };
         push_unique(&mut r.any, fold_text(line));
         for part in parts(line) {
             let tokens = part.tokens();
@@ -62,6 +71,12 @@ impl Readings {
         }
         r
     }
+}
+
+/// Whether `line` holds `${`, `$((` or `$[`, quoted or not (PERM-SHELL-9): single quotes
+/// make them literal, which only makes an allow ask more.
+fn holds_hidden_code(line: &str) -> bool {
+    line.contains("${") || line.contains("$((") || line.contains("$[")
 }
 
 fn push_unique(v: &mut Vec<String>, s: String) {
@@ -293,6 +308,21 @@ mod tests {
     #[case("echo $(id)", &["echo $", "id"])]
     fn every_part_must_be_allowed(#[case] line: &str, #[case] every: &[&str]) {
         assert_eq!(Readings::of(line).every, every);
+    }
+
+    #[rstest]
+    #[case("echo ${x@P}", true)]
+    #[case("echo ${!v}", true)]
+    #[case("echo ${v:=$(id)}", true)]
+    #[case("echo ${x/#/$(id)}", true)]
+    #[case("echo $((v))", true)]
+    #[case("echo $[v]", true)]
+    #[case("echo \"${HOME}\"", true)]
+    #[case("echo $HOME", false)]
+    #[case("echo hi", false)]
+    #[case("echo '$x'", false)]
+    fn expansions_that_run_code_are_flagged(#[case] line: &str, #[case] hidden: bool) {
+        assert_eq!(Readings::of(line).hidden_code, hidden, "{line}");
     }
 
     #[test]
