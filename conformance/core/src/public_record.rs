@@ -3,10 +3,6 @@
 //! `sources`) and the requirements it breaks; and the check `gatehouse-conform lint` runs
 //! over it and the scenarios: every class has a scenario citing one of its sources, every
 //! source a scenario cites is some class's, every requirement named exists.
-//!
-//! A class may carry `scenarios_pending = true` while the scenarios that reproduce it are
-//! on another branch: its missing scenario is then a warning, not an error. It exists
-//! only for a merge; the file's header says so and the lead deletes every such line.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -29,8 +25,6 @@ pub struct Class {
     pub sources: Vec<String>,
     /// The requirements it breaks.
     pub requirements: Vec<String>,
-    /// Its scenarios are on another branch, to be merged (a warning instead of an error).
-    pub scenarios_pending: bool,
     /// 1-based line of its entry.
     pub line: usize,
 }
@@ -60,8 +54,6 @@ struct Entry {
     title: String,
     sources: Vec<String>,
     requirements: Vec<String>,
-    #[serde(default)]
-    scenarios_pending: bool,
 }
 
 /// Loads the file; a missing file is an empty list.
@@ -156,7 +148,6 @@ pub fn parse(source: &str, display: &str) -> Result<Vec<Class>, Vec<ScenarioErro
             title: e.title,
             sources: e.sources,
             requirements: e.requirements,
-            scenarios_pending: e.scenarios_pending,
             line,
         });
     }
@@ -168,13 +159,11 @@ pub fn parse(source: &str, display: &str) -> Result<Vec<Class>, Vec<ScenarioErro
     }
 }
 
-/// What the check found: errors fail the lint, warnings are printed.
+/// What the check found: each error fails the lint.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Checked {
     /// One line each.
     pub errors: Vec<String>,
-    /// One line each (a pending class).
-    pub warnings: Vec<String>,
 }
 
 /// Checks the classes against the spec's `ids` and the `scenarios` loaded; `display` is
@@ -194,22 +183,13 @@ pub fn check(
             ));
         }
         let citing = class.scenarios(scenarios);
-        match (citing.first(), class.scenarios_pending) {
-            (None, false) => c.errors.push(format!(
+        if citing.is_empty() {
+            c.errors.push(format!(
                 "{display}:{}: class `{}` has no scenario citing one of its sources ({})",
                 class.line,
                 class.id,
                 class.sources.join(", ")
-            )),
-            (None, true) => c.warnings.push(format!(
-                "{display}:{}: class `{}` has no scenario citing one of its sources yet (scenarios_pending: delete that line once they are merged)",
-                class.line, class.id
-            )),
-            (Some(s), true) => c.warnings.push(format!(
-                "{display}:{}: class `{}` is marked scenarios_pending but `{}` cites it: delete that line",
-                class.line, class.id, s.id
-            )),
-            (Some(_), false) => {}
+            ));
         }
     }
     for s in scenarios {
@@ -286,20 +266,8 @@ mod tests {
     }
 
     #[test]
-    fn a_pending_class_warns_until_its_scenario_comes_then_asks_for_the_line_to_go() {
+    fn a_pending_key_is_refused() {
         let pending = ONE.replace("requirements", "scenarios_pending = true\nrequirements");
-        let classes = parse(&pending, "r.toml").unwrap();
-        let ids: BTreeSet<String> = ["GATE-A-1".to_string()].into();
-        let c = check(&classes, "r.toml", &ids, &[]);
-        assert!(c.errors.is_empty(), "{c:?}");
-        assert_eq!(c.warnings.len(), 1);
-        let cited = [scenario("[\"mistralai/mistral-vibe#962\"]")];
-        let c = check(&classes, "r.toml", &ids, &cited);
-        assert!(c.errors.is_empty(), "{c:?}");
-        assert!(
-            c.warnings[0]
-                .ends_with("is marked scenarios_pending but `gate/t` cites it: delete that line"),
-            "{c:?}"
-        );
+        assert!(parse(&pending, "r.toml").is_err());
     }
 }

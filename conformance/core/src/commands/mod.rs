@@ -118,7 +118,6 @@ pub fn check_lists(
         Ok(classes) => {
             let c = public_record::check(&classes, &path.display().to_string(), &ids, scenarios);
             out.errors.extend(c.errors);
-            out.warnings.extend(c.warnings);
         }
         Err(e) => out.errors.extend(e.iter().map(ToString::to_string)),
     }
@@ -143,9 +142,6 @@ pub fn lint(d: &Dirs) -> Result<i32, Error> {
         println!("{e}");
     }
     let lists = check_lists(&spec_dir, &spec, &loaded.scenarios);
-    for w in &lists.warnings {
-        println!("warning: {w}");
-    }
     for e in &lists.errors {
         println!("{e}");
     }
