@@ -207,9 +207,9 @@ pub fn nextest_skipped(line: &str) -> Option<usize> {
     }
     let rest = plain.trim_start().strip_prefix("Summary [")?;
     let (_, counts) = rest.split_once(" tests run: ")?;
-    let mut words = counts.split([',', ' ']).filter(|w| !w.is_empty());
+    let words = counts.split([',', ' ']).filter(|w| !w.is_empty());
     let mut last: Option<usize> = None;
-    while let Some(w) = words.next() {
+    for w in words {
         if let Ok(n) = w.parse::<usize>() {
             last = Some(n);
         } else if w == "skipped" {
