@@ -5,7 +5,11 @@ the workspace crates it depends on. CONTRIBUTING.md shows it between two marker 
 
 A crate's floor is `[package.metadata.gatehouse] floor` in its manifest (the layers of
 CONTRIBUTING.md, bottom up); a crate may depend only on crates of a lower floor, or of its
-own floor when the floor says so (`tools`), which `--check` also fails on.
+own floor when the floor says so (`tools`), which `--check` also fails on. The runtime
+(tokio) and the HTTP stack (hyper and its helpers) are the execution floor's alone: no
+other crate may list them among its `[dependencies]` (tests and benches may, as
+dev-dependencies, to drive the plane's async broker), which `--check` fails on too; the
+table's last column names the ones a crate holds.
 
 Usage: python3 .ci/crate_graph.py [--check | --write]
 """
@@ -29,6 +33,15 @@ END = "<!-- crate graph: end -->"
 FLOORS = ["kernel", "approval", "confinement", "execution", "decisions", "reference", "runner",
           "runner tools", "runner binary", "tools"]
 SAME_FLOOR = {"tools"}
+# The crates only one workspace crate may hold as a normal dependency, and that crate.
+OWNED = {name: "gatehouse-fence" for name in ("tokio", "hyper", "hyper-util", "http-body-util")}
+
+
+def normal_deps(doc: dict) -> set[str]:
+    """The names a manifest lists as normal dependencies, on every target."""
+    tables = [doc.get("dependencies", {})]
+    tables += [t.get("dependencies", {}) for t in doc.get("target", {}).values()]
+    return {name for table in tables for name in table}
 
 
 def members() -> list[Path]:
@@ -36,8 +49,12 @@ def members() -> list[Path]:
     return [ROOT / m / "Cargo.toml" for m in workspace["members"]]
 
 
-def graph() -> tuple[list[tuple[str, str, str, list[str]]], list[str]]:
-    """(name, path, floor, internal dependencies) per crate, and the problems found."""
+Crate = tuple[str, str, str, list[str], list[str]]
+
+
+def graph() -> tuple[list[Crate], list[str]]:
+    """(name, path, floor, internal dependencies, owned crates it holds) per crate, and the
+    problems found."""
     crates = []
     for manifest in members():
         doc = tomllib.loads(manifest.read_text())
@@ -50,10 +67,16 @@ def graph() -> tuple[list[tuple[str, str, str, list[str]]], list[str]]:
             if isinstance(spec, dict) and "path" in spec and name != pkg["name"]
         )
         path = str(manifest.parent.relative_to(ROOT))
-        crates.append((pkg["name"], path, floor, deps))
-    floor_of = {name: floor for name, _, floor, _ in crates}
+        held = sorted(normal_deps(doc) & OWNED.keys())
+        crates.append((pkg["name"], path, floor, deps, held))
+    floor_of = {name: floor for name, _, floor, _, _ in crates}
     problems = []
-    for name, _, floor, deps in crates:
+    for name, _, _, _, held in crates:
+        for dep in held:
+            if OWNED[dep] != name:
+                problems.append("%s depends on %s, which only %s may hold (a dev-dependency "
+                                "may drive it in tests)" % (name, dep, OWNED[dep]))
+    for name, _, floor, deps, _ in crates:
         if floor not in FLOORS:
             problems.append("%s: no floor in [package.metadata.gatehouse] (one of %s)"
                             % (name, ", ".join(FLOORS)))
@@ -69,12 +92,14 @@ def graph() -> tuple[list[tuple[str, str, str, list[str]]], list[str]]:
     return crates, problems
 
 
-def render(crates: list[tuple[str, str, str, list[str]]]) -> str:
+def render(crates: list[Crate]) -> str:
     rows = sorted(crates, key=lambda c: (FLOORS.index(c[2]) if c[2] in FLOORS else 99, c[0]))
-    lines = ["| crate | folder | floor | workspace crates it uses |", "|---|---|---|---|"]
-    for name, path, floor, deps in rows:
+    lines = ["| crate | folder | floor | workspace crates it uses | runtime and HTTP it holds |",
+             "|---|---|---|---|---|"]
+    for name, path, floor, deps, held in rows:
         used = ", ".join("`%s`" % d for d in deps) or "none"
-        lines.append("| `%s` | `%s` | %s | %s |" % (name, path, floor, used))
+        owned = ", ".join("`%s`" % d for d in held) or "none"
+        lines.append("| `%s` | `%s` | %s | %s | %s |" % (name, path, floor, used, owned))
     return "\n".join(lines)
 
 

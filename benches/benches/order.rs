@@ -71,7 +71,7 @@ fn bench_order(c: &mut Criterion) {
     std::fs::write(ws.join("notes.txt"), "hello\n").expect("notes");
     let gate = Gate::new(GateConfig::new(&ws)).expect("gate");
     let grants = GrantTable::new();
-    let runner = HookRunner::new(&ws).expect("runner");
+    let runner = HookRunner::new(&ws);
     let mut rules = RuleSet::new();
     rules
         .add(Source::AgentFile("bench.yaml".into()), &hundred_patterns())
@@ -123,7 +123,7 @@ fn bench_order(c: &mut Criterion) {
 
 fn bench_hook(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let runner = HookRunner::new(dir.path()).expect("runner");
+    let runner = HookRunner::new(dir.path());
     let hooks = HooksConfig {
         pre_tool_use: vec![Matcher {
             matcher: None,

@@ -14,6 +14,9 @@ the gate peer (`codex_execpolicy/`) and the fake implementations of conformance/
   (spec/protocol.schema.json, `$defs.setup`): `REQUIRED` (sent in every `open`) is read
   from it, and an adapter that names a field the schema does not have fails loudly rather
   than accepting a field that no longer exists.
+- `guard_choices()`: the keys of the setup's `choices` that the guard's configuration
+  carries (its `[exec]` table), read from the schema (`$defs.choices`, `x-guard`), so that
+  a new choice of `gatehouse exec` needs no line here.
 - `environment(...)`: `hello`'s environment of this host.
 
 Standard library only: the adapters run where only `python3` is (a kernel-matrix guest).
@@ -92,14 +95,31 @@ def serve(handle: Handler, stdin: IO[str] | None = None, stdout: IO[str] | None 
 
 
 @lru_cache(maxsize=None)
-def _setup_schema() -> tuple[frozenset[str], frozenset[str]]:
+def _schema_def(name: str) -> dict[str, Any]:
     try:
         with open(SCHEMA, encoding="utf-8") as f:
-            setup = json.load(f)["$defs"]["setup"]
+            found = json.load(f)["$defs"][name]
     except (OSError, ValueError, KeyError) as e:
-        raise Failure("cannot read the setup's fields from %s: %s (a kernel-matrix guest "
-                      "needs it copied: --guest-copy spec/protocol.schema.json)" % (SCHEMA, e)) from e
+        raise Failure("cannot read the %s's fields from %s: %s (a kernel-matrix guest "
+                      "needs it copied: --guest-copy spec/protocol.schema.json)"
+                      % (name, SCHEMA, e)) from e
+    if not isinstance(found, dict):
+        raise Failure("%s: `$defs.%s` is not an object" % (SCHEMA, name))
+    return found
+
+
+@lru_cache(maxsize=None)
+def _setup_schema() -> tuple[frozenset[str], frozenset[str]]:
+    setup = _schema_def("setup")
     return frozenset(setup["properties"]), frozenset(setup["required"])
+
+
+@lru_cache(maxsize=None)
+def guard_choices() -> tuple[str, ...]:
+    """The keys of the setup's `choices` the guard's configuration carries (guard.toml's
+    [exec] table, each under its name with `-` for `_`), in the schema's order."""
+    props = _schema_def("choices")["properties"]
+    return tuple(k for k, v in props.items() if v.get("x-guard") is True)
 
 
 def setup_fields() -> frozenset[str]:

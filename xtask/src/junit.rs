@@ -186,8 +186,44 @@ fn unescape(s: &str) -> Result<String, Malformed> {
     Ok(out)
 }
 
-/// The summary's lines: the count, then one line per skipped test with its reasons.
-pub fn summary(cases: &[Case]) -> Vec<String> {
+/// The number of tests nextest skipped, from its summary line (`Summary [ 12.3s] 10 tests
+/// run: 10 passed, 2 skipped`): tests it did not run, `#[ignore]`d or left out by a
+/// filter, which its JUnit file does not hold. `None` for any other line.
+pub fn nextest_skipped(line: &str) -> Option<usize> {
+    // Colours, if any, are escape sequences around the words: take them out first.
+    let mut plain = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC [ ... final byte in @..~
+            for d in chars.by_ref() {
+                if ('@'..='~').contains(&d) && d != '[' {
+                    break;
+                }
+            }
+        } else {
+            plain.push(c);
+        }
+    }
+    let rest = plain.trim_start().strip_prefix("Summary [")?;
+    let (_, counts) = rest.split_once(" tests run: ")?;
+    let words = counts.split([',', ' ']).filter(|w| !w.is_empty());
+    let mut last: Option<usize> = None;
+    for w in words {
+        if let Ok(n) = w.parse::<usize>() {
+            last = Some(n);
+        } else if w == "skipped" {
+            return last;
+        } else {
+            last = None;
+        }
+    }
+    Some(0)
+}
+
+/// The summary's lines: the count, then one line per skipped test with its reasons, and
+/// one for the `not_run` tests nextest skipped without running them.
+pub fn summary(cases: &[Case], not_run: usize) -> Vec<String> {
     let count = |f: fn(&Outcome) -> bool| cases.iter().filter(|c| f(&c.outcome)).count();
     let passed = count(|o| *o == Outcome::Passed);
     let failed = count(|o| *o == Outcome::Failed);
@@ -197,9 +233,14 @@ pub fn summary(cases: &[Case]) -> Vec<String> {
         .collect();
     let mut lines = vec![format!(
         "{passed} passed, {} skipped, {failed} failed ({} tests)",
-        skipped.len(),
-        cases.len()
+        skipped.len() + not_run,
+        cases.len() + not_run
     )];
+    if not_run > 0 {
+        lines.push(format!(
+            "  SKIPPED {not_run} test(s) nextest did not run (#[ignore]d, or left out by a filter; `cargo nextest list --run-ignored only` names the ignored ones)"
+        ));
+    }
     for c in skipped {
         let Outcome::Skipped(why) = &c.outcome else {
             continue;
@@ -269,7 +310,7 @@ assertion failed</system-err>
                 ("gatehouse::cli", "d::ignored", &Outcome::Skipped(vec![])),
             ]
         );
-        let lines = summary(&cases);
+        let lines = summary(&cases, 0);
         assert_eq!(lines[0], "1 passed, 2 skipped, 1 failed (4 tests)");
         assert_eq!(lines.len(), 3);
         assert!(lines[1].starts_with("  SKIPPED gatehouse b::skips: the bwrap backend: "));
@@ -312,5 +353,32 @@ assertion failed</system-err>
         assert!(parse("<testsuite name=\"s\"><testcase name=\"t\">").is_err());
         assert!(parse("<testcase name=\"t\"><system-out>&bogus;</system-out></testcase>").is_err());
         assert!(parse("<testcase name=\"t").is_err());
+    }
+
+    #[test]
+    fn nextests_summary_gives_the_tests_it_did_not_run() {
+        let plain = "     Summary [ 142.538s] 1740 tests run: 1740 passed, 2 skipped";
+        assert_eq!(nextest_skipped(plain), Some(2));
+        let slow = "     Summary [  10.0s] 5 tests run: 4 passed (1 slow), 1 failed, 3 skipped";
+        assert_eq!(nextest_skipped(slow), Some(3));
+        let none = "     Summary [   1.0s] 5 tests run: 5 passed";
+        assert_eq!(nextest_skipped(none), Some(0));
+        let coloured =
+            "\u{1b}[32;1m     Summary\u{1b}[0m [   1.0s] 5 tests run: 5 passed, \u{1b}[33;1m7\u{1b}[0m skipped";
+        assert_eq!(nextest_skipped(coloured), Some(7));
+        assert_eq!(nextest_skipped("   Compiling xtask v0.1.0"), None);
+        assert_eq!(nextest_skipped("        PASS [   0.1s] a 2 skipped"), None);
+    }
+
+    #[test]
+    fn tests_nextest_did_not_run_count_as_skipped() {
+        let cases = vec![Case {
+            suite: "s".into(),
+            name: "t".into(),
+            outcome: Outcome::Passed,
+        }];
+        let lines = summary(&cases, 2);
+        assert_eq!(lines[0], "1 passed, 2 skipped, 0 failed (3 tests)");
+        assert!(lines[1].starts_with("  SKIPPED 2 test(s) nextest did not run"));
     }
 }

@@ -6,8 +6,10 @@
 //!   (`NEXTEST_PROFILE=ci` in CI). ARGS go to `cargo nextest run` as they are. It counts
 //!   the run from its JUnit file ([`junit`]): passed, skipped (each skipped test named
 //!   with its reasons: a test that printed [`skip`]'s line never counts as passed) and
-//!   failed. Then the Python package's unit tests (`pyproject.toml`: the adapters and the
-//!   fakes).
+//!   failed; the tests nextest did not run at all (`#[ignore]`d, or left out by a filter),
+//!   which its JUnit file leaves out, are counted as skipped too, from nextest's own
+//!   summary line (its standard error is relayed line by line as it comes). Then the
+//!   Python package's unit tests (`pyproject.toml`: the adapters and the fakes).
 //!
 //! This crate touches nothing but the processes it starts and the JUnit file it reads; it
 //! has no dependencies.
@@ -17,8 +19,9 @@ mod junit;
 #[allow(dead_code)]
 mod skip;
 
+use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, Stdio};
 
 /// The cargo-nextest installed when none is found: the version this machine's image ships.
 const NEXTEST_VERSION: &str = "0.9.143";
@@ -97,10 +100,10 @@ fn test(extra: Vec<String>) -> ExitCode {
         // A file left by an earlier run must not be counted as this one's.
         let report = junit_path(&extra);
         let _ = std::fs::remove_file(&report);
-        let tests = cargo_step("the tests", &nextest, &extra);
+        let (tests, not_run) = nextest_step(&nextest, &extra);
         // A run that failed before any test ran has no file to count: its failure says why.
         let counted = if tests.is_ok() || report.exists() {
-            count(&report)
+            count(&report, not_run)
         } else {
             Ok(())
         };
@@ -169,9 +172,55 @@ fn junit_path(extra: &[String]) -> PathBuf {
         .join("junit.xml")
 }
 
-/// Prints the count of the run's JUnit file; `Err` when there is none to read (the run
+/// Runs `cargo nextest run` as [`cargo_step`] does, relaying its standard error line by
+/// line, and returns with its result the number of tests its summary line says it
+/// skipped (`None` when no such line was seen).
+fn nextest_step(args: &[&str], extra: &[String]) -> (Result<(), ExitCode>, Option<usize>) {
+    let mut cmd = cargo();
+    cmd.args(args).args(extra).stderr(Stdio::piped());
+    // Piped, nextest would drop its colours; a terminal keeps them.
+    let color_given = extra.iter().any(|a| a.starts_with("--color"));
+    if std::io::stderr().is_terminal() && !color_given {
+        cmd.arg("--color=always");
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("cargo xtask: cannot run cargo for the tests: {e}");
+            return (Err(ExitCode::FAILURE), None);
+        }
+    };
+    let mut not_run = None;
+    if let Some(err) = child.stderr.take() {
+        let mut out = std::io::stderr();
+        for line in BufReader::new(err).split(b'\n').map_while(Result::ok) {
+            let _ = out.write_all(&line);
+            let _ = out.write_all(b"\n");
+            if let Some(n) = junit::nextest_skipped(&String::from_utf8_lossy(&line)) {
+                not_run = Some(n);
+            }
+        }
+    }
+    let result = match child.wait() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => {
+            eprintln!("cargo xtask: the tests failed ({s})");
+            Err(ExitCode::from(
+                s.code().map_or(1, |c| c.clamp(1, 255) as u8),
+            ))
+        }
+        Err(e) => {
+            eprintln!("cargo xtask: cannot wait for the tests: {e}");
+            Err(ExitCode::FAILURE)
+        }
+    };
+    (result, not_run)
+}
+
+/// Prints the count of the run's JUnit file, with the `not_run` tests nextest skipped
+/// (absent from the file) counted as skipped; `Err` when there is none to read (the run
 /// did not get as far as writing it) or it cannot be read.
-fn count(report: &std::path::Path) -> Result<(), ExitCode> {
+fn count(report: &std::path::Path, not_run: Option<usize>) -> Result<(), ExitCode> {
     let xml = std::fs::read_to_string(report).map_err(|e| {
         eprintln!(
             "cargo xtask: no count of passed and skipped tests: cannot read {}: {e}",
@@ -183,7 +232,7 @@ fn count(report: &std::path::Path) -> Result<(), ExitCode> {
         eprintln!("cargo xtask: {}: {e}", report.display());
         ExitCode::FAILURE
     })?;
-    for line in junit::summary(&cases) {
+    for line in junit::summary(&cases, not_run.unwrap_or(0)) {
         eprintln!("cargo xtask: {line}");
     }
     Ok(())

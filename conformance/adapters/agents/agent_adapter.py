@@ -555,16 +555,12 @@ def guard_argument(argv: Sequence[str]) -> Optional[str]:
                         "release", "gatehouse")
 
 
-# The setup's `choices` the guard's configuration carries (its [exec] table, one flag of
-# `gatehouse exec` each); `config_files` and `trust_project` have no counterpart there.
-GUARD_EXEC_KEYS = ("network", "allow_domains", "pass_env", "pass_secret_env", "set_env",
-                   "ro", "rw", "hide")
-
-
 def unmapped_choices(choices: Optional[dict[str, Any]]) -> list[str]:
-    """The keys of a setup's `choices` the guard cannot carry (set, and not [exec]'s)."""
+    """The keys of a setup's `choices` the guard cannot carry (set, and not [exec]'s: the
+    schema's `x-guard`, protocol.guard_choices)."""
+    carried = protocol.guard_choices()
     return sorted(k for k, v in (choices or {}).items()
-                  if k not in GUARD_EXEC_KEYS and v not in (None, False))
+                  if k not in carried and v not in (None, False))
 
 
 def write_guard_config(s: Session, gatehouse: str, safety: Optional[str] = None,
@@ -591,19 +587,21 @@ def write_guard_config(s: Session, gatehouse: str, safety: Optional[str] = None,
         lines.append("safety = %s" % json.dumps(safety))
     lines.append("allow = %s" % json.dumps(list(setup.get("allow_list") or []) + list(approved)))
     # The fence's choices: each key of the setup's `choices` is the flag of `gatehouse exec`
-    # the guard's [exec] table adds to every rewritten command (last: a TOML table).
+    # the guard's [exec] table adds to every rewritten command (last: a TOML table). The
+    # keys it carries, and their spelling there, are the schema's (protocol.guard_choices).
     choices = setup.get("choices") or {}
     exec_lines = []
-    for key in GUARD_EXEC_KEYS:
+    for key in protocol.guard_choices():
         value = choices.get(key)
         if value is None:
             continue
-        if key == "set_env":
+        name = key.replace("_", "-")
+        if isinstance(value, dict):
             pairs = ", ".join("%s = %s" % (json.dumps(k), json.dumps(v))
                               for k, v in sorted(value.items()))
-            exec_lines.append("set-env = { %s }" % pairs)
+            exec_lines.append("%s = { %s }" % (name, pairs))
         else:
-            exec_lines.append("%s = %s" % (key.replace("_", "-"), json.dumps(value)))
+            exec_lines.append("%s = %s" % (name, json.dumps(value)))
     if exec_lines:
         lines.append("[exec]")
         lines.extend(exec_lines)

@@ -87,5 +87,14 @@ class SetupTest(unittest.TestCase):
             self.assertLessEqual(set(fields), protocol.setup_fields(), who)
 
 
+class ChoicesTest(unittest.TestCase):
+    def test_the_guard_carries_the_choices_the_schema_marks(self) -> None:
+        carried = protocol.guard_choices()
+        self.assertIn("pass_secret_env", carried)
+        self.assertNotIn("config_files", carried)
+        self.assertEqual(agent_adapter.unmapped_choices(
+            {"pass_env": ["A"], "config_files": True, "trust_project": False}), ["config_files"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -434,7 +434,7 @@ fn run_steps(
         .fence
         .choices
         .as_ref()
-        .map(|c| c.pass_secret_env.clone())
+        .map(|c| c.secrets())
         .unwrap_or_default();
     let ctx = setup.ctx();
     for step in steps {

@@ -10,8 +10,10 @@
 //! protocol's keys (the adapter), the check of the values into a layer, the merge of the
 //! layers and the provenance ([`super::layers`], [`super::flags`]). The table's layered
 //! rows also declare the fields of [`Chosen`], so a new choice is one row here (plus the
-//! specification's schema, checked against this table by a test, and whatever the
-//! choice is for).
+//! specification: the schema's `$defs.choices`, which a test holds to this table, its
+//! names, kinds, `x-guard` and `x-secret`, and whatever the choice is for). The other
+//! side reads the schema: the runner's `choices` setup field and the Python agent
+//! adapters' `[exec]` table name no choice.
 //!
 //! May touch: nothing (data).
 
@@ -441,44 +443,39 @@ mod tests {
         }
     }
 
+    /// One property of the schema's `choices` as the table would give it: its kind,
+    /// whether the guard carries it (`x-guard`) and whether it is secret (`x-secret`).
+    type SchemaRow = (String, Option<Kind>, bool, bool);
+
     #[test]
-    fn the_table_is_the_schemas_choices_names_and_kinds() {
+    fn the_table_is_the_schemas_choices_names_kinds_and_marks() {
+        // The schema is what the runner and the Python adapters read the choices from
+        // (their names and kinds, which the guard carries, which are secret): the table
+        // and the schema say the same.
         let text = include_str!("../../../../spec/protocol.schema.json");
         let schema: Value = serde_json::from_str(text).unwrap();
         let props = schema["$defs"]["choices"]["properties"]
             .as_object()
             .unwrap();
-        let mut in_schema: Vec<(String, Option<Kind>)> = props
+        let mark = |v: &Value, k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
+        let mut in_schema: Vec<SchemaRow> = props
             .iter()
-            .map(|(k, v)| (k.clone(), kind_in_schema(v)))
+            .map(|(k, v)| {
+                let row = (k.clone(), kind_in_schema(v));
+                (row.0, row.1, mark(v, "x-guard"), mark(v, "x-secret"))
+            })
             .collect();
-        let mut in_table: Vec<(String, Option<Kind>)> = TABLE
+        let mut in_table: Vec<SchemaRow> = TABLE
             .iter()
-            .filter_map(|s| s.wire.map(|w| (w.to_string(), Some(s.kind()))))
+            .filter_map(|s| {
+                let w = s.wire?.to_string();
+                Some((w, Some(s.kind()), s.guard.is_some(), s.secret))
+            })
             .collect();
         in_schema.sort_by(|a, b| a.0.cmp(&b.0));
         in_table.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(in_table, in_schema);
-    }
-
-    #[test]
-    fn the_table_is_the_python_guard_adapters_exec_keys() {
-        // The agent adapters write the setup's `choices` into guard.toml's [exec] table
-        // (conformance/adapters/agents/agent_adapter.py, GUARD_EXEC_KEYS): every choice
-        // both the protocol and the guard carry, no other.
-        let text = include_str!("../../../../conformance/adapters/agents/agent_adapter.py");
-        let start = text.find("GUARD_EXEC_KEYS = (").unwrap();
-        let end = start + text[start..].find(')').unwrap();
-        let mut python: Vec<&str> = text[start..end].split('"').skip(1).step_by(2).collect();
-        let mut table: Vec<&str> = TABLE
-            .iter()
-            .filter(|s| s.guard.is_some())
-            .filter_map(|s| s.wire)
-            .collect();
-        python.sort_unstable();
-        table.sort_unstable();
-        assert_eq!(table, python);
-        // And each such choice keeps its name across the two (`_` for `-`).
+        // The guard's key is the protocol's with `-` for `_`, as the adapters write it.
         for s in TABLE
             .iter()
             .filter(|s| s.guard.is_some() && s.wire.is_some())

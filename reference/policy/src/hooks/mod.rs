@@ -4,7 +4,7 @@
 //! the transform chain; and the builtin `redact_secrets`.
 //!
 //! One concern per file: [`config`] declares hooks, [`input`] builds the stdin object,
-//! [`run`] runs one process under tokio in its own process group, [`answer`] reads what it
+//! [`run`] runs one process in its own process group (plain threads, no runtime), [`answer`] reads what it
 //! did, [`merge`] combines a lane, [`redact`] is the builtin. This module ([`HookRunner`])
 //! runs a lane or a chain for one call and returns every run's record; where a lane sits in
 //! the decision order is [`crate::order`]'s.
@@ -86,31 +86,22 @@ pub struct ChainResult {
     pub runs: Vec<HookRecord>,
 }
 
-/// Runs hooks for one session: owns the runtime the processes run under and the
-/// redactor of the agent's environment.
+/// Runs hooks for one session: where they start and the redactor of the agent's
+/// environment.
 #[derive(Debug)]
 pub struct HookRunner {
-    rt: tokio::runtime::Runtime,
     redactor: Redactor,
     cwd: PathBuf,
 }
 
-/// Building the runner failed (the runtime could not start).
-#[derive(Debug, thiserror::Error)]
-#[error("the hook runtime cannot start: {0}")]
-pub struct RunnerError(#[from] std::io::Error);
-
 impl HookRunner {
     /// A runner whose hooks start in `cwd`, redacting the secrets of this process's
     /// environment.
-    pub fn new(cwd: impl Into<PathBuf>) -> Result<HookRunner, RunnerError> {
-        Ok(HookRunner {
-            rt: tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?,
+    pub fn new(cwd: impl Into<PathBuf>) -> HookRunner {
+        HookRunner {
             redactor: Redactor::from_process_env(),
             cwd: cwd.into(),
-        })
+        }
     }
 
     /// The redactor.
@@ -269,47 +260,57 @@ impl HookRunner {
             match def {
                 HookDef::Builtin { name } => outcomes[i] = Some(self.builtin(event, name, stdin)),
                 HookDef::Command { command, env, .. } => {
-                    commands.push((i, command.clone(), env.clone(), def.timeout()))
+                    commands.push((i, command.as_str(), env, def.timeout()))
                 }
             }
         }
-        if !commands.is_empty() {
-            let cwd = self.cwd.clone();
-            let done = self.rt.block_on(async move {
-                let mut set = tokio::task::JoinSet::new();
-                for (i, command, env, timeout) in commands {
-                    let cwd = cwd.clone();
-                    let line = line.clone();
-                    set.spawn(async move {
-                        let spec = run::CommandSpec {
-                            command: &command,
-                            env: &env,
-                            timeout,
-                            cwd: &cwd,
-                        };
-                        (i, run::run_command(&spec, &line).await)
-                    });
+        let ran = std::thread::scope(|scope| {
+            // Every hook at once, each on a thread of its own (HOOK-PAR-1); a lone hook,
+            // or one whose thread cannot start, runs on this one once the others started.
+            let alone = commands.len() == 1;
+            let mut started = Vec::new();
+            let mut inline = Vec::new();
+            for &(i, command, env, timeout) in &commands {
+                let spec = run::CommandSpec {
+                    command,
+                    env,
+                    timeout,
+                    cwd: &self.cwd,
+                };
+                if alone {
+                    inline.push((i, spec));
+                    continue;
                 }
-                let mut done = Vec::new();
-                while let Some(r) = set.join_next().await {
-                    if let Ok(r) = r {
-                        done.push(r);
-                    }
+                let line = &line;
+                let kept = spec.clone();
+                let thread = std::thread::Builder::new()
+                    .name("hook".into())
+                    .spawn_scoped(scope, move || run::run_command(&spec, line));
+                match thread {
+                    Ok(handle) => started.push((i, handle)),
+                    Err(_) => inline.push((i, kept)),
                 }
-                done
-            });
-            for (i, raw) in done {
-                let mut o = answer::interpret(event, &raw.exit, &raw.stdout, &raw.stderr);
-                if raw.stdout.len() > run::MAX_OUTPUT {
-                    o = Outcome {
-                        verdict: Verdict::Deny,
-                        code: Code::HookMalformedOutput,
-                        message: Some("the hook printed more than 1 MiB".into()),
-                        updated: None,
-                    };
-                }
-                outcomes[i] = Some(o);
             }
+            let mut ran: Vec<(usize, Option<run::RawRun>)> = inline
+                .into_iter()
+                .map(|(i, spec)| (i, Some(run::run_command(&spec, &line))))
+                .collect();
+            ran.extend(started.into_iter().map(|(i, h)| (i, h.join().ok())));
+            ran
+        });
+        for (i, raw) in ran {
+            // A thread that panicked leaves its hook without an outcome: denied below.
+            let Some(raw) = raw else { continue };
+            let mut o = answer::interpret(event, &raw.exit, &raw.stdout, &raw.stderr);
+            if raw.stdout.len() > run::MAX_OUTPUT {
+                o = Outcome {
+                    verdict: Verdict::Deny,
+                    code: Code::HookMalformedOutput,
+                    message: Some("the hook printed more than 1 MiB".into()),
+                    updated: None,
+                };
+            }
+            outcomes[i] = Some(o);
         }
         outcomes
             .into_iter()

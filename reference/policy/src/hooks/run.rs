@@ -4,17 +4,31 @@
 //! concurrently and bounded; at the timeout the **whole group** is killed (a grandchild
 //! holding the pipe open dies with it) and nothing more is read.
 //!
-//! May touch: the process table (spawn, signal its own group, reap). Nothing else.
+//! Plain threads, no runtime: one writes stdin, one reads each of stdout and stderr, one
+//! watches for the child's exit without reaping it (`waitid` with `WNOWAIT`, so that the
+//! child's pid, and with it its group's id, stays ours until this module reaps it after
+//! the group is killed). The caller's thread waits on their four reports up to the
+//! deadline; at the deadline it kills the group and the child and stops reading (a pipe a
+//! process outside the group still holds is left to its thread, which ends when that
+//! process closes it).
+//!
+//! May touch: the process table (spawn, signal its own group and child, reap). Nothing else.
 
 use super::answer::Exit;
 use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::Stdio;
-use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// The most a hook may print on stdout or stderr; more is a malformed answer.
 pub const MAX_OUTPUT: usize = 1 << 20;
+
+/// How long a killed hook is given to be reaped before it is left (it cannot run on: it
+/// was sent SIGKILL).
+const REAP_GRACE: Duration = Duration::from_secs(5);
 
 /// What a finished run left.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +39,16 @@ pub struct RawRun {
     pub stdout: Vec<u8>,
     /// Its stderr (at most [`MAX_OUTPUT`] bytes).
     pub stderr: Vec<u8>,
+}
+
+impl RawRun {
+    fn failed(why: String) -> RawRun {
+        RawRun {
+            exit: Exit::SpawnFailed(why),
+            stdout: vec![],
+            stderr: vec![],
+        }
+    }
 }
 
 /// A command hook ready to run.
@@ -53,12 +77,16 @@ fn base_env() -> Vec<(String, String)> {
     env
 }
 
-async fn read_bounded<R: tokio::io::AsyncRead + Unpin>(mut r: R, limit: usize) -> Vec<u8> {
+/// Reads `r` to its end, keeping at most `limit + 1` bytes (one more than allowed shows
+/// that the limit was passed) and draining the rest so that the writer never blocks.
+fn read_bounded(mut r: impl Read, limit: usize) -> Vec<u8> {
     let mut out = Vec::new();
     let mut buf = [0u8; 8192];
     loop {
-        match r.read(&mut buf).await {
-            Ok(0) | Err(_) => return out,
+        match r.read(&mut buf) {
+            Ok(0) => return out,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return out,
             Ok(n) => {
                 if out.len() <= limit {
                     let take = n.min(limit + 1 - out.len());
@@ -76,9 +104,111 @@ fn kill_group(pgid: u32) {
     }
 }
 
+/// Blocks until the child `pid` has exited, without reaping it: its pid (and its group's
+/// id) cannot be reused before [`Child::wait`] reaps it. An error (the child already
+/// reaped elsewhere, say under `SIGCHLD` ignored) ends the wait too: `wait` then reports it.
+fn await_exit(pid: u32) {
+    let Some(pid) = rustix::process::Pid::from_raw(pid as i32) else {
+        return;
+    };
+    let options = rustix::process::WaitIdOptions::EXITED | rustix::process::WaitIdOptions::NOWAIT;
+    while let Err(rustix::io::Errno::INTR) =
+        rustix::process::waitid(rustix::process::WaitId::Pid(pid), options)
+    {}
+}
+
+/// One report of a run's four threads.
+enum Part {
+    /// stdin was written (or the hook closed it) and closed.
+    Wrote,
+    /// stdout reached its end.
+    Out(Vec<u8>),
+    /// stderr reached its end.
+    Err(Vec<u8>),
+    /// The child exited (not yet reaped).
+    Exited,
+}
+
+/// What a run's threads reported by the deadline.
+#[derive(Default)]
+struct Collected {
+    reports: usize,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    exited: bool,
+}
+
+impl Collected {
+    fn take(&mut self, part: Part) {
+        self.reports += 1;
+        match part {
+            Part::Wrote => {}
+            Part::Out(v) => self.stdout = v,
+            Part::Err(v) => self.stderr = v,
+            Part::Exited => self.exited = true,
+        }
+    }
+}
+
+/// Starts the four threads of a run over `child`'s pipes and its pid; each sends one
+/// [`Part`] on `tx`. Returns how many were started, or the error of the first that could
+/// not be (the pipes of those not started are closed with their closures).
+fn start_threads(
+    child: &mut Child,
+    stdin: &[u8],
+    tx: &mpsc::Sender<Part>,
+) -> std::io::Result<usize> {
+    let mut started = 0;
+    let spawn = |name: &str, work: Box<dyn FnOnce() -> Part + Send>| {
+        let tx = tx.clone();
+        std::thread::Builder::new()
+            .name(format!("hook-{name}"))
+            .spawn(move || {
+                let _ = tx.send(work());
+            })
+            .map(|_| ())
+    };
+    if let Some(mut input) = child.stdin.take() {
+        let payload = stdin.to_vec();
+        spawn(
+            "stdin",
+            Box::new(move || {
+                // A hook that never reads its stdin is not a failure: EPIPE is ignored.
+                let _ = input.write_all(&payload);
+                drop(input);
+                Part::Wrote
+            }),
+        )?;
+        started += 1;
+    }
+    if let Some(out) = child.stdout.take() {
+        spawn(
+            "stdout",
+            Box::new(move || Part::Out(read_bounded(out, MAX_OUTPUT))),
+        )?;
+        started += 1;
+    }
+    if let Some(err) = child.stderr.take() {
+        spawn(
+            "stderr",
+            Box::new(move || Part::Err(read_bounded(err, MAX_OUTPUT - 1))),
+        )?;
+        started += 1;
+    }
+    let pid = child.id();
+    spawn(
+        "exit",
+        Box::new(move || {
+            await_exit(pid);
+            Part::Exited
+        }),
+    )?;
+    Ok(started + 1)
+}
+
 /// Runs `spec` with `stdin` as its input.
-pub async fn run_command(spec: &CommandSpec<'_>, stdin: &[u8]) -> RawRun {
-    let mut cmd = tokio::process::Command::new("/bin/sh");
+pub fn run_command(spec: &CommandSpec<'_>, stdin: &[u8]) -> RawRun {
+    let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")
         .arg(spec.command)
         .current_dir(spec.cwd)
@@ -88,94 +218,77 @@ pub async fn run_command(spec: &CommandSpec<'_>, stdin: &[u8]) -> RawRun {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
+        .process_group(0);
+    let deadline = Instant::now() + spec.timeout;
     let mut child = match cmd.spawn() {
         Ok(c) => c,
+        Err(e) => return RawRun::failed(e.to_string()),
+    };
+    // The child leads its own group: the group's id is its pid.
+    let pgid = child.id();
+    let (tx, rx) = mpsc::channel();
+    let expected = match start_threads(&mut child, stdin, &tx) {
+        Ok(n) => n,
         Err(e) => {
-            return RawRun {
-                exit: Exit::SpawnFailed(e.to_string()),
-                stdout: vec![],
-                stderr: vec![],
-            }
+            kill_group(pgid);
+            let _ = child.kill();
+            let _ = child.wait();
+            return RawRun::failed(format!("cannot start the hook's threads: {e}"));
         }
     };
-    let Some(pgid) = child.id() else {
+    drop(tx);
+    let mut got = Collected::default();
+    while got.reports < expected {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(part) => got.take(part),
+            Err(_) => break,
+        }
+    }
+    if got.reports == expected {
+        // Whatever the hook left running in its group (not holding the pipes) goes too:
+        // nothing a hook started outlives its run. The child is not reaped yet, so the
+        // group's id is still this run's.
+        kill_group(pgid);
+        let exit = match child.wait() {
+            Ok(s) => match (s.code(), s.signal()) {
+                (Some(c), _) => Exit::Code(c),
+                (None, Some(sig)) => Exit::Signal(sig),
+                (None, None) => Exit::Signal(0),
+            },
+            Err(e) => Exit::SpawnFailed(e.to_string()),
+        };
         return RawRun {
-            exit: Exit::SpawnFailed("the hook exited before it could be watched".into()),
-            stdout: vec![],
-            stderr: vec![],
+            exit,
+            stdout: got.stdout,
+            stderr: got.stderr,
         };
-    };
-    let mut input = child.stdin.take();
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    let payload = stdin.to_vec();
-    let work = async {
-        let write = async {
-            if let Some(mut i) = input.take() {
-                // A hook that never reads its stdin is not a failure: EPIPE is ignored.
-                let _ = i.write_all(&payload).await;
-                let _ = i.shutdown().await;
-            }
-        };
-        let out = async {
-            match stdout {
-                Some(s) => read_bounded(s, MAX_OUTPUT).await,
-                None => vec![],
-            }
-        };
-        let err = async {
-            match stderr {
-                Some(s) => read_bounded(s, MAX_OUTPUT - 1).await,
-                None => vec![],
-            }
-        };
-        let ((), out, err, status) = tokio::join!(write, out, err, child.wait());
-        (out, err, status)
-    };
-    match tokio::time::timeout(spec.timeout, work).await {
-        Ok((stdout, stderr, status)) => {
-            // Whatever the hook left running in its group (not holding the pipes) goes
-            // too: nothing a hook started outlives its run.
-            kill_group(pgid);
-            let exit = match status {
-                Ok(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
-                    (Some(c), _) => Exit::Code(c),
-                    (None, Some(sig)) => Exit::Signal(sig),
-                    (None, None) => Exit::Signal(0),
-                },
-                Err(e) => Exit::SpawnFailed(e.to_string()),
-            };
-            RawRun {
-                exit,
-                stdout,
-                stderr,
-            }
+    }
+    // The deadline: the whole group, and the child should it have left its group.
+    kill_group(pgid);
+    let _ = child.kill();
+    let grace = Instant::now() + REAP_GRACE;
+    while !got.exited {
+        let left = grace.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(part) => got.take(part),
+            Err(_) => break,
         }
-        Err(_) => {
-            kill_group(pgid);
-            // Reap the direct child; the pipes are dropped unread.
-            let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
-            RawRun {
-                exit: Exit::TimedOut,
-                stdout: vec![],
-                stderr: vec![],
-            }
-        }
+    }
+    if got.exited {
+        let _ = child.wait();
+    }
+    // The pipes are dropped unread.
+    RawRun {
+        exit: Exit::TimedOut,
+        stdout: vec![],
+        stderr: vec![],
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn rt() -> tokio::runtime::Runtime {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
-    }
 
     fn run(command: &str, timeout: Duration) -> RawRun {
         let dir = tempfile::tempdir().unwrap();
@@ -186,7 +299,7 @@ mod tests {
             timeout,
             cwd: dir.path(),
         };
-        rt().block_on(run_command(&spec, b"{\"x\":1}\n"))
+        run_command(&spec, b"{\"x\":1}\n")
     }
 
     #[test]
@@ -206,6 +319,27 @@ mod tests {
         );
     }
 
+    /// Whether the process `pid` is gone (or a zombie) within a second of its kill.
+    fn dies(pid: i32) -> bool {
+        // The grandchild was killed with its group: give the kernel a moment to reap.
+        for _ in 0..50 {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            if stat.is_empty() || stat.contains(") Z ") {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    fn pid_in(file: &Path) -> i32 {
+        std::fs::read_to_string(file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
     #[test]
     fn a_grandchild_holding_the_pipe_dies_at_the_timeout() {
         let dir = tempfile::tempdir().unwrap();
@@ -215,22 +349,49 @@ mod tests {
             Duration::from_millis(300),
         );
         assert_eq!(r.exit, Exit::TimedOut);
-        let pid: i32 = std::fs::read_to_string(&pidfile)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        // The grandchild was killed with its group: give the kernel a moment to reap.
-        let mut alive = true;
-        for _ in 0..50 {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            if stat.is_empty() || stat.contains(") Z ") {
-                alive = false;
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        assert!(!alive, "grandchild {pid} outlived its hook");
+        let pid = pid_in(&pidfile);
+        assert!(dies(pid), "grandchild {pid} outlived its hook");
+    }
+
+    #[test]
+    fn a_hook_gone_with_its_pipe_still_held_times_out_and_its_group_dies() {
+        // The shell exits at once; the grandchild it left holds stdout open, so the answer
+        // never ends: a timeout, and the grandchild goes with the group.
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let r = run(
+            &format!("sleep 30 & echo $! > {}; exit 0", pidfile.display()),
+            Duration::from_millis(300),
+        );
+        assert_eq!(r.exit, Exit::TimedOut);
+        let pid = pid_in(&pidfile);
+        assert!(dies(pid), "grandchild {pid} outlived its hook");
+    }
+
+    #[test]
+    fn output_past_the_cap_is_cut_one_byte_past_it() {
+        let r = run(
+            "head -c 3000000 /dev/zero; head -c 3000000 /dev/zero >&2",
+            Duration::from_secs(10),
+        );
+        assert_eq!(r.exit, Exit::Code(0));
+        assert_eq!(r.stdout.len(), MAX_OUTPUT + 1);
+        assert_eq!(r.stderr.len(), MAX_OUTPUT);
+    }
+
+    #[test]
+    fn a_hook_that_never_reads_a_large_stdin_is_not_a_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = BTreeMap::new();
+        let spec = CommandSpec {
+            command: "echo done",
+            env: &env,
+            timeout: Duration::from_secs(10),
+            cwd: dir.path(),
+        };
+        let r = run_command(&spec, &vec![b'x'; 4 << 20]);
+        assert_eq!(r.exit, Exit::Code(0));
+        assert_eq!(r.stdout, b"done\n");
     }
 
     #[test]
@@ -250,9 +411,6 @@ mod tests {
             timeout: Duration::from_secs(5),
             cwd: Path::new("/nonexistent/gatehouse"),
         };
-        assert!(matches!(
-            rt().block_on(run_command(&spec, b"")).exit,
-            Exit::SpawnFailed(_)
-        ));
+        assert!(matches!(run_command(&spec, b"").exit, Exit::SpawnFailed(_)));
     }
 }

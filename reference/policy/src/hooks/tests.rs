@@ -47,7 +47,7 @@ fn so_far() -> DecisionSoFar {
 #[test]
 fn parallel_hooks_merge_deny_over_ask_over_allow() {
     let dir = tempfile::tempdir().unwrap();
-    let runner = HookRunner::new(dir.path()).unwrap();
+    let runner = HookRunner::new(dir.path());
     let hooks = pre(
         true,
         vec![
@@ -69,7 +69,7 @@ fn parallel_hooks_merge_deny_over_ask_over_allow() {
 fn hooks_of_a_lane_run_at_the_same_time() {
     // Each waits for the other's mark: run one after the other, they would both time out.
     let dir = tempfile::tempdir().unwrap();
-    let runner = HookRunner::new(dir.path()).unwrap();
+    let runner = HookRunner::new(dir.path());
     let hook = |me: &str, other: &str| {
         cmd(&format!(
             "touch {me}; while [ ! -e {other} ]; do sleep 0.01; done; echo '{{\"permission_decision\":\"allow\"}}'"
@@ -83,7 +83,7 @@ fn hooks_of_a_lane_run_at_the_same_time() {
 #[test]
 fn the_lane_flag_selects_the_hooks() {
     let dir = tempfile::tempdir().unwrap();
-    let runner = HookRunner::new(dir.path()).unwrap();
+    let runner = HookRunner::new(dir.path());
     let hooks = pre(false, vec![cmd(r#"echo '{"permission_decision":"deny"}'"#)]);
     let r = runner.guard(&hooks, Lane::Preempt, &facts(dir.path(), "ls"), &so_far());
     assert_eq!((r.verdict, r.runs.len()), (Verdict::NoDecision, 0));
@@ -94,7 +94,7 @@ fn the_lane_flag_selects_the_hooks() {
 #[test]
 fn the_hook_reads_the_call_on_stdin() {
     let dir = tempfile::tempdir().unwrap();
-    let runner = HookRunner::new(dir.path()).unwrap();
+    let runner = HookRunner::new(dir.path());
     let hooks = pre(
         true,
         vec![HookDef::Command {
@@ -120,7 +120,7 @@ fn the_hook_reads_the_call_on_stdin() {
 #[test]
 fn a_missing_program_fails_closed() {
     let dir = tempfile::tempdir().unwrap();
-    let runner = HookRunner::new(dir.path()).unwrap();
+    let runner = HookRunner::new(dir.path());
     let hooks = pre(true, vec![cmd("./no-such-hook.sh")]);
     let r = runner.guard(&hooks, Lane::Preempt, &facts(dir.path(), "ls"), &so_far());
     assert_eq!(r.verdict, Verdict::Deny);
@@ -132,7 +132,7 @@ fn a_missing_program_fails_closed() {
 fn transforms_run_in_sequence_after_redaction() {
     std::env::set_var("GH_HOOKS_TEST_TOKEN", "tok-3141592653");
     let dir = tempfile::tempdir().unwrap();
-    let runner = HookRunner::new(dir.path()).unwrap();
+    let runner = HookRunner::new(dir.path());
     let hooks = HooksConfig {
         tool_input_transform: vec![Matcher {
             matcher: None,
@@ -165,7 +165,7 @@ fn transforms_run_in_sequence_after_redaction() {
 #[test]
 fn a_failing_transform_stops_the_chain() {
     let dir = tempfile::tempdir().unwrap();
-    let runner = HookRunner::new(dir.path()).unwrap();
+    let runner = HookRunner::new(dir.path());
     let hooks = HooksConfig {
         tool_input_transform: vec![Matcher {
             matcher: None,
@@ -193,7 +193,7 @@ fn a_failing_transform_stops_the_chain() {
 #[test]
 fn post_hooks_read_the_response_and_failures_are_recorded() {
     let dir = tempfile::tempdir().unwrap();
-    let runner = HookRunner::new(dir.path()).unwrap();
+    let runner = HookRunner::new(dir.path());
     let hooks = HooksConfig {
         post_tool_use: vec![Matcher {
             matcher: None,

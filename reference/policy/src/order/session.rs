@@ -15,7 +15,7 @@ use crate::gate::{
     AnswerOutcome, Choice, Gate, GateConfig, GateError, Grant, GrantTable, PendingCard, Tool,
     Verdict,
 };
-use crate::hooks::{HookRunner, HooksConfig, RunnerError};
+use crate::hooks::{HookRunner, HooksConfig};
 use crate::paths::Roots;
 use crate::permissions::{
     List, LoadError, Mode, ModeCandidates, ModeChoice, ModeSource, RuleSet, Source,
@@ -90,9 +90,6 @@ pub enum SessionError {
     /// A pattern of the record cannot be read.
     #[error(transparent)]
     Pattern(#[from] LoadError),
-    /// The hook runtime cannot start.
-    #[error(transparent)]
-    Runner(#[from] RunnerError),
     /// The recorded trust map cannot be restored into the workspace session.
     #[error("cannot restore the recorded trust map: {0}")]
     Restore(#[from] WorkspaceError),
@@ -278,7 +275,7 @@ impl GuardedSession {
             Some(w) => Journal::open_tail(&dir.join("audit.jsonl"), w)?,
         };
         let gate = Gate::new(config.gate)?;
-        let runner = HookRunner::new(gate.workspace())?;
+        let runner = HookRunner::new(gate.workspace());
         let hook_session_id = stored
             .as_ref()
             .map(|r| r.hook_session_id.clone())

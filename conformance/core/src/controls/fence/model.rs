@@ -35,33 +35,7 @@ fn yes() -> bool {
     true
 }
 
-/// `choices`: the person's choices for working in the fence (execution-plane chapter,
-/// section 15; protocol 1.4), each key one flag of `gatehouse exec`. Paths and values
-/// take placeholders.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Choices {
-    /// `--pass-env NAME`: variables passed by name.
-    pub pass_env: Vec<String>,
-    /// `--pass-secret-env NAME`: secret-looking variables passed on purpose.
-    pub pass_secret_env: Vec<String>,
-    /// `--set-env NAME=VALUE`.
-    pub set_env: std::collections::BTreeMap<String, String>,
-    /// `--ro PATH`: visible read-only.
-    pub ro: Vec<String>,
-    /// `--rw PATH`: an extra writable root.
-    pub rw: Vec<String>,
-    /// `--hide PATH`: unreadable inside the jail.
-    pub hide: Vec<String>,
-    /// `--network MODE`: `off`, `allow-list` or `host` (absent: the default).
-    pub network: Option<String>,
-    /// `--allow-domain NAME`.
-    pub allow_domains: Vec<String>,
-    /// Read the user's file (under `home`) and the project's.
-    pub config_files: bool,
-    /// `--trust-project-config`.
-    pub trust_project: bool,
-}
+pub use super::choices::Choices;
 
 crate::setup! {
     @wire = <Setup as crate::controls::setup::CustomWire>::custom_wire;

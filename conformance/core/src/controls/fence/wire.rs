@@ -4,8 +4,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::model::{Action, Choices, FencePolicy, Limits, OnOff, Setup};
-use crate::protocol::{to_object, SessionDirs};
+use super::model::{Action, FencePolicy, Limits, OnOff, Setup};
+use crate::protocol::SessionDirs;
 use crate::vocab::GrantTool;
 
 crate::wire_as_is!(FencePolicy, Limits);
@@ -75,15 +75,7 @@ pub fn setup(
     out.insert("workspaces".into(), Value::from(workspaces));
     out.insert("log_dir".into(), Value::String(dirs.log_dir.clone()));
     if let Some(c) = &s.choices {
-        let all = |v: &[String]| v.iter().map(|x| sub(x)).collect::<Vec<_>>();
-        let c = Choices {
-            ro: all(&c.ro),
-            rw: all(&c.rw),
-            hide: all(&c.hide),
-            set_env: c.set_env.iter().map(|(k, v)| (k.clone(), sub(v))).collect(),
-            ..c.clone()
-        };
-        out.insert("choices".into(), to_object(&c).into());
+        out.insert("choices".into(), c.wire(sub));
     }
 }
 

@@ -22,7 +22,7 @@ fn world(asker: Asker) -> World {
     let mut config = GateConfig::new(dir.path());
     config.asker = asker;
     let gate = Gate::new(config).unwrap();
-    let runner = HookRunner::new(dir.path()).unwrap();
+    let runner = HookRunner::new(dir.path());
     World {
         dir,
         gate,
