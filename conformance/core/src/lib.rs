@@ -15,13 +15,17 @@
 //! left-over processes) and `check` judges with it, [`runner`] walks the scenarios,
 //! [`record`] and [`report`] keep and render the results, [`expectations`] compares them
 //! with known failures, [`spec`], [`untestable`] and [`trace`] join the spec and the
-//! scenarios; [`commands`] are `run`, `trace` and `lint` as the binary calls them.
+//! scenarios, [`checklist`] freezes them per release, [`submission`] packages and
+//! verifies a certified run and [`diff`] compares two runs; [`commands`] are `run`,
+//! `trace`, `lint`, `checklist`, `certify`, `verify` and `diff` as the binary calls them.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub(crate) mod check;
+pub mod checklist;
 pub mod commands;
+pub mod diff;
 pub(crate) mod controls;
 pub mod error;
 pub mod events;
@@ -41,6 +45,7 @@ pub mod scenario;
 #[cfg(test)]
 mod schema_tests;
 pub mod spec;
+pub mod submission;
 pub mod trace;
 pub mod untestable;
 pub mod verdict;

@@ -10,7 +10,8 @@
 //! a person reads it ([`cases`]), a chapter with its cases ([`chapter`]), a page per
 //! implementation ([`implementations`]) with its failures grouped ([`failures`]), the
 //! index and the search ([`index`]), a scenario's pill ([`pill`]), the frame and assets
-//! ([`page`]), Markdown ([`markdown`]) and the check of what was written ([`verify`]);
+//! ([`page`]), Markdown ([`markdown`]), the badges, history and diffs ([`history`]) and
+//! the check of what was written ([`verify`]);
 //! the command as the binary calls it ([`command`]).
 
 #![forbid(unsafe_code)]
@@ -21,6 +22,7 @@ mod chapter;
 pub mod command;
 mod error;
 mod failures;
+mod history;
 mod implementations;
 mod index;
 mod markdown;
@@ -160,6 +162,7 @@ pub fn build(i: &Inputs<'_>, out: &Path) -> Result<Site, DocsError> {
             md,
         );
     }
+    files.extend(history::render(i.root, i.impls));
     let (home, home_md) = index::home(i.spec, i.trace, i.impls, &texts);
     files.insert(PathBuf::from("index.html"), page::page("Index", 0, &home));
     files.insert(PathBuf::from("md/index.md"), home_md);
