@@ -51,7 +51,9 @@ fn certify(suite: &Suite, fake: &str, out: &str) -> Run {
 fn problems(run: &Run) -> Vec<String> {
     run.stdout
         .lines()
-        .filter(|l| !l.starts_with("listed: ") && !l.contains(": refused, ") && !l.contains(": verified: "))
+        .filter(|l| {
+            !l.starts_with("listed: ") && !l.contains(": refused, ") && !l.contains(": verified: ")
+        })
         .map(String::from)
         .collect()
 }
@@ -82,11 +84,16 @@ fn the_checklist_is_written_and_trace_fails_while_it_disagrees() {
     let run = run_cli(suite.dir.path(), &["trace"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(
-        run.stdout.contains("spec/checklists/0.9.toml: frozen with suite sha256:"),
+        run.stdout
+            .contains("spec/checklists/0.9.toml: frozen with suite sha256:"),
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("`GATE-T-1`: its evidence differs"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("`GATE-T-1`: its evidence differs"),
+        "{}",
+        run.stdout
+    );
     assert_eq!(run_cli(suite.dir.path(), &["checklist", "--write"]).code, 0);
     let run = run_cli(suite.dir.path(), &["trace"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
@@ -97,7 +104,13 @@ fn verify_accepts_a_good_folder_and_refuses_each_bad_one_with_one_line() {
     let suite = released(&[("gate/b-grants", GRANTS_ONLY)]);
     let run = certify(&suite, "allow_all", "subs/0.9/fake");
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("subs/0.9/fake: verified: fake 1.0.0 (tests), Gatehouse 0.9: safety 1/1, exactness 1/1"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "subs/0.9/fake: verified: fake 1.0.0 (tests), Gatehouse 0.9: safety 1/1, exactness 1/1"
+        ),
+        "{}",
+        run.stdout
+    );
     let good = suite.path("subs/0.9/fake");
     for f in ["PRODUCT.toml", "report.json", "run.log", "SUITE"] {
         assert!(good.join(f).is_file(), "{f}");
@@ -120,14 +133,24 @@ fn verify_accepts_a_good_folder_and_refuses_each_bad_one_with_one_line() {
     // A wrong suite hash (the report and SUITE agree, the release does not).
     let hash = copy("hash");
     let wrong = format!("sha256:{}", "0".repeat(64));
-    edit_report(&hash, |v| v["runner"]["suite"]["hash"] = wrong.clone().into());
+    edit_report(&hash, |v| {
+        v["runner"]["suite"]["hash"] = wrong.clone().into()
+    });
     std::fs::write(hash.join("SUITE"), format!("{wrong}\n")).unwrap();
     let run = verify(&hash);
     assert_eq!(run.code, 1);
     let p = problems(&run);
     assert_eq!(p.len(), 1, "{p:#?}");
-    assert!(p[0].contains("report.json: suite hash sha256:0000"), "{}", p[0]);
-    assert!(p[0].contains("is not the suite of the 0.9 release"), "{}", p[0]);
+    assert!(
+        p[0].contains("report.json: suite hash sha256:0000"),
+        "{}",
+        p[0]
+    );
+    assert!(
+        p[0].contains("is not the suite of the 0.9 release"),
+        "{}",
+        p[0]
+    );
 
     // An expected failure without a reason.
     let unexplained = copy("unexplained");
@@ -145,17 +168,25 @@ fn verify_accepts_a_good_folder_and_refuses_each_bad_one_with_one_line() {
     let p = problems(&run);
     assert_eq!(p.len(), 1, "{p:#?}");
     assert!(
-        p[0].ends_with("expectations.toml: `gate/b-grants` is an expected failure without a reason"),
+        p[0].ends_with(
+            "expectations.toml: `gate/b-grants` is an expected failure without a reason"
+        ),
         "{}",
         p[0]
     );
 
     // A filtered run.
     let filtered = copy("filtered");
-    edit_report(&filtered, |v| v["mode"]["filter"] = serde_json::json!(["gate/"]));
+    edit_report(&filtered, |v| {
+        v["mode"]["filter"] = serde_json::json!(["gate/"])
+    });
     let p = problems(&verify(&filtered));
     assert_eq!(p.len(), 1, "{p:#?}");
-    assert!(p[0].contains("the run was filtered (--filter gate/)"), "{}", p[0]);
+    assert!(
+        p[0].contains("the run was filtered (--filter gate/)"),
+        "{}",
+        p[0]
+    );
 
     // A version that is not pinned, under another version's folder.
     let moved = suite.path("subs/0.8/fake");
@@ -163,11 +194,23 @@ fn verify_accepts_a_good_folder_and_refuses_each_bad_one_with_one_line() {
     for f in ["report.json", "run.log", "SUITE"] {
         std::fs::copy(good.join(f), moved.join(f)).unwrap();
     }
-    std::fs::write(moved.join("PRODUCT.toml"), PRODUCT.replace("1.0.0", "latest")).unwrap();
+    std::fs::write(
+        moved.join("PRODUCT.toml"),
+        PRODUCT.replace("1.0.0", "latest"),
+    )
+    .unwrap();
     let p = problems(&verify(&moved));
     assert_eq!(p.len(), 2, "{p:#?}");
-    assert!(p[0].contains("`version` \"latest\" is not pinned"), "{}", p[0]);
-    assert!(p[1].contains("the folder is under version 0.8, the report ran spec version 0.9"), "{}", p[1]);
+    assert!(
+        p[0].contains("`version` \"latest\" is not pinned"),
+        "{}",
+        p[0]
+    );
+    assert!(
+        p[1].contains("the folder is under version 0.8, the report ran spec version 0.9"),
+        "{}",
+        p[1]
+    );
 
     // A missing file.
     let missing = copy("missing");
@@ -179,7 +222,10 @@ fn verify_accepts_a_good_folder_and_refuses_each_bad_one_with_one_line() {
 
 #[test]
 fn a_failing_must_is_refused_and_diff_shows_it_first() {
-    let suite = released(&[("gate/a-read-list", READ_LIST), ("gate/b-grants", GRANTS_ONLY)]);
+    let suite = released(&[
+        ("gate/a-read-list", READ_LIST),
+        ("gate/b-grants", GRANTS_ONLY),
+    ]);
     let run = certify(&suite, "allow_all", "subs/0.9/lax");
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let p = problems(&run);
@@ -189,14 +235,24 @@ fn a_failing_must_is_refused_and_diff_shows_it_first() {
         "{}",
         p[0]
     );
-    assert!(run.stdout.contains("subs/0.9/lax: refused, 1 problem(s): fake 1.0.0 (tests), Gatehouse 0.9: safety 1/2"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "subs/0.9/lax: refused, 1 problem(s): fake 1.0.0 (tests), Gatehouse 0.9: safety 1/2"
+        ),
+        "{}",
+        run.stdout
+    );
 
     // The same run against a fake that denies everything: a diff from it to the lax one.
     let strict = certify(&suite, "deny_all", "subs/0.9/strict");
     let (a, b) = ("subs/0.9/strict/report.json", "subs/0.9/lax/report.json");
     let d = run_cli(suite.dir.path(), &["diff", a, b]);
     let lines: Vec<&str> = d.stdout.lines().collect();
-    assert!(lines[0].starts_with("A: subs/0.9/strict/report.json"), "{}", d.stdout);
+    assert!(
+        lines[0].starts_with("A: subs/0.9/strict/report.json"),
+        "{}",
+        d.stdout
+    );
     let strict_safe = strict.stdout.contains("verified");
     if strict_safe {
         assert_eq!(d.code, 1, "{}", d.stdout);
@@ -207,7 +263,11 @@ fn a_failing_must_is_refused_and_diff_shows_it_first() {
         );
     }
     let back = run_cli(suite.dir.path(), &["diff", b, a]);
-    assert!(back.stdout.lines().any(|l| l.starts_with("fixed")) || !strict_safe, "{}", back.stdout);
+    assert!(
+        back.stdout.lines().any(|l| l.starts_with("fixed")) || !strict_safe,
+        "{}",
+        back.stdout
+    );
 }
 
 #[test]
@@ -216,23 +276,49 @@ fn from_report_packages_only_a_run_of_the_whole_suite() {
     let imp = fake_command("allow_all");
     let run = run_cli(
         suite.dir.path(),
-        &["run", "--impl", &imp, "--quiet", "--format", "json", "--out", "r.json", "--filter", "gate/b"],
+        &[
+            "run", "--impl", &imp, "--quiet", "--format", "json", "--out", "r.json", "--filter",
+            "gate/b",
+        ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let run = run_cli(
         suite.dir.path(),
-        &["certify", "--from-report", "r.json", "--product", "product.toml", "--out", "s"],
+        &[
+            "certify",
+            "--from-report",
+            "r.json",
+            "--product",
+            "product.toml",
+            "--out",
+            "s",
+        ],
     );
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("r.json: not a run of the whole suite in the fixed mode"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("r.json: not a run of the whole suite in the fixed mode"),
+        "{}",
+        run.stderr
+    );
     let run = run_cli(
         suite.dir.path(),
-        &["run", "--impl", &imp, "--quiet", "--format", "json", "--out", "r.json"],
+        &[
+            "run", "--impl", &imp, "--quiet", "--format", "json", "--out", "r.json",
+        ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let run = run_cli(
         suite.dir.path(),
-        &["certify", "--from-report", "r.json", "--product", "product.toml", "--out", "s/0.9/fake"],
+        &[
+            "certify",
+            "--from-report",
+            "r.json",
+            "--product",
+            "product.toml",
+            "--out",
+            "s/0.9/fake",
+        ],
     );
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     let log = std::fs::read_to_string(suite.path("s/0.9/fake/run.log")).unwrap();

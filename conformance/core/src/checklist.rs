@@ -187,7 +187,8 @@ impl Checklist {
         let c: Checklist = toml::from_str(text)
             .map_err(|e| format!("{display}: {}", e.message().trim_end().replace('\n', " ")))?;
         let count = |l: Level| c.items.iter().filter(|i| i.level == l).count();
-        if (c.must, c.should, c.may) != (count(Level::Must), count(Level::Should), count(Level::May))
+        if (c.must, c.should, c.may)
+            != (count(Level::Must), count(Level::Should), count(Level::May))
         {
             return Err(format!(
                 "{display}: the counts (must {}, should {}, may {}) are not those of its requirements ({}, {}, {})",
@@ -288,8 +289,10 @@ mod tests {
              ~~**[GATE-A-5]** Withdrawn: MUST.~~\n",
             &mut spec,
         );
-        let src = "title = \"t\"\nrequirements = [\"GATE-A-1\", \"GATE-A-2\"]\ntier = \"decision\"\n\
-                   [[case]]\ndecide = \"rm -rf x\"\nexpect = { decision = \"ask\" }\n";
+        let src =
+            "title = \"t\"\nrequirements = [\"GATE-A-1\", \"GATE-A-2\"]\ntier = \"decision\"\n\
+                   [[case]]\ndecide = \"rm -rf x\"\nexpect = { decision = \"ask\" }\n\
+                   [[case]]\ndecide = \"ls\"\nexpect = { decision = \"allow\" }\n";
         let scenarios = vec![load_file(src, "s/gate/t.toml", "gate/t", None).unwrap()];
         let untestable = vec![crate::untestable::Untestable {
             id: "GATE-A-4".into(),
@@ -344,7 +347,9 @@ mod tests {
         stale.items.remove(2);
         let lines = disagreements(&stale, &c, "c.toml");
         assert_eq!(lines.len(), 4, "{lines:#?}");
-        assert!(lines[0].starts_with("c.toml: frozen with suite sha256:00, the suite is now sha256:ab"));
+        assert!(
+            lines[0].starts_with("c.toml: frozen with suite sha256:00, the suite is now sha256:ab")
+        );
         assert!(lines[1].contains("`GATE-A-1`: its evidence differs"));
         assert!(lines[2].contains("`GATE-A-2` is MUST in the checklist, SHOULD in the spec"));
         assert!(lines[3].contains("`GATE-A-3` is missing"));

@@ -16,6 +16,8 @@ pub struct RunView {
     pub name: String,
     /// Its version (its `hello`).
     pub version: String,
+    /// The fence backend it declared (`none` for null).
+    pub backend: String,
     /// The specification version of the suite that judged it.
     pub spec_version: String,
     /// The suite hash.
@@ -58,7 +60,9 @@ impl RunView {
             let id = sc.get("id").and_then(Value::as_str).unwrap_or_default();
             let word = |k: &str| sc.get(k).and_then(Value::as_str).unwrap_or("unknown");
             // Reports older than the two verdicts have only `outcome`.
-            let exactness = sc.get("exactness").map_or(word("outcome"), |_| word("exactness"));
+            let exactness = sc
+                .get("exactness")
+                .map_or(word("outcome"), |_| word("exactness"));
             let safety = sc.get("safety").map_or(word("outcome"), |_| word("safety"));
             scenarios.insert(id.to_string(), (safety.to_string(), exactness.to_string()));
         }
@@ -67,6 +71,11 @@ impl RunView {
         Ok(RunView {
             name: s(&["environment", "name"]),
             version: s(&["environment", "version"]),
+            backend: v
+                .pointer("/environment/environment/fence_backend")
+                .and_then(Value::as_str)
+                .unwrap_or("none")
+                .to_string(),
             spec_version: s(&["runner", "suite", "spec_version"]),
             suite_hash: s(&["runner", "suite", "hash"]),
             safety: score(verdicts.get("safety").unwrap_or(summary)),
@@ -82,6 +91,12 @@ impl RunView {
         let v: Value = serde_json::from_str(&text)
             .map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
         RunView::from_json(&v).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The implementation as the site's history groups its runs: its name and the fence
+    /// backend it declared (`gatehouse (native)`).
+    pub fn who(&self) -> String {
+        format!("{} ({})", self.name, self.backend)
     }
 
     /// `safety 212/212, exactness 198/212`.
@@ -148,17 +163,21 @@ impl Diff {
     /// One line per scenario, in the order of PROTO-CERT-6.
     pub fn lines(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let rows = |out: &mut Vec<String>, what: &str, level: &str, v: &[(String, String, String)]| {
-            for (id, a, b) in v {
-                out.push(format!("{what:<11} {level:<9}  {id}  ({a} -> {b})"));
-            }
-        };
+        let rows =
+            |out: &mut Vec<String>, what: &str, level: &str, v: &[(String, String, String)]| {
+                for (id, a, b) in v {
+                    out.push(format!("{what:<11} {level:<9}  {id}  ({a} -> {b})"));
+                }
+            };
         rows(&mut out, "new failure", "safety", &self.new_safety);
         rows(&mut out, "new failure", "exactness", &self.new_exactness);
         rows(&mut out, "fixed", "safety", &self.fixed_safety);
         rows(&mut out, "fixed", "exactness", &self.fixed_exactness);
         for (id, s, x) in &self.added {
-            out.push(format!("{:<11} {:<9}  {id}  (safety {s}, exactness {x})", "new", "scenario"));
+            out.push(format!(
+                "{:<11} {:<9}  {id}  (safety {s}, exactness {x})",
+                "new", "scenario"
+            ));
         }
         for id in &self.removed {
             out.push(format!("{:<11} {:<9}  {id}", "gone", "scenario"));
@@ -223,10 +242,23 @@ mod tests {
         let lines = d.lines();
         let ids: Vec<&str> = lines
             .iter()
-            .map(|l| l.split_whitespace().nth(2).unwrap())
+            .map(|l| l.split_whitespace().find(|w| w.contains('/')).unwrap())
             .collect();
-        assert_eq!(ids, vec!["a/safe", "a/exact", "a/fixed", "a/fixed-x", "a/new", "a/gone"]);
-        assert_eq!(lines[0], "new failure safety     a/safe  (passed -> not_shown)");
+        assert_eq!(
+            ids,
+            vec![
+                "a/safe",
+                "a/exact",
+                "a/fixed",
+                "a/fixed-x",
+                "a/new",
+                "a/gone"
+            ]
+        );
+        assert_eq!(
+            lines[0],
+            "new failure safety     a/safe  (passed -> not_shown)"
+        );
         assert!(lines[1].starts_with("new failure exactness"));
         assert_eq!(
             d.summary(),

@@ -25,8 +25,8 @@
 pub(crate) mod check;
 pub mod checklist;
 pub mod commands;
-pub mod diff;
 pub(crate) mod controls;
+pub mod diff;
 pub mod error;
 pub mod events;
 pub mod exit;

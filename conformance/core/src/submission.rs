@@ -47,7 +47,9 @@ pub struct Product {
 }
 
 /// Versions that name no one release.
-const UNPINNED: &[&str] = &["", "latest", "main", "master", "head", "dev", "nightly", "*"];
+const UNPINNED: &[&str] = &[
+    "", "latest", "main", "master", "head", "dev", "nightly", "*",
+];
 
 impl Product {
     /// Reads a product file's text; every problem on its own line naming `display`.
@@ -109,13 +111,20 @@ pub fn failed_requirements(sc: &Value) -> BTreeSet<String> {
             .unwrap_or_default()
     };
     let file = strings(sc.get("requirements"));
-    let steps = sc.get("steps").and_then(Value::as_array).cloned().unwrap_or_default();
+    let steps = sc
+        .get("steps")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let mut out = BTreeSet::new();
     for st in &steps {
         let unsafe_step = st
             .get("differences")
             .and_then(Value::as_array)
-            .is_some_and(|ds| ds.iter().any(|d| d.get("level").and_then(Value::as_str) == Some("safety")));
+            .is_some_and(|ds| {
+                ds.iter()
+                    .any(|d| d.get("level").and_then(Value::as_str) == Some("safety"))
+            });
         if unsafe_step {
             let pins = strings(st.get("pins"));
             let own = strings(st.get("requirements"));
@@ -222,13 +231,15 @@ pub fn verify(dir: &Path, spec_dir: &Path) -> Verified {
             ));
         }
     }
-    if let Some(parent) = dir
-        .canonicalize()
-        .ok()
-        .and_then(|d| d.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()))
-    {
+    if let Some(parent) = dir.canonicalize().ok().and_then(|d| {
+        d.parent()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+    }) {
         let looks_versioned = parent.split('.').count() >= 2
-            && parent.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+            && parent
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
         if looks_versioned && parent != view.spec_version {
             v.problems.push(format!(
                 "{}: the folder is under version {parent}, the report ran spec version {}",
@@ -248,7 +259,12 @@ pub fn verify(dir: &Path, spec_dir: &Path) -> Verified {
             let list_of = |k: &str| -> Vec<String> {
                 m.get(k)
                     .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(String::from)
+                            .collect()
+                    })
                     .unwrap_or_default()
             };
             let (filter, exclude) = (list_of("filter"), list_of("exclude"));
@@ -287,7 +303,11 @@ pub fn verify(dir: &Path, spec_dir: &Path) -> Verified {
     if mode.is_none() && dir.join(EXPECTATIONS).exists() {
         check_expectations(dir, &mut v.problems);
     }
-    if let Some(n) = report.get("invalid").and_then(Value::as_array).filter(|a| !a.is_empty()) {
+    if let Some(n) = report
+        .get("invalid")
+        .and_then(Value::as_array)
+        .filter(|a| !a.is_empty())
+    {
         v.problems.push(format!(
             "{}: {} scenario file(s) could not be loaded in the run",
             shown(REPORT),
@@ -297,8 +317,16 @@ pub fn verify(dir: &Path, spec_dir: &Path) -> Verified {
     // No MUST requirement failing safety; SHOULD failures listed.
     let mut should = 0;
     if let Some(c) = &list {
-        for sc in report.get("scenarios").and_then(Value::as_array).into_iter().flatten() {
-            let safety = sc.get("safety").and_then(Value::as_str).unwrap_or("unknown");
+        for sc in report
+            .get("scenarios")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let safety = sc
+                .get("safety")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown");
             if !failing(safety) {
                 continue;
             }
@@ -313,13 +341,19 @@ pub fn verify(dir: &Path, spec_dir: &Path) -> Verified {
                 v.problems.push(format!(
                     "{}: `{id}` fails safety ({safety}) on MUST {}",
                     shown(REPORT),
-                    must.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    must.iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             } else if reqs.iter().any(|r| c.level(r) == Some(Level::Should)) {
                 should += 1;
                 v.listed.push(format!(
                     "`{id}` fails safety ({safety}) on SHOULD {}",
-                    reqs.iter().map(String::as_str).collect::<Vec<_>>().join(", ")
+                    reqs.iter()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
         }
@@ -377,7 +411,12 @@ pub fn log_from_report(report: &Value) -> String {
         out.push('\n');
     }
     out.push('\n');
-    for sc in report.get("scenarios").and_then(Value::as_array).into_iter().flatten() {
+    for sc in report
+        .get("scenarios")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let w = |k: &str| sc.get(k).and_then(Value::as_str).unwrap_or("?");
         out.push_str(&format!(
             "{:<10} {:<10} {}{}\n",
@@ -410,7 +449,11 @@ pub fn package(
     })?;
     let hash = serde_json::from_str::<Value>(report)
         .ok()
-        .and_then(|v| v.pointer("/runner/suite/hash").and_then(Value::as_str).map(String::from))
+        .and_then(|v| {
+            v.pointer("/runner/suite/hash")
+                .and_then(Value::as_str)
+                .map(String::from)
+        })
         .unwrap_or_default();
     write(PRODUCT, product)?;
     write(REPORT, report)?;
@@ -455,7 +498,8 @@ mod tests {
             failed_requirements(&sc).into_iter().collect::<Vec<_>>(),
             vec!["GATE-A-2"]
         );
-        let errored = json!({"requirements": ["GATE-A-1"], "steps": [{"requirements": ["GATE-B-1"]}]});
+        let errored =
+            json!({"requirements": ["GATE-A-1"], "steps": [{"requirements": ["GATE-B-1"]}]});
         assert_eq!(failed_requirements(&errored).len(), 2);
     }
 }

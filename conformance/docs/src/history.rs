@@ -63,9 +63,7 @@ pub fn kept_runs(root: &Path, dir: &Path) -> BTreeMap<String, Vec<Run>> {
                 .unwrap_or(&path)
                 .display()
                 .to_string();
-            out.entry(view.name.clone())
-                .or_default()
-                .push(Run { file, view });
+            out.entry(view.who()).or_default().push(Run { file, view });
         }
     }
     for runs in out.values_mut() {
@@ -133,8 +131,33 @@ pub fn trend(runs: &[Run]) -> String {
 pub fn render(root: &Path, impls: &Implementations) -> BTreeMap<PathBuf, String> {
     let mut files = BTreeMap::new();
     let mut runs = kept_runs(root, &root.join("docs/reports"));
+    // The submissions' reports (`docs/submissions/VERSION/PRODUCT/report.json`) too.
+    let versions = std::fs::read_dir(root.join("docs/submissions"))
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    for v in versions.iter().filter(|p| p.is_dir()) {
+        let mut products: Vec<PathBuf> = std::fs::read_dir(v)
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        products.sort();
+        for p in products {
+            let path = p.join("report.json");
+            if let Ok(view) = RunView::load(&path) {
+                let file = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                runs.entry(view.who()).or_default().push(Run { file, view });
+            }
+        }
+    }
     // The columns' current reports (fresh or given) join their implementation's runs.
     let mut labels: BTreeMap<String, String> = BTreeMap::new();
+    let mut columns: Vec<(String, RunView)> = Vec::new();
     for col in &impls.columns {
         let Some((_, path)) = &col.report else {
             continue;
@@ -142,19 +165,47 @@ pub fn render(root: &Path, impls: &Implementations) -> BTreeMap<PathBuf, String>
         let Ok(view) = RunView::load(path) else {
             continue;
         };
-        files.insert(
-            PathBuf::from(format!("badges/{}.json", col.label)),
-            badge(&view),
-        );
-        labels.entry(view.name.clone()).or_insert(col.label.clone());
+        labels.entry(view.who()).or_insert(col.label.clone());
+        columns.push((col.label.clone(), view.clone()));
         let file = path
             .strip_prefix(root)
             .unwrap_or(path)
             .display()
             .to_string();
-        let list = runs.entry(view.name.clone()).or_default();
+        let list = runs.entry(view.who()).or_default();
         if !list.iter().any(|r| r.file == file) {
             list.push(Run { file, view });
+        }
+    }
+    for list in runs.values_mut() {
+        list.sort_by(|a, b| {
+            version_key(&a.view.spec_version)
+                .cmp(&version_key(&b.view.spec_version))
+                .then(a.file.cmp(&b.file))
+        });
+    }
+    // Each column's badge is its implementation's latest run of at least as many
+    // scenarios as the column's report (a run of one chapter does not stand for the
+    // whole); an implementation with no column gets its badge by its name.
+    for (label, view) in &columns {
+        let latest = runs
+            .get(&view.who())
+            .and_then(|l| {
+                l.iter()
+                    .rev()
+                    .find(|r| r.view.scenarios.len() >= view.scenarios.len())
+            })
+            .map_or(view, |r| &r.view);
+        files.insert(PathBuf::from(format!("badges/{label}.json")), badge(latest));
+    }
+    for (who, list) in &runs {
+        if !labels.contains_key(who) {
+            if let Some(last) = list.last() {
+                files.insert(
+                    PathBuf::from(format!("badges/{}.json", anchor(who))),
+                    badge(&last.view),
+                );
+            }
         }
     }
     let mut html = String::from(
@@ -163,18 +214,29 @@ pub fn render(root: &Path, impls: &Implementations) -> BTreeMap<PathBuf, String>
     let mut md = String::from("# History\n\nEach implementation's runs per version and per suite release, and what changed between its two latest runs (`gatehouse-conform diff`).\n");
     for (name, list) in &runs {
         let label = labels.get(name);
-        let _ = write!(html, "<h2 id=\"{}\">{}</h2>\n", esc(&anchor(name)), esc(name));
+        let _ = writeln!(html, "<h2 id=\"{}\">{}</h2>", esc(&anchor(name)), esc(name));
         let _ = write!(md, "\n## {name}\n\n");
-        if let Some(l) = label {
-            let _ = writeln!(
-                html,
-                "<p>Column <a href=\"implementations/{l}.html\">{l}</a>; badge <a href=\"badges/{l}.json\"><code>badges/{l}.json</code></a>.</p>",
-                l = esc(l)
-            );
+        match label {
+            Some(l) => {
+                let _ = writeln!(
+                    html,
+                    "<p>Column <a href=\"implementations/{l}.html\">{l}</a>; badge <a href=\"badges/{l}.json\"><code>badges/{l}.json</code></a>.</p>",
+                    l = esc(l)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    html,
+                    "<p>Badge <a href=\"badges/{a}.json\"><code>badges/{a}.json</code></a>.</p>",
+                    a = esc(&anchor(name))
+                );
+            }
         }
         html.push_str(&trend(list));
         html.push_str("\n<table><tr><th>report</th><th>version</th><th>spec</th><th>suite</th><th>safety</th><th>exactness</th></tr>\n");
-        md.push_str("| report | version | spec | suite | safety | exactness |\n|---|---|---|---|---|---|\n");
+        md.push_str(
+            "| report | version | spec | suite | safety | exactness |\n|---|---|---|---|---|---|\n",
+        );
         for r in list {
             let v = &r.view;
             let short = v.suite_hash.trim_start_matches("sha256:");
@@ -213,7 +275,13 @@ pub fn render(root: &Path, impls: &Implementations) -> BTreeMap<PathBuf, String>
                 esc(&b.file),
                 esc(&d.summary())
             );
-            let _ = writeln!(md, "\nFrom `{}` to `{}`: {}.\n", a.file, b.file, d.summary());
+            let _ = writeln!(
+                md,
+                "\nFrom `{}` to `{}`: {}.\n",
+                a.file,
+                b.file,
+                d.summary()
+            );
             let lines = d.lines();
             if !lines.is_empty() {
                 html.push_str("<pre>");
@@ -239,9 +307,20 @@ pub fn render(root: &Path, impls: &Implementations) -> BTreeMap<PathBuf, String>
 
 /// An HTML id from an implementation's name.
 fn anchor(name: &str) -> String {
-    name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
-        .collect()
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    s.split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 #[cfg(test)]
@@ -252,6 +331,7 @@ mod tests {
         RunView {
             name: "n".into(),
             version: "1".into(),
+            backend: "none".into(),
             spec_version: "0.15".into(),
             suite_hash: "sha256:ab".into(),
             safety,
@@ -262,7 +342,8 @@ mod tests {
 
     #[test]
     fn a_badge_is_a_shields_endpoint_red_when_safety_fails() {
-        let b: serde_json::Value = serde_json::from_str(&badge(&view((212, 212), (198, 212)))).unwrap();
+        let b: serde_json::Value =
+            serde_json::from_str(&badge(&view((212, 212), (198, 212)))).unwrap();
         assert_eq!(
             b,
             serde_json::json!({"schemaVersion": 1, "label": "Gatehouse 0.15",

@@ -88,8 +88,12 @@ pub fn trace_cmd(given: &Dirs, json: bool) -> Result<i32, Error> {
     let spec = load_spec(&spec_dir)?;
     let loaded = load_scenarios(&scenario_dir, None)?;
     let mut t = trace_of(&spec_dir, &spec, &loaded);
-    t.violations
-        .extend(certify::checklist_lines(&scenario_dir, &spec_dir, &spec, &t)?);
+    t.violations.extend(certify::checklist_lines(
+        &scenario_dir,
+        &spec_dir,
+        &spec,
+        &t,
+    )?);
     if json {
         // serde_json fails only on a map key that is not a string or a hand-written
         // `Serialize` that errs: the trace's derived fields have neither.
