@@ -442,7 +442,10 @@ pub fn package(
     log: &str,
     expectations: Option<&str>,
 ) -> Result<(), crate::error::Error> {
-    let write = |name: &str, text: &str| crate::commands::run::write(&out.join(name), text);
+    let write = |name: &str, text: &str| {
+        let path = out.join(name);
+        std::fs::write(&path, text).map_err(|source| crate::error::Error::Write { path, source })
+    };
     std::fs::create_dir_all(out).map_err(|source| crate::error::Error::Write {
         path: out.to_path_buf(),
         source,
