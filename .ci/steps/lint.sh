@@ -35,8 +35,13 @@ cargo run --release --locked -q -p gatehouse-conformance -- lint
 step "the README's recipe table is the Justfile's (.ci/readme_recipes.py)"
 python3 .ci/readme_recipes.py --check
 
-step "traceability: every MUST and SHOULD has a scenario or a written reason"
+step "traceability: every MUST and SHOULD has a scenario or a written reason, and the checklist of the current spec version agrees (spec/checklists/)"
 cargo run --release --locked -q -p gatehouse-conformance -- trace
+
+step "the submissions kept in docs/submissions/ verify against their releases' checklists (PROTO-CERT-5)"
+for folder in docs/submissions/*/*/; do
+  cargo run --release --locked -q -p gatehouse-conformance -- verify "$folder"
+done
 
 step "the workflow files lint clean (actionlint)"
 .ci/steps/lint-workflows.sh

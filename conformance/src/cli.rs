@@ -1,4 +1,5 @@
-//! The command line (`clap`): `run`, `trace`, `lint`, `docs` and `vm`, each parsed and
+//! The command line (`clap`): `run`, `trace`, `lint`, `checklist`, `certify`, `verify`,
+//! `diff`, `docs` and `vm`, each parsed and
 //! turned into the options of its command in the library
 //! (`gatehouse_conform_core::commands`) or its crate (`gatehouse-conform-docs`,
 //! `gatehouse-conform-vm`), which does the work; every path returns one of the codes in
@@ -8,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use gatehouse_conform_core::commands::certify::{self, CertifyOptions};
 use gatehouse_conform_core::commands::{self, run::RunOptions};
 use gatehouse_conform_core::report::Format;
 use gatehouse_conform_core::verdict::Level;
@@ -31,6 +33,14 @@ enum Command {
     Trace(TraceArgs),
     /// Load and validate every scenario file.
     Lint(Dirs),
+    /// Check the checklist of the current spec version, or write it (--write).
+    Checklist(ChecklistArgs),
+    /// Run the whole suite in the fixed mode and write a submission folder.
+    Certify(CertifyArgs),
+    /// Check a submission folder: one line per problem, nonzero exit on any.
+    Verify(VerifyArgs),
+    /// What changed between two runs' JSON reports: new failures first, safety first.
+    Diff(DiffArgs),
     /// Render the spec, its cases and the reports as a static site (and Markdown).
     Docs(DocsArgs),
     /// Run the suite inside QEMU guests on the kernels of vm-images/kernels.toml.
@@ -197,6 +207,70 @@ struct DocsArgs {
     dirs: Dirs,
 }
 
+#[derive(Debug, clap::Args)]
+struct ChecklistArgs {
+    /// Write spec/checklists/VERSION.toml for the current spec version (a release
+    /// freezes it; the lead runs this after a version bump or a suite change).
+    #[arg(long)]
+    write: bool,
+    #[command(flatten)]
+    dirs: Dirs,
+}
+
+#[derive(Debug, clap::Args)]
+struct CertifyArgs {
+    /// The implementation's adapter command [default: the reference `gatehouse adapter`].
+    #[arg(long = "impl", value_name = "CMD")]
+    implementation: Option<String>,
+    /// The product file: name, vendor, version, repository, reproduce.
+    #[arg(long, value_name = "FILE")]
+    product: PathBuf,
+    /// The submission folder to write (made if missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Known failures (spec/verdicts.md), each entry with its reason; copied into the folder.
+    #[arg(long, value_name = "FILE")]
+    expectations: Option<PathBuf>,
+    /// Package this JSON report of a run of the whole suite in the fixed mode instead of
+    /// running (its `mode` must say so).
+    #[arg(long, value_name = "FILE")]
+    from_report: Option<PathBuf>,
+    /// With --from-report: the run's human report, as the run wrote it [default: made
+    /// from the JSON report].
+    #[arg(long, value_name = "FILE", requires = "from_report")]
+    from_log: Option<PathBuf>,
+    /// As `run`: fail unless the implementation declares this Landlock ABI.
+    #[arg(long, value_name = "N")]
+    expect_landlock_abi: Option<i64>,
+    /// As `run`: fail unless the implementation declares this fence backend.
+    #[arg(long, value_name = "NAME")]
+    expect_fence_backend: Option<String>,
+    /// Seconds to wait for each answer.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    step_timeout: f64,
+    #[command(flatten)]
+    dirs: Dirs,
+}
+
+#[derive(Debug, clap::Args)]
+struct VerifyArgs {
+    /// The submission folder.
+    #[arg(value_name = "DIR")]
+    folder: PathBuf,
+    #[command(flatten)]
+    dirs: Dirs,
+}
+
+#[derive(Debug, clap::Args)]
+struct DiffArgs {
+    /// The earlier run's canonical JSON report.
+    #[arg(value_name = "A.json")]
+    a: PathBuf,
+    /// The later run's.
+    #[arg(value_name = "B.json")]
+    b: PathBuf,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum TraceFormat {
     Human,
@@ -224,6 +298,14 @@ pub fn main() -> i32 {
                 .map_err(Into::into)
         }
         Command::Lint(dirs) => commands::lint(&dirs.into()).map_err(Into::into),
+        Command::Checklist(args) => {
+            certify::checklist_cmd(&args.dirs.into(), args.write).map_err(Into::into)
+        }
+        Command::Certify(args) => certify::certify(args.into()).map_err(Into::into),
+        Command::Verify(args) => {
+            certify::verify_cmd(&args.folder, &args.dirs.into()).map_err(Into::into)
+        }
+        Command::Diff(args) => certify::diff_cmd(&args.a, &args.b).map_err(Into::into),
         Command::Docs(args) => {
             gatehouse_conform_docs::command::docs(&args.into()).map_err(Into::into)
         }
@@ -293,6 +375,43 @@ impl From<RunArgs> for RunOptions {
                     .unwrap_or_else(|_| "gatehouse-conform".into()),
                 std::env::args().skip(1),
             ),
+        }
+    }
+}
+
+/// The runner's own path, as the rerun line names it.
+fn program() -> String {
+    std::env::current_exe()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "gatehouse-conform".into())
+}
+
+impl From<CertifyArgs> for CertifyOptions {
+    fn from(a: CertifyArgs) -> Self {
+        // The rerun line of a failing scenario is a `run` of the same implementation.
+        let mut invocation = vec![program(), "run".to_string()];
+        if let Some(i) = &a.implementation {
+            invocation.extend(["--impl".to_string(), i.clone()]);
+        }
+        if let Some(n) = a.expect_landlock_abi {
+            invocation.extend(["--expect-landlock-abi".to_string(), n.to_string()]);
+        }
+        if let Some(b) = &a.expect_fence_backend {
+            invocation.extend(["--expect-fence-backend".to_string(), b.clone()]);
+        }
+        CertifyOptions {
+            implementation: a.implementation,
+            product: a.product,
+            out: a.out,
+            expectations: a.expectations,
+            from_report: a.from_report,
+            from_log: a.from_log,
+            expect_landlock_abi: a.expect_landlock_abi,
+            expect_fence_backend: a.expect_fence_backend,
+            step_timeout: a.step_timeout,
+            dirs: a.dirs.into(),
+            version: env!("CARGO_PKG_VERSION"),
+            invocation,
         }
     }
 }

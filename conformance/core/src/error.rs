@@ -54,7 +54,11 @@ pub enum Error {
     /// A `--filter` or `--exclude` selects no scenario.
     #[error(transparent)]
     Unmatched(#[from] crate::filter::Unmatched),
+    /// A certify, verify, diff or checklist input that cannot be used, in one line.
+    #[error("{0}")]
+    Certify(String),
     /// `--tier` leaves nothing of what the filters selected.
+
     #[error("--tier {0}: none of the selected scenarios is of this tier")]
     EmptyTier(String),
     /// `--step-timeout` is not a positive number.

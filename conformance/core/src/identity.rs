@@ -7,12 +7,17 @@
 //! the folder's name first: `scenarios/gate/x.toml`, `spec/README.md`), each as its path,
 //! a NUL, its length in decimal, a NUL and its bytes; a renamed, added, removed or edited
 //! file changes it, and nothing else does (not the checkout's location, not timestamps).
+//! `spec/checklists/` is left out: a release's checklist records this hash
+//! (`crate::checklist`), so it cannot be part of it.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+
+/// The folder of the suite the hash leaves out: the checklists that record it.
+pub const EXCLUDED: &str = "spec/checklists/";
 
 /// Which suite a run used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -57,6 +62,7 @@ pub fn of(scenarios: &Path, spec: &Path) -> Result<SuiteId, IdentityError> {
     let mut files = Vec::new();
     collect(scenarios, "scenarios", &mut files)?;
     collect(spec, "spec", &mut files)?;
+    files.retain(|(name, _)| !name.starts_with(EXCLUDED));
     files.sort();
     let mut hasher = Sha256::new();
     for (name, path) in &files {

@@ -16,15 +16,20 @@
 //! [`record`] and [`report`] keep and render the results, [`expectations`] compares them
 //! with known failures, [`spec`], [`untestable`] and [`trace`] join the spec and the
 //! scenarios, [`public_record`] and [`asi`] read the spec's lists of public bypasses and
-//! of the OWASP agentic risks; [`commands`] are `run`, `trace` and `lint` as the binary calls them.
+//! of the OWASP agentic risks, [`checklist`] freezes the spec and the scenarios per
+//! release, [`submission`] packages and verifies a certified run and [`diff`] compares two
+//! runs; [`commands`] are `run`, `trace`, `lint`, `checklist`, `certify`, `verify` and
+//! `diff` as the binary calls them.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod asi;
 pub(crate) mod check;
+pub mod checklist;
 pub mod commands;
 pub(crate) mod controls;
+pub mod diff;
 pub mod error;
 pub mod events;
 pub mod exit;
@@ -44,6 +49,7 @@ pub mod scenario;
 #[cfg(test)]
 mod schema_tests;
 pub mod spec;
+pub mod submission;
 pub mod trace;
 pub mod untestable;
 pub mod verdict;

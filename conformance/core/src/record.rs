@@ -224,6 +224,10 @@ pub struct RunRecord {
     /// The comparison with `--expectations`, when one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expectations: Option<Comparison>,
+    /// How the run selected and judged its scenarios (PROTO-CERT-3): set by `run`; absent
+    /// from reports older than it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<RunMode>,
     /// Every safety difference, first: the scenario, the step, its input and what
     /// happened.
     pub safety_failures: Vec<SafetyFailure>,
@@ -240,6 +244,58 @@ pub struct RunRecord {
     pub requirements: BTreeMap<String, Counts>,
     /// Outcomes over scenarios (the exactness verdicts, as before there were two).
     pub summary: Counts,
+}
+
+/// How a run selected and judged its scenarios (`spec/verdicts.md`, PROTO-CERT-3): what a
+/// certified run must leave empty, recorded so that a report says whether it can certify.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunMode {
+    /// Whether the run is the fixed mode of a certified result: the whole suite (no
+    /// filter, exclusion or tier), its verdicts not judged against a file it wrote.
+    pub fixed: bool,
+    /// `--filter` patterns given.
+    pub filter: Vec<String>,
+    /// `--exclude` patterns given.
+    pub exclude: Vec<String>,
+    /// `--tier`, when given.
+    pub tier: Option<Tier>,
+    /// `--level`.
+    pub level: Level,
+    /// `--expectations`, as given.
+    pub expectations: Option<String>,
+    /// How many entries it holds.
+    pub expectation_entries: usize,
+    /// Whether `--update-expectations` wrote the file the run was compared with.
+    pub update_expectations: bool,
+}
+
+impl RunMode {
+    /// The mode of a run with these selections; `fixed` follows from them.
+    pub fn new(
+        filter: Vec<String>,
+        exclude: Vec<String>,
+        tier: Option<Tier>,
+        level: Level,
+        expectations: Option<(String, usize)>,
+        update_expectations: bool,
+    ) -> Self {
+        let fixed =
+            filter.is_empty() && exclude.is_empty() && tier.is_none() && !update_expectations;
+        let (file, entries) = match expectations {
+            Some((f, n)) => (Some(f), n),
+            None => (None, 0),
+        };
+        RunMode {
+            fixed,
+            filter,
+            exclude,
+            tier,
+            level,
+            expectations: file,
+            expectation_entries: entries,
+            update_expectations,
+        }
+    }
 }
 
 /// The verdict at `level` of something that ended with `end` (its outcome over every

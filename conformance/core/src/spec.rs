@@ -34,6 +34,12 @@ pub struct Requirement {
 }
 
 impl Requirement {
+    /// The normative keywords its text holds in capitals (inline code left out): what
+    /// its level for a certified result is derived from (`crate::checklist`).
+    pub fn keywords(&self) -> BTreeSet<String> {
+        normative_words(&self.text).into_iter().collect()
+    }
+
     /// Its first sentence, Markdown emphasis and backticks removed, at most `max`
     /// characters (cut at a word, with `...`): the one line a report shows beside the ID.
     pub fn statement(&self, max: usize) -> String {

@@ -10,9 +10,10 @@
 //! a person reads it ([`cases`]), a chapter with its cases ([`chapter`]), a page per
 //! implementation ([`implementations`]) with its failures grouped ([`failures`]), the
 //! index and the search ([`index`]), a scenario's pill ([`pill`]), the frame and assets
-//! ([`page`]), Markdown ([`markdown`]) and the check of what was written ([`verify`]);
-//! the known attacks of `spec/public-record.toml` ([`known_attacks`]) and the OWASP
-//! agentic risks of `spec/asi.toml` ([`asi_map`]), each a page with its own check;
+//! ([`page`]), Markdown ([`markdown`]), the badges, history and diffs ([`history`]) and
+//! the check of what was written ([`verify`]); the known attacks of
+//! `spec/public-record.toml` ([`known_attacks`]) and the OWASP agentic risks of
+//! `spec/asi.toml` ([`asi_map`]), each a page with its own check;
 //! the command as the binary calls it ([`command`]).
 
 #![forbid(unsafe_code)]
@@ -24,6 +25,7 @@ mod chapter;
 pub mod command;
 mod error;
 mod failures;
+mod history;
 mod implementations;
 mod index;
 mod known_attacks;
@@ -168,6 +170,7 @@ pub fn build(i: &Inputs<'_>, out: &Path) -> Result<Site, DocsError> {
     files.extend(known_attacks::pages(&classes, &views, &ids, i.impls));
     let asi = asi_map::load(i.spec_dir)?;
     files.extend(asi_map::pages(&asi, i.spec, i.trace, i.impls));
+    files.extend(history::render(i.root, i.impls));
     let (home, home_md) = index::home(i.spec, i.trace, i.impls, &texts);
     files.insert(PathBuf::from("index.html"), page::page("Index", 0, &home));
     files.insert(PathBuf::from("md/index.md"), home_md);

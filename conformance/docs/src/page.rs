@@ -40,7 +40,7 @@ pub fn page(title: &str, depth: usize, body: &str) -> String {
 <body>
 <header class="top">
 <a class="home" href="{up}index.html">Gatehouse specification</a>
-<nav><a href="{up}index.html#chapters">chapters</a> <a href="{up}index.html#requirements">requirements</a> <a href="{up}index.html#implementations">implementations</a> <a href="{up}known-attacks.html">known attacks</a> <a href="{up}asi.html">ASI map</a></nav>
+<nav><a href="{up}index.html#chapters">chapters</a> <a href="{up}index.html#requirements">requirements</a> <a href="{up}index.html#implementations">implementations</a> <a href="{up}known-attacks.html">known attacks</a> <a href="{up}asi.html">ASI map</a> <a href="{up}history.html">history</a></nav>
 <div class="search"><input id="q" type="search" placeholder="Search IDs, titles, text" autocomplete="off" aria-label="search"><ol id="hits"></ol></div>
 </header>
 <main>

@@ -1,9 +1,10 @@
-//! The runner's commands as the binary calls them: `run` ([`run::run`]), `trace` and
-//! `lint` here, with what they share (the scenarios and spec directories, loaded and
+//! The runner's commands as the binary calls them: `run` ([`run::run`]), `checklist`,
+//! `certify`, `verify` and `diff` ([`certify`]), `trace` and `lint` here, with what they share (the scenarios and spec directories, loaded and
 //! checked, and the trace of the two). Each takes its options as plain data and returns an
 //! exit code of [`crate::exit`]; printing its results is part of the command. The
 //! binary's `clap` parser translates its flags into these options and nothing more.
 
+pub mod certify;
 pub mod run;
 
 use std::collections::BTreeSet;
@@ -86,7 +87,13 @@ pub fn trace_cmd(given: &Dirs, json: bool) -> Result<i32, Error> {
     let (scenario_dir, spec_dir) = dirs(given)?;
     let spec = load_spec(&spec_dir)?;
     let loaded = load_scenarios(&scenario_dir, None)?;
-    let t = trace_of(&spec_dir, &spec, &loaded);
+    let mut t = trace_of(&spec_dir, &spec, &loaded);
+    t.violations.extend(certify::checklist_lines(
+        &scenario_dir,
+        &spec_dir,
+        &spec,
+        &t,
+    )?);
     if json {
         // serde_json fails only on a map key that is not a string or a hand-written
         // `Serialize` that errs: the trace's derived fields have neither.

@@ -212,6 +212,17 @@ pub fn run(args: RunOptions) -> Result<i32, Error> {
     let mut record = report::assemble(info, hello, records, invalid);
     report::describe(&mut record, &spec);
     record.level = args.level;
+    record.mode = Some(crate::record::RunMode::new(
+        args.filter.clone(),
+        args.exclude.clone(),
+        args.tier,
+        args.level,
+        args.expectations
+            .as_ref()
+            .zip(expectations.as_ref())
+            .map(|(p, e)| (p.display().to_string(), e.scenarios.len())),
+        args.update_expectations.is_some(),
+    ));
     // For an expectations entry's `when`.
     let root = rustix::process::geteuid().is_root();
     if let (Some(e), Some(path)) = (&expectations, &args.expectations) {

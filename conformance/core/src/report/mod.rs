@@ -104,6 +104,7 @@ pub fn assemble(
         verdicts,
         level: Level::Exactness,
         expectations: None,
+        mode: None,
         safety_failures,
         safety_groups,
         exactness_fields,

@@ -467,7 +467,7 @@ mod tests {
             )],
             ..Choices::default()
         };
-        apply(&mut s, &found, &[ws.clone()], &[]);
+        apply(&mut s, &found, std::slice::from_ref(&ws), &[]);
         assert!(s.read_only.is_empty());
         assert_eq!(s.set_env.len(), 1);
         assert_eq!(s.set_env[0].value.1, "/mine");
