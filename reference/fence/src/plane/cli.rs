@@ -241,7 +241,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, CliError> {
         allow,
         extra,
     };
-    // The scratch lives in the native jail's private /tmp; a backend that needs it on the
+    // The scratch is a private tmpfs of the native jail; a backend that needs it on the
     // host gets a fresh host directory from the fence, removed below.
     crate::sys::mark::mark("paths-resolved");
     let mut host_scratch: Option<PathBuf> = None;

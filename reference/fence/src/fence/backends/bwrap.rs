@@ -107,8 +107,22 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
             _ => {}
         }
     }
-    for s in ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"] {
+    for s in ["--proc", "/proc", "--dev", "/dev"] {
         a.push(s.into());
+    }
+    // The host's temporary directories as empty directories of the root, read-only with it
+    // at the end: a write there fails loudly (FENCE-JAIL-21); the scratch's `tmp`, bound
+    // below, is the jail's temporary directory.
+    for t in crate::fence::plan::TEMP_DIRS {
+        push(
+            &mut a,
+            &[
+                "--perms".as_ref(),
+                "0755".as_ref(),
+                "--dir".as_ref(),
+                t.as_ref(),
+            ],
+        );
     }
     // /proc's writable corners read-only by a bind bubblewrap makes itself, before it
     // gives up its mount rights (its own cover depends on an access(W_OK) test that its
