@@ -578,9 +578,13 @@ fn relay_checked(
     // Never a panic once the command may run (a closed stderr would make
     // `eprintln!` panic): `checked` would still end the jail before the mount
     // points go, but nothing should depend on that.
+    // The nested-repositories line once per workspace, not at every command
+    // (FENCE-PROTECT-19).
+    let mut shown = posture.clone();
+    shown.reason = shown.reason.as_deref().and_then(super::told::once);
     let _ = std::io::Write::write_fmt(
         &mut std::io::stderr(),
-        format_args!("gatehouse exec: {}\n", posture.render()),
+        format_args!("gatehouse exec: {}\n", shown.render()),
     );
     let tty = match master {
         Some(master) => Some(TerminalRelay::start(master)?),

@@ -22,6 +22,7 @@ pub mod protocol;
 pub mod relay;
 pub mod session;
 pub mod terminal;
+pub mod told;
 
 pub use broker::{
     Broker, PlaneConfig, PlaneError, PlaneEvent, RunOutcome, RunRequest, CONFIRM_OFF,

@@ -1367,6 +1367,59 @@ mod tests {
         assert!(plan.validate().is_err());
     }
 
+    /// FENCE-JAIL-21: the host's temporary directories are empty directories of the
+    /// read-only root, before any bind, and no Landlock rule lets a write into `/tmp`;
+    /// the scratch is a tmpfs of its own and a writable root.
+    #[test]
+    fn temporary_directories_are_read_only_and_the_scratch_a_tmpfs_of_its_own() {
+        let mut p = policy();
+        p.scratch = "/tmp/gatehouse-scratch-1-0".into();
+        p.scratch_in_jail = true;
+        let plan = Plan::native(&p, Some(Abi::V7), exec(), vec![]).unwrap();
+        let pos = |s: &Step| plan.steps.iter().position(|x| x == s).unwrap();
+        let tmp = pos(&Step::Dir {
+            path: "/tmp".into(),
+        });
+        let var_tmp = pos(&Step::Dir {
+            path: "/var/tmp".into(),
+        });
+        let scratch = pos(&Step::Scratch {
+            path: p.scratch.clone(),
+        });
+        let first_root = plan
+            .steps
+            .iter()
+            .position(|s| matches!(s, Step::BindReadWrite { .. }))
+            .unwrap();
+        assert!(tmp < scratch && var_tmp < scratch && scratch < first_root);
+        assert!(pos(&Step::SealRoot) > first_root);
+        let Some(Step::Landlock(rules)) =
+            plan.steps.iter().find(|s| matches!(s, Step::Landlock(_)))
+        else {
+            panic!("no landlock step");
+        };
+        assert!(
+            !rules.write.iter().any(|w| w == Path::new("/tmp")),
+            "{rules:?}"
+        );
+        assert!(rules.write.contains(&p.scratch));
+        // An empty directory made on a mount (a bind of the host) is refused.
+        let mut bad = plan.clone();
+        let at = bad
+            .steps
+            .iter()
+            .position(|s| matches!(s, Step::SealRoot))
+            .unwrap();
+        bad.steps.insert(
+            at,
+            Step::Dir {
+                path: "/w/ws/tmp".into(),
+            },
+        );
+        let e = bad.validate().unwrap_err().to_string();
+        assert!(e.contains("lies on a mount"), "{e}");
+    }
+
     #[test]
     fn a_plan_keeping_capabilities_is_refused() {
         let mut plan = Plan::native(&policy(), None, exec(), vec![]).unwrap();
