@@ -324,10 +324,14 @@ macro_rules! enforcement_tests {
                 std::os::unix::fs::symlink(&unbound, fx.ws.join("link2")).unwrap();
                 std::os::unix::fs::symlink(fx.root.join("created-through-dangling"), fx.ws.join("dangling")).unwrap();
                 assert!(!sh(&f, "echo pwned > link").status.success());
-                // These targets are not bound: inside they lie in the fence's private /tmp
-                // (or nowhere). Whatever happens inside, the host sees nothing.
-                let _ = sh(&f, "echo pwned > link2");
-                let _ = sh(&f, "echo pwned > dangling");
+                // These targets are not bound: inside, the directory of one is absent and
+                // the other's is the read-only way to the workspace. Both writes fail
+                // loudly (FENCE-JAIL-21), also where the root lies under /tmp, and the host
+                // sees nothing.
+                assert!(!sh(&f, "echo pwned > link2").status.success());
+                let out = sh(&f, "echo pwned > dangling");
+                assert!(!out.status.success());
+                assert!(text(&out.stderr).contains("Read-only file system"), "{}", text(&out.stderr));
                 assert!(fx.victim_intact());
                 assert_eq!(std::fs::read_to_string(&unbound).unwrap(), "unbound");
                 assert!(!fx.root.join("created-through-dangling").exists());

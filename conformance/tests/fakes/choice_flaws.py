@@ -20,6 +20,9 @@ it runs the real adapter (`gatehouse adapter`, next to the runner) and changes o
   --flaw caller-terminal       a run asked for a terminal gets the caller's own: this
                                proxy's pseudo-terminal (the host's devpts) handed straight
                                into a bubblewrap jail as the command's streams
+  --flaw dependency-notice     the posture's nested-repositories line is said for a
+                               `node_modules` deeper than the search, as the reference
+                               did before issue 46 (FENCE-PROTECT-19)
 """
 
 from __future__ import annotations
@@ -111,6 +114,19 @@ def omit_paths(answer: Answer) -> Answer:
     return answer
 
 
+def dependency_notice(answer: Answer, workspace: Optional[str]) -> Answer:
+    """The answer with the nested-repositories line of a workspace holding `node_modules`."""
+    if not workspace or not os.path.isdir(os.path.join(workspace, "node_modules")):
+        return answer
+    line = (f"nested repositories: the search below {workspace} stopped at 3 levels or "
+            "2000 directories (a repository deeper down keeps a .git the jail can write)")
+    for posture in (answer.get("posture"), (answer.get("opened") or {}).get("posture")):
+        if isinstance(posture, dict):
+            reason = posture.get("reason")
+            posture["reason"] = f"{reason}; {line}" if reason else line
+    return answer
+
+
 def on_caller_terminal(request: Request, workspace: Optional[str], posture: Any) -> Answer:
     """Run a `tty` request as an implementation that hands its own terminal in would:
     a pseudo-terminal of this process (the host's devpts) as the command's streams, in a
@@ -190,6 +206,9 @@ def main() -> None:
             break
         if flaw == "posture-omits-paths":
             out = json.dumps(omit_paths(json.loads(out))) + "\n"
+        if flaw == "dependency-notice":
+            workspace = workspaces.get(request.get("session"))
+            out = json.dumps(dependency_notice(json.loads(out), workspace)) + "\n"
         sys.stdout.write(out)
         sys.stdout.flush()
         if request.get("op") == "bye":

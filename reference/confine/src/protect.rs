@@ -319,20 +319,46 @@ fn named_by_manager(at: &Path, tree: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Directories a package manager or a build fills and rewrites wholesale (FENCE-PROTECT-19):
+/// searched for repositories only with what the rest of the tree leaves of the budget, and
+/// a limit reached below one makes no line of the posture.
+pub const DEPENDENCY_DIRS: [&str; 9] = [
+    "node_modules",
+    "target",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".gradle",
+    "bower_components",
+    ".yarn",
+];
+
 /// The repositories that exist below `root` (a `.git` directory or file), as paths
 /// relative to it, found breadth first to [`NESTED_DEPTH`] levels and at most
 /// [`NESTED_MAX_DIRS`] directories read; `false` when the search stopped at a limit
-/// before it had read every directory it could reach. Symlinks are not followed, and a
-/// repository's own `.git` is not entered.
+/// before it had read every directory it could reach outside the [`DEPENDENCY_DIRS`].
+/// Those are searched too, as deep, once every other directory within reach has been
+/// read (a limit reached there is not reported: FENCE-PROTECT-19). Symlinks are not
+/// followed, and a repository's own `.git` is not entered.
 pub fn nested_repositories(root: &Path) -> (Vec<PathBuf>, bool) {
+    use std::collections::VecDeque;
     let mut found = Vec::new();
-    let mut queue: std::collections::VecDeque<(PathBuf, usize)> =
-        std::collections::VecDeque::from([(PathBuf::new(), 0)]);
+    // The person's tree first, the dependency directories after it.
+    let mut own: VecDeque<(PathBuf, usize)> = VecDeque::from([(PathBuf::new(), 0)]);
+    let mut deps: VecDeque<(PathBuf, usize)> = VecDeque::new();
     let mut read = 0usize;
     let mut complete = true;
-    while let Some((rel, depth)) = queue.pop_front() {
+    loop {
+        let (rel, depth, in_deps) = match own.pop_front() {
+            Some((r, d)) => (r, d, false),
+            None => match deps.pop_front() {
+                Some((r, d)) => (r, d, true),
+                None => break,
+            },
+        };
         if read >= NESTED_MAX_DIRS {
-            complete = false;
+            complete &= in_deps;
             break;
         }
         read += 1;
@@ -349,10 +375,13 @@ pub fn nested_repositories(root: &Path) -> (Vec<PathBuf>, bool) {
                 continue;
             }
             if kind.is_dir() {
+                let dep = in_deps || DEPENDENCY_DIRS.iter().any(|d| name == *d);
                 if depth + 1 > NESTED_DEPTH {
-                    complete = false;
+                    complete &= dep;
+                } else if dep {
+                    deps.push_back((rel.join(&name), depth + 1));
                 } else {
-                    queue.push_back((rel.join(&name), depth + 1));
+                    own.push_back((rel.join(&name), depth + 1));
                 }
             }
         }
@@ -383,7 +412,7 @@ pub fn hook_notes(workspaces: &[PathBuf], home: Option<&Path>) -> Vec<String> {
         }
         if !complete {
             notes.push(format!(
-                "nested repositories: the search below {} stopped at {NESTED_DEPTH} levels or {NESTED_MAX_DIRS} directories; a repository deeper down keeps a .git the jail can write",
+                "nested repositories: the search below {} stopped at {NESTED_DEPTH} levels or {NESTED_MAX_DIRS} directories (a repository deeper down keeps a .git the jail can write)",
                 w.display()
             ));
         }
@@ -906,5 +935,40 @@ mod tests {
         assert!(!is_leftover_placeholder(root, Path::new(".crush.json")));
         assert!(!is_leftover_placeholder(root, Path::new("full.json")));
         assert!(!is_leftover_placeholder(root, Path::new("crush.json")));
+    }
+
+    /// FENCE-PROTECT-19: a dependency directory deeper than the search makes no line, and a
+    /// repository within reach inside one is still found; the person's own tree deeper
+    /// than the search still makes the line.
+    #[test]
+    fn dependency_directories_are_searched_last_and_make_no_line() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        for d in [
+            "node_modules/pkg/.git/hooks",
+            "node_modules/pkg/lib/deep/deeper/deepest",
+            "target/debug/build/x/out",
+            "src/main",
+            "vendor/tool/.git",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        let (found, complete) = nested_repositories(root);
+        assert_eq!(
+            found,
+            vec![
+                PathBuf::from("node_modules/pkg"),
+                PathBuf::from("vendor/tool")
+            ]
+        );
+        assert!(complete, "a limit below a dependency directory is no line");
+        assert!(hook_notes(&[root.to_path_buf()], None).is_empty());
+        // The twin: the person's own tree deeper than the search.
+        std::fs::create_dir_all(root.join("src/a/b/c/d")).unwrap();
+        let (_, complete) = nested_repositories(root);
+        assert!(!complete);
+        let notes = hook_notes(&[root.to_path_buf()], None);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("nested repositories: "), "{notes:?}");
     }
 }

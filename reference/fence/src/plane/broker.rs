@@ -243,7 +243,7 @@ fn build_state(
         .clone()
         .unwrap_or_else(|| std::env::vars_os().collect());
     // HOME and TMPDIR are the session's scratch home and scratch temporary directory on
-    // every backend, a jail with a private `/tmp` included (FENCE-ENV-4, FENCE-JAIL-4).
+    // every backend, a jail with a read-only `/tmp` included (FENCE-ENV-4, FENCE-JAIL-4).
     let mut env = jail_env(
         parent,
         &fence.policy().home(),

@@ -251,7 +251,7 @@ fn exec_inner(req: &ExecRequest) -> Result<i32, CliError> {
         allow,
         extra,
     };
-    // The scratch lives in the native jail's private /tmp; a backend that needs it on the
+    // The scratch is a private tmpfs of the native jail; a backend that needs it on the
     // host gets a fresh host directory from the fence, removed below.
     crate::sys::mark::mark("paths-resolved");
     let mut host_scratch: Option<PathBuf> = None;
@@ -588,9 +588,13 @@ fn relay_checked(
     // Never a panic once the command may run (a closed stderr would make
     // `eprintln!` panic): `checked` would still end the jail before the mount
     // points go, but nothing should depend on that.
+    // The nested-repositories line once per workspace, not at every command
+    // (FENCE-PROTECT-19).
+    let mut shown = posture.clone();
+    shown.reason = shown.reason.as_deref().and_then(super::told::once);
     let _ = std::io::Write::write_fmt(
         &mut std::io::stderr(),
-        format_args!("gatehouse exec: {}\n", posture.render()),
+        format_args!("gatehouse exec: {}\n", shown.render()),
     );
     let tty = match master {
         Some(master) => Some(TerminalRelay::start(master)?),

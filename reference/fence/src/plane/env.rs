@@ -114,7 +114,7 @@ pub fn passes(name: &str) -> bool {
 /// - `scrubbing`: apply the allow-list (false: the plane-wide opt-out, everything passes);
 /// - `home`: the scratch home, always `HOME`;
 /// - `tmpdir`: `TMPDIR`, the session's scratch temporary directory ([`Policy::tmpdir`]);
-///   the plane passes it for every backend, a jail with a private `/tmp` included. `None`
+///   the plane passes it for every backend, a jail with a read-only `/tmp` included. `None`
 ///   leaves `TMPDIR` unset (the agent's own value never passes either way).
 ///
 /// [`Policy::tmpdir`]: crate::fence::Policy::tmpdir

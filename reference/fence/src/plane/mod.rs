@@ -24,6 +24,7 @@ pub mod relay;
 pub mod session;
 pub mod terminal;
 pub mod toolchains;
+pub mod told;
 
 pub use broker::{
     Broker, PlaneConfig, PlaneError, PlaneEvent, RunOutcome, RunRequest, CONFIRM_OFF,

@@ -167,6 +167,18 @@ pub fn posture(j: &mut Judge<'_>, p: &ExpectPosture, got: Option<&Value>) {
             );
         }
     }
+    if let Some(needle) = &p.reason_lacks {
+        if f("reason")
+            .and_then(Value::as_str)
+            .is_some_and(|r| r.contains(needle.as_str()))
+        {
+            j.push(
+                "posture.reason",
+                &format!("text without {needle:?}"),
+                &show_opt(f("reason")),
+            );
+        }
+    }
 }
 
 /// The level of each of the fence's fields (`spec/verdicts.md`, PROTO-VERDICT-8): a

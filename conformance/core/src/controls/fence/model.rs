@@ -244,6 +244,8 @@ pub struct ExpectPosture {
     pub session_log: Option<String>,
     /// A substring of `reason`.
     pub reason_contains: Option<String>,
+    /// A text `reason` must not hold (a null reason holds none).
+    pub reason_lacks: Option<String>,
     /// `choices.network`: the network mode named (protocol 1.4).
     pub network: Option<String>,
     /// `choices.passed_secrets`, as a set: every secret-looking name passed on purpose.

@@ -107,8 +107,22 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
             _ => {}
         }
     }
-    for s in ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"] {
+    for s in ["--proc", "/proc", "--dev", "/dev"] {
         a.push(s.into());
+    }
+    // The host's temporary directories as empty directories of the root, read-only with it
+    // at the end: a write there fails loudly (FENCE-JAIL-21); the scratch's `tmp`, bound
+    // below, is the jail's temporary directory.
+    for t in crate::fence::plan::TEMP_DIRS {
+        push(
+            &mut a,
+            &[
+                "--perms".as_ref(),
+                "0755".as_ref(),
+                "--dir".as_ref(),
+                t.as_ref(),
+            ],
+        );
     }
     // /proc's writable corners read-only by a bind bubblewrap makes itself, before it
     // gives up its mount rights (its own cover depends on an access(W_OK) test that its
@@ -160,6 +174,38 @@ pub fn args(policy: &Policy, layout: &Layout, helper: &Path) -> Vec<OsString> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// FENCE-JAIL-21: no writable tmpfs on `/tmp`; the temporary directories are empty
+    /// directories of the root bubblewrap remounts read-only last.
+    #[test]
+    fn temporary_directories_are_directories_of_the_read_only_root() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let mut policy = Policy::new(vec![ws], t.path().join("scratch"));
+        policy.home = Some(t.path().join("home"));
+        let policy = policy.resolve().unwrap();
+        let layout = crate::fence::plan::Layout::of(&policy, None);
+        let a: Vec<String> = args(&policy, &layout, Path::new("/usr/bin/gatehouse"))
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            !a.windows(2).any(|w| w[0] == "--tmpfs" && w[1] == "/tmp"),
+            "{a:?}"
+        );
+        for t in crate::fence::plan::TEMP_DIRS {
+            assert!(
+                a.windows(2).any(|w| w[0] == "--dir" && w[1] == t),
+                "{t} in {a:?}"
+            );
+        }
+        let n = a.len();
+        assert!(
+            a[..n - 2].ends_with(&["--remount-ro".to_string(), "/".to_string()]),
+            "{a:?}"
+        );
+    }
 
     /// FENCE-PROTECT-18: bubblewrap is handed no destination whose parent a writable root
     /// holds (a directory jailed code may swap for a symlink while bubblewrap runs); those

@@ -762,7 +762,7 @@ impl<'p> Building<'p> {
             Step::Symlink { target, path } => symlink(target, path)?,
             Step::Proc => proc()?,
             Step::Dev { nodes } => dev(nodes)?,
-            Step::Tmpfs { path } => self.tmpfs(path)?,
+            Step::Dir { path } => self.dir(path)?,
             Step::Scratch { path } => scratch(path)?,
             Step::BindReadWrite { path } => self.bind_read_write(path)?,
             Step::Protect { root, rel } => protect_at(new_root, root, rel)?,
@@ -862,19 +862,22 @@ impl<'p> Building<'p> {
         Ok(())
     }
 
-    /// [`Step::Tmpfs`]: a private `/tmp`; the host's `/tmp` is never writable from inside.
+    /// [`Step::Dir`]: an empty directory of the new root (`/tmp`, `/var/tmp`), read-only
+    /// once the root is sealed: the host's `/tmp` is never writable from inside, and a write
+    /// there fails loudly (FENCE-JAIL-21).
     ///
-    /// [`Step::Tmpfs`]: crate::fence::plan::Step::Tmpfs
-    fn tmpfs(&mut self, path: &Path) -> std::io::Result<()> {
+    /// [`Step::Dir`]: crate::fence::plan::Step::Dir
+    fn dir(&mut self, path: &Path) -> std::io::Result<()> {
         let dst = under(Path::new(NEW_ROOT), path);
-        std::fs::create_dir_all(&dst)?;
-        crate::sys::mount::tmpfs(&dst, "1777", nosuid_nodev())?;
-        self.made.retain(|d| !d.starts_with(&dst));
+        if !self.made.contains(&dst) {
+            std::fs::create_dir_all(&dst).map_err(named(path))?;
+            self.made.insert(dst);
+        }
         Ok(())
     }
 
     /// [`Step::BindReadWrite`]: the session's workspace roots and scratch, read-write at
-    /// their own paths; after the private `/tmp` so a root under `/tmp` lands on top of it.
+    /// their own paths; after the empty `/tmp` (`Step::Dir`) so a root under `/tmp` lands on it.
     ///
     /// [`Step::BindReadWrite`]: crate::fence::plan::Step::BindReadWrite
     fn bind_read_write(&mut self, path: &Path) -> std::io::Result<()> {
@@ -1108,17 +1111,21 @@ fn dev(nodes: &[String]) -> std::io::Result<()> {
     mount::tmpfs(&shm, "1777", nosuid_nodev())
 }
 
-/// [`Step::Scratch`]: a one-shot command's scratch in the private `/tmp` just mounted:
-/// the jailed user's own directories on the jail's tmpfs, nothing on the host.
+/// [`Step::Scratch`]: a one-shot command's scratch, a private tmpfs of its own (mode 0700)
+/// on the new root's read-only `/tmp` ([`Step::Dir`]), holding the jailed user's `home` and
+/// `tmp`: nothing on the host, and the only temporary directory the jail may write.
 ///
 /// [`Step::Scratch`]: crate::fence::plan::Step::Scratch
+/// [`Step::Dir`]: crate::fence::plan::Step::Dir
 #[cfg(target_os = "linux")]
 fn scratch(path: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     let dst = under(Path::new(NEW_ROOT), path);
+    std::fs::create_dir_all(&dst).map_err(named(path))?;
+    crate::sys::mount::tmpfs(&dst, "0700", nosuid_nodev()).map_err(named(path))?;
     let mut b = std::fs::DirBuilder::new();
     b.mode(0o700);
-    for d in [dst.clone(), dst.join("home"), dst.join("tmp")] {
+    for d in [dst.join("home"), dst.join("tmp")] {
         b.create(&d).map_err(named(path))?;
     }
     Ok(())

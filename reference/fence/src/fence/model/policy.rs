@@ -99,7 +99,7 @@ pub struct Policy {
     #[serde(default)]
     pub host_network: bool,
     /// The scratch directory lives inside the jail only (a one-shot command): created by
-    /// the native jail in its private `/tmp`, nothing of it on the host. A backend that
+    /// the native jail as a private tmpfs below its read-only `/tmp`, nothing of it on the host. A backend that
     /// binds host paths (bubblewrap, Landlock alone, `off`) gets a fresh host directory
     /// instead ([`Policy::scratch_on_host`]). `scratch` is then a name below `/tmp` that
     /// exists nowhere yet ([`Policy::in_jail_scratch_name`]).
@@ -142,7 +142,7 @@ impl Policy {
         }
     }
 
-    /// A fresh name for a scratch directory inside the jail's private `/tmp` (never
+    /// A fresh name for a scratch directory below the jail's read-only `/tmp` (never
     /// created on the host).
     pub fn in_jail_scratch_name() -> PathBuf {
         use std::sync::atomic::{AtomicU64, Ordering};

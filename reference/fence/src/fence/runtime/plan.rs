@@ -13,6 +13,10 @@ use crate::fence::policy::{is_normal_absolute, Policy};
 use crate::fence::posture::BackendKind;
 pub use crate::sys::landlock::{Abi, LandlockReport, LandlockRules};
 
+/// The host's temporary directories: in a mount tree of the jail's own, each an empty
+/// directory of the read-only root (FENCE-JAIL-21), where a write fails with `EROFS`.
+pub const TEMP_DIRS: [&str; 2] = ["/tmp", "/var/tmp"];
+
 /// The device nodes bound into the minimal `/dev`.
 pub const DEV_NODES: [&str; 6] = ["null", "zero", "full", "random", "urandom", "tty"];
 
@@ -116,16 +120,20 @@ pub enum Step {
         /// Node names under `/dev`.
         nodes: Vec<String>,
     },
-    /// A private tmpfs (`/tmp`).
-    Tmpfs {
+    /// An empty directory of the new root, read-only with it once [`Step::SealRoot`] has
+    /// run: the host's temporary directories (`/tmp`, `/var/tmp`), where a write fails
+    /// with `EROFS` instead of landing in a private tmpfs that swallows it
+    /// (FENCE-JAIL-21). Not a mount: it lies on the new root's own tmpfs, before any bind.
+    Dir {
         /// Where.
         path: PathBuf,
     },
-    /// The scratch directory of a one-shot command, with its `home` and `tmp`, made in the
-    /// jail's private `/tmp` ([`Step::Tmpfs`]): nothing of it exists on the host, so
-    /// nothing is created there or tidied afterwards.
+    /// The scratch directory of a one-shot command, with its `home` and `tmp`: a private
+    /// tmpfs of its own (mode 0700), the jail's only writable temporary directory
+    /// (`TMPDIR`). Nothing of it exists on the host, so nothing is created there or tidied
+    /// afterwards.
     Scratch {
-        /// The directory (below a private tmpfs).
+        /// The directory (its own tmpfs).
         path: PathBuf,
     },
     /// Bind a host directory read-write at the same path.
@@ -212,7 +220,7 @@ impl Step {
             | Step::Symlink { .. }
             | Step::Proc
             | Step::Dev { .. }
-            | Step::Tmpfs { .. }
+            | Step::Dir { .. }
             | Step::Scratch { .. }
             | Step::BindReadWrite { .. }
             | Step::Protect { .. } => 7,
@@ -248,7 +256,7 @@ impl Step {
             Step::Symlink { .. } => "symlink",
             Step::Proc => "proc",
             Step::Dev { .. } => "dev",
-            Step::Tmpfs { .. } => "tmpfs",
+            Step::Dir { .. } => "dir",
             Step::Scratch { .. } => "scratch",
             Step::BindReadWrite { .. } => "bind-read-write",
             Step::Protect { .. } => "protect",
@@ -274,7 +282,6 @@ impl Step {
             | Step::Tree { path }
             | Step::Mask { path, .. }
             | Step::Symlink { path, .. }
-            | Step::Tmpfs { path }
             | Step::Scratch { path }
             | Step::BindReadWrite { path } => Some(path.clone()),
             Step::Proc => Some(PathBuf::from("/proc")),
@@ -590,8 +597,9 @@ impl Layout {
         }
         read.extend(policy.read_only.iter().cloned());
         read.push(PathBuf::from("/proc"));
+        // The host's `/tmp` is no writable root: the scratch's `tmp` is the jail's
+        // temporary directory (FENCE-JAIL-21); `/dev/shm` is the jail's private one.
         let mut write = policy.writable_roots();
-        write.push(PathBuf::from("/tmp"));
         write.push(PathBuf::from("/dev/shm"));
         let devices = DEV_NODES
             .iter()
@@ -668,9 +676,11 @@ impl Plan {
         steps.push(Step::Dev {
             nodes: DEV_NODES.iter().map(|s| s.to_string()).collect(),
         });
-        steps.push(Step::Tmpfs {
-            path: PathBuf::from("/tmp"),
-        });
+        for t in TEMP_DIRS {
+            steps.push(Step::Dir {
+                path: PathBuf::from(t),
+            });
+        }
         if policy.scratch_in_jail {
             steps.push(Step::Scratch {
                 path: policy.scratch.clone(),
@@ -935,7 +945,7 @@ fn paths_absolute_and_normalized<'p>(
         | Step::SealTree { path }
         | Step::Mask { path, .. }
         | Step::BindReadWrite { path }
-        | Step::Tmpfs { path }
+        | Step::Dir { path }
         | Step::Scratch { path }
         | Step::Symlink { path, .. } => vec![path.as_path()],
         Step::CoverProc { paths } => {
@@ -972,7 +982,7 @@ fn paths_absolute_and_normalized<'p>(
 }
 
 /// What a step needs before it holds: fork-init for a PID namespace, a namespace to join
-/// (and none in the host network mode), a private tmpfs under the scratch, a tree opened
+/// (and none in the host network mode), a directory of the new root on no mount, a tree opened
 /// before it is sealed, `/proc` and a read-write root before a protection, no-new-privs
 /// before Landlock and seccomp.
 fn preconditions_met<'p>(w: &mut PlanWalk<'p>, i: usize, step: &'p Step) -> Result<(), FenceError> {
@@ -991,12 +1001,12 @@ fn preconditions_met<'p>(w: &mut PlanWalk<'p>, i: usize, step: &'p Step) -> Resu
             return err("nothing before it makes a network namespace")
         }
         Step::Proc => w.proc_mounted = true,
-        Step::Scratch { path } => {
-            let on_tmpfs = plan.steps[..i]
-                .iter()
-                .any(|s| matches!(s, Step::Tmpfs { path: t } if path.starts_with(t) && path != t));
-            if !on_tmpfs {
-                return err("the scratch lies on no private tmpfs before");
+        Step::Dir { path } => {
+            // Made on the new root's tmpfs, which its seal makes read-only: never on a
+            // bind (a host directory) or any other mount.
+            let key = component_key(path);
+            if w.mounts.iter().any(|(m, _)| key_within(&key, m)) {
+                return err("an empty directory lies on a mount made before it");
             }
         }
         Step::Tree { path } => w.open_trees.push(path),
@@ -1253,7 +1263,8 @@ mod tests {
             .iter()
             .position(|s| matches!(s, Step::SealRoot))
             .unwrap();
-        plan.steps.insert(at, Step::Tmpfs { path: "/w".into() });
+        plan.steps
+            .insert(at, Step::BindReadOnly { path: "/w".into() });
         let e = plan.validate().unwrap_err().to_string();
         assert!(e.contains("would hide"), "{e}");
     }
@@ -1354,6 +1365,59 @@ mod tests {
         let mut plan = Plan::native(&policy(), Some(Abi::V7), exec(), vec![]).unwrap();
         plan.steps.retain(|s| *s != Step::ForkInit);
         assert!(plan.validate().is_err());
+    }
+
+    /// FENCE-JAIL-21: the host's temporary directories are empty directories of the
+    /// read-only root, before any bind, and no Landlock rule lets a write into `/tmp`;
+    /// the scratch is a tmpfs of its own and a writable root.
+    #[test]
+    fn temporary_directories_are_read_only_and_the_scratch_a_tmpfs_of_its_own() {
+        let mut p = policy();
+        p.scratch = "/tmp/gatehouse-scratch-1-0".into();
+        p.scratch_in_jail = true;
+        let plan = Plan::native(&p, Some(Abi::V7), exec(), vec![]).unwrap();
+        let pos = |s: &Step| plan.steps.iter().position(|x| x == s).unwrap();
+        let tmp = pos(&Step::Dir {
+            path: "/tmp".into(),
+        });
+        let var_tmp = pos(&Step::Dir {
+            path: "/var/tmp".into(),
+        });
+        let scratch = pos(&Step::Scratch {
+            path: p.scratch.clone(),
+        });
+        let first_root = plan
+            .steps
+            .iter()
+            .position(|s| matches!(s, Step::BindReadWrite { .. }))
+            .unwrap();
+        assert!(tmp < scratch && var_tmp < scratch && scratch < first_root);
+        assert!(pos(&Step::SealRoot) > first_root);
+        let Some(Step::Landlock(rules)) =
+            plan.steps.iter().find(|s| matches!(s, Step::Landlock(_)))
+        else {
+            panic!("no landlock step");
+        };
+        assert!(
+            !rules.write.iter().any(|w| w == Path::new("/tmp")),
+            "{rules:?}"
+        );
+        assert!(rules.write.contains(&p.scratch));
+        // An empty directory made on a mount (a bind of the host) is refused.
+        let mut bad = plan.clone();
+        let at = bad
+            .steps
+            .iter()
+            .position(|s| matches!(s, Step::SealRoot))
+            .unwrap();
+        bad.steps.insert(
+            at,
+            Step::Dir {
+                path: "/w/ws/tmp".into(),
+            },
+        );
+        let e = bad.validate().unwrap_err().to_string();
+        assert!(e.contains("lies on a mount"), "{e}");
     }
 
     #[test]
