@@ -23,8 +23,8 @@ pub mod protocol;
 pub mod relay;
 pub mod session;
 pub mod terminal;
-pub mod toolchains;
 pub mod told;
+pub mod toolchains;
 
 pub use broker::{
     Broker, PlaneConfig, PlaneError, PlaneEvent, RunOutcome, RunRequest, CONFIRM_OFF,
