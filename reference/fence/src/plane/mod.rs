@@ -11,7 +11,8 @@
 //! - [`terminal`]: a run on a pseudo-terminal of its jail's own, relayed from here;
 //! - [`relay`]: a piped command's streams copied to and from ours, in one `poll` loop;
 //! - [`cli`]: `gatehouse info` and `gatehouse exec`, one command through the fence;
-//! - [`toolchains`]: the common toolchains found where their installers put them.
+//! - [`toolchains`]: the common toolchains found where their installers put them;
+//! - [`told`]: the notices `gatehouse exec` has said once per workspace, remembered.
 
 pub mod broker;
 pub mod choices;
