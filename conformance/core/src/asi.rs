@@ -94,14 +94,8 @@ pub fn load(path: &Path) -> Result<Asi, Vec<ScenarioError>> {
 /// Parses the text of an ASI file: each risk `ASI` and two digits, once, with a name and
 /// either requirements or a `none` reason.
 pub fn parse(source: &str, display: &str) -> Result<Asi, Vec<ScenarioError>> {
-    let file: File = toml::from_str(source).map_err(|e| {
-        vec![ScenarioError::at(
-            display,
-            source,
-            e.span().map(|s| s.start),
-            e.message().trim_end().replace('\n', " "),
-        )]
-    })?;
+    let file: File =
+        toml::from_str(source).map_err(|e| vec![ScenarioError::toml(display, source, &e)])?;
     let mut errors = Vec::new();
     if file.source.trim().is_empty() {
         errors.push(ScenarioError::at(

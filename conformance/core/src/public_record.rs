@@ -83,14 +83,8 @@ fn is_id(s: &str) -> bool {
 /// Parses the text of a public-record file: each entry's form, no id, number or source
 /// twice.
 pub fn parse(source: &str, display: &str) -> Result<Vec<Class>, Vec<ScenarioError>> {
-    let file: File = toml::from_str(source).map_err(|e| {
-        vec![ScenarioError::at(
-            display,
-            source,
-            e.span().map(|s| s.start),
-            e.message().trim_end().replace('\n', " "),
-        )]
-    })?;
+    let file: File =
+        toml::from_str(source).map_err(|e| vec![ScenarioError::toml(display, source, &e)])?;
     let mut errors = Vec::new();
     let mut out: Vec<Class> = Vec::new();
     for entry in file.class {

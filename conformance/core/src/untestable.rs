@@ -52,14 +52,8 @@ pub fn load(path: &Path) -> Result<Vec<Untestable>, Vec<ScenarioError>> {
 
 /// Parses the text of an untestable file.
 pub fn parse(source: &str, display: &str) -> Result<Vec<Untestable>, Vec<ScenarioError>> {
-    let file: File = toml::from_str(source).map_err(|e| {
-        vec![ScenarioError::at(
-            display,
-            source,
-            e.span().map(|s| s.start),
-            e.message().trim_end().replace('\n', " "),
-        )]
-    })?;
+    let file: File =
+        toml::from_str(source).map_err(|e| vec![ScenarioError::toml(display, source, &e)])?;
     let mut errors = Vec::new();
     let mut out: Vec<Untestable> = Vec::new();
     for entry in file.untestable {

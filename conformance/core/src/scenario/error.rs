@@ -34,6 +34,16 @@ impl ScenarioError {
             message,
         }
     }
+
+    /// A TOML parse error of `source`, at its span, on one line.
+    pub fn toml(file: &str, source: &str, e: &toml::de::Error) -> Self {
+        Self::at(
+            file,
+            source,
+            e.span().map(|s| s.start),
+            e.message().trim_end().replace('\n', " "),
+        )
+    }
 }
 
 /// 1-based line and column of byte `offset` in `source`.

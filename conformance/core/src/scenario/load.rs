@@ -67,13 +67,7 @@ pub fn load_file(
     id: &str,
     spec_ids: Option<&BTreeSet<String>>,
 ) -> Result<Scenario, Vec<ScenarioError>> {
-    let file: ScenarioFile = toml::from_str(source).map_err(|e| {
-        vec![ScenarioError::at(
-            display,
-            source,
-            e.span().map(|s| s.start),
-            e.message().trim_end().replace('\n', " "),
-        )]
-    })?;
+    let file: ScenarioFile =
+        toml::from_str(source).map_err(|e| vec![ScenarioError::toml(display, source, &e)])?;
     validate::validate(file, source, display, id, spec_ids)
 }
