@@ -131,14 +131,21 @@ pub fn trend(runs: &[Run]) -> String {
 pub fn render(root: &Path, impls: &Implementations) -> BTreeMap<PathBuf, String> {
     let mut files = BTreeMap::new();
     let mut runs = kept_runs(root, &root.join("docs/reports"));
-    // The submissions' reports (`docs/submissions/VERSION/PRODUCT/report.json`) too.
+    // The submissions' reports (`docs/submissions/VERSION/PRODUCT/report.json`) too; not
+    // `docs/submissions/results/`, whose reports are byte copies of kept ones.
     let versions = std::fs::read_dir(root.join("docs/submissions"))
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
-    for v in versions.iter().filter(|p| p.is_dir()) {
+    let is_version = |p: &Path| {
+        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+            n.split('.')
+                .all(|x| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()))
+        })
+    };
+    for v in versions.iter().filter(|p| p.is_dir() && is_version(p)) {
         let mut products: Vec<PathBuf> = std::fs::read_dir(v)
             .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
