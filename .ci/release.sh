@@ -14,6 +14,9 @@
 #
 # GATEHOUSE_EXPECT_LANDLOCK_ABI and GATEHOUSE_EXPECT_FENCE_BACKEND (as .ci/run takes them,
 # default 7 and native) are the host the reference's run must declare.
+# GATEHOUSE_RELEASE_BIN names a directory holding `gatehouse` and `gatehouse-conform`
+# already built from this revision (a test of this script on a copy); by default cargo
+# builds them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,9 +45,13 @@ fi
 : "${GATEHOUSE_EXPECT_FENCE_BACKEND:=native}"
 crate_version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 
-echo "release: Gatehouse $version at $rev: building the runner and the reference" >&2
-cargo build --release --locked -q -p gatehouse -p gatehouse-conformance
-bin="${CARGO_TARGET_DIR:-target}/release"
+bin="${GATEHOUSE_RELEASE_BIN:-${CARGO_TARGET_DIR:-target}/release}"
+if [ -n "${GATEHOUSE_RELEASE_BIN:-}" ]; then
+  echo "release: Gatehouse $version at $rev: the binaries already built in $bin" >&2
+else
+  echo "release: Gatehouse $version at $rev: building the runner and the reference" >&2
+  cargo build --release --locked -q -p gatehouse -p gatehouse-conformance
+fi
 conform="$bin/gatehouse-conform"
 
 echo "release: freezing spec/checklists/$version.toml with the suite hash" >&2
