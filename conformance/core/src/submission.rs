@@ -638,6 +638,51 @@ mod tests {
     }
 
     #[test]
+    fn the_must_tally_never_counts_an_untested_must_as_passed() {
+        let item =
+            |id: &str, scenarios: &[&str], verdict: Option<&str>, document: bool| checklist::Item {
+                id: id.into(),
+                level: Level::Must,
+                scenarios: scenarios.iter().map(|s| s.to_string()).collect(),
+                verdict: verdict.map(String::from),
+                document: document.then(|| "spec/untestable.toml".to_string()),
+            };
+        let list = Checklist {
+            spec_version: "0.9".into(),
+            suite_hash: "sha256:ab".into(),
+            must: 6,
+            should: 0,
+            may: 0,
+            items: vec![
+                item("A-1", &["gate/a"], Some("safety"), false),
+                // One scenario of its evidence out of the run: not tested.
+                item("A-2", &["gate/a", "fence/b"], Some("safety"), false),
+                // Checked at exactness: a safety pass does not show it.
+                item("A-3", &["gate/c"], Some("exactness"), false),
+                item("A-4", &["gate/d"], Some("safety"), false),
+                item("A-5", &[], None, true),
+                item("A-6", &["gate/s"], Some("safety"), false),
+            ],
+        };
+        let report = json!({"scenarios": [
+            {"id": "gate/a", "safety": "passed", "exactness": "passed"},
+            {"id": "gate/c", "safety": "passed", "exactness": "failed"},
+            {"id": "gate/d", "safety": "failed", "exactness": "failed"},
+            {"id": "gate/s", "safety": "skipped", "exactness": "skipped"},
+        ]});
+        let failed: BTreeSet<String> = ["A-4".to_string()].into();
+        assert_eq!(
+            tally(&list, &report, &failed),
+            MustTally {
+                passed: 1,
+                failed: 1,
+                not_tested: 3,
+                by_document: 1
+            }
+        );
+    }
+
+    #[test]
     fn a_failure_is_on_what_its_unsafe_steps_pin() {
         let sc = json!({
             "requirements": ["GATE-A-1", "GATE-A-2"],
