@@ -356,6 +356,41 @@ fn a_scoped_submission_tallies_every_must_and_results_are_kept_only_while_refuse
         run_cli(suite.dir.path(), &args)
     };
 
+    // A run the project already made of exactly its scope packages as well; another
+    // filter does not.
+    let imp = fake_command("allow_all");
+    for (filter, code) in [("decision/", 0), ("decision/b", 2)] {
+        let run = run_cli(
+            suite.dir.path(),
+            &[
+                "run", "--impl", &imp, "--quiet", "--format", "json", "--out", "r.json",
+                "--filter", filter,
+            ],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let run = run_cli(
+            suite.dir.path(),
+            &[
+                "certify",
+                "--from-report",
+                "r.json",
+                "--product",
+                "product.toml",
+                "--out",
+                "subs/0.9/from-report",
+            ],
+        );
+        assert_eq!(run.code, code, "{filter}: {}{}", run.stdout, run.stderr);
+        if code == 2 {
+            assert!(
+                run.stderr
+                    .contains("not a run of the whole suite or of the chapters decision whole"),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+
     // The same report claimed for the whole suite: the filter no longer matches the scope.
     let dir = suite.path("subs/0.9/claimed");
     std::fs::create_dir_all(&dir).unwrap();
