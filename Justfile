@@ -59,6 +59,14 @@ lint:
 bench *ARGS:
     cargo bench -p gatehouse-benches {{ARGS}}
 
+# At the end of a spec version: its checklist frozen with the suite hash, and the
+# reference's submission for it (docs/submissions/VERSION/gatehouse/) from a run of the
+# whole suite; commit both. --allow-dirty, --force: .ci/release.sh says.
+#
+# Release the current spec version: freeze its checklist, write the reference's submission.
+release *ARGS:
+    .ci/release.sh {{ARGS}}
+
 # Everything CI does (.ci/run), the kernel matrix included.
 ci:
     ./.ci/run

@@ -38,9 +38,14 @@ python3 .ci/readme_recipes.py --check
 step "traceability: every MUST and SHOULD has a scenario or a written reason, and the checklist of the current spec version agrees (spec/checklists/)"
 cargo run --release --locked -q -p gatehouse-conformance -- trace
 
-step "the submissions kept in docs/submissions/ verify against their releases' checklists (PROTO-CERT-5)"
-for folder in docs/submissions/*/*/; do
+step "the submissions kept in docs/submissions/VERSION/ verify against their releases' checklists (PROTO-CERT-5)"
+for folder in docs/submissions/[0-9]*/*/; do
   cargo run --release --locked -q -p gatehouse-conformance -- verify "$folder"
+done
+
+step "the agents' results kept in docs/submissions/results/ are well formed and not certified, each reason on a line (PROTO-CERT-7)"
+for folder in docs/submissions/results/*/; do
+  cargo run --release --locked -q -p gatehouse-conformance -- verify --results "$folder"
 done
 
 step "the workflow files lint clean (actionlint)"

@@ -257,6 +257,10 @@ struct VerifyArgs {
     /// The submission folder.
     #[arg(value_name = "DIR")]
     folder: PathBuf,
+    /// The folder is kept as results, not certified (PROTO-CERT-7): succeed when it is
+    /// well formed and refused, printing each refusal as a reason.
+    #[arg(long)]
+    results: bool,
     #[command(flatten)]
     dirs: Dirs,
 }
@@ -303,7 +307,7 @@ pub fn main() -> i32 {
         }
         Command::Certify(args) => certify::certify(args.into()).map_err(Into::into),
         Command::Verify(args) => {
-            certify::verify_cmd(&args.folder, &args.dirs.into()).map_err(Into::into)
+            certify::verify_cmd(&args.folder, &args.dirs.into(), args.results).map_err(Into::into)
         }
         Command::Diff(args) => certify::diff_cmd(&args.a, &args.b).map_err(Into::into),
         Command::Docs(args) => {

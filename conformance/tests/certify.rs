@@ -1,5 +1,5 @@
 //! `checklist`, `certify`, `verify` and `diff` on a tiny suite (`spec/verdicts.md`,
-//! PROTO-CERT-1 to 6): the checklist written and checked by `trace`, a submission folder
+//! PROTO-CERT-1 to 7): the checklist written and checked by `trace`, a submission folder
 //! certified against a fake and verified, and each kind of bad submission refused with
 //! exactly one line.
 // A test's helpers panic to fail it, as its #[test] functions do (clippy.toml).
@@ -323,4 +323,157 @@ fn from_report_packages_only_a_run_of_the_whole_suite() {
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     let log = std::fs::read_to_string(suite.path("s/0.9/fake/run.log")).unwrap();
     assert!(log.contains("passed     passed     gate/b-grants"), "{log}");
+}
+
+#[test]
+fn a_scoped_submission_tallies_every_must_and_results_are_kept_only_while_refused() {
+    let suite = released(&[
+        ("gate/a-read-list", READ_LIST),
+        ("decision/b-grants", GRANTS_ONLY),
+    ]);
+    let scoped = |chapters: &str| format!("{PRODUCT}scope = [{chapters}]\n");
+    std::fs::write(suite.path("product.toml"), scoped("\"decision\"")).unwrap();
+    // The lax fake within its scope: the MUST it runs passes, the other is not tested.
+    let run = certify(&suite, "allow_all", "subs/0.9/decision");
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains(
+            "verified: fake 1.0.0 (tests), Gatehouse 0.9, scope decision: safety 1/1, exactness 1/1; MUST: 1 passed, 0 failed, 1 not tested, 0 by document"
+        ),
+        "{}",
+        run.stdout
+    );
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(suite.path("subs/0.9/decision/report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(report["mode"]["filter"], serde_json::json!(["decision/"]));
+    let verify = |dir: &str, results: bool| {
+        let mut args = vec!["verify", dir];
+        if results {
+            args.push("--results");
+        }
+        run_cli(suite.dir.path(), &args)
+    };
+
+    // A run the project already made of exactly its scope packages as well; another
+    // filter does not.
+    let imp = fake_command("allow_all");
+    for (filter, code) in [("decision/", 0), ("decision/b", 2)] {
+        let run = run_cli(
+            suite.dir.path(),
+            &[
+                "run", "--impl", &imp, "--quiet", "--format", "json", "--out", "r.json",
+                "--filter", filter,
+            ],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let run = run_cli(
+            suite.dir.path(),
+            &[
+                "certify",
+                "--from-report",
+                "r.json",
+                "--product",
+                "product.toml",
+                "--out",
+                "subs/0.9/from-report",
+            ],
+        );
+        assert_eq!(run.code, code, "{filter}: {}{}", run.stdout, run.stderr);
+        if code == 2 {
+            assert!(
+                run.stderr
+                    .contains("not a run of the whole suite or of the chapters decision whole"),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+
+    // The same report claimed for the whole suite: the filter no longer matches the scope.
+    let dir = suite.path("subs/0.9/claimed");
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["report.json", "run.log", "SUITE"] {
+        std::fs::copy(suite.path("subs/0.9/decision").join(f), dir.join(f)).unwrap();
+    }
+    std::fs::write(dir.join("PRODUCT.toml"), scoped("\"decision\", \"gate\"")).unwrap();
+    let p = problems(&verify("subs/0.9/claimed", false));
+    assert_eq!(p.len(), 1, "{p:#?}");
+    assert!(
+        p[0].contains(
+            "the run's filters (decision/) are not the product's scope (decision/ gate/)"
+        ),
+        "{}",
+        p[0]
+    );
+    std::fs::write(dir.join("PRODUCT.toml"), scoped("\"decision\", \"nope\"")).unwrap();
+    let p = problems(&verify("subs/0.9/claimed", false));
+    assert_eq!(p.len(), 2, "{p:#?}");
+    assert!(
+        p[0].ends_with("PRODUCT.toml: `scope` names \"nope\", not a chapter of the 0.9 checklist"),
+        "{}",
+        p[0]
+    );
+
+    // In a scope that holds its failing MUST, it is refused, one line for it.
+    std::fs::write(suite.path("product.toml"), scoped("\"gate\"")).unwrap();
+    let run = certify(&suite, "allow_all", "subs/0.9/gate");
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let p = problems(&run);
+    assert_eq!(p.len(), 1, "{p:#?}");
+    assert!(
+        p[0].ends_with("report.json: `gate/a-read-list` fails safety (failed) on MUST GATE-T-1"),
+        "{}",
+        p[0]
+    );
+    assert!(
+        run.stdout
+            .contains("MUST: 0 passed, 1 failed, 1 not tested, 0 by document"),
+        "{}",
+        run.stdout
+    );
+
+    // Kept as results: accepted while refused, each refusal a reason.
+    let run = verify("subs/0.9/gate", true);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stdout.starts_with("not certified: ")
+            && run
+                .stdout
+                .contains("`gate/a-read-list` fails safety (failed) on MUST GATE-T-1"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("subs/0.9/gate: results, not certified (1 reason(s)): fake 1.0.0"),
+        "{}",
+        run.stdout
+    );
+    // A folder that verifies is no results folder; neither is a malformed one.
+    let run = verify("subs/0.9/decision", true);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("verifies as a submission"),
+        "{}",
+        run.stdout
+    );
+    std::fs::remove_file(suite.path("subs/0.9/gate/run.log")).unwrap();
+    let run = verify("subs/0.9/gate", true);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(
+        run.stdout
+            .lines()
+            .filter(|l| l.ends_with("run.log: missing"))
+            .count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("not well-formed results, 1 problem(s)"),
+        "{}",
+        run.stdout
+    );
 }

@@ -280,6 +280,44 @@ fn a_fresh_clone_shows_every_column_from_the_kept_reports() {
         page.contains("Kept report <code>docs/reports/reference-"),
         "the page says which report it shows"
     );
+    // Issue 48's bar: the reference and at least two agents each with a badge, a trend
+    // over two runs or more and a diff, from the kept reports alone; and the submission
+    // folders with what verify says of them.
+    let history = std::fs::read_to_string(site.join("md/history.md")).unwrap();
+    for (who, badge) in [
+        ("gatehouse (native)", "reference"),
+        ("claude-code+gatehouse (native)", "claude-code-guarded"),
+        ("codex-cli+gatehouse (native)", "codex-cli-gatehouse-native"),
+        (
+            "gemini-cli+gatehouse (native)",
+            "gemini-cli-gatehouse-native",
+        ),
+    ] {
+        let section = history
+            .split(&format!("\n## {who}\n"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{who}: no section in\n{history}"));
+        let section = section.split("\n## ").next().unwrap();
+        let runs = section.lines().filter(|l| l.starts_with("| `")).count();
+        assert!(runs >= 2, "{who}: {runs} run(s)\n{section}");
+        assert!(section.contains("\nFrom `"), "{who}: no diff\n{section}");
+        assert!(
+            site.join(format!("badges/{badge}.json")).is_file(),
+            "{badge}"
+        );
+    }
+    let html = std::fs::read_to_string(site.join("history.html")).unwrap();
+    assert!(html.matches("<svg class=\"trend\"").count() >= 4);
+    assert!(
+        history.contains("Submission `docs/submissions/0.15/gatehouse/`: certified; MUST: "),
+        "{history}"
+    );
+    assert!(
+        history.contains(
+            "Submission `docs/submissions/results/copilot-cli-2026-12-07/`: results, not certified: "
+        ),
+        "{history}"
+    );
 }
 
 /// A fresh run's report takes precedence over the kept one, and the page says so.

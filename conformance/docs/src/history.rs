@@ -3,7 +3,9 @@
 //! (`badges/LABEL.json`); and one page (`history.html`, `md/history.md`) with each
 //! implementation's runs per version and per suite release, read from every report kept
 //! in `docs/reports/` and the columns' current reports, its trend as a small inline SVG
-//! (no script), and what changed between its two latest runs (`gatehouse-conform diff`).
+//! (no script), what changed between its two latest runs (`gatehouse-conform diff`), and
+//! the submission folders of `docs/submissions/` holding its runs, each with what
+//! `verify` says of it (certified with its MUST tally, or results and why not).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -127,18 +129,65 @@ pub fn trend(runs: &[Run]) -> String {
     )
 }
 
+/// The submission folders under `docs/submissions/` (`VERSION/PRODUCT/` and
+/// `results/NAME/`), by implementation: each folder and what `verify` says of it
+/// (PROTO-CERT-5 and 7), in one line.
+pub fn submissions(root: &Path) -> BTreeMap<String, Vec<(String, String)>> {
+    let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    let subdirs = |d: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+            .map(|d| {
+                d.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    for group in subdirs(&root.join("docs/submissions")) {
+        let results = group.file_name().is_some_and(|n| n == "results");
+        for dir in subdirs(&group) {
+            let Ok(view) = RunView::load(&dir.join("report.json")) else {
+                continue;
+            };
+            let v = gatehouse_conform_core::submission::verify(&dir, &root.join("spec"));
+            let tally = v.musts.as_ref().map(|t| format!("; {}", t.line()));
+            let status = match (results, v.problems.len()) {
+                (false, 0) => format!("certified{}", tally.unwrap_or_default()),
+                (false, n) => format!("refused by verify, {n} problem(s)"),
+                (true, 0) => "results that would verify".to_string(),
+                (true, n) => format!(
+                    "results, not certified: {n} reason(s) (`verify --results` prints them){}",
+                    tally.unwrap_or_default()
+                ),
+            };
+            let folder = dir.strip_prefix(root).unwrap_or(&dir).display().to_string();
+            out.entry(view.who()).or_default().push((folder, status));
+        }
+    }
+    out
+}
+
 /// The badges and the history page: files under the site's root, HTML and Markdown.
 pub fn render(root: &Path, impls: &Implementations) -> BTreeMap<PathBuf, String> {
     let mut files = BTreeMap::new();
     let mut runs = kept_runs(root, &root.join("docs/reports"));
-    // The submissions' reports (`docs/submissions/VERSION/PRODUCT/report.json`) too.
+    // The submissions' reports (`docs/submissions/VERSION/PRODUCT/report.json`) too; not
+    // `docs/submissions/results/`, whose reports are byte copies of kept ones.
     let versions = std::fs::read_dir(root.join("docs/submissions"))
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
-    for v in versions.iter().filter(|p| p.is_dir()) {
+    let is_version = |p: &Path| {
+        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+            n.split('.')
+                .all(|x| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()))
+        })
+    };
+    for v in versions.iter().filter(|p| p.is_dir() && is_version(p)) {
         let mut products: Vec<PathBuf> = std::fs::read_dir(v)
             .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
@@ -212,6 +261,7 @@ pub fn render(root: &Path, impls: &Implementations) -> BTreeMap<PathBuf, String>
         "<h1>History</h1>\n<p>Each implementation's runs, per version and per suite release, from the reports kept in <code>docs/reports/</code> and the columns' current reports; the trend of safety (red) and exactness (blue), each as passed over judged (skipped left out); and what changed between its two latest runs, as <code>gatehouse-conform diff A.json B.json</code> prints it (new failures first, safety before exactness, then the fixed). Each column's badge is a shields.io endpoint at <code>badges/LABEL.json</code> (<code>docs/implementing.md</code> says how to show it).</p>\n",
     );
     let mut md = String::from("# History\n\nEach implementation's runs per version and per suite release, and what changed between its two latest runs (`gatehouse-conform diff`).\n");
+    let subs = submissions(root);
     for (name, list) in &runs {
         let label = labels.get(name);
         let _ = writeln!(html, "<h2 id=\"{}\">{}</h2>", esc(&anchor(name)), esc(name));
@@ -231,6 +281,15 @@ pub fn render(root: &Path, impls: &Implementations) -> BTreeMap<PathBuf, String>
                     a = esc(&anchor(name))
                 );
             }
+        }
+        for (folder, status) in subs.get(name).into_iter().flatten() {
+            let _ = writeln!(
+                html,
+                "<p>Submission <code>{}/</code>: {}.</p>",
+                esc(folder),
+                esc(status)
+            );
+            let _ = writeln!(md, "Submission `{folder}/`: {status}.\n");
         }
         html.push_str(&trend(list));
         html.push_str("\n<table><tr><th>report</th><th>version</th><th>spec</th><th>suite</th><th>safety</th><th>exactness</th></tr>\n");

@@ -1,4 +1,4 @@
-//! `checklist`, `certify`, `verify` and `diff` (`spec/verdicts.md`, PROTO-CERT-1 to 6):
+//! `checklist`, `certify`, `verify` and `diff` (`spec/verdicts.md`, PROTO-CERT-1 to 7):
 //! the checklist of the current release written or checked, a fixed run packaged as a
 //! submission folder and verified, a folder verified, two reports compared. The options
 //! are plain data; the binary's command line only fills them in.
@@ -112,9 +112,10 @@ fn read(path: &Path) -> Result<String, Error> {
 pub fn certify(o: CertifyOptions) -> Result<i32, Error> {
     let shown = o.product.display().to_string();
     let product = read(&o.product)?;
-    if let Err(problems) = Product::parse(&product, &shown) {
-        return Err(Error::Certify(problems.join("\n")));
-    }
+    let scope = match Product::parse(&product, &shown) {
+        Ok(p) => p.scope,
+        Err(problems) => return Err(Error::Certify(problems.join("\n"))),
+    };
     let expectations = match &o.expectations {
         Some(path) => {
             let e = crate::expectations::Expectations::load(path)?;
@@ -145,12 +146,17 @@ pub fn certify(o: CertifyOptions) -> Result<i32, Error> {
             let text = read(path)?;
             let v: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| Error::Certify(format!("{}: not JSON: {e}", path.display())))?;
-            match v.pointer("/mode/fixed").and_then(serde_json::Value::as_bool) {
-                Some(true) => {}
-                Some(false) => {
+            match v.get("mode") {
+                Some(m) if submission::mode_problems(m, &scope, "").is_empty() => {}
+                Some(_) => {
                     return Err(Error::Certify(format!(
-                        "{}: not a run of the whole suite in the fixed mode (its `mode`): run `certify` to run it",
-                        path.display()
+                        "{}: not a run of the whole suite{} in the fixed mode (its `mode`): run `certify` to run it",
+                        path.display(),
+                        if scope.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" or of the chapters {} whole", scope.join(" "))
+                        }
                     )))
                 }
                 None => {
@@ -170,9 +176,10 @@ pub fn certify(o: CertifyOptions) -> Result<i32, Error> {
             let report = o.out.join(submission::REPORT);
             let log = o.out.join(submission::LOG);
             // The exit status of the run is not the certification's: verify decides.
+            // A scoped product (PROTO-CERT-7) runs its chapters whole, nothing else.
             run(RunOptions {
                 implementation: o.implementation.clone(),
-                filter: Vec::new(),
+                filter: scope.iter().map(|c| format!("{c}/")).collect(),
                 exclude: Vec::new(),
                 tier: None,
                 format: Format::Human,
@@ -196,12 +203,14 @@ pub fn certify(o: CertifyOptions) -> Result<i32, Error> {
         }
     };
     submission::package(&o.out, &product, &report, &log, expectations.as_deref())?;
-    verify_cmd(&o.out, &o.dirs)
+    verify_cmd(&o.out, &o.dirs, false)
 }
 
 /// `verify`: the submission folder `dir` checked (PROTO-CERT-5): each problem on a line,
-/// the SHOULD failures listed, one closing line; [`exit::FAILURE`] on a problem.
-pub fn verify_cmd(dir: &Path, given: &Dirs) -> Result<i32, Error> {
+/// the SHOULD failures listed, one closing line; [`exit::FAILURE`] on a problem. With
+/// `results` (PROTO-CERT-7), a folder kept as results, not certified: it must be well
+/// formed and refused, its refusals printed as the reasons it is not certified.
+pub fn verify_cmd(dir: &Path, given: &Dirs, results: bool) -> Result<i32, Error> {
     let spec_dir = crate::locate::dir(given.spec.as_deref(), "spec", "--spec")?;
     if !dir.is_dir() {
         return Err(Error::Certify(format!(
@@ -210,6 +219,9 @@ pub fn verify_cmd(dir: &Path, given: &Dirs) -> Result<i32, Error> {
         )));
     }
     let v = submission::verify(dir, &spec_dir);
+    if results {
+        return Ok(results_verdict(dir, &v));
+    }
     for p in &v.problems {
         println!("{p}");
     }
@@ -233,6 +245,38 @@ pub fn verify_cmd(dir: &Path, given: &Dirs) -> Result<i32, Error> {
         );
         Ok(exit::FAILURE)
     }
+}
+
+/// The lines and exit status of `verify --results`.
+fn results_verdict(dir: &Path, v: &submission::Verified) -> i32 {
+    let what = v.summary.clone().unwrap_or_default();
+    if !v.malformed.is_empty() {
+        for p in &v.malformed {
+            println!("{p}");
+        }
+        println!(
+            "{}: not well-formed results, {} problem(s)",
+            dir.display(),
+            v.malformed.len()
+        );
+        return exit::FAILURE;
+    }
+    if v.problems.is_empty() {
+        println!(
+            "{}: verifies as a submission ({what}): keep it under its version's folder, not as results",
+            dir.display()
+        );
+        return exit::FAILURE;
+    }
+    for p in &v.problems {
+        println!("not certified: {p}");
+    }
+    println!(
+        "{}: results, not certified ({} reason(s)): {what}",
+        dir.display(),
+        v.problems.len()
+    );
+    exit::SUCCESS
 }
 
 /// `diff`: what changed from report `a` to report `b` (PROTO-CERT-6); [`exit::FAILURE`]
