@@ -489,12 +489,15 @@ impl Fence {
         }
         let deadline = std::time::Instant::now() + probe::TIMEOUT;
         let listener = self.receive_listener(&kept, &mut child, deadline)?;
-        let resolver = self.receive_resolver(&kept, &mut child, deadline)?;
         let master = self.receive_terminal(&kept, &mut child, deadline)?;
         let judged = self.judge_report(&kept, &dirs, &child, deadline);
         crate::sys::mark::mark("judged");
+        // The resolver's sockets wait in their channel (sent by a setup step, before the
+        // report): taken once the jail is judged, so that a jail the probe refuses is
+        // refused for what the probe found.
+        let judged = judged.and_then(|j| Ok((j, self.receive_resolver(&kept, deadline)?)));
         match judged {
-            Ok((verdict, init)) => Ok(Checked {
+            Ok(((verdict, init), resolver)) => Ok(Checked {
                 jail_end: early.then_some(PendingEnd {
                     init,
                     report: kept.report,
@@ -645,12 +648,11 @@ impl Fence {
     }
 
     /// The jail's port 53 (FENCE-NET-13), its UDP socket and TCP listener, received by the
-    /// deadline; the jail is ended if they never come.
+    /// deadline (the caller ends the jail if they never come).
     #[cfg(target_os = "linux")]
     fn receive_resolver(
         &self,
         kept: &Kept,
-        child: &mut Launched,
         deadline: std::time::Instant,
     ) -> Result<Option<ResolverSockets>, FenceError> {
         let Some(sock) = &kept.resolver else {
@@ -667,12 +669,7 @@ impl Fence {
                     _ => unreachable!("recv_fds returns exactly the count asked"),
                 }
             }
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                let why = setup_failure(child).unwrap_or_else(|| e.to_string());
-                Err(self.probe_failed("resolver", why))
-            }
+            Err(e) => Err(self.probe_failed("resolver", e.to_string())),
         }
     }
 

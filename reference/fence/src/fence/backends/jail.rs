@@ -940,6 +940,12 @@ impl<'p> Building<'p> {
             ));
         };
         let over = crate::sys::handoff::adopt(*fd)?;
+        if self.plan.shared_network() {
+            // The injected fault (plan::Fault) left this process in the launcher's network
+            // namespace, whose port 53 is not its to bind: nothing is handed out, and the
+            // probe's network leg, judged from outside first, refuses the jail.
+            return Ok(());
+        }
         let (udp, tcp) = crate::sys::net::bind_resolver()?;
         crate::sys::net::send_fds(over.as_fd(), &[udp.as_fd(), tcp.as_fd()])
     }
