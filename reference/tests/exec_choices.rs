@@ -561,6 +561,9 @@ fn a_command_left_out_with_its_path_entry_is_named_with_the_flag_that_shows_it()
 fn a_name_looked_up_with_the_network_off_is_named_with_the_flag_that_allows_it() {
     let c = Case::new();
     let line = |name: &str| {
+        format!("gatehouse exec: the network is off; the command looked up {name} (allow it with --allow-domain {name})")
+    };
+    let registry_line = |name: &str| {
         format!("gatehouse exec: the network is off; the command looked up {name} (allow it with --allow-domain {name}, or --fetch for the package registries)")
     };
     let run = |backend: &str, flags: &[&str], argv: &[&str]| {
@@ -590,7 +593,7 @@ fn a_name_looked_up_with_the_network_off_is_named_with_the_flag_that_allows_it()
         err.lines()
             .filter(|l| l.contains("the network is off;"))
             .collect::<Vec<_>>(),
-        vec![line("files.pythonhosted.org")],
+        vec![registry_line("files.pythonhosted.org")],
         "one line per distinct name, A and AAAA asked: {err}"
     );
     // The resolver answers from outside: REFUSED, the question echoed; nothing resolves.
@@ -600,7 +603,7 @@ fn a_name_looked_up_with_the_network_off_is_named_with_the_flag_that_allows_it()
     assert_eq!(out.trim(), "True 5 True nameserver 127.0.0.1", "{err}");
     assert!(!err.contains('\x1b'), "{err:?}");
     assert!(
-        err.lines().any(|l| l == "gatehouse exec: the network is off; the command asked for 1 names, not shown (allow one with --allow-domain NAME, or --fetch for the package registries)"),
+        err.lines().any(|l| l == "gatehouse exec: the network is off; the command made 1 lookup of names not shown (allow one with --allow-domain NAME)"),
         "{err}"
     );
     // The twins.

@@ -7,8 +7,8 @@
 //! instead of waiting; nothing is ever resolved and nothing is sent anywhere but back to
 //! the jail. The names asked are recorded, bounded ([`MAX_NAMES`] distinct names of at most
 //! [`MAX_NAME_LEN`] bytes, only names spelled with letters, digits, `-` and `_`), so that
-//! `gatehouse exec` can say after the command which names it looked up and which flag would
-//! allow them ([`hint_lines`]).
+//! `gatehouse exec` can say after the command which names it looked up and which flags
+//! would allow them ([`hint_lines`]).
 //!
 //! `REFUSED` rather than `NXDOMAIN`: the name may well exist, and `NXDOMAIN` would say it
 //! does not (a program may cache or report that as the truth); `REFUSED` says what
@@ -45,8 +45,7 @@ const RCODE_FORMERR: u8 = 1;
 pub struct Lookups {
     /// Distinct names, in the order first asked (at most [`MAX_NAMES`]).
     pub names: Vec<String>,
-    /// Distinct names asked beyond [`MAX_NAMES`] (counted once each while they fit the
-    /// count of queries; not kept).
+    /// Queries for names beyond the first [`MAX_NAMES`] (not kept, so not told apart).
     pub more: u64,
     /// Queries whose name is not one to show (other characters, too long, unreadable).
     pub unshown: u64,
@@ -253,25 +252,32 @@ fn serve_tcp(mut conn: TcpStream, lookups: &Mutex<Lookups>) {
 }
 
 /// What `gatehouse exec` says after a command whose lookups the fence refused: one line
-/// per name (FENCE-NET-13), and one for the rest.
-pub fn hint_lines(l: &Lookups) -> Vec<String> {
+/// per name (FENCE-NET-13), and one for the rest. A name among `registries` (the domains
+/// `--fetch` allows) names that switch too.
+pub fn hint_lines(l: &Lookups, registries: &[&str]) -> Vec<String> {
     let mut lines: Vec<String> = l
         .names
         .iter()
         .map(|n| {
+            let fetch = if registries.contains(&n.as_str()) {
+                ", or --fetch for the package registries"
+            } else {
+                ""
+            };
             format!(
-                "gatehouse exec: the network is off; the command looked up {n} (allow it with --allow-domain {n}, or --fetch for the package registries)"
+                "gatehouse exec: the network is off; the command looked up {n} (allow it with --allow-domain {n}{fetch})"
             )
         })
         .collect();
     let rest = l.more.saturating_add(l.unshown);
+    let s = if rest == 1 { "" } else { "s" };
     if rest > 0 && !lines.is_empty() {
         lines.push(format!(
-            "gatehouse exec: the network is off; the command asked for {rest} more names, not shown"
+            "gatehouse exec: the network is off; the command made {rest} more lookup{s} of names not shown"
         ));
     } else if rest > 0 {
         lines.push(format!(
-            "gatehouse exec: the network is off; the command asked for {rest} names, not shown (allow one with --allow-domain NAME, or --fetch for the package registries)"
+            "gatehouse exec: the network is off; the command made {rest} lookup{s} of names not shown (allow one with --allow-domain NAME)"
         ));
     }
     lines
@@ -341,13 +347,21 @@ mod tests {
         assert_eq!(l.names.len(), MAX_NAMES);
         assert_eq!(l.queries, 10_001);
         assert_eq!(l.unshown, 1);
-        let lines = hint_lines(&l);
+        let lines = hint_lines(&l, &["n1.example"]);
         assert_eq!(lines.len(), MAX_NAMES + 1);
         assert_eq!(
             lines[0],
-            "gatehouse exec: the network is off; the command looked up n0.example (allow it with --allow-domain n0.example, or --fetch for the package registries)"
+            "gatehouse exec: the network is off; the command looked up n0.example (allow it with --allow-domain n0.example)"
         );
-        assert!(hint_lines(&Lookups::default()).is_empty());
+        assert_eq!(
+            lines[1],
+            "gatehouse exec: the network is off; the command looked up n1.example (allow it with --allow-domain n1.example, or --fetch for the package registries)"
+        );
+        assert_eq!(
+            lines[MAX_NAMES],
+            "gatehouse exec: the network is off; the command made 6001 more lookups of names not shown"
+        );
+        assert!(hint_lines(&Lookups::default(), &[]).is_empty());
     }
 
     #[test]

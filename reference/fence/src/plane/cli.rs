@@ -384,7 +384,11 @@ fn run_fenced(
         }
     }
     // The names the fence's resolver refused (FENCE-NET-13), one line each.
-    for line in crate::net::resolver::hint_lines(&lookups) {
+    let registries: Vec<&str> = super::toolchains::REGISTRY_DOMAINS
+        .iter()
+        .map(|(d, _)| *d)
+        .collect();
+    for line in crate::net::resolver::hint_lines(&lookups, &registries) {
         let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("{line}\n"));
     }
     Ok(code)
