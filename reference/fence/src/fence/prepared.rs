@@ -660,13 +660,13 @@ impl Fence {
         };
         match crate::sys::net::recv_fds(sock, deadline, 2) {
             Ok(fds) => {
-                let mut fds = fds.into_iter();
-                match (fds.next(), fds.next()) {
-                    (Some(udp), Some(tcp)) => Ok(Some(ResolverSockets {
+                match <[std::os::fd::OwnedFd; 2]>::try_from(fds) {
+                    Ok([udp, tcp]) => Ok(Some(ResolverSockets {
                         udp: std::net::UdpSocket::from(udp),
                         tcp: std::net::TcpListener::from(tcp),
                     })),
-                    _ => unreachable!("recv_fds returns exactly the count asked"),
+                    Err(_) => Err(self
+                        .probe_failed("resolver", "the jail handed other than two sockets".into())),
                 }
             }
             Err(e) => Err(self.probe_failed("resolver", e.to_string())),
@@ -940,9 +940,9 @@ struct JailEnd {
 }
 
 /// The descriptors a checked launch hands its jail: the probe's report, the go, the
-/// listener's socket pair of the allow-list mode and the terminal's, the jail's end of each
-/// pair inheritable. The fields stand in the reverse order of their making, so that a way
-/// out before the jail is spawned closes the last made first.
+/// listener's socket pair of the allow-list mode, the terminal's and the resolver's, the
+/// jail's end of each pair inheritable. The fields stand in the reverse order of their
+/// making, so that a way out before the jail is spawned closes the last made first.
 #[cfg(target_os = "linux")]
 struct Channels {
     resolver: Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
@@ -976,7 +976,8 @@ struct Launch {
 
 #[cfg(target_os = "linux")]
 impl Channels {
-    /// The report and go channels, and the listener's and terminal's pairs where asked.
+    /// The report and go channels, and the listener's, terminal's and resolver's pairs
+    /// where asked.
     fn open(listen: Option<u16>, terminal: bool, resolver: bool) -> std::io::Result<Channels> {
         use crate::sys::handoff;
         let report = handoff::channel_from_child()?;
