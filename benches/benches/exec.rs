@@ -24,29 +24,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 fn gatehouse() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("GATEHOUSE") {
-        return Some(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe().ok()?;
-    // target/<profile>/deps/exec-<hash> → target/<triple>/release/gatehouse (static),
-    // else target/<profile>/gatehouse, else release.
-    let target = exe.parent()?.parent()?.parent()?;
-    let static_build = if cfg!(all(
-        target_os = "linux",
-        target_env = "gnu",
-        target_arch = "x86_64"
-    )) {
-        Some(target.join("x86_64-unknown-linux-gnu/release/gatehouse"))
-    } else {
-        None
-    };
-    static_build
-        .into_iter()
-        .chain([
-            exe.parent()?.parent()?.join("gatehouse"),
-            target.join("release/gatehouse"),
-        ])
-        .find(|p| p.exists())
+    gatehouse_benches::release_gatehouse()
 }
 
 fn run(argv: &[String]) -> Result<f64, String> {

@@ -549,3 +549,99 @@ fn a_command_left_out_with_its_path_entry_is_named_with_the_flag_that_shows_it()
         );
     }
 }
+
+/// FENCE-NET-13: with the network off, a name the command really looked up (glibc's
+/// `getent`, Python's `getaddrinfo`, a raw query) fails at once and is named after the
+/// command, one line each, with the flags that would allow it; the jail's `resolv.conf`
+/// names the fence's own resolver, which refuses (`REFUSED`) and resolves nothing. A name
+/// that could carry a terminal's control strings is counted, never shown. The twins: a
+/// command that looks nothing up, the host network and an allow-listed name get no line;
+/// bubblewrap, which cannot answer, says so in its posture.
+#[test]
+fn a_name_looked_up_with_the_network_off_is_named_with_the_flag_that_allows_it() {
+    let c = Case::new();
+    let line = |name: &str| {
+        format!("gatehouse exec: the network is off; the command looked up {name} (allow it with --allow-domain {name})")
+    };
+    let registry_line = |name: &str| {
+        format!("gatehouse exec: the network is off; the command looked up {name} (allow it with --allow-domain {name}, or --fetch for the package registries)")
+    };
+    let run = |backend: &str, flags: &[&str], argv: &[&str]| {
+        Command::new(BIN)
+            .arg("exec")
+            .arg("--workspace")
+            .arg(c.p("ws"))
+            .arg("--no-tty")
+            .args(flags)
+            .arg("--")
+            .args(argv)
+            .env("GATEHOUSE_FENCE", backend)
+            .env("XDG_CONFIG_HOME", c.p("config"))
+            .env_remove(gatehouse::fence::plan::FAULT_ENV)
+            .output()
+            .unwrap()
+    };
+    let o = run("native", &[], &["getent", "hosts", "example.com"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "getent: not found: {out}{err}");
+    assert!(err.lines().any(|l| l == line("example.com")), "{err}");
+    let py = "import socket\ntry:\n    socket.getaddrinfo('Files.PythonHosted.org', 443)\n    print('RESOLVED')\nexcept socket.gaierror as e:\n    print('failed', e.errno == socket.EAI_AGAIN)\n";
+    let o = run("native", &[], &["python3", "-c", py]);
+    let (out, err) = text(&o);
+    assert_eq!(out.trim(), "failed True", "{err}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("the network is off;"))
+            .collect::<Vec<_>>(),
+        vec![registry_line("files.pythonhosted.org")],
+        "one line per distinct name, A and AAAA asked: {err}"
+    );
+    // The resolver answers from outside: REFUSED, the question echoed; nothing resolves.
+    let raw = "import socket, struct\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.settimeout(5)\nq = struct.pack('>HHHHHH', 0x4748, 0x0100, 1, 0, 0, 0) + b'\\x05a\\x1b[2J\\x07example\\x00' + struct.pack('>HH', 1, 1)\ns.sendto(q, ('127.0.0.1', 53))\na = s.recv(512)\nprint(a[:2] == q[:2], a[3] & 15, a[12:] == q[12:], open('/etc/resolv.conf').read().split('\\n')[1])\n";
+    let o = run("native", &[], &["python3", "-c", raw]);
+    let (out, err) = text(&o);
+    assert_eq!(out.trim(), "True 5 True nameserver 127.0.0.1", "{err}");
+    assert!(!err.contains('\x1b'), "{err:?}");
+    assert!(
+        err.lines().any(|l| l == "gatehouse exec: the network is off; the command made 1 lookup of names not shown (allow one with --allow-domain NAME)"),
+        "{err}"
+    );
+    // The twins.
+    let o = run("native", &[], &["true"]);
+    assert!(o.status.success());
+    assert!(
+        !text(&o).1.contains("the network is off;"),
+        "{:?}",
+        text(&o)
+    );
+    let o = run(
+        "native",
+        &["--network", "host"],
+        &["getent", "hosts", "localhost"],
+    );
+    assert!(
+        !text(&o).1.contains("the network is off;"),
+        "{:?}",
+        text(&o)
+    );
+    let o = run(
+        "native",
+        &["--allow-domain", "example.com"],
+        &["getent", "hosts", "example.com"],
+    );
+    assert!(
+        !text(&o).1.contains("the network is off;"),
+        "{:?}",
+        text(&o)
+    );
+    if backends().contains(&"bwrap") {
+        let o = run("bwrap", &[], &["getent", "hosts", "example.com"]);
+        let (_, err) = text(&o);
+        assert_ne!(o.status.code(), Some(0));
+        assert!(!err.contains("the network is off;"), "{err}");
+        assert!(
+            err.contains("network: off (failed name lookups are named on the native backend only)"),
+            "{err}"
+        );
+    }
+}

@@ -36,6 +36,7 @@ pub fn main(args: &[OsString]) -> ! {
             preflight,
             listener,
             terminal,
+            ..
         } => checked_exec(
             &plan,
             argv,

@@ -57,6 +57,78 @@ pub fn listen_loopback(port: u16) -> io::Result<TcpListener> {
     TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, port))
 }
 
+/// The jail's end of the fence's resolver (FENCE-NET-13): a UDP socket and a TCP listener
+/// on `127.0.0.1:53` of this network namespace, for the launcher to answer from outside.
+/// Port 53 needs `CAP_NET_BIND_SERVICE` in the namespace's owning user namespace, so this
+/// runs before the capabilities are dropped; neither socket asks for `SO_REUSEPORT`, and
+/// the UDP one not for `SO_REUSEADDR`, so no jailed process can bind the port beside them
+/// (nor could it bind below 1024 at all once its capabilities are gone).
+pub fn bind_resolver() -> io::Result<(std::net::UdpSocket, TcpListener)> {
+    let at = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 53);
+    let udp = std::net::UdpSocket::bind(at)?;
+    let tcp = TcpListener::bind(at)?;
+    Ok((udp, tcp))
+}
+
+/// Send the descriptors `fds` in one message over the connected UNIX socket `over`.
+pub fn send_fds(over: BorrowedFd<'_>, fds: &[BorrowedFd<'_>]) -> io::Result<()> {
+    let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(4))];
+    if fds.len() > 4 {
+        return Err(io::Error::other(
+            "more than four descriptors in one message",
+        ));
+    }
+    let mut control = SendAncillaryBuffer::new(&mut space);
+    if !control.push(SendAncillaryMessage::ScmRights(fds)) {
+        return Err(io::Error::other("no room for the descriptors"));
+    }
+    sendmsg(
+        over,
+        &[io::IoSlice::new(b"R")],
+        &mut control,
+        SendFlags::NOSIGNAL,
+    )?;
+    Ok(())
+}
+
+/// Receive exactly `n` descriptors (at most four) sent in one message by [`send_fds`] on
+/// `from`, or fail at `deadline`.
+pub fn recv_fds(from: &OwnedFd, deadline: Instant, n: usize) -> io::Result<Vec<OwnedFd>> {
+    if !super::handoff::readable_by(from, deadline)? {
+        return Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "the jail handed nothing by the deadline",
+        ));
+    }
+    let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(4))];
+    let mut control = RecvAncillaryBuffer::new(&mut space);
+    let mut byte = [0u8; 1];
+    let msg = recvmsg(
+        from.as_fd(),
+        &mut [io::IoSliceMut::new(&mut byte)],
+        &mut control,
+        RecvFlags::CMSG_CLOEXEC,
+    )?;
+    if msg.bytes == 0 {
+        return Err(io::Error::other(
+            "the jail closed before handing its sockets",
+        ));
+    }
+    let mut got = Vec::new();
+    for m in control.drain() {
+        if let RecvAncillaryMessage::ScmRights(fds) = m {
+            got.extend(fds);
+        }
+    }
+    if got.len() != n {
+        return Err(io::Error::other(format!(
+            "{} descriptors in the jail's message, {n} expected",
+            got.len()
+        )));
+    }
+    Ok(got)
+}
+
 /// A connected UNIX stream pair, both ends close-on-exec (the caller makes the child's
 /// end inheritable with [`super::handoff`]'s rules).
 pub fn pair() -> io::Result<(OwnedFd, OwnedFd)> {
@@ -355,6 +427,21 @@ mod tests {
         send_fd(helper.as_fd(), own.as_fd()).unwrap();
         let e = join_network(&init, later()).unwrap_err().to_string();
         assert!(e.contains("own network namespace"), "{e}");
+    }
+
+    #[test]
+    fn descriptors_travel_together_and_a_wrong_count_fails() {
+        use std::os::fd::AsFd;
+        let (a, b) = pair().unwrap();
+        let one = std::fs::File::open("/proc/self/stat").unwrap();
+        let two = std::fs::File::open("/proc/self/status").unwrap();
+        send_fds(a.as_fd(), &[one.as_fd(), two.as_fd()]).unwrap();
+        assert_eq!(recv_fds(&b, later(), 2).unwrap().len(), 2);
+        send_fds(a.as_fd(), &[one.as_fd()]).unwrap();
+        let e = recv_fds(&b, later(), 2).unwrap_err().to_string();
+        assert!(e.contains("1 descriptors"), "{e}");
+        drop(a);
+        assert!(recv_fds(&b, later(), 2).is_err());
     }
 
     #[test]

@@ -432,6 +432,7 @@ impl Fence {
                 dirs: None,
                 go: None,
                 listener: None,
+                resolver: None,
                 terminal: master,
                 #[cfg(target_os = "linux")]
                 jail_end: None,
@@ -469,7 +470,9 @@ impl Fence {
                     .into(),
             ));
         }
-        let channels = Channels::open(listen, terminal).map_err(|e| self.setup_failed(e))?;
+        let resolver = listen.is_none() && self.answers_lookups();
+        let channels =
+            Channels::open(listen, terminal, resolver).map_err(|e| self.setup_failed(e))?;
         let (early, network_thread) = self.early_init()?;
         let (mut dirs, policy) = self.preflight_dirs()?;
         let launch = Launch {
@@ -489,8 +492,12 @@ impl Fence {
         let master = self.receive_terminal(&kept, &mut child, deadline)?;
         let judged = self.judge_report(&kept, &dirs, &child, deadline);
         crate::sys::mark::mark("judged");
+        // The resolver's sockets wait in their channel (sent by a setup step, before the
+        // report): taken once the jail is judged, so that a jail the probe refuses is
+        // refused for what the probe found.
+        let judged = judged.and_then(|j| Ok((j, self.receive_resolver(&kept, deadline)?)));
         match judged {
-            Ok((verdict, init)) => Ok(Checked {
+            Ok(((verdict, init), resolver)) => Ok(Checked {
                 jail_end: early.then_some(PendingEnd {
                     init,
                     report: kept.report,
@@ -501,6 +508,7 @@ impl Fence {
                 dirs: Some(dirs),
                 go: Some(kept.go),
                 listener,
+                resolver,
                 terminal: master,
                 reaped: false,
                 jail_ended: false,
@@ -637,6 +645,43 @@ impl Fence {
                 Err(self.probe_failed("listener", e.to_string()))
             }
         }
+    }
+
+    /// The jail's port 53 (FENCE-NET-13), its UDP socket and TCP listener, received by the
+    /// deadline (the caller ends the jail if they never come).
+    #[cfg(target_os = "linux")]
+    fn receive_resolver(
+        &self,
+        kept: &Kept,
+        deadline: std::time::Instant,
+    ) -> Result<Option<ResolverSockets>, FenceError> {
+        let Some(sock) = &kept.resolver else {
+            return Ok(None);
+        };
+        match crate::sys::net::recv_fds(sock, deadline, 2) {
+            Ok(fds) => {
+                match <[std::os::fd::OwnedFd; 2]>::try_from(fds) {
+                    Ok([udp, tcp]) => Ok(Some(ResolverSockets {
+                        udp: std::net::UdpSocket::from(udp),
+                        tcp: std::net::TcpListener::from(tcp),
+                    })),
+                    Err(_) => Err(self
+                        .probe_failed("resolver", "the jail handed other than two sockets".into())),
+                }
+            }
+            Err(e) => Err(self.probe_failed("resolver", e.to_string())),
+        }
+    }
+
+    /// Whether a checked command's jail hands its port 53 to the launcher, whose resolver
+    /// answers every name asked there, refusing it, and reports the names
+    /// (FENCE-NET-13): the policy asks for it, the backend is the native jail (its init
+    /// binds the port while it holds its capabilities), and the network is off.
+    pub fn answers_lookups(&self) -> bool {
+        self.policy.resolver
+            && !self.policy.host_network
+            && matches!(self.kind, Kind::Native { .. })
+            && cfg!(target_os = "linux")
     }
 
     /// The master of the jail's own terminal (FENCE-TTY-2), received by the deadline; the
@@ -855,6 +900,7 @@ pub struct Checked {
     #[cfg(not(target_os = "linux"))]
     go: Option<()>,
     listener: Option<std::net::TcpListener>,
+    resolver: Option<ResolverSockets>,
     terminal: Option<std::os::fd::OwnedFd>,
     /// How the jail is seen to end before its first process has (an early init's jail):
     /// what it takes before the go, and once it is sent.
@@ -866,6 +912,16 @@ pub struct Checked {
     reaped: bool,
     /// Whether the jail's end was seen ([`JailEnd`]): nothing jailed runs any more.
     jail_ended: bool,
+}
+
+/// The jail's port 53, handed out by its [`crate::fence::plan::Step::Resolver`]: a UDP
+/// socket and a TCP listener on its `127.0.0.1:53`, for the launcher's resolver.
+#[derive(Debug)]
+pub struct ResolverSockets {
+    /// The UDP socket.
+    pub udp: std::net::UdpSocket,
+    /// The TCP listener.
+    pub tcp: std::net::TcpListener,
 }
 
 /// How a checked command's jail is seen to end without waiting for its init to be gone
@@ -884,11 +940,12 @@ struct JailEnd {
 }
 
 /// The descriptors a checked launch hands its jail: the probe's report, the go, the
-/// listener's socket pair of the allow-list mode and the terminal's, the jail's end of each
-/// pair inheritable. The fields stand in the reverse order of their making, so that a way
-/// out before the jail is spawned closes the last made first.
+/// listener's socket pair of the allow-list mode, the terminal's and the resolver's, the
+/// jail's end of each pair inheritable. The fields stand in the reverse order of their
+/// making, so that a way out before the jail is spawned closes the last made first.
 #[cfg(target_os = "linux")]
 struct Channels {
+    resolver: Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
     terminal: Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
     listener: Option<(u16, std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
     go: crate::sys::handoff::Handoff,
@@ -898,6 +955,7 @@ struct Channels {
 /// What the launcher keeps of [`Channels`] once the jail holds its ends.
 #[cfg(target_os = "linux")]
 struct Kept {
+    resolver: Option<std::os::fd::OwnedFd>,
     terminal: Option<std::os::fd::OwnedFd>,
     listener: Option<std::os::fd::OwnedFd>,
     go: std::os::fd::OwnedFd,
@@ -918,8 +976,9 @@ struct Launch {
 
 #[cfg(target_os = "linux")]
 impl Channels {
-    /// The report and go channels, and the listener's and terminal's pairs where asked.
-    fn open(listen: Option<u16>, terminal: bool) -> std::io::Result<Channels> {
+    /// The report and go channels, and the listener's, terminal's and resolver's pairs
+    /// where asked.
+    fn open(listen: Option<u16>, terminal: bool, resolver: bool) -> std::io::Result<Channels> {
         use crate::sys::handoff;
         let report = handoff::channel_from_child()?;
         let go = handoff::channel_to_child()?;
@@ -938,7 +997,15 @@ impl Channels {
         } else {
             None
         };
+        let resolver = if resolver {
+            let (ours, theirs) = crate::sys::net::pair()?;
+            crate::sys::net::inheritable(&theirs)?;
+            Some((ours, theirs))
+        } else {
+            None
+        };
         Ok(Channels {
+            resolver,
             terminal,
             listener,
             go,
@@ -947,7 +1014,7 @@ impl Channels {
     }
 
     /// Every descriptor the action names, and no other, survives into a forked helper.
-    fn keep(&self) -> [i32; 4] {
+    fn keep(&self) -> [i32; 5] {
         use crate::sys::handoff::raw;
         [
             raw(&self.report.child_end),
@@ -960,6 +1027,10 @@ impl Channels {
                 .as_ref()
                 .map(|(_, theirs)| raw(theirs))
                 .unwrap_or(-1),
+            self.resolver
+                .as_ref()
+                .map(|(_, theirs)| raw(theirs))
+                .unwrap_or(-1),
         ]
     }
 
@@ -969,6 +1040,7 @@ impl Channels {
         use crate::sys::handoff::raw;
         Action::CheckedExec {
             terminal: self.terminal.as_ref().map(|(_, theirs)| raw(theirs)),
+            resolver: self.resolver.as_ref().map(|(_, theirs)| raw(theirs)),
             argv,
             preflight: probe::Preflight {
                 outside: dirs.outside.clone(),
@@ -989,6 +1061,7 @@ impl Channels {
     /// The jail holds its ends now; ours must go, or the channels never report EOF.
     fn let_go(self) -> Kept {
         let Channels {
+            resolver,
             terminal,
             listener,
             go,
@@ -1004,7 +1077,12 @@ impl Channels {
             drop(theirs);
             ours
         });
+        let resolver = resolver.map(|(ours, theirs)| {
+            drop(theirs);
+            ours
+        });
         Kept {
+            resolver,
             terminal,
             listener,
             go: go.parent_end,
@@ -1124,6 +1202,12 @@ impl Checked {
     /// the proxy before [`Checked::start`].
     pub fn take_listener(&mut self) -> Option<std::net::TcpListener> {
         self.listener.take()
+    }
+
+    /// The jail's port 53 (FENCE-NET-13), for the resolver to serve before
+    /// [`Checked::start`].
+    pub fn take_resolver(&mut self) -> Option<ResolverSockets> {
+        self.resolver.take()
     }
 
     /// Let the command start (its jail passed the probe and waits for this word). A

@@ -6,7 +6,9 @@
 //! - [`request`]: one proxy request, as hyper parsed it, judged;
 //! - [`hello`]: the first bytes of a tunnel, a TLS ClientHello and the name it asks for;
 //! - [`proxy`]: the server (hyper's), one thread per connection, every request judged
-//!   and every decision journaled.
+//!   and every decision journaled;
+//! - [`resolver`]: with the network off, the jail's port 53 answered from outside, every
+//!   name refused and recorded, for the hint `gatehouse exec` gives after the command.
 //!
 //! The jail keeps its own network namespace, holding only its loopback interface; the
 //! proxy's listening socket is made inside that namespace and handed out, so jailed code
@@ -18,6 +20,7 @@ pub mod allow;
 pub mod hello;
 pub mod proxy;
 pub mod request;
+pub mod resolver;
 
 pub use allow::{AllowList, DomainPattern, Host, NameError};
 pub use proxy::{Journal, NetEvent, Proxy, Running};

@@ -376,11 +376,20 @@ fn run_fenced(
         .map(|(_, v)| v.clone())
         .unwrap_or_default();
     let dropped = posture.path_dropped.clone();
-    let code = run_in_jail(req, &fence, asked, env, posture)?;
+    let mut lookups = crate::net::resolver::Lookups::default();
+    let code = run_in_jail(req, &fence, asked, env, posture, &mut lookups)?;
     if code == crate::exit::NOT_FOUND {
         if let Some(hint) = not_found_hint(&program, &jail_path, &dropped) {
             eprintln!("{hint}");
         }
+    }
+    // The names the fence's resolver refused (FENCE-NET-13), one line each.
+    let registries: Vec<&str> = super::toolchains::REGISTRY_DOMAINS
+        .iter()
+        .map(|(d, _)| *d)
+        .collect();
+    for line in crate::net::resolver::hint_lines(&lookups, &registries) {
+        let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("{line}\n"));
     }
     Ok(code)
 }
@@ -422,6 +431,8 @@ fn prepare_fence(asked: &Asked) -> Result<Fence, CliError> {
     policy.read_only = extra.read_only.clone();
     policy.hidden = extra.hidden.clone();
     policy.host_network = asked.settings.network.value == NetworkMode::Host;
+    // With the network off the fence answers the jail's lookups itself (FENCE-NET-13).
+    policy.resolver = asked.settings.network.value == NetworkMode::Off;
     let real_cwd = std::fs::canonicalize(&asked.cwd).unwrap_or(asked.cwd.clone());
     let resolved: Vec<PathBuf> = policy
         .workspaces
@@ -462,8 +473,17 @@ fn jail_env_and_posture(
     if allow.is_some() {
         super::env::point_at_proxy(&mut env);
     }
+    let mut network = settings.network.value.to_string();
+    // FENCE-NET-13 on bubblewrap: its jail keeps the host's /etc/resolv.conf and its helper
+    // holds no right to port 53, so the fence answers no lookup there (not built); the
+    // person is told the hint will not come.
+    if settings.network.value == NetworkMode::Off
+        && matches!(fence.kind(), crate::fence::Kind::Bwrap { .. })
+    {
+        network.push_str(" (failed name lookups are named on the native backend only)");
+    }
     posture.choices = PostureChoices {
-        network: settings.network.value.to_string(),
+        network,
         allowed_domains: allow
             .as_ref()
             .map(|a| a.entries().iter().map(|e| e.to_string()).collect())
@@ -489,6 +509,7 @@ fn run_in_jail(
     asked: Asked,
     env: super::choices::Env,
     mut posture: crate::fence::Posture,
+    lookups: &mut crate::net::resolver::Lookups,
 ) -> Result<i32, CliError> {
     // A terminating signal from here on ends the jail, and this process dies of it only
     // once the mount points are let go (sys::ending): noted until the jail's helper is
@@ -506,6 +527,7 @@ fn run_in_jail(
     // standard streams are pipes we relay (FENCE-JAIL-15), never our own descriptors.
     let listen = asked.allow.as_ref().map(|_| PROXY_PORT);
     let mut proxy = None;
+    let mut resolver = None;
     let (terminal, streams) = streams_for(req, fence);
     // Declared after the mount points, so that on every way out (a panic unwinding
     // too) the jail is ended and reaped before they go; on the way out below, its
@@ -518,7 +540,13 @@ fn run_in_jail(
             let checked = jail.insert(checked);
             #[cfg(unix)]
             ending.watch(checked.child.id());
-            relay_checked(checked, &asked.allow, &mut posture, &mut proxy)
+            relay_checked(
+                checked,
+                &asked.allow,
+                &mut posture,
+                &mut proxy,
+                &mut resolver,
+            )
         }
         Err(e) => Err(CliError::from(e)),
     };
@@ -527,6 +555,9 @@ fn run_in_jail(
         drop(jail.take());
     }
     crate::sys::mark::mark("waited");
+    if let Some(r) = resolver.take() {
+        *lookups = r.lookups();
+    }
     drop(mount_points);
     crate::sys::mark::mark("mount-points-released");
     // This process exits next: an init still taking the jail's mount tree down once
@@ -559,7 +590,7 @@ fn streams_for(req: &ExecRequest, fence: &Fence) -> (bool, Streams) {
 }
 
 /// Stages `spawn-checked` to `streams-closed` and the wait: the proxy served on the jail's
-/// listener, the posture printed, the terminal relayed, the command started, its streams
+/// listener, the resolver on its port 53 (FENCE-NET-13), the posture printed, the terminal relayed, the command started, its streams
 /// copied until closed, the jail reaped. The proxy is kept in `proxy` by the caller until
 /// the jail is let go.
 fn relay_checked(
@@ -567,9 +598,16 @@ fn relay_checked(
     allow: &Option<crate::net::AllowList>,
     posture: &mut crate::fence::Posture,
     proxy: &mut Option<crate::net::Running>,
+    resolver: &mut Option<crate::net::resolver::Running>,
 ) -> Result<std::process::ExitStatus, CliError> {
     if let (Some(allow), Some(listener)) = (allow.clone(), checked.take_listener()) {
         *proxy = Some(serve_proxy(allow, listener)?);
+    }
+    if let Some(sockets) = checked.take_resolver() {
+        *resolver = Some(
+            crate::net::resolver::Running::spawn(sockets.udp, sockets.tcp)
+                .map_err(CliError::io("the fence's resolver"))?,
+        );
     }
     let notes = checked.notes();
     if !notes.is_empty() {

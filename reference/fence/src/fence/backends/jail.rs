@@ -278,6 +278,7 @@ fn run_checked(plan: &Plan, enforcement: &Enforcement) -> i32 {
             preflight,
             listener,
             terminal,
+            ..
         } => checked_exec(
             plan,
             argv,
@@ -763,6 +764,7 @@ impl<'p> Building<'p> {
             Step::Proc => proc()?,
             Step::Dev { nodes } => dev(nodes)?,
             Step::Dir { path } => self.dir(path)?,
+            Step::WriteFile { path, contents } => write_file(path, contents)?,
             Step::Scratch { path } => scratch(path)?,
             Step::BindReadWrite { path } => self.bind_read_write(path)?,
             Step::Protect { root, rel } => protect_at(new_root, root, rel)?,
@@ -774,6 +776,7 @@ impl<'p> Building<'p> {
             Step::PivotRoot => mount::pivot_into(new_root, Path::new(OLD_ROOT))?,
             Step::SealDevices { nodes } => seal_devices(nodes)?,
             Step::JoinNetwork => self.join_network()?,
+            Step::Resolver => self.resolver()?,
             Step::CoverProc { paths } => cover_proc(paths)?,
             // Cosmetic but honest: the jail does not carry the host's name.
             Step::Hostname { name } => ns::set_hostname(name)?,
@@ -920,6 +923,31 @@ impl<'p> Building<'p> {
             Network::Own(own) => own.join(),
             Network::OwnHere => crate::sys::net::make_own(),
         }
+    }
+
+    /// [`Step::Resolver`]: the jail's port 53 bound while the capabilities are held (in the
+    /// namespace just joined) and handed to the launcher with no copy kept (FENCE-NET-13).
+    ///
+    /// [`Step::Resolver`]: crate::fence::plan::Step::Resolver
+    fn resolver(&mut self) -> std::io::Result<()> {
+        use std::os::fd::AsFd;
+        let crate::fence::plan::Action::CheckedExec {
+            resolver: Some(fd), ..
+        } = &self.plan.action
+        else {
+            return Err(std::io::Error::other(
+                "no socket to hand the resolver out on",
+            ));
+        };
+        let over = crate::sys::handoff::adopt(*fd)?;
+        if self.plan.shared_network() {
+            // The injected fault (plan::Fault) left this process in the launcher's network
+            // namespace, whose port 53 is not its to bind: nothing is handed out, and the
+            // probe's network leg, judged from outside first, refuses the jail.
+            return Ok(());
+        }
+        let (udp, tcp) = crate::sys::net::bind_resolver()?;
+        crate::sys::net::send_fds(over.as_fd(), &[udp.as_fd(), tcp.as_fd()])
     }
 
     /// [`Step::DropCapabilities`]: after the last mount (which needed CAP_SYS_ADMIN): drop
@@ -1339,6 +1367,22 @@ fn find_program(name: &str, _path: Option<&str>) -> std::path::PathBuf {
     std::path::PathBuf::from(name)
 }
 
+/// [`Step::WriteFile`]: a file of the fence's own on an open tree's tmpfs (read-only once
+/// the tree is sealed), made new: nothing is there to follow or overwrite.
+///
+/// [`Step::WriteFile`]: crate::fence::plan::Step::WriteFile
+#[cfg(target_os = "linux")]
+fn write_file(path: &Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let dst = under(Path::new(NEW_ROOT), path);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&dst)
+        .and_then(|mut f| f.write_all(contents.as_bytes()))
+        .map_err(named(path))
+}
+
 /// Listen on the jail's `127.0.0.1` and hand the listening socket to the launcher over the
 /// inherited socket of the plan; the jail keeps no copy. Runs in the fenced process.
 #[cfg(target_os = "linux")]
@@ -1371,6 +1415,7 @@ mod tests {
             },
             listener: None,
             terminal: None,
+            resolver: None,
         };
         Plan::native(&policy, None, action, vec![]).unwrap()
     }

@@ -98,6 +98,11 @@ pub struct Policy {
     /// scoping where the kernel has it), FENCE-NET-8.
     #[serde(default)]
     pub host_network: bool,
+    /// A checked command's name lookups are answered by the fence, which refuses every
+    /// one and reports the names asked (FENCE-NET-13): the `off` network mode of
+    /// `gatehouse exec`, on the native jail (see `Fence::answers_lookups`).
+    #[serde(default)]
+    pub resolver: bool,
     /// The scratch directory lives inside the jail only (a one-shot command): created by
     /// the native jail as a private tmpfs below its read-only `/tmp`, nothing of it on the host. A backend that
     /// binds host paths (bubblewrap, Landlock alone, `off`) gets a fresh host directory
@@ -138,6 +143,7 @@ impl Policy {
             home: None,
             git_protected: Vec::new(),
             host_network: false,
+            resolver: false,
             scratch_in_jail: false,
         }
     }

@@ -169,6 +169,15 @@ pub enum Step {
         /// Whether it is a directory.
         dir: bool,
     },
+    /// A file of the fence's own, written on the tmpfs of an open [`Step::Tree`] and
+    /// read-only once the tree is sealed: `/etc/resolv.conf` naming the fence's resolver
+    /// at `127.0.0.1` in place of the host's (FENCE-NET-13).
+    WriteFile {
+        /// Where (directly in an open tree).
+        path: PathBuf,
+        /// What it holds.
+        contents: String,
+    },
     /// Remount the new root's tmpfs read-only.
     SealRoot,
     /// Pivot into the new root and detach every host mount.
@@ -192,6 +201,11 @@ pub enum Step {
         /// The name.
         name: String,
     },
+    /// In the jail's own network namespace, while the capabilities are held (port 53 needs
+    /// `CAP_NET_BIND_SERVICE`): bind a UDP socket and a TCP listener on `127.0.0.1:53` and
+    /// hand both to the launcher on the action's resolver socket, keeping no copy; the
+    /// launcher answers every name asked there, refusing it (FENCE-NET-13).
+    Resolver,
     /// `PR_SET_NO_NEW_PRIVS`.
     NoNewPrivs,
     /// Drop every capability set and verify none remains.
@@ -223,7 +237,8 @@ impl Step {
             | Step::Dir { .. }
             | Step::Scratch { .. }
             | Step::BindReadWrite { .. }
-            | Step::Protect { .. } => 7,
+            | Step::Protect { .. }
+            | Step::WriteFile { .. } => 7,
             Step::SealRoot => 8,
             Step::PivotRoot => 9,
             Step::JoinNetwork
@@ -231,7 +246,8 @@ impl Step {
             | Step::MaskInJail { .. }
             | Step::SealDevices { .. }
             | Step::CoverProc { .. }
-            | Step::Hostname { .. } => 10,
+            | Step::Hostname { .. }
+            | Step::Resolver => 10,
             Step::NoNewPrivs => 11,
             Step::DropCapabilities => 12,
             Step::Landlock(_) => 13,
@@ -262,12 +278,14 @@ impl Step {
             Step::Protect { .. } => "protect",
             Step::ProtectInJail { .. } => "protect-in-jail",
             Step::MaskInJail { .. } => "mask-in-jail",
+            Step::WriteFile { .. } => "write-file",
             Step::SealRoot => "seal-root",
             Step::PivotRoot => "pivot-root",
             Step::JoinNetwork => "join-network",
             Step::SealDevices { .. } => "seal-devices",
             Step::CoverProc { .. } => "cover-proc",
             Step::Hostname { .. } => "hostname",
+            Step::Resolver => "resolver",
             Step::NoNewPrivs => "no-new-privs",
             Step::DropCapabilities => "drop-capabilities",
             Step::Landlock(_) => "landlock",
@@ -319,6 +337,10 @@ pub enum Action {
         /// slave as its controlling terminal.
         #[serde(default)]
         terminal: Option<i32>,
+        /// The fence's resolver (FENCE-NET-13, the `off` network mode of a native jail):
+        /// the inherited socket [`Step::Resolver`] hands the jail's port 53 out on.
+        #[serde(default)]
+        resolver: Option<i32>,
     },
     /// Serve the executor protocol on stdin/stdout (a pooled executor).
     Serve {
@@ -632,6 +654,39 @@ fn one_rule_for_etc(rules: &mut LandlockRules) {
     }
 }
 
+/// The jail's `/etc/resolv.conf` when the fence answers its lookups (FENCE-NET-13).
+pub const RESOLV_CONF: &str = "/etc/resolv.conf";
+
+/// What the jail's [`RESOLV_CONF`] says then: the fence's resolver on the jail's own
+/// loopback, asked once, no search domains (the names recorded are the ones asked).
+pub const RESOLV_CONF_CONTENTS: &str = "# gatehouse: the network is off; the fence answers every name here, refusing it\nnameserver 127.0.0.1\noptions attempts:1\n";
+
+/// The host's `/etc/resolv.conf` (a bind or a symlink, and anything masked below it) left
+/// out of the `/etc` tree of `system`, and a file of the fence's own naming its resolver
+/// written in its place before the tree is sealed. Without an `/etc` tree nothing is
+/// written: a resolver library with no `resolv.conf` asks `127.0.0.1` anyway.
+fn own_resolv_conf(system: &mut Vec<Step>) {
+    let conf = Path::new(RESOLV_CONF);
+    system.retain(|s| match s {
+        Step::BindReadOnly { path } | Step::Symlink { path, .. } | Step::Mask { path, .. } => {
+            !path.starts_with(conf)
+        }
+        _ => true,
+    });
+    let seal = system
+        .iter()
+        .position(|s| matches!(s, Step::SealTree { path } if path == Path::new("/etc")));
+    if let Some(at) = seal {
+        system.insert(
+            at,
+            Step::WriteFile {
+                path: conf.to_path_buf(),
+                contents: RESOLV_CONF_CONTENTS.to_string(),
+            },
+        );
+    }
+}
+
 fn seal_devices() -> Step {
     Step::SealDevices {
         nodes: DEV_NODES.iter().map(|s| s.to_string()).collect(),
@@ -653,7 +708,18 @@ impl Plan {
         action: Action,
         env: Vec<(String, String)>,
     ) -> Result<Plan, FenceError> {
-        let layout = Layout::of(policy, landlock_abi);
+        let mut layout = Layout::of(policy, landlock_abi);
+        let resolver = !policy.host_network
+            && matches!(
+                action,
+                Action::CheckedExec {
+                    resolver: Some(_),
+                    ..
+                }
+            );
+        if resolver {
+            own_resolv_conf(&mut layout.system);
+        }
         let mut steps = vec![Step::DieWithParent];
         for p in policy.protected_paths() {
             let file = crate::fence::protect::placeholder_is_file(&p);
@@ -707,6 +773,9 @@ impl Plan {
         steps.extend([Step::SealRoot, Step::PivotRoot]);
         if !policy.host_network {
             steps.push(Step::JoinNetwork);
+        }
+        if resolver {
+            steps.push(Step::Resolver);
         }
         steps.extend([
             cover_proc(),
@@ -947,6 +1016,7 @@ fn paths_absolute_and_normalized<'p>(
         | Step::BindReadWrite { path }
         | Step::Dir { path }
         | Step::Scratch { path }
+        | Step::WriteFile { path, .. }
         | Step::Symlink { path, .. } => vec![path.as_path()],
         Step::CoverProc { paths } => {
             if let Some(p) = paths.iter().find(|p| !p.starts_with("/proc")) {
@@ -1010,6 +1080,34 @@ fn preconditions_met<'p>(w: &mut PlanWalk<'p>, i: usize, step: &'p Step) -> Resu
             }
         }
         Step::Tree { path } => w.open_trees.push(path),
+        Step::WriteFile { path, .. } => {
+            // Directly on an open tree's own tmpfs, never on a bind within it.
+            if !path.parent().is_some_and(|p| w.open_trees.contains(&p)) {
+                return err("writes a file outside an open tree");
+            }
+            let key = component_key(path);
+            let tree = path.parent().map(component_key).unwrap_or_default();
+            if w.mounts
+                .iter()
+                .any(|(m, _)| key_within(&key, m) && *m != tree)
+            {
+                return err("writes a file on a mount made before it");
+            }
+        }
+        Step::Resolver => {
+            if plan.host_network || !plan.has(&Step::JoinNetwork) {
+                return err("the resolver needs the jail's own network namespace");
+            }
+            if !matches!(
+                plan.action,
+                Action::CheckedExec {
+                    resolver: Some(_),
+                    ..
+                }
+            ) {
+                return err("the action names no socket to hand the resolver out on");
+            }
+        }
         Step::SealTree { path } => {
             if !w.open_trees.contains(&path.as_path()) {
                 return err("seals no tree opened before");
@@ -1365,6 +1463,79 @@ mod tests {
         let mut plan = Plan::native(&policy(), Some(Abi::V7), exec(), vec![]).unwrap();
         plan.steps.retain(|s| *s != Step::ForkInit);
         assert!(plan.validate().is_err());
+    }
+
+    /// FENCE-NET-13: a checked command that names a resolver socket gets the fence's own
+    /// `resolv.conf` in its sealed `/etc` (the host's left out) and binds port 53 in its
+    /// own network namespace while it holds its capabilities; without the socket, in the
+    /// host network mode or on a plan that moved the step, no resolver.
+    #[test]
+    fn the_resolver_is_bound_in_the_jails_namespace_before_the_capabilities_go() {
+        let checked = |resolver: Option<i32>| Action::CheckedExec {
+            argv: vec!["true".into()],
+            preflight: Preflight {
+                outside: "/o".into(),
+                inside: "/i".into(),
+                tag: String::new(),
+                report_fd: 3,
+                go_fd: 4,
+            },
+            listener: None,
+            terminal: None,
+            resolver,
+        };
+        let plan = Plan::native(&policy(), Some(Abi::V7), checked(Some(5)), vec![]).unwrap();
+        let pos = |s: &Step| plan.steps.iter().position(|x| x == s).unwrap();
+        assert!(pos(&Step::Resolver) > pos(&Step::JoinNetwork));
+        assert!(pos(&Step::Resolver) < pos(&Step::DropCapabilities));
+        let conf = Path::new(RESOLV_CONF);
+        let written = plan
+            .steps
+            .iter()
+            .position(|s| matches!(s, Step::WriteFile { path, contents } if path == conf && contents.contains("nameserver 127.0.0.1\n")))
+            .unwrap();
+        let sealed = pos(&Step::SealTree {
+            path: "/etc".into(),
+        });
+        assert!(written < sealed);
+        assert!(!plan.steps.iter().any(|s| matches!(s, Step::BindReadOnly { path } | Step::Symlink { path, .. } if path == conf)));
+        // No socket, or the host's network: the host's resolv.conf and no resolver.
+        for (p, action) in [
+            (policy(), checked(None)),
+            (
+                Policy {
+                    host_network: true,
+                    ..policy()
+                },
+                checked(Some(5)),
+            ),
+        ] {
+            let plan = Plan::native(&p, Some(Abi::V7), action, vec![]).unwrap();
+            assert!(!plan.steps.contains(&Step::Resolver));
+            assert!(!plan
+                .steps
+                .iter()
+                .any(|s| matches!(s, Step::WriteFile { .. })));
+        }
+        // Moved after the drop, or without a socket to hand out on: refused.
+        let mut late = plan.clone();
+        late.steps.retain(|s| *s != Step::Resolver);
+        let at = late.steps.len() - 1;
+        late.steps.insert(at, Step::Resolver);
+        assert!(late.validate().is_err());
+        let mut orphan = plan.clone();
+        orphan.action = checked(None);
+        let e = orphan.validate().unwrap_err().to_string();
+        assert!(e.contains("no socket"), "{e}");
+        // A file written on a bind, not on the tree's own tmpfs: refused.
+        let mut on_bind = plan;
+        on_bind.steps.insert(
+            written,
+            Step::BindReadOnly {
+                path: conf.to_path_buf(),
+            },
+        );
+        assert!(on_bind.validate().is_err());
     }
 
     /// FENCE-JAIL-21: the host's temporary directories are empty directories of the
