@@ -77,13 +77,13 @@ impl Control for Gate {
     const CAPABILITIES: &'static [&'static str] = &["gate"];
     const OPS: &'static [&'static str] = OPS;
     type Setup = GateSetup;
-    /// None of its own: the gate lives in the guarded session the order opens from the
-    /// gate's setup ([`gate_config`]).
-    type State = ();
+    /// The gate's configuration and saved grants, until the order's `open` takes them
+    /// into the guarded session, where the gate lives for the rest of the session.
+    type State = (GateConfig, Vec<Grant>);
     type Request = GateRequest;
 
-    fn open(_: &mut Opening<'_>) -> Result<(), WireError> {
-        Ok(())
+    fn open(opening: &mut Opening<'_>) -> Result<Self::State, WireError> {
+        gate_config(&opening.setup.gate)
     }
 
     fn parse(op: &str, request: &Value) -> Result<GateRequest, WireError> {

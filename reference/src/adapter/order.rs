@@ -7,11 +7,10 @@
 //! names no state directory, to make a private one for the session.
 
 use super::control::{parse_as, Control, Opening, Sessions};
-use super::gate::gate_config;
 use super::wire::order::{OrderRequest, OPS};
 use super::wire::{field, Body, WireError};
-use super::Setups;
 use gatehouse::config::{AgentFile, SettingsFile};
+use gatehouse::gate::{GateConfig, Grant};
 use gatehouse::order::session::act::{ActError, Acted, NotRun};
 use gatehouse::order::{GuardedSession, Ruling, SessionConfig};
 use gatehouse::permissions::{List, Mode};
@@ -106,12 +105,14 @@ impl OrderState {
     }
 }
 
-/// Builds the guarded session an `open` request describes, with the gate its setup
-/// describes; with it, the private state directory made for it when the request named
-/// none (no one can name it again, so it goes with the session).
-pub fn open_session(session: &str, setups: &Setups) -> Result<OrderState, WireError> {
-    let (gate, grants) = gate_config(&setups.gate)?;
-    let setup = &setups.order;
+/// Builds the guarded session an `open` request describes around the gate the gate's
+/// `open` configured; with it, the private state directory made for it when the request
+/// named none (no one can name it again, so it goes with the session).
+pub fn open_session(
+    session: &str,
+    setup: &OrderSetup,
+    (gate, grants): (GateConfig, Vec<Grant>),
+) -> Result<OrderState, WireError> {
     let resume: bool = setup.resume.unwrap_or(false);
     let flag = match setup.safety.as_deref() {
         None => None,
@@ -307,7 +308,12 @@ impl Control for Order {
     type Request = OrderRequest;
 
     fn open(opening: &mut Opening<'_>) -> Result<OrderState, WireError> {
-        open_session(opening.session, opening.setup)
+        let gate = opening
+            .opened
+            .gate
+            .take()
+            .ok_or_else(|| WireError::error("the gate did not open"))?;
+        open_session(opening.session, &opening.setup.order, gate)
     }
 
     fn parse(op: &str, request: &Value) -> Result<OrderRequest, WireError> {
