@@ -20,8 +20,11 @@ use serde_json::{Map, Value};
 use super::wire::{Body, WireError};
 use super::{Setups, States};
 
-/// The open sessions, as a control reaches them.
+/// The open sessions, as a control reaches them: its own state through [`state`], the
+/// guarded session (the order's) and the plane (the fence's) through the methods here.
 pub trait Sessions {
+    /// The states of the open session `name`, one per control.
+    fn states(&mut self, name: &str) -> Result<&mut States, WireError>;
     /// The guarded session `name`, whether or not its trust map started.
     fn opened(&mut self, name: &str) -> Result<&mut GuardedSession, WireError>;
     /// The guarded session `name`, which must have started (PROTO-SETUP-2: after
@@ -81,6 +84,25 @@ macro_rules! setup {
     };
 }
 pub(crate) use setup;
+
+/// The slot of control `C`'s state in a session's [`States`] (written by the registry).
+pub trait Slot<C: Control> {
+    /// `C`'s state, `None` once it is taken.
+    fn slot(&mut self) -> &mut Option<C::State>;
+}
+
+/// Control `C`'s own state in the open session `name`.
+pub fn state<'a, C: Control>(
+    sessions: &'a mut dyn Sessions,
+    name: &str,
+) -> Result<&'a mut C::State, WireError>
+where
+    States: Slot<C>,
+{
+    Slot::<C>::slot(sessions.states(name)?)
+        .as_mut()
+        .ok_or_else(|| WireError::error(format!("no open session {name:?}")))
+}
 
 /// What a control's `open` works with.
 pub struct Opening<'a> {

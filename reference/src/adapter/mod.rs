@@ -71,6 +71,12 @@ macro_rules! registry {
             )*
         }
 
+        $(impl control::Slot<$control> for States {
+            fn slot(&mut self) -> &mut Option<<$control as Control>::State> {
+                &mut self.$name
+            }
+        })*
+
         impl States {
             /// Opens session `session` control by control, in the registry's order;
             /// `replaced` is the session of the same name it replaces. The fields of the
@@ -124,14 +130,16 @@ fn no_session(name: &str) -> WireError {
     WireError::error(format!("no open session {name:?}"))
 }
 
-/// The controls reach each other's state here, the one place that knows them all: the
-/// guarded session is the order's, the plane the fence's.
+/// The controls reach the session table here: a control its own state through
+/// [`control::state`], the others the guarded session (the order's) and the plane (the
+/// fence's), named here, the one place that knows every control.
 impl Sessions for Table {
+    fn states(&mut self, name: &str) -> Result<&mut States, WireError> {
+        self.get_mut(name).ok_or_else(|| no_session(name))
+    }
+
     fn opened(&mut self, name: &str) -> Result<&mut GuardedSession, WireError> {
-        self.get_mut(name)
-            .and_then(|s| s.order.as_mut())
-            .map(order::OrderState::session)
-            .ok_or_else(|| no_session(name))
+        control::state::<order::Order>(self, name).map(order::OrderState::session)
     }
 
     fn started(&mut self, name: &str) -> Result<&mut GuardedSession, WireError> {
@@ -144,14 +152,12 @@ impl Sessions for Table {
     }
 
     fn plane(&mut self, name: &str) -> Result<&mut Plane, WireError> {
-        self.get_mut(name)
-            .and_then(|s| s.fence.as_mut())
-            .ok_or_else(|| no_session(name))?
-            .plane(name)
+        control::state::<fence::Fence>(self, name)?.plane(name)
     }
 
     fn with_plane(&mut self, name: &str) -> Result<(&mut GuardedSession, &mut Plane), WireError> {
-        let states = self.get_mut(name).ok_or_else(|| no_session(name))?;
+        let states = self.states(name)?;
+        // Both at once: two fields of the session's states.
         let plane = states
             .fence
             .as_mut()
