@@ -6,25 +6,38 @@
 //!
 //! Touches nothing itself: the plane session does.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use serde_json::{Map, Value};
+use serde_json::{json, Value};
 
-use super::control::{parse_as, Control, Sessions};
+use super::control::{parse_as, Control, Opening, Sessions, Setup};
 use super::wire::fence::{FenceRequest, WirePosture, WireRun, WireToggle, OPS};
-use super::wire::{field, Body, WireError};
+use super::wire::{Body, WireError};
+use super::Setups;
 use gatehouse::choices::table::{Kind, Slot as ChoiceSlot, TABLE};
 use gatehouse::choices::{Flags, Raw};
 use gatehouse::fence::{current_posture, FenceOptions};
 use gatehouse::plane::session::{
-    RunTool, Session, SessionChoices, SessionError, SessionSetup, Switch,
+    FencePolicy, Limits, RunTool, Session, SessionChoices, SessionError, SessionSetup, Switch,
 };
 use std::collections::BTreeMap;
 
-/// The setup fields of capability `fence`.
-pub const SETUP_FIELDS: &[&str] = &["fence_policy", "workspaces", "log_dir", "limits", "choices"];
+super::control::setup! {
+    /// The setup fields of capability `fence` (its workspace and home are the gate's).
+    pub struct FenceSetup {
+        /// `strict`, `degraded` or `off`.
+        fence_policy: FencePolicy,
+        /// More workspaces beside the workspace.
+        workspaces: Vec<PathBuf>,
+        /// Where the plane writes its log.
+        log_dir: PathBuf,
+        /// An emulated poorer kernel.
+        limits: Limits,
+        /// The person's choices (protocol 1.4), read by [`choices_of`].
+        choices: Value,
+    }
+}
 
 /// The setup field `choices` (protocol 1.4) translated into the flags as sent, key by
 /// key through the table of choices (each row with a `wire` key, its value in the shape
@@ -32,13 +45,12 @@ pub const SETUP_FIELDS: &[&str] = &["fence_policy", "workspaces", "log_dir", "li
 /// is a refused choice, FENCE-ENV-11), as the command line's flags are checked by the
 /// same constructor. An unknown key, a value of the wrong shape or a network mode that is
 /// none is refused here.
-fn choices_of(setup: &Map<String, Value>) -> Result<Option<SessionChoices>, WireError> {
+fn choices_of(given: Option<&Value>) -> Result<Option<SessionChoices>, WireError> {
     let bad = |e: String| WireError::unsupported(format!("setup field \"choices\": {e}"));
-    let Some(Value::Object(given)) = setup.get("choices").filter(|v| !v.is_null()) else {
-        return match setup.get("choices") {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => Err(bad(format!("invalid type: {v}, expected an object"))),
-        };
+    let given = match given {
+        None => return Ok(None),
+        Some(Value::Object(given)) => given,
+        Some(v) => return Err(bad(format!("invalid type: {v}, expected an object"))),
     };
     fn shaped<T: serde::de::DeserializeOwned>(v: &Value) -> Result<T, String> {
         T::deserialize(v).map_err(|e| e.to_string())
@@ -108,15 +120,15 @@ fn wire_error(e: SessionError) -> WireError {
 
 /// The fence fields of `setup`; `None` when it names none of them (the session then gets
 /// the defaults the first time a fence step needs one).
-pub fn setup_of(setup: &Map<String, Value>) -> Result<Option<SessionSetup>, WireError> {
-    if !SETUP_FIELDS.iter().any(|f| setup.contains_key(*f)) {
+pub fn setup_of(setups: &Setups) -> Result<Option<SessionSetup>, WireError> {
+    let setup = &setups.fence;
+    if !setup.named() {
         return Ok(None);
     }
-    let workspace: Option<PathBuf> = field(setup, "workspace")?;
-    let mut workspaces: Vec<PathBuf> = field(setup, "workspaces")?.unwrap_or_default();
-    if let Some(ws) = workspace {
-        if !workspaces.contains(&ws) {
-            workspaces.insert(0, ws);
+    let mut workspaces: Vec<PathBuf> = setup.workspaces.clone().unwrap_or_default();
+    if let Some(ws) = &setups.gate.workspace {
+        if !workspaces.contains(ws) {
+            workspaces.insert(0, ws.clone());
         }
     }
     for w in &workspaces {
@@ -128,67 +140,65 @@ pub fn setup_of(setup: &Map<String, Value>) -> Result<Option<SessionSetup>, Wire
         }
     }
     Ok(Some(SessionSetup {
-        policy: field(setup, "fence_policy")?.unwrap_or_default(),
+        policy: setup.fence_policy.unwrap_or_default(),
         workspaces,
-        log_dir: field(setup, "log_dir")?,
-        limits: field(setup, "limits")?,
-        home: field(setup, "home")?,
-        choices: choices_of(setup)?,
-        guarded: guarded_of(setup)?,
+        log_dir: setup.log_dir.clone(),
+        limits: setup.limits,
+        home: setups.gate.home.clone(),
+        choices: choices_of(setup.choices.as_ref())?,
+        guarded: guarded_of(setups),
     }))
 }
 
 /// The files and directories of the session's other parts that jailed code must never
 /// change (FENCE-PATHS-3): the agent's and the person's settings files and the state
 /// directory, when the setup names them.
-fn guarded_of(setup: &Map<String, Value>) -> Result<Vec<PathBuf>, WireError> {
-    let mut out = Vec::new();
-    for name in ["agent_file", "settings_file", "state_dir"] {
-        out.extend(field::<PathBuf>(setup, name)?);
-    }
-    Ok(out)
+fn guarded_of(setups: &Setups) -> Vec<PathBuf> {
+    let order = &setups.order;
+    [&order.agent_file, &order.settings_file, &order.state_dir]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect()
 }
 
-/// A session's plane: its setup until a fence step first needs it, then the session.
+/// The fence's state in one session: its setup until a fence step first needs the
+/// plane, then the plane.
 #[derive(Debug)]
-enum Slot {
+pub enum FenceState {
+    /// Not started yet.
     Pending(Box<SessionSetup>),
+    /// Started.
     Live(Box<Session>),
 }
 
-/// The planes of the adapter's open sessions, by session name.
-#[derive(Debug, Default)]
-pub struct Fences {
-    slots: HashMap<String, Slot>,
-}
-
-impl Fences {
+impl FenceState {
     /// Takes the fence part of an `open` setup. A setup naming a fence field opens the
-    /// session's plane at once, and its posture is returned for the `open` answer; any
-    /// other session gets the defaults the first time a fence step needs one.
-    pub fn open(
-        &mut self,
-        session: &str,
-        setup: &Map<String, Value>,
-    ) -> Result<Option<WirePosture>, WireError> {
+    /// session's plane at once, and its posture goes in the `open` answer; any other
+    /// session gets the defaults the first time a fence step needs one.
+    fn open(opening: &mut Opening<'_>) -> Result<FenceState, WireError> {
         // Replacing a session of the same name ends its plane first.
-        self.slots.remove(session);
-        match setup_of(setup)? {
+        if let Some(replaced) = opening.replaced.as_deref_mut() {
+            replaced.fence = None;
+        }
+        let session = opening.session;
+        match setup_of(opening.setup)? {
             Some(s) => {
                 let live = Session::open(session, s, operator_options()).map_err(wire_error)?;
                 let posture = WirePosture::of(&live.posture());
-                self.slots
-                    .insert(session.to_string(), Slot::Live(Box::new(live)));
-                Ok(Some(posture))
+                opening.answer.insert("posture".into(), json!(posture));
+                Ok(FenceState::Live(Box::new(live)))
             }
             None => {
-                if let Some(ws) = field::<PathBuf>(setup, "workspace")? {
-                    let mut pending = SessionSetup::new(&ws);
-                    pending.guarded = guarded_of(setup)?;
-                    let pending = Slot::Pending(Box::new(pending));
-                    self.slots.insert(session.to_string(), pending);
-                }
-                Ok(None)
+                let ws = opening
+                    .setup
+                    .gate
+                    .workspace
+                    .as_ref()
+                    .ok_or_else(|| WireError::error("setup needs a \"workspace\""))?;
+                let mut pending = SessionSetup::new(ws);
+                pending.guarded = guarded_of(opening.setup);
+                Ok(FenceState::Pending(Box::new(pending)))
             }
         }
     }
@@ -196,29 +206,14 @@ impl Fences {
     /// The session's plane, started with the defaults if no fence step has needed it
     /// yet: what an `act` step runs its allowed call in.
     pub fn plane(&mut self, session: &str) -> Result<&mut Session, WireError> {
-        self.session(session)
-    }
-
-    fn session(&mut self, session: &str) -> Result<&mut Session, WireError> {
-        let slot = self
-            .slots
-            .get_mut(session)
-            .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?;
-        if let Slot::Pending(setup) = slot {
+        if let FenceState::Pending(setup) = self {
             let live = Session::open(session, (**setup).clone(), operator_options())
                 .map_err(wire_error)?;
-            *slot = Slot::Live(Box::new(live));
+            *self = FenceState::Live(Box::new(live));
         }
-        match slot {
-            Slot::Live(s) => Ok(s),
-            Slot::Pending(_) => Err(WireError::error("the session's fence did not start")),
-        }
-    }
-
-    /// Ends the session's plane, if it has one.
-    pub fn close(&mut self, session: &str) {
-        if let Some(Slot::Live(s)) = self.slots.remove(session) {
-            s.close();
+        match self {
+            FenceState::Live(s) => Ok(s),
+            FenceState::Pending(_) => Err(WireError::error("the session's fence did not start")),
         }
     }
 }
@@ -229,8 +224,20 @@ pub struct Fence;
 impl Control for Fence {
     const CAPABILITIES: &'static [&'static str] = &["fence"];
     const OPS: &'static [&'static str] = OPS;
-    const SETUP_FIELDS: &'static [&'static str] = SETUP_FIELDS;
+    type Setup = FenceSetup;
+    type State = FenceState;
     type Request = FenceRequest;
+
+    fn open(opening: &mut Opening<'_>) -> Result<FenceState, WireError> {
+        FenceState::open(opening)
+    }
+
+    /// Ends the session's plane, if it started.
+    fn close(state: FenceState) {
+        if let FenceState::Live(s) = state {
+            s.close();
+        }
+    }
 
     fn parse(op: &str, request: &Value) -> Result<FenceRequest, WireError> {
         parse_as(op, request)
@@ -307,42 +314,44 @@ pub fn toggle(s: &mut Session, to: &str, confirmed: bool) -> Result<WireToggle, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::adapter::wire::WireError;
     use gatehouse::fence::BackendChoice;
     use serde_json::json;
 
-    fn setup(v: Value) -> Map<String, Value> {
+    /// The fence's part of a setup, read as `open` reads it.
+    fn setup_of(v: Value) -> Result<Option<SessionSetup>, WireError> {
         match v {
-            Value::Object(m) => m,
+            Value::Object(m) => super::setup_of(&Setups::read(&m)?),
             _ => unreachable!(),
         }
     }
 
     #[test]
     fn setups_become_options() {
-        assert_eq!(setup_of(&setup(json!({"workspace": "/w"}))).unwrap(), None);
-        let s = setup_of(&setup(json!({
+        assert_eq!(setup_of(json!({"workspace": "/w"})).unwrap(), None);
+        let s = setup_of(json!({
             "workspace": "/w", "fence_policy": "degraded", "workspaces": ["/w", "/x"],
             "log_dir": "/l", "limits": {"userns": false, "landlock_abi": 2}
-        })))
+        }))
         .unwrap()
         .unwrap();
         assert_eq!(s.workspaces, vec![PathBuf::from("/w"), PathBuf::from("/x")]);
         let o = s.options(&FenceOptions::default());
         assert!(o.allow_degraded && o.no_user_namespaces);
         assert_eq!(o.max_landlock_abi, Some(2));
-        let off = setup_of(&setup(json!({"workspace": "/w", "fence_policy": "off"})))
+        let off = setup_of(json!({"workspace": "/w", "fence_policy": "off"}))
             .unwrap()
             .unwrap();
         assert_eq!(
             off.options(&FenceOptions::default()).backend,
             BackendChoice::Off
         );
-        let c = setup_of(&setup(json!({
+        let c = setup_of(json!({
             "workspace": "/w",
             "choices": {"pass_env": ["A"], "pass_secret_env": ["T_TOKEN"], "set_env": {"B": "1"},
                         "ro": ["/r"], "rw": ["/x"], "hide": ["/h"], "network": "off",
                         "config_files": true, "trust_project": true}
-        })))
+        }))
         .unwrap()
         .unwrap()
         .choices
@@ -365,9 +374,9 @@ mod tests {
         assert_eq!(c.flags, want);
         // A bad name is not the adapter's to judge: it reaches the session as sent, which
         // refuses it (FENCE-ENV-11), as it refuses the command line's.
-        let c = setup_of(&setup(json!({
+        let c = setup_of(json!({
             "workspace": "/w", "choices": {"set_env": {"HOME=/x/evil": "x"}}
-        })))
+        }))
         .unwrap()
         .unwrap()
         .choices
@@ -388,7 +397,7 @@ mod tests {
             json!({"workspace": "/w", "limits": {"userns": false, "seccomp": false}}),
             json!({"workspace": "/w", "workspaces": ["relative"]}),
         ] {
-            let err = setup_of(&setup(bad)).unwrap_err();
+            let err = setup_of(bad).unwrap_err();
             assert_eq!(err.kind, super::super::wire::ErrorKind::Unsupported);
         }
     }

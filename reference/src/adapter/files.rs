@@ -7,22 +7,32 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
-use super::control::{Control, Sessions};
+use super::control::{Control, Opening, Sessions};
 use super::wire::files::{parse, Step, OPS};
-use super::wire::{field, Body, WireError};
+use super::wire::{Body, WireError};
+use super::Setups;
+use gatehouse::gate::Asker;
 use gatehouse::paths::Backend;
-use gatehouse::workspace::{Config, Gesture, Session, SettingsDir, Start, WorkspaceError};
+use gatehouse::workspace::{Answer, Config, Gesture, Session, SettingsDir, Start, WorkspaceError};
 
-/// The setup fields of `paths` and `trust` this module reads (PROTO-SETUP-1).
-pub const SETUP_FIELDS: &[&str] = &[
-    "roots",
-    "resolver",
-    "startup",
-    "skip_permissions",
-    "settings_dirs",
-];
+super::control::setup! {
+    /// The setup fields of `paths` and `trust` (PROTO-SETUP-1); the workspace, the home
+    /// and the asker are the gate's.
+    pub struct FilesSetup {
+        /// More roots beside the workspace.
+        roots: Vec<PathBuf>,
+        /// The path resolver: `openat2` or `walk` (the host's best by default).
+        resolver: String,
+        /// The answer to the session-start question.
+        startup: Answer,
+        /// Skip the permission questions of the trust map.
+        skip_permissions: bool,
+        /// The directories the person's settings name.
+        settings_dirs: Vec<SettingsDir>,
+    }
+}
 
 /// The resolver's protocol name.
 pub fn backend_name(b: Backend) -> &'static str {
@@ -49,13 +59,14 @@ fn fields(outcome: impl Serialize) -> Map<String, Value> {
 
 /// Opens the workspace session an `open` describes. Returns the session and the fields
 /// of the `open` answer (`started`, `settings`, `resolver`).
-pub fn open(setup: &Map<String, Value>) -> Result<(Session, Map<String, Value>), WireError> {
-    let workspace: PathBuf = field(setup, "workspace")?
+pub fn open(setups: &Setups) -> Result<(Session, Map<String, Value>), WireError> {
+    let workspace: PathBuf = setups
+        .gate
+        .workspace
+        .clone()
         .ok_or_else(|| WireError::error("setup needs a \"workspace\""))?;
-    let home: Option<PathBuf> = field(setup, "home")?;
-    let asker: Option<String> = field(setup, "asker")?;
-    let resolver: Option<String> = field(setup, "resolver")?;
-    let backend = match resolver.as_deref() {
+    let setup = &setups.files;
+    let backend = match setup.resolver.as_deref() {
         None => Backend::detect(),
         Some("openat2") => Backend::Openat2,
         Some("walk") => Backend::Walk,
@@ -67,14 +78,14 @@ pub fn open(setup: &Map<String, Value>) -> Result<(Session, Map<String, Value>),
     };
     let config = Config {
         backend,
-        no_asker: asker.as_deref() == Some("none"),
-        skip_permissions: field(setup, "skip_permissions")?.unwrap_or(false),
-        home,
+        no_asker: setups.gate.asker == Some(Asker::None),
+        skip_permissions: setup.skip_permissions.unwrap_or(false),
+        home: setups.gate.home.clone(),
     };
     let start = Start {
-        roots: field(setup, "roots")?.unwrap_or_default(),
-        startup: field(setup, "startup")?,
-        settings_dirs: field::<Vec<SettingsDir>>(setup, "settings_dirs")?.unwrap_or_default(),
+        roots: setup.roots.clone().unwrap_or_default(),
+        startup: setup.startup,
+        settings_dirs: setup.settings_dirs.clone().unwrap_or_default(),
     };
     let (session, started) = Session::open(&workspace, config, &start).map_err(wire_error)?;
     let mut answer = fields(started);
@@ -133,8 +144,40 @@ pub struct Files;
 impl Control for Files {
     const CAPABILITIES: &'static [&'static str] = &["paths", "trust"];
     const OPS: &'static [&'static str] = OPS;
-    const SETUP_FIELDS: &'static [&'static str] = SETUP_FIELDS;
+    type Setup = FilesSetup;
+    /// None of its own: the workspace session is attached to the order's guarded
+    /// session, which keeps it in step with every tool call.
+    type State = ();
     type Request = Step;
+
+    /// Opens the workspace session and attaches it to the guarded session the order
+    /// opened (which restores its records when the setup resumes); the answer gets its
+    /// fields, and the guarded session's notices once it is attached.
+    fn open(opening: &mut Opening<'_>) -> Result<(), WireError> {
+        let (files, opened) = open(opening.setup)?;
+        opening.answer.extend(opened);
+        let guarded = opening
+            .opened
+            .order
+            .as_mut()
+            .ok_or_else(|| WireError::error("the guarded session did not open"))?
+            .session();
+        if let Some(restored) = guarded
+            .attach_files(files)
+            .map_err(|e| WireError::refused(e.to_string()))?
+        {
+            opening.answer.insert("started".into(), json!(true));
+            opening
+                .answer
+                .insert("unreopened".into(), json!(restored.unreopened));
+        }
+        if !guarded.notices().is_empty() {
+            opening
+                .answer
+                .insert("notices".into(), json!(guarded.notices()));
+        }
+        Ok(())
+    }
 
     fn parse(_op: &str, request: &Value) -> Result<Step, WireError> {
         parse(request)

@@ -6,37 +6,47 @@
 //!
 //! Touches the filesystem only to resolve the workspace.
 
-use super::control::{parse_as, Control, Sessions};
+use super::control::{parse_as, Control, Opening, Sessions};
 use super::order::{act_fields, decide_one, input_object};
 use super::wire::gate::{GateRequest, OPS};
-use super::wire::{field, Body, WireError};
+use super::wire::{Body, WireError};
 use gatehouse::gate::{Asker, CardWindows, GateConfig, Grant, Host, Tool, UnknownTool};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The setup fields of the gate (the workspace and home are every capability's).
-pub const SETUP_FIELDS: &[&str] = &[
-    "workspace",
-    "home",
-    "host",
-    "asker",
-    "allow_list",
-    "grants",
-    "card_window_ms",
-];
+super::control::setup! {
+    /// The setup fields of the gate (the workspace and home are every capability's).
+    pub struct GateSetup {
+        /// The workspace (required).
+        workspace: PathBuf,
+        /// The home directory: accepted and needs nothing here (a leading `~` is outside
+        /// whatever it names); the workspace session and the plane read it.
+        home: PathBuf,
+        /// The host the gate behaves as.
+        host: Host,
+        /// How a card reaches a person.
+        asker: Asker,
+        /// The allow list.
+        allow_list: Vec<String>,
+        /// The grants saved before the session.
+        grants: Vec<Grant>,
+        /// The card window of the asker's channel, in milliseconds.
+        card_window_ms: u64,
+    }
+}
 
-/// The gate's configuration and the grants saved before the session, from the setup.
-pub fn gate_config(setup: &Map<String, Value>) -> Result<(GateConfig, Vec<Grant>), WireError> {
-    let workspace: PathBuf = field(setup, "workspace")?
+/// The gate's configuration and the grants saved before the session, from its setup.
+pub fn gate_config(setup: &GateSetup) -> Result<(GateConfig, Vec<Grant>), WireError> {
+    let workspace = setup
+        .workspace
+        .clone()
         .ok_or_else(|| WireError::error("setup needs a \"workspace\""))?;
-    // `home` is accepted and needs nothing: a leading `~` is outside whatever it names.
-    let _home: Option<PathBuf> = field(setup, "home")?;
-    let host: Host = field(setup, "host")?.unwrap_or_default();
-    let asker: Asker = field(setup, "asker")?.unwrap_or_default();
-    let allow_list: Vec<String> = field(setup, "allow_list")?.unwrap_or_default();
-    let grants: Vec<Grant> = field(setup, "grants")?.unwrap_or_default();
-    let window_ms: Option<u64> = field(setup, "card_window_ms")?;
+    let host = setup.host.unwrap_or_default();
+    let asker = setup.asker.unwrap_or_default();
+    let allow_list = setup.allow_list.clone().unwrap_or_default();
+    let grants = setup.grants.clone().unwrap_or_default();
+    let window_ms = setup.card_window_ms;
 
     let mut windows = CardWindows::default();
     if let (Some(ms), Some(channel)) = (window_ms, asker.channel()) {
@@ -66,8 +76,15 @@ pub struct Gate;
 impl Control for Gate {
     const CAPABILITIES: &'static [&'static str] = &["gate"];
     const OPS: &'static [&'static str] = OPS;
-    const SETUP_FIELDS: &'static [&'static str] = SETUP_FIELDS;
+    type Setup = GateSetup;
+    /// The gate's configuration and saved grants, until the order's `open` takes them
+    /// into the guarded session, where the gate lives for the rest of the session.
+    type State = (GateConfig, Vec<Grant>);
     type Request = GateRequest;
+
+    fn open(opening: &mut Opening<'_>) -> Result<Self::State, WireError> {
+        gate_config(&opening.setup.gate)
+    }
 
     fn parse(op: &str, request: &Value) -> Result<GateRequest, WireError> {
         parse_as(op, request)
@@ -150,20 +167,27 @@ fn audit_record(r: &Value) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use super::super::control::Setup;
     use super::*;
     use serde_json::json;
 
-    fn setup(v: Value) -> Map<String, Value> {
+    fn setup(v: Value) -> Result<GateSetup, WireError> {
         match v {
-            Value::Object(m) => m,
+            Value::Object(m) => GateSetup::read(&m),
             _ => unreachable!(),
         }
+    }
+
+    fn gate_config(
+        setup: Result<GateSetup, WireError>,
+    ) -> Result<(GateConfig, Vec<Grant>), WireError> {
+        super::gate_config(&setup?)
     }
 
     #[test]
     fn opens_a_full_setup() {
         let dir = tempfile::tempdir().unwrap();
-        let (_, grants) = gate_config(&setup(json!({
+        let (_, grants) = gate_config(setup(json!({
             "workspace": dir.path(), "home": "/nonexistent", "host": "posix",
             "asker": "terminal", "allow_list": [],
             "grants": [{"kind": "family", "key": "git"}, {"kind": "exact", "key": "x", "tool": "execute_code"}],
@@ -184,7 +208,7 @@ mod tests {
             json!({"workspace": dir.path(), "asker": "speech", "card_window_ms": 60000}),
             json!({"workspace": dir.path(), "card_window_ms": -1}),
         ] {
-            let err = gate_config(&setup(bad.clone())).unwrap_err();
+            let err = gate_config(setup(bad.clone())).unwrap_err();
             assert_eq!(
                 err.kind,
                 super::super::wire::ErrorKind::Unsupported,
@@ -227,9 +251,9 @@ mod tests {
 
     #[test]
     fn a_missing_workspace_is_an_error() {
-        let err = gate_config(&setup(json!({"workspace": "/nonexistent/gatehouse"}))).unwrap_err();
+        let err = gate_config(setup(json!({"workspace": "/nonexistent/gatehouse"}))).unwrap_err();
         assert_eq!(err.kind, super::super::wire::ErrorKind::Error);
-        let err = gate_config(&setup(json!({}))).unwrap_err();
+        let err = gate_config(setup(json!({}))).unwrap_err();
         assert_eq!(err.kind, super::super::wire::ErrorKind::Error);
     }
 }

@@ -6,11 +6,11 @@
 //! Touches the filesystem only to read the files a setup names and, where the runner
 //! names no state directory, to make a private one for the session.
 
-use super::control::{parse_as, Control, Sessions};
+use super::control::{parse_as, Control, Opening, Sessions};
 use super::wire::order::{OrderRequest, OPS};
 use super::wire::{field, Body, WireError};
 use gatehouse::config::{AgentFile, SettingsFile};
-use gatehouse::gate::GateConfig;
+use gatehouse::gate::{GateConfig, Grant};
 use gatehouse::order::session::act::{ActError, Acted, NotRun};
 use gatehouse::order::{GuardedSession, Ruling, SessionConfig};
 use gatehouse::permissions::{List, Mode};
@@ -19,14 +19,21 @@ use gatehouse::records::StateDir;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
-/// The setup fields of `permissions` and `hooks`.
-pub const SETUP_FIELDS: &[&str] = &[
-    "agent_file",
-    "settings_file",
-    "safety",
-    "state_dir",
-    "resume",
-];
+super::control::setup! {
+    /// The setup fields of `permissions` and `hooks`.
+    pub struct OrderSetup {
+        /// The agent file (YAML), read strictly.
+        agent_file: PathBuf,
+        /// The person's settings file (YAML), read strictly.
+        settings_file: PathBuf,
+        /// The safety mode given as a flag.
+        safety: String,
+        /// The state directory; without one, a private one for the session.
+        state_dir: PathBuf,
+        /// Resume the records of the state directory.
+        resume: bool,
+    }
+}
 
 /// The input object of a call: a string becomes the tool's one text argument.
 pub fn input_object(tool: &str, input: &Value) -> Value {
@@ -69,42 +76,70 @@ fn folder(session: &str) -> String {
         .collect()
 }
 
-/// Builds the guarded session an `open` request describes; with it, the private state
-/// directory made for it when the request named none (no one can name it again, so the
-/// caller removes it when the session closes).
+/// A private state directory: removed when it is dropped (the session closes or is
+/// replaced, the adapter ends, or the `open` that made it fails after all). A suite run
+/// opens some 1,500 sessions, whose directories were left in the system's temporary
+/// directory.
+#[derive(Debug)]
+struct PrivateDir(PathBuf);
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The order's state in one session: the guarded session every tool call of the session
+/// goes through, and the private state directory made for it when the setup named none.
+#[derive(Debug)]
+pub struct OrderState {
+    /// Dropped first: it may still write to its state directory.
+    session: GuardedSession,
+    _private: Option<PrivateDir>,
+}
+
+impl OrderState {
+    /// The guarded session.
+    pub fn session(&mut self) -> &mut GuardedSession {
+        &mut self.session
+    }
+}
+
+/// Builds the guarded session an `open` request describes around the gate the gate's
+/// `open` configured; with it, the private state directory made for it when the request
+/// named none (no one can name it again, so it goes with the session).
 pub fn open_session(
     session: &str,
-    setup: &Map<String, Value>,
-    gate: GateConfig,
-    grants: Vec<gatehouse::gate::Grant>,
-) -> Result<(GuardedSession, Option<PathBuf>), WireError> {
-    let agent_file: Option<PathBuf> = field(setup, "agent_file")?;
-    let settings_file: Option<PathBuf> = field(setup, "settings_file")?;
-    let safety: Option<String> = field(setup, "safety")?;
-    let state_dir: Option<PathBuf> = field(setup, "state_dir")?;
-    let resume: bool = field(setup, "resume")?.unwrap_or(false);
-    let flag = match safety.as_deref() {
+    setup: &OrderSetup,
+    (gate, grants): (GateConfig, Vec<Grant>),
+) -> Result<OrderState, WireError> {
+    let resume: bool = setup.resume.unwrap_or(false);
+    let flag = match setup.safety.as_deref() {
         None => None,
         Some(s) => Some(
             Mode::parse(s)
                 .ok_or_else(|| WireError::unsupported(format!("unknown safety mode {s:?}")))?,
         ),
     };
-    let agent = agent_file
-        .map(|f| AgentFile::load(&f))
+    let agent = setup
+        .agent_file
+        .as_ref()
+        .map(|f| AgentFile::load(f))
         .transpose()
         .map_err(|e| WireError::refused(e.to_string()))?;
-    let settings = settings_file
-        .map(|f| SettingsFile::load(&f))
+    let settings = setup
+        .settings_file
+        .as_ref()
+        .map(|f| SettingsFile::load(f))
         .transpose()
         .map_err(|e| WireError::refused(e.to_string()))?;
     let workspace = gate.workspace.clone();
     // A named state directory, or a private one this session made (removed at its end).
-    let (state_dir, private) = match state_dir {
-        Some(dir) => (dir, None),
+    let (state_dir, private) = match &setup.state_dir {
+        Some(dir) => (dir.clone(), None),
         None => {
             let dir = private_state_dir(&folder(session));
-            (dir.clone(), Some(dir))
+            (dir.clone(), Some(PrivateDir(dir)))
         }
     };
     let config = SessionConfig {
@@ -119,15 +154,11 @@ pub fn open_session(
         trust: None,
         resume,
     };
-    match GuardedSession::open(config) {
-        Ok(s) => Ok((s, private)),
-        Err(e) => {
-            if let Some(dir) = &private {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-            Err(WireError::refused(e.to_string()))
-        }
-    }
+    let session = GuardedSession::open(config).map_err(|e| WireError::refused(e.to_string()))?;
+    Ok(OrderState {
+        session,
+        _private: private,
+    })
 }
 
 /// Why a file `load` reads cannot be used (each error names its file or directory).
@@ -272,8 +303,18 @@ pub struct Order;
 impl Control for Order {
     const CAPABILITIES: &'static [&'static str] = &["permissions", "hooks"];
     const OPS: &'static [&'static str] = OPS;
-    const SETUP_FIELDS: &'static [&'static str] = SETUP_FIELDS;
+    type Setup = OrderSetup;
+    type State = OrderState;
     type Request = OrderRequest;
+
+    fn open(opening: &mut Opening<'_>) -> Result<OrderState, WireError> {
+        let gate = opening
+            .opened
+            .gate
+            .take()
+            .ok_or_else(|| WireError::error("the gate did not open"))?;
+        open_session(opening.session, &opening.setup.order, gate)
+    }
 
     fn parse(op: &str, request: &Value) -> Result<OrderRequest, WireError> {
         parse_as(op, request)

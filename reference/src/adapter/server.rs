@@ -1,20 +1,15 @@
 //! The protocol server, at the top of the adapter: reads one JSON request per line,
-//! answers `hello`, `open`, `close` and `bye` itself, hands every other op to the control
-//! that owns it in [`super::REGISTRY`], and writes one JSON answer per line, flushed at once. It
-//! holds the session table, which the controls reach through [`Sessions`]; it never names
-//! a control's op.
+//! answers `hello`, `open`, `close` and `bye` itself through the registry
+//! ([`super::REGISTRY`], [`Setups`], [`States`]), hands every other op to the control
+//! that owns it, and writes one JSON answer per line, flushed at once. It holds the
+//! session table, which the controls reach through [`super::control::Sessions`]; it
+//! never names a control, an op of one or a setup field.
 //!
 //! Touches only its input and output streams; the sessions do the rest.
 
-use super::control::Sessions;
-use super::fence::Fences;
-use super::gate::gate_config;
 use super::wire::{parse_request, Body, Reply, Request, WireError};
-use super::{PROTOCOL_VERSION, REGISTRY};
-use gatehouse::order::GuardedSession;
-use gatehouse::plane::session::Session as Plane;
-use serde_json::{json, Map, Value};
-use std::collections::HashMap;
+use super::{Setups, States, Table, PROTOCOL_VERSION, REGISTRY};
+use serde_json::{Map, Value};
 use std::io::{self, BufRead, Write};
 
 /// The capabilities this adapter implements: every control's, in the registry's order.
@@ -26,36 +21,11 @@ pub fn capabilities() -> Vec<&'static str> {
         .collect()
 }
 
-/// The adapter's state: the open sessions by name.
-#[derive(Debug, Default)]
+/// The adapter's state: the open sessions by name, each holding every control's state
+/// (dropped, private state directories included, when the adapter ends).
+#[derive(Default)]
 pub struct Server {
-    /// Each session's guarded controls: every tool call goes through their order.
-    sessions: HashMap<String, GuardedSession>,
-    /// Each session's plane (capability `fence`).
-    fences: Fences,
-    /// The private state directory made for a session that named none, removed when the
-    /// session closes or is replaced, and when the adapter ends: a suite run opens some
-    /// 1,500 sessions, whose directories were left in the system's temporary directory.
-    private_state: HashMap<String, std::path::PathBuf>,
-}
-
-impl Server {
-    /// Let go of the private state directory of `session`, if it has one.
-    fn drop_private_state(&mut self, session: &str) {
-        if let Some(dir) = self.private_state.remove(session) {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // The sessions first: they may still write to their state directories.
-        self.sessions.clear();
-        for (_, dir) in self.private_state.drain() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
+    sessions: Table,
 }
 
 /// Refuses a setup field no control takes (PROTO-SESSION-2).
@@ -66,56 +36,6 @@ fn check_fields(setup: &Map<String, Value>) -> Result<(), WireError> {
             "unknown setup field {unknown:?}"
         ))),
         None => Ok(()),
-    }
-}
-
-fn no_session(name: &str) -> WireError {
-    WireError::error(format!("no open session {name:?}"))
-}
-
-impl Sessions for Server {
-    fn opened(&mut self, name: &str) -> Result<&mut GuardedSession, WireError> {
-        self.sessions.get_mut(name).ok_or_else(|| no_session(name))
-    }
-
-    fn started(&mut self, name: &str) -> Result<&mut GuardedSession, WireError> {
-        let s = self.opened(name)?;
-        if s.files().is_some_and(|f| !f.started()) {
-            // PROTO-SETUP-2: after `started: false` no step but `close`.
-            return Err(WireError::error(format!("session {name:?} did not start")));
-        }
-        Ok(s)
-    }
-
-    fn plane(&mut self, name: &str) -> Result<&mut Plane, WireError> {
-        self.fences.plane(name)
-    }
-
-    fn with_plane(&mut self, name: &str) -> Result<(&mut GuardedSession, &mut Plane), WireError> {
-        let plane = self.fences.plane(name)?;
-        let s = self
-            .sessions
-            .get_mut(name)
-            .ok_or_else(|| no_session(name))?;
-        Ok((s, plane))
-    }
-}
-
-/// A private state directory not yet handed to the server: removed if the `open` that made
-/// it fails after all.
-struct PrivateDir(Option<std::path::PathBuf>);
-
-impl PrivateDir {
-    fn keep(mut self) -> Option<std::path::PathBuf> {
-        self.0.take()
-    }
-}
-
-impl Drop for PrivateDir {
-    fn drop(&mut self) {
-        if let Some(dir) = self.0.take() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
     }
 }
 
@@ -165,45 +85,26 @@ impl Server {
             Request::Open { session, setup } => {
                 // Replacing a session of the same name starts it afresh (PROTO-SESSION-1).
                 check_fields(&setup)?;
-                let (gate, grants) = gate_config(&setup)?;
-                let (mut fresh, private) =
-                    super::order::open_session(&session, &setup, gate, grants)?;
-                // Held until the session is in place (and the one it replaces gone).
-                let private = PrivateDir(private);
-                let (files, mut opened) = super::files::open(&setup)?;
-                if let Some(restored) = fresh
-                    .attach_files(files)
-                    .map_err(|e| WireError::refused(e.to_string()))?
-                {
-                    opened.insert("started".into(), json!(true));
-                    opened.insert("unreopened".into(), json!(restored.unreopened));
-                }
-                if !fresh.notices().is_empty() {
-                    opened.insert("notices".into(), json!(fresh.notices()));
-                }
-                let posture = self.fences.open(&session, &setup)?;
-                self.sessions.insert(session.clone(), fresh);
-                self.drop_private_state(&session);
-                if let Some(dir) = private.keep() {
-                    self.private_state.insert(session, dir);
-                }
-                Ok(posture
-                    .map_or(Body::Done {}, |posture| Body::Posture { posture })
-                    .with(opened))
+                let setup = Setups::read(&setup)?;
+                let mut answer = Map::new();
+                let replaced = self.sessions.get_mut(&session);
+                let opened = States::open(&session, &setup, replaced, &mut answer)?;
+                // The session it replaces ends here.
+                self.sessions.insert(session, opened);
+                Ok(Body::Done {}.with(answer))
             }
             Request::Op { op, request } => {
                 let control = REGISTRY
                     .iter()
                     .find(|c| c.ops.contains(&op.as_str()))
                     .ok_or_else(|| WireError::unsupported(format!("unknown op {op:?}")))?;
-                (control.handle)(&op, &request, self)
+                (control.handle)(&op, &request, &mut self.sessions)
             }
             Request::Close { session } => {
                 self.sessions
                     .remove(&session)
-                    .ok_or_else(|| no_session(&session))?;
-                self.fences.close(&session);
-                self.drop_private_state(&session);
+                    .ok_or_else(|| WireError::error(format!("no open session {session:?}")))?
+                    .close();
                 Ok(Body::Done {})
             }
             Request::Bye => Ok(Body::Done {}),

@@ -4,18 +4,61 @@
 //! its step's parts in their own files: [`ControlAction`] (`model.rs`: keys, parsing,
 //! what the runner does with it), [`ToRequest`] (`wire.rs`), [`Judged`] (`judge.rs`: the
 //! judging of its answer, its allowed twin, the level of each field); the runner holds
-//! its steps as [`Action`]s and never names a control. Each control declares its `[setup]` fields once ([`setup!`](crate::setup), `setup.rs`); the
-//! registry generates from them the aggregate [`SetupPatch`] and [`Setup`], their
-//! reading, overlay, resolution, the `open` setup, the capabilities the fields imply and
-//! [`known_capabilities`]. A new control is its module and one line in `registry!`.
+//! its steps as [`Action`]s and never names a control. Each control declares its
+//! `[setup]` fields once ([`setup!`](crate::setup), `setup.rs`) and its [`Control`] impl
+//! in its `model.rs`; the registry generates from them the aggregate [`SetupPatch`] and
+//! [`Setup`], their reading, overlay, resolution, the `open` setup, the capabilities the
+//! fields imply and [`known_capabilities`]. A control's module is declared here, inline
+//! (its doc and its three files: it has no `mod.rs`), beside its line in `registry!`.
 
-pub mod fence;
-pub mod gate;
+/// The `fence` control (`spec/execution-plane.md`): scenario model, wire messages and
+/// judge of commands run in the plane, the posture and the runtime toggle; `choices`, its
+/// setup field of the person's choices, read against the protocol's schema.
+pub mod fence {
+    pub mod choices;
+    pub mod judge;
+    pub mod model;
+    pub mod wire;
+}
+
+/// The gate control (`spec/approval-gate.md`): scenario model, wire messages and judge of the
+/// tool-call decisions, cards, grants and the audit trail.
+pub mod gate {
+    pub mod judge;
+    pub mod model;
+    pub mod wire;
+}
+
 pub mod open;
-pub mod order;
-pub mod paths;
+
+/// The permissions and hooks control (`spec/permissions.md`, `spec/hooks.md`,
+/// `spec/decision-order.md`): scenario model, wire messages and judge of tool calls
+/// through the whole decision order, the loading of agent and settings files, patterns
+/// added in the session, restarts and crashes between steps, and the files a hook left,
+/// which the runner reads itself.
+pub mod order {
+    pub mod judge;
+    pub mod model;
+    pub mod wire;
+}
+
+/// The `paths` control (`spec/path-confinement.md`): scenario model, wire messages and
+/// judge of the file tools.
+pub mod paths {
+    pub mod judge;
+    pub mod model;
+    pub mod wire;
+}
+
 pub mod setup;
-pub mod trust;
+
+/// The `trust` control (`spec/trust-map.md`): scenario model, wire messages and judge of
+/// the trust map.
+pub mod trust {
+    pub mod judge;
+    pub mod model;
+    pub mod wire;
+}
 
 use std::fmt::Debug;
 use std::sync::OnceLock;
@@ -161,12 +204,12 @@ macro_rules! registry {
 }
 
 registry![
-    gate: gate::Gate,
-    paths: paths::Paths,
-    trust: trust::Trust,
+    gate: gate::model::Gate,
+    paths: paths::model::Paths,
+    trust: trust::model::Trust,
     open: open::Open,
-    fence: fence::Fence,
-    order: order::Order,
+    fence: fence::model::Fence,
+    order: order::model::Order,
 ];
 
 /// A control's position in the registry, which sorts its families (written by
@@ -229,7 +272,7 @@ pub type Problems = Vec<String>;
 /// What one control is to the registry: its step type, its `[setup]` fields and the
 /// capabilities it answers to. Its parts implement their own traits in their own files:
 /// [`ControlAction`] in `model.rs`, [`ToRequest`] in `wire.rs`, [`Judged`] in `judge.rs`;
-/// its `mod.rs` names the three.
+/// its `model.rs` implements this trait.
 pub trait Control {
     /// One of its steps as read.
     type Action: Step;

@@ -11,7 +11,7 @@ use crate::verdict::{self, Level};
 use crate::vocab::{Family, OrNull};
 
 crate::families! {
-    super::Fence;
+    super::model::Fence;
     /// `run`.
     RUN = "a `run` expects a refusal (`refused`, a nonzero `exit`, a `signal`) but none expects `exit = 0` with a `check` proving its effect (`exists`, `content` or `stdout_has`)";
     /// `toggle`.

@@ -274,3 +274,12 @@ impl crate::controls::ControlAction for Action {
         }
     }
 }
+
+/// The fence: `run`, `posture`, `toggle`.
+pub struct Fence;
+
+impl crate::controls::Control for Fence {
+    type Action = Action;
+    type Setup = SetupPatch;
+    const CAPABILITIES: &'static [&'static str] = &["fence"];
+}

@@ -9,7 +9,7 @@ use crate::verdict::{self, Ctx, Level};
 use crate::vocab::{word, Family, GrantTool, OrNull};
 
 crate::families! {
-    super::Gate;
+    super::model::Gate;
     /// `decide`, `code`, `tool`.
     DECISION = "expectations include `ask` or `deny` but no `allow`";
 }

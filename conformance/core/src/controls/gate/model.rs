@@ -279,3 +279,12 @@ impl crate::controls::ControlAction for Action {
         }
     }
 }
+
+/// The approval gate: `decide`, `call`, `answer`, `grants`, `revoke`, `audit`.
+pub struct Gate;
+
+impl crate::controls::Control for Gate {
+    type Action = Action;
+    type Setup = SetupPatch;
+    const CAPABILITIES: &'static [&'static str] = &["gate"];
+}

@@ -12,7 +12,7 @@ use crate::verdict::{self, Level};
 use crate::vocab::Family;
 
 crate::families! {
-    super::Order;
+    super::model::Order;
     /// `load`.
     LOAD = "expectations include `loaded = false` but no `loaded = true`";
     /// `restart`, `crash`.

@@ -399,3 +399,12 @@ impl crate::controls::ControlAction for Action {
         }
     }
 }
+
+/// The decision order: permissions, hooks, `act`, records.
+pub struct Order;
+
+impl crate::controls::Control for Order {
+    type Action = Action;
+    type Setup = SetupPatch;
+    const CAPABILITIES: &'static [&'static str] = &["permissions", "hooks"];
+}

@@ -10,7 +10,7 @@ use crate::verdict::{self, Level};
 use crate::vocab::{Family, OrNull};
 
 crate::families! {
-    super::Paths;
+    super::model::Paths;
     /// `read`, `write`, `edit`, `list`, `search`.
     FILE = "a file tool expects a refusal (a `result` other than `read`, `written`, `listed`, `searched`) but none expects one of those";
 }

@@ -247,3 +247,12 @@ impl crate::controls::ControlAction for Action {
         Some("paths")
     }
 }
+
+/// The file tools: `read`, `write`, `edit`, `list`, ...
+pub struct Paths;
+
+impl crate::controls::Control for Paths {
+    type Action = Action;
+    type Setup = SetupPatch;
+    const CAPABILITIES: &'static [&'static str] = &["paths"];
+}

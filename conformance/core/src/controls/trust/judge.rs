@@ -11,7 +11,7 @@ use crate::verdict::{self, Level};
 use crate::vocab::{Family, OrNull};
 
 crate::families! {
-    super::Trust;
+    super::model::Trust;
     /// `query`.
     QUERY = "a `query` expects `untrusted`, `unknown` or a refusal but none expects `trusted`";
     /// `gesture`.

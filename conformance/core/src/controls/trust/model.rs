@@ -253,3 +253,12 @@ impl crate::controls::ControlAction for Action {
         Some("trust")
     }
 }
+
+/// The trust map.
+pub struct Trust;
+
+impl crate::controls::Control for Trust {
+    type Action = Action;
+    type Setup = SetupPatch;
+    const CAPABILITIES: &'static [&'static str] = &["trust"];
+}
