@@ -101,13 +101,19 @@ macro_rules! registry {
                 Ok(opened)
             }
 
-            /// Ends the session, control by control, in the registry's order.
+            /// Ends the session, control by control, in the reverse of the registry's
+            /// order: a control opened later may lean on an earlier one (the fence's plane
+            /// runs in the order's state directory, which the order removes when it closes).
             pub fn close(self) {
+                let mut closers: Vec<Box<dyn FnOnce()>> = Vec::new();
                 $(
                     if let Some(state) = self.$name {
-                        <$control as Control>::close(state);
+                        closers.push(Box::new(move || <$control as Control>::close(state)));
                     }
                 )*
+                for close in closers.into_iter().rev() {
+                    close();
+                }
             }
         }
     };
