@@ -39,6 +39,7 @@ AGENTS=(
   "gemini-cli|@google/gemini-cli@0.61.0|.bin/gemini"
   "opencode|opencode-ai@1.18.33|.bin/opencode"
   "copilot-cli|@github/copilot@1.0.102|@github/copilot-linux-x64/copilot"
+  "qwen-code|@qwen-code/qwen-code@0.24.4|.bin/qwen"
 )
 # Not here: Crush (`@charmland/crush`), whose npm package holds no program; its postinstall
 # downloads one from the vendor's release page, which a host that reaches the registries
