@@ -133,6 +133,10 @@ class QwenCode(core.Agent):
         if src.safety not in MODES:
             raise Unsupported("safety %r: no Qwen Code approval mode" % src.safety)
         s.state["mode"], s.state["channel"] = MODES[src.safety]
+        if setup.get("asker") == "none":
+            # Nobody to ask: Qwen's run with no channel refuses what it would ask, which is
+            # the order's deny by `no_asker`, not an ask left unanswered.
+            s.state["channel"] = False
         rules: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
         for lst, pattern, _origin in src.patterns():
             rules[lst].append(translate_pattern(pattern))
@@ -210,6 +214,9 @@ class QwenCode(core.Agent):
         # asking: the scripted model reads it first, as a model does, and the adapter
         # reports the last call.
         first = [read] if os.path.lexists(path) else []
+        if call.tool == "edit" and not call.input.get("old"):
+            raise Unsupported("edit with no old text: Qwen Code's edit tool refuses it before "
+                              "asking, and it has no other tool that edits without a match")
         if call.tool == "write":
             return first + [("write_file", {"file_path": path,
                                             "content": call.input.get("content", "")}), "done"]

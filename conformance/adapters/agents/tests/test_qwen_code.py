@@ -190,6 +190,21 @@ class PrepareTest(unittest.TestCase):
         state = self.settings({"safety": "restricted"})["_state"]
         self.assertEqual((state["mode"], state["channel"]), ("default", False))
 
+    def test_no_asker_has_nobody_to_ask(self) -> None:
+        state = self.settings({"safety": "balanced", "asker": "none"})["_state"]
+        self.assertEqual((state["mode"], state["channel"]), ("default", False))
+        self.assertTrue(self.settings({"safety": "balanced"})["_state"]["channel"])
+
+
+class ScriptTest(unittest.TestCase):
+    def test_edit_with_no_old_text_is_unsupported(self) -> None:
+        agent = qwen.QwenCode.__new__(qwen.QwenCode)
+        session = core.Session(agent, "s", {"workspace": "/w/work"})
+        with self.assertRaises(Unsupported):
+            agent.script(session, Call("edit", {"path": "f"}))
+        turns = agent.script(session, Call("edit", {"path": "/nonexistent/f", "old": "a", "new": "b"}))
+        self.assertEqual(turns[0], ("edit", {"file_path": "/nonexistent/f", "old_string": "a", "new_string": "b"}))
+
 
 if __name__ == "__main__":
     unittest.main()
