@@ -96,8 +96,16 @@ install_agents() {
 }
 
 if $agents_only; then
-  command -v bwrap >/dev/null || { say "apt-get install bubblewrap"; apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }
+  # bubblewrap confines every agent run; socat is what Claude Code's own sandbox needs
+  # (without it each sandboxed run exits before its first call: "sandbox required but
+  # unavailable"), as sandbox-runtime below does.
+  need_apt=()
+  command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+  $ci || command -v socat >/dev/null || need_apt+=(socat)
+  if [ ${#need_apt[@]} -gt 0 ]; then
+    say "apt-get install ${need_apt[*]}"; apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  fi
   install_agents
   exit 0
 fi

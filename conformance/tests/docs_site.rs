@@ -167,12 +167,24 @@ fn every_requirement_has_its_anchor_and_a_case_or_its_reason() {
         labels.contains(&"reference") && labels.len() >= 7,
         "{labels:?}"
     );
-    // The agents table's columns: each row of its section whose first cell ends with
-    // the label in backticks and parentheses.
+    // The agents table's columns: each row of its section (the generated table, then the
+    // tables published before the reports were kept) whose first cell ends with the label
+    // in backticks and parentheses.
+    let mut inside = false;
     let agents: Vec<&str> = table
         .lines()
-        .skip_while(|l| !l.starts_with("<!-- agents table: begin"))
-        .take_while(|l| !l.starts_with("<!-- agents table: end"))
+        .filter(|l| {
+            if l.starts_with("<!-- agents table: begin")
+                || l.starts_with("<!-- agents published: begin")
+            {
+                inside = true;
+            } else if l.starts_with("<!-- agents table: end")
+                || l.starts_with("<!-- agents published: end")
+            {
+                inside = false;
+            }
+            inside
+        })
         .filter_map(|l| {
             l.strip_prefix('|')?
                 .split('|')
@@ -534,4 +546,123 @@ fn the_known_attacks_page_and_the_asi_map_show_every_class_and_risk() {
     assert!(site.join("md/known-attacks.md").is_file() && site.join("md/asi.md").is_file());
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();
     assert!(index.contains("href=\"known-attacks.html\"") && index.contains("href=\"asi.html\""));
+}
+
+/// The line of a page (or of one requirement's block) naming its lists.
+fn lists_line(html: &str) -> &str {
+    html.lines()
+        .find(|l| l.starts_with("<p class=\"lists\">"))
+        .unwrap_or("")
+}
+
+/// Every scenario page names the public classes it belongs to (it cites one of their
+/// sources), and every requirement a class breaks, or an entry of `spec/asi.toml` names
+/// by its ID, names that class or risk in its block on its chapter's page, each a link to
+/// its section; the lists are read here with the `toml` crate, the pages read back.
+#[test]
+fn scenario_and_requirement_pages_name_their_class_and_risk() {
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let empty = out.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = empty.to_str().unwrap();
+    let o = docs(
+        &["--out", site.to_str().unwrap(), "--peers", e, "--agents", e],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root().join("spec/public-record.toml")).unwrap())
+            .unwrap();
+    let mut files = Vec::new();
+    toml_files(&root().join("scenarios"), &mut files);
+    // The chapter that defines an ID: the chapter page (one per chapter of spec/) whose
+    // Markdown source holds `**[ID]**`.
+    let chapter_of = |id: &str| -> String {
+        for e in std::fs::read_dir(site.join("spec")).unwrap() {
+            let stem = e
+                .unwrap()
+                .path()
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
+            let md = root().join(format!("spec/{stem}.md"));
+            if std::fs::read_to_string(&md).is_ok_and(|t| t.contains(&format!("**[{id}]**"))) {
+                return stem;
+            }
+        }
+        panic!("{id}: no chapter defines it")
+    };
+    let block = |id: &str| -> String {
+        let page =
+            std::fs::read_to_string(site.join(format!("spec/{}.html", chapter_of(id)))).unwrap();
+        let start = page
+            .find(&format!("<div class=\"cases\" data-req=\"{id}\">"))
+            .unwrap_or_else(|| panic!("{id}: no cases block"));
+        let rest = &page[start..];
+        rest[..rest.find("</div><!--/cases-->").unwrap()].to_string()
+    };
+    let mut checked = 0;
+    for class in record["class"].as_array().unwrap() {
+        let cid = class["id"].as_str().unwrap();
+        let href = format!("known-attacks.html#{cid}\"");
+        let sources: Vec<&str> = class["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        for p in &files {
+            let t: toml::Table = toml::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+            let cites = t
+                .get("sources")
+                .and_then(|s| s.as_array())
+                .is_some_and(|s| {
+                    s.iter()
+                        .any(|x| sources.contains(&x.as_str().unwrap_or_default()))
+                });
+            if !cites {
+                continue;
+            }
+            let id = p
+                .strip_prefix(root().join("scenarios"))
+                .unwrap()
+                .with_extension("");
+            let page =
+                std::fs::read_to_string(site.join(format!("scenarios/{}.html", id.display())))
+                    .unwrap();
+            assert!(
+                lists_line(&page).contains(&href),
+                "{}: {href}",
+                id.display()
+            );
+            checked += 1;
+        }
+        for r in class["requirements"].as_array().unwrap() {
+            let r = r.as_str().unwrap();
+            assert!(lists_line(&block(r)).contains(&href), "{r}: {href}");
+        }
+    }
+    assert!(checked >= 14, "{checked}");
+    let asi: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root().join("spec/asi.toml")).unwrap()).unwrap();
+    for risk in asi["risk"].as_array().unwrap() {
+        let rid = risk["id"].as_str().unwrap();
+        let Some(reqs) = risk.get("requirements").and_then(|r| r.as_array()) else {
+            continue;
+        };
+        for r in reqs.iter().filter_map(|r| r.as_str()) {
+            if r.ends_with('-') {
+                continue;
+            }
+            let href = format!("asi.html#{rid}\"");
+            assert!(lists_line(&block(r)).contains(&href), "{r}: {href}");
+        }
+    }
+    let md = std::fs::read_to_string(site.join("md/spec/execution-plane.md")).unwrap();
+    assert!(
+        md.contains("known attack: [#"),
+        "the Markdown twin names them too"
+    );
 }

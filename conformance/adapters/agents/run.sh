@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Runs the suite's chapters against every agent adapter (the whole agents, each driven by a
-# scripted model on 127.0.0.1), keeps each canonical JSON report in reports/agents/, and
-# rewrites the agents section of docs/implementations.md, between its own two marker lines
-# (the peers' table below the peers' marker is conformance/adapters/peers.sh's). `just
-# agents` runs it after install.sh. The list of agents is the one below, in one place.
+# scripted model on 127.0.0.1), writes each canonical JSON report to reports/agents/, keeps
+# it in docs/reports/ (LABEL-BACKEND-REVISION-DATE[.N].json, with a row in its README's
+# table), and rewrites the agents section of docs/implementations.md, between its own two
+# marker lines, from every agent report kept there (conformance/adapters/table.py --kept:
+# a column per label, its reports merged per scenario, the newest giving each result), so
+# a narrowed run (--only, --filter) adds to the table and never removes from it. The peers'
+# table below the peers' marker is conformance/adapters/peers.sh's. `just agents` runs it
+# after install.sh. The list of agents is the one below, in one place.
 #
 #   conformance/adapters/agents/run.sh                 every agent, every chapter it can take
 #   conformance/adapters/agents/run.sh --only claude-code --filter hooks/
-#   conformance/adapters/agents/run.sh --table-only    re-render from the reports already there
+#   conformance/adapters/agents/run.sh --table-only    re-render from the kept reports
+#   conformance/adapters/agents/run.sh --no-keep ...   a trial: the report stays in
+#                                                      reports/agents/, nothing else changes
 #
 # An agent run takes 1-9 s, so a chapter takes minutes and the whole suite an hour or more
 # per agent (README.md, "How long a column takes"); `--filter` (repeatable, passed to the
@@ -43,11 +49,12 @@ chapters=(--filter gate/ --filter permissions/ --filter hooks/ --filter trust/ -
 
 out=reports/agents
 mkdir -p "$out"
-table_only=false build=false only=() filters=()
+table_only=false build=false keep=true only=() filters=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --table-only) table_only=true ;;
     --build) build=true ;;
+    --no-keep) keep=false ;;
     --only) only+=("$2"); shift ;;
     --filter) filters+=(--filter "$2"); shift ;;
     *) echo "agents: unknown argument $1" >&2; exit 2 ;;
@@ -117,25 +124,32 @@ for entry in "${agents[@]}"; do
   # An agent is expected to fail scenarios: the exit status is the table's, not ours.
   "$runner" run --impl "$impl" "${run_filters[@]}" --step-timeout 60 --quiet --format json \
     --out "$out/$label.json" >/dev/null || true
+  took=$(( $(date +%s) - start ))
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r["summary"], sys.argv[3] + " s")' \
-    "$out/$label.json" "$label" "$(( $(date +%s) - start ))"
+    "$out/$label.json" "$label" "$took"
+  # Kept beside the column's earlier reports, under a name of its own, with a row in
+  # docs/reports/README.md's table (the report's `mode` lists the filters it ran).
+  made_by="\`conformance/adapters/agents/run.sh --only $label\`"
+  [ ${#filters[@]} -gt 0 ] && made_by+=" with $(( ${#filters[@]} / 2 )) \`--filter\`s (the report's \`mode\` lists them)"
+  if $keep; then
+    python3 conformance/adapters/table.py --kept docs/reports \
+      --keep "$label=$out/$label.json" "$(git rev-parse --short HEAD)" "$(date -u +%F)" "$made_by, $took s"
+  fi
 done
-[ ${#args[@]} -gt 0 ] || { echo "agents: no report to render" >&2; exit 1; }
-
 doc=docs/implementations.md
 begin='<!-- agents table: begin (written by `just agents`) -->'
 end='<!-- agents table: end -->'
 grep -qF "$begin" "$doc" && grep -qF "$end" "$doc" || { echo "agents: $doc lacks the agents marker lines" >&2; exit 1; }
-python3 conformance/adapters/table.py --command "just agents" "${args[@]}" \
-  | sed 's/^## The table/### The agents table/' > "$out/table.md"
-# A narrowed run (--only, --filter) renders its table beside the reports and leaves
-# docs/implementations.md as it is: the agents section is made from every agent's report
-# over every chapter, and a narrowed run has only some of them (issue 47: one rewrote the
-# section from one report and deleted the others' columns).
-if [ ${#only[@]} -gt 0 ] || [ ${#filters[@]} -gt 0 ]; then
-  echo "agents: a narrowed run: its table is $out/table.md; $doc is left as it is"
+# A trial (--no-keep) renders this run's reports beside them and changes nothing else.
+if ! $keep; then
+  [ ${#args[@]} -gt 0 ] || { echo "agents: no report to render" >&2; exit 1; }
+  python3 conformance/adapters/table.py --command "conformance/adapters/agents/run.sh --no-keep" "${args[@]}" \
+    | sed 's/^## The table/### The agents table/' > "$out/table.md"
+  echo "agents: a trial run (--no-keep): its table is $out/table.md; $doc and docs/reports/ are left as they are"
   exit 0
 fi
+python3 conformance/adapters/table.py --command "just agents" --kept docs/reports --agents \
+  | sed 's/^## The table/### The agents table/' > "$out/table.md"
 python3 - "$doc" "$begin" "$end" "$out/table.md" <<'PY'
 import sys
 doc, begin, end, table = sys.argv[1:]
@@ -145,4 +159,4 @@ head, _, rest = text.partition(begin)
 _, _, tail = rest.partition(end)
 open(doc, "w").write(head + begin + "\n\n" + table.rstrip("\n") + "\n\n" + end + tail)
 PY
-echo "agents: wrote the agents section of $doc"
+echo "agents: wrote the agents section of $doc from the agent reports kept in docs/reports/"

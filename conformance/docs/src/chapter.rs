@@ -29,6 +29,8 @@ pub struct Context<'a> {
     pub ids: &'a BTreeMap<String, String>,
     /// The source link of a repository file and line, from a page one level down.
     pub source: &'a dyn Fn(&str, usize) -> String,
+    /// The public classes and OWASP risks, named under each requirement they list.
+    pub lists: &'a super::tags::Lists,
 }
 
 /// The chapter's text with requirement anchors, part anchors and one marker line after
@@ -102,6 +104,7 @@ fn pinning<'v>(view: &'v View<'_>, traced: &Traced, id: &str) -> Vec<(&'v Step, 
 /// The cases of one requirement as HTML, on a chapter page.
 pub fn cases_html(cx: &Context<'_>, id: &str) -> String {
     let mut s = format!("<div class=\"cases\" data-req=\"{}\">\n", esc(id));
+    s += &cx.lists.requirement(id).html("../");
     let Some(t) = cx.traced.get(id) else {
         return s + "</div><!--/cases-->\n";
     };
@@ -184,6 +187,10 @@ pub fn cases_markdown(cx: &Context<'_>, id: &str) -> String {
         source: cx.source,
     };
     let mut s = String::new();
+    let tags = cx.lists.requirement(id).markdown("../");
+    if !tags.is_empty() {
+        s += &format!("> {tags}\n>\n");
+    }
     if let Some(reason) = &t.untestable {
         s += &format!(
             "> No scenario can check this: {}\n",

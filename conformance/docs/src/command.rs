@@ -113,7 +113,7 @@ pub fn docs(args: &DocsOptions) -> Result<i32, DocsError> {
     )?;
     site.write(&args.out)?;
     crate::check(&args.out, &spec, &impls)?;
-    crate::check_lists(&args.out, &spec_dir, &loaded.scenarios)?;
+    crate::check_lists(&args.out, &spec_dir, &spec, &loaded.scenarios)?;
     let reported = impls.reported().count();
     println!(
         "docs: {} file(s), {:.1} MB, in {}: {} chapter(s), {} scenario(s), {} implementation(s) ({} with a report)",

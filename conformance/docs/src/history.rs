@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use gatehouse_conform_core::diff::{diff, RunView};
 
 use crate::page::esc;
-use crate::reports::Implementations;
+use crate::reports::{Counts, Implementations, Origin};
 
 /// One run of an implementation: where its report is and what it says.
 #[derive(Debug, Clone)]
@@ -208,14 +208,27 @@ pub fn render(root: &Path, impls: &Implementations) -> BTreeMap<PathBuf, String>
     let mut labels: BTreeMap<String, String> = BTreeMap::new();
     let mut columns: Vec<(String, RunView)> = Vec::new();
     for col in &impls.columns {
-        let Some((_, path)) = &col.report else {
+        let Some((report, path)) = &col.report else {
             continue;
         };
         let Ok(view) = RunView::load(path) else {
             continue;
         };
         labels.entry(view.who()).or_insert(col.label.clone());
-        columns.push((col.label.clone(), view.clone()));
+        // A column merged from several kept reports (an agent's narrowed runs): its badge
+        // is the merged column's, not its newest file's alone.
+        let mut shown = view.clone();
+        if matches!(&col.origin, Origin::Kept(k) if !k.older.is_empty()) {
+            shown.scenarios = report
+                .scenarios
+                .iter()
+                .map(|s| (s.id.clone(), (s.safety.clone(), s.exactness.clone())))
+                .collect();
+            let score = |c: &Counts| (c.passed, c.passed + c.failed + c.errored + c.not_shown);
+            shown.safety = score(&report.verdicts.safety);
+            shown.exactness = score(&report.verdicts.exactness);
+        }
+        columns.push((col.label.clone(), shown));
         let file = path
             .strip_prefix(root)
             .unwrap_or(path)
@@ -397,6 +410,42 @@ mod tests {
             exactness,
             scenarios: BTreeMap::new(),
         }
+    }
+
+    /// An agent column of two kept reports (the newer narrowed to one scenario): its
+    /// badge counts the merged column, not the newer file alone.
+    #[test]
+    fn a_merged_column_s_badge_is_the_merged_column_s() {
+        let root = std::env::temp_dir().join(format!("gh-docs-badge-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        let report = |results: &[(&str, &str)]| {
+            serde_json::json!({
+                "runner": {"implementation": "agent", "suite": {"spec_version": "0.16", "hash": "h"}},
+                "environment": {"name": "x", "version": "1"},
+                "verdicts": {"safety": {"passed": 0, "failed": 0, "skipped": 0, "errored": 0},
+                             "exactness": {"passed": 0, "failed": 0, "skipped": 0, "errored": 0}},
+                "scenarios": results.iter().map(|(id, v)| serde_json::json!(
+                    {"id": id, "safety": v, "exactness": v})).collect::<Vec<_>>(),
+            })
+            .to_string()
+        };
+        let (old, new) = (root.join("old.json"), root.join("new.json"));
+        std::fs::write(&old, report(&[("fence/a", "failed"), ("gate/b", "failed")])).unwrap();
+        std::fs::write(&new, report(&[("gate/b", "passed")])).unwrap();
+        let kept = |path: &Path, date: &str| crate::reports::Kept {
+            label: "x".into(),
+            file: path.display().to_string(),
+            revision: "r".into(),
+            date: date.into(),
+            what: String::new(),
+            older: Vec::new(),
+        };
+        let rows = [kept(&old, "2026-12-06"), kept(&new, "2026-12-07")];
+        let impls = crate::reports::gather(&root, &[], None, &[], None, &rows, &[]).unwrap();
+        let files = render(&root, &impls);
+        std::fs::remove_dir_all(&root).unwrap();
+        let b = &files[&PathBuf::from("badges/x.json")];
+        assert!(b.contains("safety 1/2"), "{b}");
     }
 
     #[test]

@@ -23,12 +23,23 @@ fn counts_row(name: &str, c: &Counts) -> String {
 
 /// The page of an agent column from what the agents table published: its verdicts per
 /// chapter and each failed scenario with its first safety difference.
-fn published(label: &str, p: &Published) -> (String, String) {
-    let source = format!(
-        "From the agents table committed in `docs/implementations.md` ({}; {}). An agent's run of a chapter takes minutes to hours, so its JSON report is not kept in the repository; `--report {label}=reports/agents/{label}.json` renders this page from the report itself, with every difference.",
-        p.heading.trim_end_matches('.'),
-        p.made_by.trim_end_matches('.')
-    );
+/// `earlier`: the column also has a kept report, shown above; this is what the table
+/// published before its reports were kept (anchors prefixed `earlier-`).
+fn published(label: &str, p: &Published, earlier: bool) -> (String, String) {
+    let source = if earlier {
+        format!(
+            "Published in the agents table of `docs/implementations.md` before this column's reports were kept ({}; {}): the scenarios its kept reports did not run keep these results.",
+            p.heading.trim_end_matches('.'),
+            p.made_by.trim_end_matches('.')
+        )
+    } else {
+        format!(
+            "From the agents table committed in `docs/implementations.md` ({}; {}). An agent's run of a chapter takes minutes to hours, so its JSON report is not kept in the repository; `--report {label}=reports/agents/{label}.json` renders this page from the report itself, with every difference.",
+            p.heading.trim_end_matches('.'),
+            p.made_by.trim_end_matches('.')
+        )
+    };
+    let prefix = if earlier { "earlier-" } else { "" };
     let mut s = format!(
         "<p class=\"note\">{}</p>\n",
         super::markdown::inline_html(&source)
@@ -56,7 +67,10 @@ fn published(label: &str, p: &Published) -> (String, String) {
         ("failing", "Failed safety", &p.failures),
         ("exactness", "Failed exactness only", &p.exactness_only),
     ] {
-        s += &format!("<h2 id=\"{anchor}\">{title} ({})</h2>\n<ul>", list.len());
+        s += &format!(
+            "<h2 id=\"{prefix}{anchor}\">{title} ({})</h2>\n<ul>",
+            list.len()
+        );
         md += &format!("\n## {title} ({})\n\n", list.len());
         for f in list {
             s += &format!(
@@ -102,7 +116,7 @@ pub fn render(
     }
     let Some((report, path)) = &col.report else {
         if let Some(p) = &col.published {
-            let (ps, pmd) = published(label, p);
+            let (ps, pmd) = published(label, p, false);
             return (s + &ps, md + &pmd);
         }
         let none = format!(
@@ -263,6 +277,14 @@ pub fn render(
             );
         }
         s += "</ul></details>\n";
+    }
+    // An agent column whose reports are kept since: what the table published before.
+    if let Some(p) = &col.published {
+        s += "<h2 id=\"earlier\">Earlier, in the agents table</h2>\n";
+        md += "\n## Earlier, in the agents table\n\n";
+        let (ps, pmd) = published(label, p, true);
+        s += &ps;
+        md += &pmd;
     }
     (s, md)
 }

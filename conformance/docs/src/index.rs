@@ -198,6 +198,7 @@ pub fn scenario_page(
     ids: &BTreeMap<String, String>,
     impls: &Implementations,
     links: &Links<'_>,
+    lists: &super::tags::Lists,
 ) -> String {
     let sc = view.scenario;
     let mut s = format!(
@@ -213,6 +214,7 @@ pub fn scenario_page(
             .collect::<Vec<_>>()
             .join(", ")
     );
+    s += &lists.scenario(sc).html(&links.up);
     let badges = cases::verdict_badges(&sc.id, impls, &links.up);
     if !badges.is_empty() {
         s += &format!("<p>{badges}</p>\n");

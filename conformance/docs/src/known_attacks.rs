@@ -26,9 +26,10 @@ pub struct Cell {
     pub words: String,
 }
 
-/// The safety verdict of `col` on scenario `id`: from its report (`not run` when the
-/// report lacks the scenario); for an agent column without one, from its published
-/// failures (a failure listed, or none listed where its chapter ran); else `no report`.
+/// The safety verdict of `col` on scenario `id`: from its report (when the report lacks
+/// the scenario, a failure its agents table published, else `not run`); for an agent
+/// column without one, from its published failures (a failure listed, or none listed
+/// where its chapter ran); else `no report`.
 pub fn cell(col: &Column, id: &str) -> Cell {
     let known = |s: &str| -> &'static str {
         match s {
@@ -50,12 +51,26 @@ pub fn cell(col: &Column, id: &str) -> Cell {
                 safety: known(&r.safety),
                 words: super::pill::pill(r),
             },
+            // Not in its kept reports: a failure the agents table published before them
+            // (a scenario it did not list may be newer than that table: not run).
+            None if col
+                .published
+                .as_ref()
+                .is_some_and(|p| p.failures.iter().any(|f| f.id == id)) =>
+            {
+                published_cell(col, id)
+            }
             None => Cell {
                 safety: "none",
                 words: "not run".into(),
             },
         };
     }
+    published_cell(col, id)
+}
+
+/// The cell of an agent column from what its agents table published.
+fn published_cell(col: &Column, id: &str) -> Cell {
     let Some(p) = &col.published else {
         return Cell {
             safety: "none",

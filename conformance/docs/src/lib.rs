@@ -13,7 +13,8 @@
 //! ([`page`]), Markdown ([`markdown`]), the badges, history and diffs ([`history`]) and
 //! the check of what was written ([`verify`]); the known attacks of
 //! `spec/public-record.toml` ([`known_attacks`]) and the OWASP agentic risks of
-//! `spec/asi.toml` ([`asi_map`]), each a page with its own check;
+//! `spec/asi.toml` ([`asi_map`]), each a page with its own check, and the line on each
+//! scenario's page and requirement naming the classes and risks it belongs to ([`tags`]);
 //! the command as the binary calls it ([`command`]).
 
 #![forbid(unsafe_code)]
@@ -33,6 +34,7 @@ mod markdown;
 mod page;
 mod pill;
 mod reports;
+mod tags;
 mod verify;
 
 use std::collections::BTreeMap;
@@ -107,7 +109,12 @@ pub fn build(i: &Inputs<'_>, out: &Path) -> Result<Site, DocsError> {
         .values()
         .map(|r| (r.id.clone(), r.chapter.clone()))
         .collect();
+    let lists = tags::Lists {
+        classes: known_attacks::load(i.spec_dir)?,
+        asi: asi_map::load(i.spec_dir)?,
+    };
     let cx = chapter::Context {
+        lists: &lists,
         requirements: &i.spec.requirements,
         traced: &i.trace.requirements,
         views: &views,
@@ -149,7 +156,7 @@ pub fn build(i: &Inputs<'_>, out: &Path) -> Result<Site, DocsError> {
                 }
             },
         };
-        let body = index::scenario_page(view, &ids, i.impls, &links);
+        let body = index::scenario_page(view, &ids, i.impls, &links, &lists);
         files.insert(
             PathBuf::from(view.page_path()),
             page::page(&view.scenario.title, depth, &body),
@@ -166,10 +173,8 @@ pub fn build(i: &Inputs<'_>, out: &Path) -> Result<Site, DocsError> {
             md,
         );
     }
-    let classes = known_attacks::load(i.spec_dir)?;
-    files.extend(known_attacks::pages(&classes, &views, &ids, i.impls));
-    let asi = asi_map::load(i.spec_dir)?;
-    files.extend(asi_map::pages(&asi, i.spec, i.trace, i.impls));
+    files.extend(known_attacks::pages(&lists.classes, &views, &ids, i.impls));
+    files.extend(asi_map::pages(&lists.asi, i.spec, i.trace, i.impls));
     files.extend(history::render(i.root, i.impls));
     let (home, home_md) = index::home(i.spec, i.trace, i.impls, &texts);
     files.insert(PathBuf::from("index.html"), page::page("Index", 0, &home));
@@ -207,10 +212,26 @@ impl Site {
 }
 
 /// Checks the known-attacks page and the ASI map as written (their modules'
-/// `problems`), from the lists in `spec_dir`.
-pub fn check_lists(out: &Path, spec_dir: &Path, scenarios: &[Scenario]) -> Result<(), DocsError> {
-    let mut p = known_attacks::problems(out, &known_attacks::load(spec_dir)?, scenarios);
-    p.extend(asi_map::problems(out, &asi_map::load(spec_dir)?));
+/// `problems`), from the lists in `spec_dir`, and that every scenario page and requirement
+/// of `spec` names the classes and risks it belongs to ([`tags::problems`]).
+pub fn check_lists(
+    out: &Path,
+    spec_dir: &Path,
+    spec: &SpecIndex,
+    scenarios: &[Scenario],
+) -> Result<(), DocsError> {
+    let lists = tags::Lists {
+        classes: known_attacks::load(spec_dir)?,
+        asi: asi_map::load(spec_dir)?,
+    };
+    let mut p = known_attacks::problems(out, &lists.classes, scenarios);
+    p.extend(asi_map::problems(out, &lists.asi));
+    let chapters: BTreeMap<String, String> = spec
+        .requirements
+        .values()
+        .map(|r| (r.id.clone(), r.chapter.clone()))
+        .collect();
+    p.extend(tags::problems(out, &lists, scenarios, &chapters));
     if p.is_empty() {
         Ok(())
     } else {

@@ -58,7 +58,7 @@ pub struct Verdicts {
 }
 
 /// Scenario counts of one verdict.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
 pub struct Counts {
     /// Passed.
     pub passed: usize,
@@ -209,6 +209,9 @@ pub struct Kept {
     pub date: String,
     /// What runs, for a label that is not a column of the implementations table.
     pub what: String,
+    /// The column's older kept reports, merged under this one per scenario (files,
+    /// oldest first).
+    pub older: Vec<String>,
 }
 
 impl Origin {
@@ -224,8 +227,22 @@ impl Origin {
         match self {
             Origin::None => String::new(),
             Origin::Kept(k) => format!(
-                "Kept report `{}`, of revision `{}` on {} (`docs/reports/README.md` says how it was made); a fresh run's report (`reports/peers/`, `reports/agents/` or `--report`) takes precedence.",
-                k.file, k.revision, k.date
+                "Kept report `{}`, of revision `{}` on {}{} (`docs/reports/README.md` says how it was made); a fresh run's report (`reports/peers/`, `reports/agents/` or `--report`) takes precedence.",
+                k.file,
+                k.revision,
+                k.date,
+                if k.older.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", merged per scenario over the column's older kept reports {} (the newest report that ran a scenario gives its result)",
+                        k.older
+                            .iter()
+                            .map(|f| format!("`{f}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
             ),
             Origin::Fresh { modified, over: o } => format!(
                 "Fresh report `{}`, a run in this checkout, written {modified}{}.",
@@ -335,7 +352,8 @@ fn trailing_label(text: &str) -> Option<String> {
 }
 
 /// The agent columns of the agents section of `implementations.md` (between its `agents
-/// table: begin` and `end` markers), in order, each with what it published.
+/// table: begin` and `end` markers, then its `agents published: begin` and `end`), in
+/// order, each with what it published (a label's last row and the sections after it).
 pub fn agent_columns(markdown: &str) -> Vec<(String, Published)> {
     let mut out: Vec<(String, Published)> = Vec::new();
     let (mut heading, mut made_by) = (String::new(), String::new());
@@ -349,10 +367,21 @@ pub fn agent_columns(markdown: &str) -> Vec<(String, Published)> {
         Exactness,
     }
     let mut rows = Rows::Summary;
-    let lines = markdown
-        .lines()
-        .skip_while(|l| !l.starts_with("<!-- agents table: begin"))
-        .take_while(|l| !l.starts_with("<!-- agents table: end"));
+    // The generated table (`agents table`), then what was published before the columns'
+    // reports were kept (`agents published`): a label's later row replaces its earlier.
+    let mut inside = false;
+    let lines = markdown.lines().filter(|l| {
+        if l.starts_with("<!-- agents table: begin")
+            || l.starts_with("<!-- agents published: begin")
+        {
+            inside = true;
+            return false;
+        }
+        if l.starts_with("<!-- agents table: end") || l.starts_with("<!-- agents published: end") {
+            inside = false;
+        }
+        inside
+    });
     for line in lines {
         if let Some(h) = line
             .strip_prefix("### ")
@@ -424,6 +453,64 @@ pub fn agent_columns(markdown: &str) -> Vec<(String, Published)> {
     out
 }
 
+/// One column from its reports, oldest first: the newest report that ran a scenario gives
+/// its result, a scenario no newer report ran keeps its older one (a narrowed run never
+/// removes a scenario), and the verdicts are counted again; the runner and environment
+/// are the newest's.
+pub fn merge(reports: Vec<Report>) -> Report {
+    let mut reports = reports.into_iter();
+    let Some(mut merged) = reports.next() else {
+        return Report {
+            runner: Runner {
+                implementation: String::new(),
+                suite: Suite {
+                    spec_version: String::new(),
+                    hash: String::new(),
+                },
+            },
+            environment: serde_json::Value::Null,
+            verdicts: Verdicts {
+                safety: Counts::default(),
+                exactness: Counts::default(),
+            },
+            scenarios: Vec::new(),
+        };
+    };
+    let mut newer = false;
+    for r in reports {
+        newer = true;
+        for s in &r.scenarios {
+            match merged.scenarios.iter_mut().find(|m| m.id == s.id) {
+                Some(m) => *m = s.clone(),
+                None => merged.scenarios.push(s.clone()),
+            }
+        }
+        merged.runner = r.runner;
+        merged.environment = r.environment;
+    }
+    if newer {
+        merged.scenarios.sort_by(|a, b| a.id.cmp(&b.id));
+        let count = |pick: fn(&ScenarioResult) -> &str| {
+            let mut c = Counts::default();
+            for s in &merged.scenarios {
+                match pick(s) {
+                    "passed" => c.passed += 1,
+                    "failed" => c.failed += 1,
+                    "errored" => c.errored += 1,
+                    "not_shown" => c.not_shown += 1,
+                    _ => c.skipped += 1,
+                }
+            }
+            c
+        };
+        merged.verdicts = Verdicts {
+            safety: count(|s| &s.safety),
+            exactness: count(|s| &s.exactness),
+        };
+    }
+    merged
+}
+
 /// Reads one report.
 pub fn load(path: &Path) -> Result<Report, DocsError> {
     let text = std::fs::read_to_string(path).map_err(|source| DocsError::Read {
@@ -464,6 +551,7 @@ pub fn kept_table(markdown: &str) -> Vec<Kept> {
                 revision: cell(2),
                 date: cell(3),
                 what: c.get(4).cloned().unwrap_or_default(),
+                older: Vec::new(),
             })
         })
         .collect()
@@ -535,7 +623,32 @@ pub fn gather(
             published: Some(p.clone()),
         });
     }
+    // A label's kept reports, newest last (by day, then as listed), merged per scenario.
+    let mut by_label: Vec<(String, Vec<&Kept>)> = Vec::new();
     for k in kept {
+        match by_label.iter_mut().find(|(l, _)| *l == k.label) {
+            Some((_, list)) => list.push(k),
+            None => by_label.push((k.label.clone(), vec![k])),
+        }
+    }
+    for (_, list) in &mut by_label {
+        list.sort_by(|a, b| a.date.cmp(&b.date));
+    }
+    for (_, list) in by_label {
+        let Some(newest) = list.last() else {
+            continue;
+        };
+        let k = Kept {
+            older: list[..list.len() - 1]
+                .iter()
+                .map(|o| o.file.clone())
+                .collect(),
+            ..(*newest).clone()
+        };
+        let reports = list
+            .iter()
+            .map(|o| load(&root.join(&o.file)))
+            .collect::<Result<Vec<_>, _>>()?;
         if columns.iter().all(|c| c.label != k.label) {
             columns.push(Column {
                 label: k.label.clone(),
@@ -552,7 +665,7 @@ pub fn gather(
             return Err(DocsError::DuplicateLabel(k.label.clone()));
         }
         let path = PathBuf::from(&k.file);
-        c.report = Some((load(&root.join(&path))?, path));
+        c.report = Some((merge(reports), path));
         c.origin = Origin::Kept(k.clone());
     }
     let kept_of = |c: &Column| match &c.origin {
@@ -643,12 +756,97 @@ mod tests {
                 revision: "abc1234".into(),
                 date: "2026-12-06".into(),
                 what: "it".into(),
+                older: Vec::new(),
             }
         );
         assert_eq!(
             kept[1].file,
             "docs/reports/srt-bwrap-abc1234-2026-12-06.json"
         );
+    }
+
+    fn report(version: &str, results: &[(&str, &str)]) -> serde_json::Value {
+        serde_json::json!({
+            "runner": {"implementation": "python3 conformance/adapters/agents/x/adapter.py",
+                       "suite": {"spec_version": "0.16", "hash": "h"}},
+            "environment": {"name": "x", "version": version},
+            "verdicts": {"safety": {"passed": 0, "failed": 0, "skipped": 0, "errored": 0},
+                         "exactness": {"passed": 0, "failed": 0, "skipped": 0, "errored": 0}},
+            "scenarios": results.iter().map(|(id, v)| serde_json::json!(
+                {"id": id, "safety": v, "exactness": v})).collect::<Vec<_>>(),
+        })
+    }
+
+    #[test]
+    fn a_column_s_kept_reports_merge_and_a_narrowed_one_removes_no_scenario() {
+        let root = std::env::temp_dir().join(format!("gh-docs-merge-{}", std::process::id()));
+        let reports = root.join("docs/reports");
+        std::fs::create_dir_all(&reports).unwrap();
+        let write = |name: &str, v: serde_json::Value| {
+            std::fs::write(reports.join(name), v.to_string()).unwrap();
+        };
+        write(
+            "x-gate-aaaaaaa-2026-12-06.json",
+            report(
+                "1",
+                &[
+                    ("fence/a", "failed"),
+                    ("gate/b", "failed"),
+                    ("hooks/c", "passed"),
+                ],
+            ),
+        );
+        write(
+            "x-gate-bbbbbbb-2026-12-07.json",
+            report("2", &[("gate/b", "passed"), ("gate/new", "not_shown")]),
+        );
+        let kept = |file: &str, date: &str| Kept {
+            label: "x".into(),
+            file: format!("docs/reports/{file}"),
+            revision: "r".into(),
+            date: date.into(),
+            what: String::new(),
+            older: Vec::new(),
+        };
+        // Listed newest first: the day decides which is newer.
+        let rows = [
+            kept("x-gate-bbbbbbb-2026-12-07.json", "2026-12-07"),
+            kept("x-gate-aaaaaaa-2026-12-06.json", "2026-12-06"),
+        ];
+        let impls = gather(&root, &[], None, &[], None, &rows, &[]).unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(impls.columns.len(), 1);
+        let c = &impls.columns[0];
+        let (r, path) = c.report.as_ref().unwrap();
+        let got: Vec<(&str, &str)> = r
+            .scenarios
+            .iter()
+            .map(|s| (s.id.as_str(), s.safety.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("fence/a", "failed"),
+                ("gate/b", "passed"),
+                ("gate/new", "not_shown"),
+                ("hooks/c", "passed")
+            ]
+        );
+        let v = &r.verdicts.safety;
+        assert_eq!((v.passed, v.failed, v.not_shown), (2, 1, 1));
+        assert_eq!(r.environment["version"], "2");
+        assert_eq!(
+            path,
+            &PathBuf::from("docs/reports/x-gate-bbbbbbb-2026-12-07.json")
+        );
+        let Origin::Kept(k) = &c.origin else {
+            panic!("{:?}", c.origin)
+        };
+        assert_eq!(
+            k.older,
+            vec!["docs/reports/x-gate-aaaaaaa-2026-12-06.json".to_string()]
+        );
+        assert!(c.origin.sentence(path).contains("merged per scenario"));
     }
 
     #[test]
@@ -664,9 +862,18 @@ Made by `just agents` on this machine.\n\n\
 | `fence/b` (errored) | FENCE-JAIL-8 | error |\n\n\
 | failed only exactness | requirements | first mismatch |\n|---|---|---|\n\
 | `fence/c` | FENCE-ENV-8 | output |\n\n\
-Skipped, by reason: platform (2).\n\n<!-- agents table: end -->\n| `x` | not an agent |\n";
+Skipped, by reason: platform (2).\n\n<!-- agents table: end -->\n| `x` | not an agent |\n\
+<!-- agents published: begin -->\n### Earlier (2026-12-01)\n\n\
+| implementation | version | `gate/` |\n|---|---|---|\n\
+| old agent (`old-agent`) | 0.9 | safety 3 passed / 1 failed |\n\n\
+### old agent (`old-agent`)\n\n\
+| failed safety | requirements | first safety difference |\n|---|---|---|\n\
+| `gate/z` | GATE-READ-1 | decision |\n\n<!-- agents published: end -->\n";
         let cols = agent_columns(md);
-        assert_eq!(cols.len(), 1, "{cols:?}");
+        assert_eq!(cols.len(), 2, "{cols:?}");
+        assert_eq!(cols[1].0, "old-agent");
+        assert_eq!(cols[1].1.heading, "Earlier (2026-12-01)");
+        assert_eq!(cols[1].1.failures.len(), 1);
         let (label, p) = &cols[0];
         assert_eq!(label, "claude-code");
         assert_eq!(p.version, "2.1");
