@@ -1197,6 +1197,44 @@ fn the_guards_named_files_lie_outside_every_root() {
     assert_eq!(code, 0, "{err}");
 }
 
+// GUARD-STATE-4: an `[exec] rw` path over the files the guard reads (the agent file, the
+// settings file) is refused, or a call it lets run could rewrite the next call's policy
+// (found by decision/policy-files-not-writable through Claude Code with the guard); the
+// twin: the same folder read-only.
+#[test]
+fn a_writable_exec_path_over_the_policy_files_is_refused() {
+    for (flag, refused) in [("rw", true), ("ro", false)] {
+        let f = Fixture::new("");
+        let pol = f.root.join("policy");
+        std::fs::create_dir(&pol).unwrap();
+        std::fs::write(pol.join("agent.yaml"), "agents:\n  root: {}\n").unwrap();
+        std::fs::copy(f.root.join("settings.yaml"), pol.join("settings.yaml")).unwrap();
+        let text = std::fs::read_to_string(&f.config).unwrap().replace(
+            &f.root.join("settings.yaml").display().to_string(),
+            &pol.join("settings.yaml").display().to_string(),
+        );
+        let text = format!(
+            "agent-file = {:?}\n{text}\n[exec]\n{flag} = [{:?}]\n",
+            pol.join("agent.yaml").display().to_string(),
+            pol.display().to_string()
+        );
+        std::fs::write(&f.config, text).unwrap();
+        for agent in AGENTS {
+            let (code, out, err) = f.hook(agent, &f.shell(agent, "cat notes.txt", "c"));
+            if refused {
+                assert_eq!((code, out.as_str()), (2, ""), "{agent}: {err}");
+                assert!(err.contains("[exec] rw"), "{agent}: {err}");
+                assert!(
+                    err.contains("holds the guard's agent-file"),
+                    "{agent}: {err}"
+                );
+            } else {
+                assert_eq!(code, 0, "{agent} {flag}: {out} {err}");
+            }
+        }
+    }
+}
+
 // GUARD-FAIL-3: the guard answers before the agent gives up on it, whatever keeps the
 // decision busy: past its deadline it gives the block answer (a decision that never ends,
 // a configuration on a pipe no one writes); the same call answers normally before it.

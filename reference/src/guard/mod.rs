@@ -400,6 +400,21 @@ fn out_of_reach(
                     f.display()
                 )));
             }
+            // A writable path over a file the guard reads or runs on the host would let
+            // a call it lets run rewrite the next decision's policy (GUARD-STATE-4).
+            if flag != "rw" {
+                continue;
+            }
+            for (key, named) in named {
+                let Some(named) = named else { continue };
+                if is_within(&reach::real_path(named), &real) {
+                    return Err(GuardError::Workspace(format!(
+                        "[exec] rw {}: holds the guard's {key} {}, which it reads or runs on the host: a call it lets run could rewrite it; make the path read-only or move the file",
+                        p.display(),
+                        named.display()
+                    )));
+                }
+            }
         }
     }
     Ok(())
