@@ -1235,6 +1235,48 @@ fn a_writable_exec_path_over_the_policy_files_is_refused() {
     }
 }
 
+// HOOK-DECL-4 through the guard: a person's hook sees what a file tool will write, not
+// only where (hooks/every-mutating-tool's edit ran past a hook that denies its new text,
+// through Claude Code with the guard); the twin: the same edit without the word passes.
+#[test]
+fn a_hook_sees_the_text_a_file_tool_writes() {
+    let f = Fixture::new("");
+    let agent_file = f.root.join("agent.yaml");
+    std::fs::write(
+        &agent_file,
+        r#"agents:
+  root:
+    hooks:
+      pre_tool_use:
+        - preempt_yolo: true
+          hooks:
+            - type: command
+              command: "line=$(cat); case \"$line\" in *FORBIDDEN*) echo '{\"permission_decision\":\"deny\"}';; *) echo '{}';; esac"
+"#,
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&f.config).unwrap();
+    std::fs::write(
+        &f.config,
+        format!(
+            "safety = \"yolo\"\nagent-file = {:?}\n{text}",
+            agent_file.display().to_string()
+        ),
+    )
+    .unwrap();
+    let notes = f.ws.join("notes.txt").display().to_string();
+    for (word, denied) in [("FORBIDDEN", true), ("fine", false)] {
+        let edit = json!({ "file_path": notes, "old_string": "a", "new_string": word });
+        let write = json!({ "file_path": notes, "content": word });
+        for (tool, input) in [("Edit", edit), ("Write", write)] {
+            let (code, out, err) =
+                f.hook("claude-code", &file_call("claude-code", tool, input, &f.ws));
+            let said_deny = code == 2 || out.contains("\"deny\"");
+            assert_eq!(said_deny, denied, "{tool} {word}: {code} {out} {err}");
+        }
+    }
+}
+
 // GUARD-FAIL-3: the guard answers before the agent gives up on it, whatever keeps the
 // decision busy: past its deadline it gives the block answer (a decision that never ends,
 // a configuration on a pipe no one writes); the same call answers normally before it.

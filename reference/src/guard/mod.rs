@@ -471,7 +471,11 @@ fn pre_tool(
             }
             let mut answer = None;
             for path in paths {
-                let call = session.call(tool, json!({ "path": path }), pre.tool_use_id.clone());
+                // The agent's own input goes with the path, so that the person's hooks see
+                // what the tool will write (an edit's new text, a write's content), not
+                // only where (HOOK-DECL-4: hooks/every-mutating-tool's edit ran unseen).
+                let input = json!({ "path": path, "tool_input": pre.tool_input });
+                let call = session.call(tool, input, pre.tool_use_id.clone());
                 let ruling = session.decide(&call)?;
                 let a = answer_of(ruling.decision, None, explain(agent, &ruling, false));
                 if matches!(a, Answer::Deny { .. }) {
