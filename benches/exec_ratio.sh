@@ -21,6 +21,7 @@ command -v jq >/dev/null || { echo "exec_ratio.sh: jq is not installed (apt-get 
 cargo build-static >&2
 static="$target/x86_64-unknown-linux-gnu/release/gatehouse"
 [ -x "$static" ] || { echo "exec_ratio.sh: no static build at $static" >&2; exit 2; }
+static=$(realpath "$static")  # cargo bench runs in the bench crate's folder
 cargo bench -p gatehouse-benches --bench exec_true --bench exec --no-run >&2
 
 steal() { awk '/^cpu /{print $9; exit}' /proc/stat; }
