@@ -299,11 +299,8 @@ fn a_fresh_clone_shows_every_column_from_the_kept_reports() {
     for (who, badge) in [
         ("gatehouse (native)", "reference"),
         ("claude-code+gatehouse (native)", "claude-code-guarded"),
-        ("codex-cli+gatehouse (native)", "codex-cli-gatehouse-native"),
-        (
-            "gemini-cli+gatehouse (native)",
-            "gemini-cli-gatehouse-native",
-        ),
+        ("codex-cli+gatehouse (native)", "codex-cli-guarded"),
+        ("gemini-cli+gatehouse (native)", "gemini-cli-guarded"),
     ] {
         let section = history
             .split(&format!("\n## {who}\n"))
