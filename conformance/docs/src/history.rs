@@ -196,10 +196,15 @@ pub fn render(root: &Path, impls: &Implementations) -> BTreeMap<PathBuf, String>
             let path = p.join("report.json");
             if let Ok(view) = RunView::load(&path) {
                 // A release keeps its run in `docs/reports/` too, as a byte copy: one run.
-                let bytes = std::fs::read(&path).ok();
+                // Lengths first: a report is read whole only to confirm a same-size copy.
+                let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).ok();
                 let kept_copy = runs.get(&view.who()).is_some_and(|rs| {
-                    rs.iter()
-                        .any(|r| bytes.is_some() && std::fs::read(root.join(&r.file)).ok() == bytes)
+                    rs.iter().any(|r| {
+                        let kept = root.join(&r.file);
+                        len(&kept).is_some()
+                            && len(&kept) == len(&path)
+                            && std::fs::read(&kept).ok() == std::fs::read(&path).ok()
+                    })
                 });
                 if kept_copy {
                     continue;
