@@ -680,6 +680,13 @@ fn main() -> ExitCode {
     if raw.get(1).is_some_and(|a| a == "__jail") {
         gatehouse::helper::main(&raw[2..]);
     }
+    #[cfg(target_os = "linux")]
+    if raw
+        .get(1)
+        .is_some_and(|a| a == gatehouse::fence::mount_points::LINGER_ARG)
+    {
+        gatehouse::helper::linger(&raw[2..]);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Adapter => adapter(),

@@ -3,6 +3,8 @@
 //! must not remove them while the second still runs (the kernel would detach the second
 //! jail's read-only mounts with them). Ordered by files, not by time: the long command
 //! signals that it runs, the short one runs to its end, then the long one is let go.
+//! And the grace by which the placeholders outlive the last jail (FENCE-PROTECT-20): each
+//! wait is bounded by a deadline and ordered by what is observed, never by a time.
 #![cfg(target_os = "linux")]
 // A test's helpers panic to fail it, as its #[test] functions do (clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,6 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_gatehouse");
+use gatehouse::fence::mount_points::ENV_LINGER;
 
 fn exec(ws: &Path, script: &str) -> Command {
     let mut c = Command::new(BIN);
@@ -20,6 +23,8 @@ fn exec(ws: &Path, script: &str) -> Command {
         .args(["--", "sh", "-c", script])
         .env("XDG_CONFIG_HOME", "/nonexistent/gatehouse-no-config")
         .env_remove(gatehouse::fence::plan::FAULT_ENV)
+        // The last jail out removes the placeholders at once; the grace has tests below.
+        .env(ENV_LINGER, "0")
         .stdin(Stdio::null());
     c
 }
@@ -193,5 +198,132 @@ fn host_git_works_while_a_jail_runs() {
                 String::from_utf8_lossy(&out.stderr)
             );
         }
+    }
+}
+
+/// The lingerers of `root` running now (`gatehouse __linger LOCK ROOT MS`).
+fn lingerers(root: &Path) -> Vec<u32> {
+    let want = root.as_os_str().as_encoded_bytes();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+                return false;
+            };
+            let args: Vec<&[u8]> = cmd.split(|b| *b == 0).collect();
+            args.get(1) == Some(&&b"__linger"[..]) && args.get(3) == Some(&want)
+        })
+        .collect()
+}
+
+/// Wait, bounded by a generous deadline, until `done` holds.
+fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// FENCE-PROTECT-20: after the last jail of a root the placeholders stay, left to one
+/// lingerer of the root; a jail that starts while it waits keeps them (and its
+/// protection: it cannot write `.git`, however long it runs past the grace); once the
+/// grace has passed with no jail running they go, but a placeholder a host tool wrote
+/// into stays. Its twin: with the grace `0` they go as the jail ends, and no lingerer
+/// starts.
+#[test]
+fn placeholders_outlive_the_last_jail_by_the_grace_and_no_longer() {
+    let ws = tempfile::tempdir().unwrap();
+    let w = ws.path();
+    let grace = |c: &mut Command| {
+        c.env(ENV_LINGER, "300");
+    };
+    let mut short = exec(w, "true");
+    grace(&mut short);
+    assert!(short.output().unwrap().status.success());
+    // Removed only by a lingerer, after the grace: either they are still here, or one
+    // lingerer took them (it is then gone too, having removed everything).
+    assert!(
+        w.join(".git").is_dir() || lingerers(w).is_empty(),
+        "removed with no lingerer"
+    );
+    // A jail runs past the grace: nothing goes under it, and it still cannot write .git.
+    let mut long = exec(
+        w,
+        "echo up > up; while [ ! -e go ]; do sleep 0.02; done; \
+         mkdir -p .git/hooks && echo pwned > .git/hooks/pre-commit; echo allowed > allowed.txt",
+    );
+    grace(&mut long);
+    let mut long = long
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&w.join("up"), &mut long);
+    let short_again = {
+        let mut c = exec(w, "true");
+        grace(&mut c);
+        c.output().unwrap()
+    };
+    assert!(short_again.status.success());
+    // Many graces later the long jail still runs, and its mount points are there.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(w.join(".git").is_dir() && w.join(".claude").is_dir());
+    std::fs::write(w.join("go"), "").unwrap();
+    let out = long.wait_with_output().unwrap();
+    assert!(
+        !w.join(".git/hooks").exists(),
+        "the jail wrote .git/hooks on the host: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.join("allowed.txt")).unwrap(),
+        "allowed\n"
+    );
+    // A host tool writes into a placeholder while it lingers: that one is the tool's now.
+    std::fs::write(w.join(".vscode/settings.json"), "{}").unwrap_or_else(|_| {
+        // the lingerer was quicker: the tool makes its directory itself
+        std::fs::create_dir_all(w.join(".vscode")).unwrap();
+        std::fs::write(w.join(".vscode/settings.json"), "{}").unwrap();
+    });
+    eventually("the placeholders removed after the grace", || {
+        !w.join(".git").exists() && !w.join(".claude").exists() && lingerers(w).is_empty()
+    });
+    assert_eq!(
+        std::fs::read_to_string(w.join(".vscode/settings.json")).unwrap(),
+        "{}"
+    );
+    // The twin: no grace, nothing left, no lingerer.
+    let out = exec(w, "true").output().unwrap();
+    assert!(out.status.success());
+    assert!(!w.join(".git").exists() && !w.join(".claude").exists());
+    assert!(lingerers(w).is_empty());
+}
+
+/// FENCE-PROTECT-20: a root replaced while its lingerer waits (moved away, another
+/// directory made at its path) is left alone: nothing of the new directory is removed,
+/// whatever it holds under the names of the old placeholders.
+#[test]
+fn a_lingerer_removes_nothing_of_a_directory_that_replaced_its_root() {
+    let parent = tempfile::tempdir().unwrap();
+    let w = parent.path().join("ws");
+    std::fs::create_dir(&w).unwrap();
+    let out = exec(&w, "true").env(ENV_LINGER, "300").output().unwrap();
+    assert!(out.status.success());
+    if lingerers(&w).is_empty() {
+        // Removed already (a very slow test thread): nothing to replace; the grace's own
+        // test above covers the rest.
+        assert!(!w.join(".git").exists());
+        return;
+    }
+    std::fs::rename(&w, parent.path().join("moved")).unwrap();
+    std::fs::create_dir(&w).unwrap();
+    for p in [".git", "HEAD", ".claude"] {
+        std::fs::create_dir(w.join(p)).unwrap();
+    }
+    eventually("the lingerer gone", || lingerers(&w).is_empty());
+    for p in [".git", "HEAD", ".claude"] {
+        assert!(w.join(p).is_dir(), "{p} of the new directory was removed");
     }
 }

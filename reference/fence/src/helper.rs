@@ -4,6 +4,9 @@
 //! ([`crate::plane::executor::serve`]) or the probe's legs
 //! ([`crate::fence::probe::report_legs`]).
 //!
+//! The lingerer of a root's placeholders (`gatehouse __linger`, [`linger`]) is dispatched
+//! here too.
+//!
 //! It sits above `fence` and `plane` so that neither calls into the other's side of the
 //! helper.
 
@@ -54,6 +57,14 @@ pub fn main(args: &[OsString]) -> ! {
         }
     };
     std::process::exit(code)
+}
+
+/// Entry point of the hidden `__linger` subcommand
+/// ([`crate::fence::mount_points::LINGER_ARG`]): the lingerer of a root's placeholders,
+/// started by its last jail out ([`crate::fence::mount_points::linger_main`]).
+#[cfg(target_os = "linux")]
+pub fn linger(args: &[OsString]) -> ! {
+    std::process::exit(crate::fence::mount_points::linger_main(args))
 }
 
 /// `PR_SET_DUMPABLE` 0: no process without `CAP_SYS_PTRACE` over this one may trace it

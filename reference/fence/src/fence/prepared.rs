@@ -756,6 +756,11 @@ impl Fence {
         &mut self.posture
     }
 
+    /// The binary the jail's helper runs as (`gatehouse __jail`), and a root's lingerer.
+    pub fn helper(&self) -> &Path {
+        &self.helper
+    }
+
     /// The resolved policy.
     pub fn policy(&self) -> &Policy {
         &self.policy

@@ -521,7 +521,11 @@ fn run_in_jail(
     // Held until the command's jail is gone: a mount point of a missing protected path
     // is removed only by the last jail of this root out (FENCE-PROTECT-10).
     crate::sys::mark::mark("mount-points-claim");
-    let mount_points = MountPoints::claim(fence.policy())
+    // Left to a lingerer when this is the root's last jail out, so that back-to-back
+    // commands create them once (FENCE-PROTECT-20).
+    let linger = crate::fence::mount_points::Linger::from_env(fence.helper())
+        .map_err(CliError::io("the placeholders' grace"))?;
+    let mount_points = MountPoints::claim_lingering(fence.policy(), linger)
         .map_err(CliError::io("the mount points of the protected paths"))?;
     // The command's own jail proves the probe's legs before the command starts; its
     // standard streams are pipes we relay (FENCE-JAIL-15), never our own descriptors.

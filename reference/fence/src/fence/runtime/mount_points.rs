@@ -23,12 +23,12 @@
 //! [`tidy_protected`].
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 #[cfg(target_os = "linux")]
 use std::{
     fs::File,
     io::{Read, Seek, Write},
-    path::Path,
 };
 
 use crate::fence::Policy;
@@ -40,12 +40,14 @@ pub struct MountPoints {
     #[cfg(target_os = "linux")]
     locks: Vec<RootLock>,
     created: Vec<(PathBuf, PathBuf)>,
+    linger: Option<Linger>,
 }
 
 #[cfg(target_os = "linux")]
 #[derive(Debug)]
 struct RootLock {
     root: PathBuf,
+    path: PathBuf,
     file: File,
 }
 
@@ -54,6 +56,12 @@ impl MountPoints {
     /// launcher removes that root's mount points), then note which protected paths are
     /// missing: the jail about to start creates those.
     pub fn claim(policy: &Policy) -> io::Result<MountPoints> {
+        MountPoints::claim_lingering(policy, None)
+    }
+
+    /// [`MountPoints::claim`], the placeholders left to a lingerer when the last jail of a
+    /// root ends (FENCE-PROTECT-20) where `linger` says so.
+    pub fn claim_lingering(policy: &Policy, linger: Option<Linger>) -> io::Result<MountPoints> {
         let mut roots: Vec<PathBuf> = policy
             .protected_paths()
             .into_iter()
@@ -67,10 +75,10 @@ impl MountPoints {
         for root in roots {
             let dir = lock_dir(&root)?;
             refuse_if_visible(policy, &dir)?;
-            let file = lock_file(&dir, &root)?;
+            let (path, file) = lock_file(&dir, &root)?;
             rustix::fs::flock(&file, rustix::fs::FlockOperation::LockShared)
                 .map_err(|e| io::Error::other(format!("lock for {}: {e}", root.display())))?;
-            locks.push(RootLock { root, file });
+            locks.push(RootLock { root, path, file });
         }
         #[cfg(not(target_os = "linux"))]
         let _ = roots;
@@ -78,6 +86,7 @@ impl MountPoints {
             #[cfg(target_os = "linux")]
             locks,
             created: missing_protected(policy),
+            linger,
         })
     }
 
@@ -96,7 +105,7 @@ impl Drop for MountPoints {
                 .iter()
                 .filter(|(r, _)| *r == lock.root)
                 .collect();
-            lock.let_go(&mine);
+            lock.let_go(&mine, self.linger.as_ref());
         }
         #[cfg(not(target_os = "linux"))]
         tidy_protected(&self.created);
@@ -106,13 +115,19 @@ impl Drop for MountPoints {
 #[cfg(target_os = "linux")]
 impl RootLock {
     /// Record `mine`, unlock, and if no other launcher holds the root now, remove every
-    /// mount point recorded for it.
-    fn let_go(&mut self, mine: &[&(PathBuf, PathBuf)]) {
+    /// mount point recorded for it: at once, or with `linger` after its grace by a
+    /// lingerer of the root ([`linger_main`]) unless another jail of the root started
+    /// meanwhile. With `linger` every let-go records at least one byte, the epoch a
+    /// lingerer compares before it removes.
+    fn let_go(&mut self, mine: &[&(PathBuf, PathBuf)], linger: Option<&Linger>) {
         use rustix::fs::{flock, FlockOperation};
-        if !mine.is_empty() {
+        if !mine.is_empty() || linger.is_some() {
             let mut line = Vec::new();
             for (_, rel) in mine {
                 line.extend_from_slice(rel.as_os_str().as_encoded_bytes());
+                line.push(0);
+            }
+            if line.is_empty() {
                 line.push(0);
             }
             // The file is opened for appending: concurrent records do not overwrite.
@@ -123,26 +138,236 @@ impl RootLock {
             return; // another jail still uses them; the last one out removes them
         }
         crate::sys::mark::mark("mount-points-locked");
-        let mut recorded = Vec::new();
-        let _ = self.file.rewind();
-        let _ = self.file.read_to_end(&mut recorded);
-        let mut rels: Vec<PathBuf> = recorded
-            .split(|b| *b == 0)
-            .filter(|r| !r.is_empty())
-            .map(|r| PathBuf::from(os_string(r)))
-            .collect();
-        rels.sort_by_key(|rel| std::cmp::Reverse(rel.components().count()));
-        rels.dedup();
-        let all: Vec<(PathBuf, PathBuf)> = rels
-            .into_iter()
-            .map(|rel| (self.root.clone(), rel))
-            .collect();
-        crate::sys::mark::mark("placeholders-remove");
-        tidy_protected(&all);
-        crate::sys::mark::mark("placeholders-removed");
-        let _ = self.file.set_len(0);
+        match linger {
+            None => {
+                crate::sys::mark::mark("placeholders-remove");
+                remove_recorded(&self.root, &mut self.file);
+                crate::sys::mark::mark("placeholders-removed");
+            }
+            Some(linger) => {
+                if recorded(&mut self.file).is_empty() {
+                    let _ = self.file.set_len(0);
+                } else if !linger.hand_over(&self.path, &self.root) {
+                    remove_recorded(&self.root, &mut self.file);
+                }
+            }
+        }
         let _ = flock(&self.file, FlockOperation::Unlock);
     }
+}
+
+/// The placeholders recorded in a root's lock file, deepest first, each once.
+#[cfg(target_os = "linux")]
+fn recorded(file: &mut File) -> Vec<PathBuf> {
+    let mut bytes = Vec::new();
+    let _ = file.rewind();
+    let _ = file.read_to_end(&mut bytes);
+    let mut rels: Vec<PathBuf> = bytes
+        .split(|b| *b == 0)
+        .filter(|r| !r.is_empty())
+        .map(|r| PathBuf::from(os_string(r)))
+        .collect();
+    rels.sort_by(|a, b| {
+        b.components()
+            .count()
+            .cmp(&a.components().count())
+            .then_with(|| a.cmp(b))
+    });
+    rels.dedup();
+    rels
+}
+
+/// Remove every placeholder recorded for `root` where it is still one, and empty the
+/// record. The caller holds the root's lock exclusively.
+#[cfg(target_os = "linux")]
+fn remove_recorded(root: &Path, file: &mut File) {
+    let all: Vec<(PathBuf, PathBuf)> = recorded(file)
+        .into_iter()
+        .map(|rel| (root.to_path_buf(), rel))
+        .collect();
+    tidy_protected(&all);
+    let _ = file.set_len(0);
+}
+
+/// How long a root's placeholders outlive its last jail, unless the environment says
+/// otherwise ([`ENV_LINGER`]): back-to-back commands of one workspace (an agent's shell
+/// calls, a build script's steps) then create them once, not each time (FENCE-PROTECT-20).
+pub const LINGER: Duration = Duration::from_secs(10);
+
+/// The grace in milliseconds instead of [`LINGER`]; `0` removes the placeholders as the
+/// last jail ends.
+pub const ENV_LINGER: &str = "GATEHOUSE_PLACEHOLDERS_LINGER_MS";
+
+/// The hidden subcommand of the helper binary that a lingerer runs as
+/// (`gatehouse __linger LOCK ROOT MILLISECONDS`).
+pub const LINGER_ARG: &str = "__linger";
+
+/// Placeholders left to a lingerer: the binary it runs as and the grace.
+#[derive(Debug, Clone)]
+pub struct Linger {
+    helper: PathBuf,
+    grace: Duration,
+}
+
+impl Linger {
+    /// The lingering of `gatehouse exec`: [`LINGER`], or [`ENV_LINGER`]'s milliseconds;
+    /// `None` where that is `0`. A value that is no number is refused in one line.
+    pub fn from_env(helper: &Path) -> io::Result<Option<Linger>> {
+        let grace = match std::env::var(ENV_LINGER) {
+            Err(_) => LINGER,
+            Ok(v) => Duration::from_millis(v.trim().parse().map_err(|_| {
+                io::Error::other(format!("{ENV_LINGER}={v}: not a number of milliseconds"))
+            })?),
+        };
+        Ok((!grace.is_zero()).then(|| Linger {
+            helper: helper.to_path_buf(),
+            grace,
+        }))
+    }
+
+    /// Leave the root's recorded placeholders to its lingerer: a running one takes them
+    /// (it holds the root's linger lock and looks at the record when its grace ends),
+    /// otherwise a new one is started, detached, in a process group of its own. Nothing
+    /// here fails the command: a lingerer that cannot start leaves the placeholders to the
+    /// caller, which then removes them at once. The caller holds the root's lock
+    /// exclusively, so no lingerer can look at the record meanwhile.
+    #[cfg(target_os = "linux")]
+    fn hand_over(&self, lock: &Path, root: &Path) -> bool {
+        use std::os::unix::process::CommandExt;
+        let Ok(pending) = linger_file(lock) else {
+            return false;
+        };
+        if rustix::fs::flock(
+            &pending,
+            rustix::fs::FlockOperation::NonBlockingLockExclusive,
+        )
+        .is_err()
+        {
+            return true; // a lingerer of this root is waiting: it takes these too
+        }
+        drop(pending);
+        crate::sys::mark::mark("lingerer-spawn");
+        std::process::Command::new(&self.helper)
+            .arg(LINGER_ARG)
+            .arg(lock)
+            .arg(root)
+            .arg(self.grace.as_millis().to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()
+            .is_ok()
+    }
+}
+
+/// The second lock of a root, held by its one waiting lingerer: beside the root's lock
+/// file and, like it, its owner's (a `sudo gatehouse exec` and the owner's own share it).
+#[cfg(target_os = "linux")]
+fn linger_file(lock: &Path) -> io::Result<File> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let mut name = lock.as_os_str().to_owned();
+    name.push(".linger");
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(PathBuf::from(name))?;
+    let owner = std::fs::symlink_metadata(lock)?.uid();
+    if file.metadata()?.uid() != owner {
+        rustix::fs::fchown(&file, Some(rustix::fs::Uid::from_raw(owner)), None)?;
+    }
+    Ok(file)
+}
+
+/// The lingerer (`gatehouse __linger LOCK ROOT MILLISECONDS`, started by the last jail of
+/// a root out): holds the root's linger lock, and once its grace has passed since the
+/// last let-go (the record's length and time of change, which every let-go moves) with no
+/// jail of the root running (the root's lock taken exclusively), removes the recorded
+/// placeholders as the last jail out would have and ends. A jail that came and went
+/// starts the grace again. Before it ends it looks once more: a launcher that found
+/// it waiting after its last look left its placeholders to it. The root is checked to be
+/// the directory the lock is named after (device and inode), or nothing is removed.
+#[cfg(target_os = "linux")]
+pub fn linger_main(args: &[std::ffi::OsString]) -> i32 {
+    use rustix::fs::{flock, FlockOperation};
+    let [lock, root, grace] = args else {
+        return 2;
+    };
+    let Some(grace) = grace
+        .to_str()
+        .and_then(|g| g.parse().ok())
+        .map(Duration::from_millis)
+    else {
+        return 2;
+    };
+    let (lock, root) = (Path::new(lock), Path::new(root));
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .open(lock)
+    else {
+        return 1;
+    };
+    let Ok(pending) = linger_file(lock) else {
+        return 1;
+    };
+    loop {
+        if flock(&pending, FlockOperation::NonBlockingLockExclusive).is_err() {
+            return 0; // another lingerer of this root waits: it takes them
+        }
+        loop {
+            // Until the grace has passed since the last let-go (the record's change).
+            let before = epoch(&file);
+            let since = before.1.elapsed().unwrap_or_default();
+            std::thread::sleep(grace.saturating_sub(since));
+            if epoch(&file) != before {
+                continue; // a jail of the root came and went: the grace starts again
+            }
+            if flock(&file, FlockOperation::NonBlockingLockExclusive).is_err() {
+                std::thread::sleep(grace); // a jail runs: its let-go moves the epoch
+                continue;
+            }
+            if epoch(&file) != before {
+                let _ = flock(&file, FlockOperation::Unlock);
+                continue;
+            }
+            if same_directory(lock, root) {
+                remove_recorded(root, &mut file);
+            } else {
+                let _ = file.set_len(0); // the root is gone or another directory now
+            }
+            let _ = flock(&file, FlockOperation::Unlock);
+            break;
+        }
+        let _ = flock(&pending, FlockOperation::Unlock);
+        if epoch(&file).0 == 0 {
+            return 0;
+        }
+    }
+}
+
+/// The length and the last change of a root's record: every let-go with a lingerer
+/// makes it longer.
+#[cfg(target_os = "linux")]
+fn epoch(file: &File) -> (u64, std::time::SystemTime) {
+    file.metadata()
+        .map(|m| (m.len(), m.modified().unwrap_or(std::time::UNIX_EPOCH)))
+        .unwrap_or((0, std::time::UNIX_EPOCH))
+}
+
+/// Whether `root` is still the directory its lock file is named after.
+#[cfg(target_os = "linux")]
+fn same_directory(lock: &Path, root: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::metadata(root) else {
+        return false;
+    };
+    lock.file_name()
+        .is_some_and(|n| *n == *format!("{:x}-{:x}.lock", meta.dev(), meta.ino()))
 }
 
 /// Bytes recorded by [`RootLock::let_go`] as a path again (Unix paths are bytes).
@@ -202,7 +427,7 @@ fn refuse_if_visible(policy: &Policy, dir: &Path) -> io::Result<()> {
 /// The lock file of `root`, named by its device and inode (a rename of the root keeps its
 /// lock; another directory at the same path gets another), owned by the directory's owner.
 #[cfg(target_os = "linux")]
-fn lock_file(dir: &Path, root: &Path) -> io::Result<File> {
+fn lock_file(dir: &Path, root: &Path) -> io::Result<(PathBuf, File)> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let meta = std::fs::metadata(root)
         .map_err(|e| io::Error::other(format!("{}: {e}", root.display())))?;
@@ -219,7 +444,7 @@ fn lock_file(dir: &Path, root: &Path) -> io::Result<File> {
         rustix::fs::fchown(&file, Some(rustix::fs::Uid::from_raw(meta.uid())), None)
             .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
     }
-    Ok(file)
+    Ok((path, file))
 }
 
 /// Protected paths (and their parents) that do not exist yet below the workspace roots:
