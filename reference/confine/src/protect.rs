@@ -340,7 +340,8 @@ pub const DEPENDENCY_DIRS: [&str; 9] = [
 /// before it had read every directory it could reach outside the [`DEPENDENCY_DIRS`].
 /// Those are searched too, as deep, once every other directory within reach has been
 /// read (a limit reached there is not reported: FENCE-PROTECT-19). Symlinks are not
-/// followed, and a repository's own `.git` is not entered.
+/// followed, a repository's own `.git` is not entered, and neither is a name of
+/// [`AT_EVERY_ROOT`] at the root, which the jail sees read-only whole.
 pub fn nested_repositories(root: &Path) -> (Vec<PathBuf>, bool) {
     use std::collections::VecDeque;
     let mut found = Vec::new();
@@ -372,6 +373,12 @@ pub fn nested_repositories(root: &Path) -> (Vec<PathBuf>, bool) {
                 if !rel.as_os_str().is_empty() {
                     found.push(rel.clone());
                 }
+                continue;
+            }
+            // A name protected at every root is read-only in the jail whole: a repository
+            // inside it keeps its `.git` read-only too, and lingering placeholders
+            // (FENCE-PROTECT-20) are not read each time.
+            if rel.as_os_str().is_empty() && AT_EVERY_ROOT.iter().any(|n| name == n.rel) {
                 continue;
             }
             if kind.is_dir() {
@@ -970,5 +977,29 @@ mod tests {
         let notes = hook_notes(&[root.to_path_buf()], None);
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].starts_with("nested repositories: "), "{notes:?}");
+    }
+
+    /// A name protected at every root is not entered: the jail sees it read-only whole
+    /// (a repository inside it is no nested repository to protect); its twin, the same
+    /// layout under a name that is not protected, is found. `.github` itself is no such
+    /// name (only `.github/hooks` is).
+    #[test]
+    fn the_names_protected_at_every_root_are_not_searched() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        for d in [
+            ".vscode/sub/.git",
+            ".claude/x/.git",
+            "tools/sub/.git",
+            ".github/sub/.git",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        let (found, complete) = nested_repositories(root);
+        assert_eq!(
+            found,
+            vec![PathBuf::from(".github/sub"), PathBuf::from("tools/sub")]
+        );
+        assert!(complete);
     }
 }

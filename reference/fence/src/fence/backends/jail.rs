@@ -722,6 +722,9 @@ struct Building<'p> {
     open_trees: Vec<&'p Path>,
     /// Directories of the new root known to exist (mount points made so far).
     made: std::collections::HashSet<PathBuf>,
+    /// Each writable root a protected path lies in, opened once (`O_PATH`) for all of
+    /// them: about thirty names a root (FENCE-PROTECT-16).
+    protect_roots: std::collections::HashMap<PathBuf, std::os::fd::OwnedFd>,
 }
 
 #[cfg(target_os = "linux")]
@@ -733,6 +736,7 @@ impl<'p> Building<'p> {
             network: entered.network,
             open_trees: Vec::new(),
             made: std::collections::HashSet::new(),
+            protect_roots: std::collections::HashMap::new(),
         }
     }
 
@@ -767,11 +771,14 @@ impl<'p> Building<'p> {
             Step::WriteFile { path, contents } => write_file(path, contents)?,
             Step::Scratch { path } => scratch(path)?,
             Step::BindReadWrite { path } => self.bind_read_write(path)?,
-            Step::Protect { root, rel } => protect_at(new_root, root, rel)?,
-            Step::ProtectInJail { root, rel } => protect_at(Path::new("/"), root, rel)?,
+            Step::Protect { root, rel } => self.protect(new_root, root, rel)?,
+            Step::ProtectInJail { root, rel } => self.protect(Path::new("/"), root, rel)?,
             Step::MaskInJail { root, rel, dir } => mask_in_jail_at(root, rel, *dir)?,
             // Once every mount point exists: nothing new can be created in the root.
-            Step::SealRoot => mount::remount_readonly_fs(new_root)?,
+            Step::SealRoot => {
+                self.protect_roots.clear(); // every protected path is mounted by now
+                mount::remount_readonly_fs(new_root)?
+            }
             // Into the new root; the host's tree is detached, not merely hidden.
             Step::PivotRoot => mount::pivot_into(new_root, Path::new(OLD_ROOT))?,
             Step::SealDevices { nodes } => seal_devices(nodes)?,
@@ -998,6 +1005,46 @@ impl<'p> Building<'p> {
 fn prepare_protected(root: &Path, rel: &Path, file: bool) -> std::io::Result<()> {
     crate::sys::fs::prepare_nofollow(root, rel, file)?;
     Ok(())
+}
+
+#[cfg(target_os = "linux")]
+impl Building<'_> {
+    /// [`Step::Protect`] and [`Step::ProtectInJail`]: a name directly at a root (all but a
+    /// few of them) bound read-only over itself through the root's one descriptor
+    /// ([`crate::sys::mount::bind_read_only_at`]: no symlink followed, no parent to pin);
+    /// a deeper path, or a kernel before 5.12, the way [`protect_at`] says.
+    ///
+    /// [`Step::Protect`]: crate::fence::plan::Step::Protect
+    /// [`Step::ProtectInJail`]: crate::fence::plan::Step::ProtectInJail
+    fn protect(&mut self, new_root: &Path, root: &Path, rel: &Path) -> std::io::Result<()> {
+        use std::collections::hash_map::Entry;
+        let mut comps = rel.components();
+        let (Some(std::path::Component::Normal(name)), None) = (comps.next(), comps.next()) else {
+            return protect_at(new_root, root, rel);
+        };
+        let dir = match self.protect_roots.entry(root.to_path_buf()) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(v) => {
+                let root_in = under(new_root, root);
+                let fd = rustix::fs::open(
+                    &root_in,
+                    rustix::fs::OFlags::PATH
+                        | rustix::fs::OFlags::DIRECTORY
+                        | rustix::fs::OFlags::CLOEXEC,
+                    rustix::fs::Mode::empty(),
+                )
+                .map_err(std::io::Error::from)
+                .map_err(named(root))?;
+                v.insert(fd)
+            }
+        };
+        use std::os::fd::AsFd;
+        match crate::sys::mount::bind_read_only_at(dir.as_fd(), name) {
+            Ok(true) => Ok(()),
+            Ok(false) => protect_at(new_root, root, rel),
+            Err(e) => Err(e).map_err(named(&root.join(rel))),
+        }
+    }
 }
 
 /// [`Step::Protect`] (`new_root` the new root): after the read-write roots they sit in,

@@ -201,17 +201,21 @@ impl Policy {
             }
         }
         all.extend(self.git_protected.iter().cloned());
+        // Linear in the list (each path's own ancestors looked up), not pairwise: the
+        // list is about 30 names a root plus git's, and every command builds it.
+        let mut keys = std::collections::HashSet::new();
         let mut seen: Vec<Protected> = Vec::new();
         for p in all {
-            if !seen.iter().any(|q| q.root == p.root && q.rel == p.rel) {
+            if keys.insert((p.root.clone(), p.rel.clone())) {
                 seen.push(p);
             }
         }
-        let copy = seen.clone();
         seen.retain(|p| {
-            !copy
-                .iter()
-                .any(|q| q.root == p.root && q.rel != p.rel && p.rel.starts_with(&q.rel))
+            !p.rel
+                .ancestors()
+                .skip(1)
+                .filter(|a| !a.as_os_str().is_empty())
+                .any(|a| keys.contains(&(p.root.clone(), a.to_path_buf())))
         });
         seen
     }
@@ -555,6 +559,41 @@ mod tests {
         );
         p.read_only = read_only.iter().map(PathBuf::from).collect();
         p
+    }
+
+    /// Every protected path once, and none beneath another of the same root: by whole
+    /// components (`.github/hooks` is not beneath `.git`), root by root.
+    #[test]
+    fn protected_paths_are_each_once_and_none_beneath_another() {
+        let mut p = policy(&["/w", "/v"], &[]);
+        p.protected = vec![PathBuf::from(".git"), PathBuf::from(".github/hooks")];
+        let git = |root: &str, rel: &str| crate::fence::protect::Protected {
+            root: PathBuf::from(root),
+            rel: PathBuf::from(rel),
+            file: false,
+        };
+        p.git_protected = vec![
+            git("/w", ".git/hooks"),
+            git("/w", ".git"),
+            git("/w", ".gitmodules-dir"),
+            git("/x", ".git/config"),
+        ];
+        let got: Vec<String> = p
+            .protected_paths()
+            .iter()
+            .map(|q| format!("{}:{}", q.root.display(), q.rel.display()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "/w:.git",
+                "/w:.github/hooks",
+                "/v:.git",
+                "/v:.github/hooks",
+                "/w:.gitmodules-dir",
+                "/x:.git/config"
+            ]
+        );
     }
 
     /// FENCE-TOOL-3: a writable root strictly inside a read-only path is honoured; every
