@@ -145,8 +145,12 @@ impl RootLock {
                 crate::sys::mark::mark("placeholders-removed");
             }
             Some(linger) => {
-                if recorded(&mut self.file).is_empty() {
-                    let _ = self.file.set_len(0);
+                // Only whether anything is recorded: the record grows by a line a
+                // command while the commands come within the grace, and reading it
+                // here would make each command's cost grow with them.
+                let recorded_any = self.file.metadata().map(|m| m.len() > 0).unwrap_or(true);
+                if !recorded_any {
+                    // nothing of this root's to remove
                 } else if !linger.hand_over(&self.path, &self.root) {
                     remove_recorded(&self.root, &mut self.file);
                 }
