@@ -162,9 +162,13 @@ class CopilotCli(core.Agent):
         self.guard = guard
         if guard is not None:
             self.name = "copilot-cli+gatehouse"
-            self.capabilities = self.capabilities + ["guard", "fence"]
+            # The guard decides the file tools on the paths they reach (GUARD-DECIDE-4,
+            # -5): `paths`, and the searches and listings mapped (grep, view of a folder).
+            self.capabilities = self.capabilities + ["guard", "fence", "paths"]
+            self.file_ops = ("read", "write", "edit", "list", "search")
             self.fence_backend = "native"
-            self.known_setup = self.known_setup | {"fence_policy", "log_dir", "limits", "choices"}
+            self.known_setup = self.known_setup | {"fence_policy", "log_dir", "limits", "choices",
+                                                   "resolver"}
 
     def check_setup(self, setup: Request) -> None:
         super().check_setup(setup)
@@ -172,6 +176,8 @@ class CopilotCli(core.Agent):
             raise Unsupported("settings_dirs: the adapter does not map settings-named directories")
         if setup.get("limits") is not None:
             raise Unsupported("limits: Copilot CLI cannot be made to act as on a poorer kernel")
+        if setup.get("resolver") is not None:
+            raise Unsupported("resolver: the guard resolves paths one way (beneath the roots)")
         other = core.unmapped_choices(setup.get("choices"))
         if other:
             raise Unsupported("choices %s: the guard's [exec] has no counterpart" % ", ".join(other))
@@ -281,11 +287,14 @@ class CopilotCli(core.Agent):
                 line = "cd %s && %s" % (mapping.quote(self._abs(s, call.cwd)), line)
             s.state["line"] = line
             return [("bash", {"command": line, "description": "Run the requested command"}), "done"]
-        if call.tool not in TOOLS:
+        if call.tool not in TOOLS and call.tool not in self.file_ops:
             raise Unsupported("tool %r: Copilot CLI has no counterpart" % call.tool)
         path = self._abs(s, call.input["path"])
-        if call.tool == "read":
+        if call.tool in ("read", "list"):
             return [("view", {"path": path}), "done"]
+        if call.tool == "search":
+            return [("grep", {"pattern": call.input.get("pattern", ""), "paths": [path],
+                              "output_mode": "content", "-n": True}), "done"]
         # Copilot's file tools check their input before its permissions: `create` refuses
         # a path that exists ("Path already exists") and `edit` an empty old string
         # ("old_str is required"), without asking and without running. Read as a run that
