@@ -146,7 +146,7 @@ class CopilotCli(core.Agent):
     name = "copilot-cli"
     wire = OpenAIChatWire
     capabilities = ["gate", "permissions", "hooks"]
-    file_ops = ("read", "write", "edit")
+    file_ops: tuple[str, ...] = ("read", "write", "edit")
     known_setup = core.Agent.known_setup | {"agent_file", "settings_file", "safety", "state_dir",
                                             "roots", "workspaces", "resume"}
     guard: Optional[str] = None
