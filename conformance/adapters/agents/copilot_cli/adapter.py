@@ -58,6 +58,9 @@ EXIT = re.compile(r"\n?<shellId: \S+ completed with exit code (-?\d+)>\s*$")
 # refuse it headless) and allow-all; `restricted` (deny what would ask) is its default,
 # since headless every ask is a refusal (reported as asked: see README.md). `yolo` is read
 # as `autonomous` by mapping.Sources.
+OVERWRITE = ("write to an existing file: Copilot CLI's create tool refuses a path that exists "
+             "before asking, and it has no tool that overwrites one")
+EMPTY_OLD = "edit with no old text: Copilot CLI's edit tool refuses it before asking"
 MODES: dict[Optional[str], list[str]] = {
     None: [], "strict": [], "balanced": [], "restricted": [],
     "autonomous": ["--allow-all-tools"],
@@ -279,6 +282,7 @@ class CopilotCli(core.Agent):
         return e
 
     def script(self, s: Session, call: Call) -> list[Any]:
+        s.state.pop("unsupported_if_failed", None)
         if call.tool in ("shell", "execute_code"):
             line = call.line()
             if call.tool == "execute_code":
@@ -300,14 +304,20 @@ class CopilotCli(core.Agent):
         # ("old_str is required"), without asking and without running. Read as a run that
         # failed, either would report `allow` for a call nobody was asked about, so neither
         # is made: Copilot has no tool that overwrites a file or edits without a match.
+        # Guarded, the call is made all the same: the preToolUse hook runs before those checks
+        # (measured: a hook's deny of a `create` over an existing file is what Copilot
+        # reports), so the guard's refusal is seen; if the guard lets it through, Copilot's
+        # own refusal makes the step `unsupported` (observe).
         if call.tool == "write":
             if os.path.lexists(path):
-                raise Unsupported("write to an existing file: Copilot CLI's create tool refuses "
-                                  "a path that exists before asking, and it has no tool that "
-                                  "overwrites one")
+                if not self.guard:
+                    raise Unsupported(OVERWRITE)
+                s.state["unsupported_if_failed"] = OVERWRITE
             return [("create", {"path": path, "file_text": call.input.get("content", "")}), "done"]
         if not call.input.get("old"):
-            raise Unsupported("edit with no old text: Copilot CLI's edit tool refuses it before asking")
+            if not self.guard:
+                raise Unsupported(EMPTY_OLD)
+            s.state["unsupported_if_failed"] = EMPTY_OLD
         return [("edit", {"path": path, "old_str": call.input.get("old", ""),
                           "new_str": call.input.get("new", "")}), "done"]
 
@@ -336,6 +346,9 @@ class CopilotCli(core.Agent):
     def observe(self, s: Session, call: Call, result: RunResult,
                 requests: list[dict[str, Any]]) -> Observed:
         obs = self._observe(s, call, result, requests)
+        unsupported = s.state.pop("unsupported_if_failed", None)
+        if unsupported and obs.ran and obs.exit != 0:
+            raise Unsupported(unsupported + " (the guard let it through)")
         if self.guard:
             refusal = None
             if obs.ran:
