@@ -1,7 +1,7 @@
 //! The `gatehouse` command: the protocol adapter (`gatehouse adapter`), a one-shot gate
 //! check (`gatehouse gate check -- 'LINE'`), the fence's posture (`gatehouse info`) and one
 //! command run in the fence (`gatehouse exec -- CMD ARGS...`), and the pre-tool hook of
-//! Claude Code, Codex CLI and Gemini CLI (`gatehouse guard AGENT`, with `install`,
+//! Claude Code, Codex CLI, Gemini CLI and GitHub Copilot CLI (`gatehouse guard AGENT`, with `install`,
 //! `uninstall` and `doctor`).
 //!
 //! The edge of the program: parses arguments, reads the current directory and standard
@@ -48,7 +48,8 @@ enum Command {
     Info(InfoArgs),
     /// Run one command in the fence, print its output and exit with its status.
     Exec(ExecArgs),
-    /// Put Gatehouse in front of Claude Code, Codex CLI or Gemini CLI (their pre-tool hook).
+    /// Put Gatehouse in front of Claude Code, Codex CLI, Gemini CLI or GitHub Copilot CLI (their
+    /// pre-tool hook).
     Guard {
         #[command(subcommand)]
         command: GuardCommand,
@@ -69,6 +70,7 @@ enum AgentArg {
     ClaudeCode,
     Codex,
     Gemini,
+    Copilot,
 }
 
 impl AgentArg {
@@ -78,6 +80,7 @@ impl AgentArg {
             AgentArg::ClaudeCode => Agent::ClaudeCode,
             AgentArg::Codex => Agent::Codex,
             AgentArg::Gemini => Agent::Gemini,
+            AgentArg::Copilot => Agent::Copilot,
         }
     }
 }
@@ -117,6 +120,8 @@ enum GuardCommand {
     Codex(HookArgs),
     /// The hook of Gemini CLI: reads its BeforeTool/AfterTool JSON on standard input.
     Gemini(HookArgs),
+    /// The hook of GitHub Copilot CLI: reads its preToolUse JSON on standard input.
+    Copilot(HookArgs),
     /// Merge the hook into the agent's settings (shows the change, keeps a backup).
     Install(InstallArgs),
     /// Take the hook out of the agent's settings again.
@@ -489,7 +494,6 @@ fn exec(args: ExecArgs) -> Result<ExitCode> {
 /// whole (at most 16 MiB), the library answers, and a panic anywhere is caught and turned
 /// into the block answer (Claude Code runs the call on exit 1 or 101; GUARD-FAIL-2).
 fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
-    use gatehouse::guard::dialect::Reply;
     use std::io::{Read, Write};
     std::panic::set_hook(Box::new(|_| {}));
     // The guard's own deadline, well under the timeout `install` writes (GUARD-FAIL-3):
@@ -513,7 +517,10 @@ fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
             let mut done = answered.lock().unwrap_or_else(|e| e.into_inner());
             if !*done {
                 *done = true;
-                let reply = Reply::block(&gatehouse::guard::deadline_reason(deadline));
+                let reply = agent
+                    .dialect()
+                    .block(&gatehouse::guard::deadline_reason(deadline));
+                let _ = std::io::stdout().write_all(reply.stdout.as_bytes());
                 let _ = std::io::stderr().write_all(reply.stderr.as_bytes());
                 std::process::exit(i32::from(reply.exit));
             }
@@ -526,10 +533,14 @@ fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
             .take((16 << 20) + 1)
             .read_to_end(&mut input);
         if let Err(e) = read {
-            return Reply::block(&format!("cannot read the hook input: {e}"));
+            return agent
+                .dialect()
+                .block(&format!("cannot read the hook input: {e}"));
         }
         if input.len() > 16 << 20 {
-            return Reply::block("the hook input is larger than 16 MiB");
+            return agent
+                .dialect()
+                .block("the hook input is larger than 16 MiB");
         }
         if std::env::var_os("GATEHOUSE_GUARD_TEST_PANIC").is_some() && cfg!(feature = "test-faults")
         {
@@ -543,13 +554,21 @@ fn guard_hook(agent: gatehouse::guard::Agent, args: &HookArgs) -> ExitCode {
         }
         let program = match std::env::current_exe() {
             Ok(p) => p,
-            Err(e) => return Reply::block(&format!("cannot find this program: {e}")),
+            Err(e) => {
+                return agent
+                    .dialect()
+                    .block(&format!("cannot find this program: {e}"))
+            }
         };
         let config = gatehouse::guard::config::config_path(args.config.as_deref())
             .and_then(|p| gatehouse::guard::config::GuardConfig::load(&p));
         gatehouse::guard::answer(agent, &input, config, &program)
     })
-    .unwrap_or_else(|_| Reply::block("internal error (a panic); the call is blocked"));
+    .unwrap_or_else(|_| {
+        agent
+            .dialect()
+            .block("internal error (a panic); the call is blocked")
+    });
     let mut done = answered.lock().unwrap_or_else(|e| e.into_inner());
     if *done {
         // The deadline's answer is being written; the process ends with it.
@@ -652,6 +671,7 @@ fn guard(command: GuardCommand) -> Result<ExitCode> {
         GuardCommand::ClaudeCode(a) => guard_hook(gatehouse::guard::Agent::ClaudeCode, &a),
         GuardCommand::Codex(a) => guard_hook(gatehouse::guard::Agent::Codex, &a),
         GuardCommand::Gemini(a) => guard_hook(gatehouse::guard::Agent::Gemini, &a),
+        GuardCommand::Copilot(a) => guard_hook(gatehouse::guard::Agent::Copilot, &a),
         GuardCommand::Install(a) => {
             let program = std::env::current_exe().context("cannot find this program")?;
             let mut changes = install::install(a.agent.agent(), &a.scope()?, &program)

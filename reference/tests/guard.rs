@@ -1,5 +1,6 @@
 //! `gatehouse guard AGENT` end to end, as each agent calls it: the hook JSON captured from
-//! Claude Code, Codex CLI and Gemini CLI (FACTS.md section 13) on standard input, the
+//! Claude Code, Codex CLI and Gemini CLI (FACTS.md section 13) and GitHub Copilot CLI
+//! 1.0.102 (spec/guard.md section 6) on standard input, the
 //! answer and the exit status checked (GUARD-* in spec/guard.md). A dangerous line, a read
 //! outside the workspace, an allowed read, a line a deny pattern matches, garbage and an
 //! unknown event, for each agent; then the fenced command really run, the state across
@@ -12,7 +13,27 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const AGENTS: [&str; 3] = ["claude-code", "codex", "gemini"];
+const AGENTS: [&str; 4] = ["claude-code", "codex", "gemini", "copilot"];
+
+/// Whether `out` is the standard output of `agent`'s block answer for the line `err`:
+/// nothing, or for GitHub Copilot CLI the same line as its JSON deny (GUARD-COPILOT-2).
+fn block_out(agent: &str, out: &str, err: &str) -> bool {
+    if agent != "copilot" {
+        return out.is_empty();
+    }
+    let Ok(v) = serde_json::from_str::<Value>(out) else {
+        return false;
+    };
+    v == json!({"permissionDecision": "deny", "permissionDecisionReason": err.trim_end()})
+}
+
+/// Asserts the block answer of `agent`: exit 2, one line on standard error, and the
+/// standard output [`block_out`] allows.
+fn assert_blocked(agent: &str, (code, out, err): (i32, &str, &str), what: &str) {
+    assert_eq!(code, 2, "{agent} {what}: {out} {err}");
+    assert!(block_out(agent, out, err), "{agent} {what}: {out:?} {err}");
+    assert_eq!(err.lines().count(), 1, "{agent} {what}: {err}");
+}
 
 /// Runs `c` with `input` on its standard input: (exit, stdout, stderr).
 fn feed(mut c: Command, input: &[u8]) -> (i32, String, String) {
@@ -79,6 +100,7 @@ impl Fixture {
             .env_remove("XDG_STATE_HOME")
             .env_remove("GATEHOUSE_GUARD_CONFIG")
             .env_remove("CODEX_HOME")
+            .env_remove("COPILOT_HOME")
             .env_remove("CLAUDE_CONFIG_DIR");
         c
     }
@@ -115,6 +137,11 @@ impl Fixture {
                 "hook_event_name": "PreToolUse", "model": "m", "permission_mode": "default",
                 "tool_name": "Bash", "tool_input": {"command": line}, "tool_use_id": id,
             }),
+            // Captured from Copilot CLI 1.0.102: no event name, no call id.
+            "copilot" => json!({
+                "sessionId": "d91fc8f0-copilot", "timestamp": 1796636142187_u64, "cwd": cwd,
+                "toolName": "bash", "toolArgs": {"command": line, "description": "d"},
+            }),
             _ => json!({
                 "session_id": "g-1", "transcript_path": "/tmp/t.json", "cwd": cwd,
                 "hook_event_name": "BeforeTool", "timestamp": "2026-12-05T10:00:00Z",
@@ -130,6 +157,8 @@ fn rewritten(agent: &str, stdout: &str) -> String {
     let v: Value = serde_json::from_str(stdout).unwrap();
     let c = if agent == "gemini" {
         &v["hookSpecificOutput"]["tool_input"]["command"]
+    } else if agent == "copilot" {
+        &v["modifiedArgs"]["command"]
     } else {
         &v["hookSpecificOutput"]["updatedInput"]["command"]
     };
@@ -140,6 +169,8 @@ fn decision(agent: &str, stdout: &str) -> String {
     let v: Value = serde_json::from_str(stdout).unwrap();
     let d = if agent == "gemini" {
         &v["decision"]
+    } else if agent == "copilot" {
+        &v["permissionDecision"]
     } else {
         &v["hookSpecificOutput"]["permissionDecision"]
     };
@@ -176,10 +207,10 @@ fn a_dangerous_line_asks_only_where_the_agent_asks() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(decision("claude-code", &out), "ask");
     assert!(rewritten("claude-code", &out).ends_with(" -c 'rm -rf ~'"));
-    for agent in ["codex", "gemini"] {
+    for agent in ["codex", "gemini", "copilot"] {
         let (code, out, err) = f.hook(agent, &f.shell(agent, "rm -rf ~", "c1"));
         assert_eq!(code, 2, "{agent}: {out}");
-        assert!(out.is_empty(), "{agent}: {out}");
+        assert!(block_out(agent, &out, &err), "{agent}: {out}");
         assert!(
             err.starts_with("gatehouse guard: denied (dangerous"),
             "{agent}: {err}"
@@ -199,9 +230,9 @@ fn a_read_outside_the_workspace_is_not_allowed() {
     );
     assert_eq!(code, 0);
     assert_eq!(decision("claude-code", &out), "ask");
-    for agent in ["codex", "gemini"] {
+    for agent in ["codex", "gemini", "copilot"] {
         let (code, out, err) = f.hook(agent, &f.shell(agent, "cat /etc/passwd", "c1"));
-        assert_eq!((code, out.as_str()), (2, ""), "{agent}: {err}");
+        assert_blocked(agent, (code, &out, &err), "cat /etc/passwd");
         assert!(err.contains("denied ("), "{err}");
     }
 }
@@ -240,7 +271,7 @@ fn a_deny_pattern_denies() {
     let f = Fixture::new("");
     for agent in AGENTS {
         let (code, out, err) = f.hook(agent, &f.shell(agent, "git push origin main", "c1"));
-        assert_eq!((code, out.as_str()), (2, ""), "{agent}");
+        assert_blocked(agent, (code, &out, &err), "git push");
         assert!(err.contains("deny_pattern"), "{agent}: {err}");
         assert!(err.contains("git push*"), "{agent}: {err}");
     }
@@ -255,12 +286,23 @@ fn a_deny_pattern_denies() {
 fn what_cannot_be_read_is_blocked() {
     let f = Fixture::new("");
     for agent in AGENTS {
+        // Copilot's input names no event: its post-tool event (a `toolResult`) and a
+        // named event other than preToolUse are the unknown events.
+        let (event, session, input) = if agent == "copilot" {
+            ("hookEventName", "sessionId", "toolArgs")
+        } else {
+            ("hook_event_name", "session_id", "tool_input")
+        };
         let mut unknown = f.shell(agent, "ls", "c");
-        unknown["hook_event_name"] = json!("SessionStart");
+        unknown[event] = json!("SessionStart");
         let mut no_session = f.shell(agent, "ls", "c");
-        no_session.as_object_mut().unwrap().remove("session_id");
+        no_session.as_object_mut().unwrap().remove(session);
         let mut argv = f.shell(agent, "ls", "c");
-        argv["tool_input"]["command"] = json!(["rm", "-rf", "/"]);
+        argv[input]["command"] = json!(["rm", "-rf", "/"]);
+        let mut post = f.shell(agent, "ls", "c");
+        post["toolResult"] = json!({"resultType": "success", "textResultForLlm": "x"});
+        let mut args_text = f.shell(agent, "ls", "c");
+        args_text[input] = json!("{\"command\":\"ls\"}");
         let inputs: Vec<Vec<u8>> = vec![
             b"not json{".to_vec(),
             b"".to_vec(),
@@ -270,13 +312,18 @@ fn what_cannot_be_read_is_blocked() {
             unknown.to_string().into_bytes(),
             no_session.to_string().into_bytes(),
             argv.to_string().into_bytes(),
+            args_text.to_string().into_bytes(),
         ];
+        let inputs = if agent == "copilot" {
+            [inputs, vec![post.to_string().into_bytes()]].concat()
+        } else {
+            inputs
+        };
         for input in inputs {
             let (code, out, err) = f.hook_raw(agent, &input, true);
-            assert_eq!(code, 2, "{agent} {:?}", String::from_utf8_lossy(&input));
-            assert!(out.is_empty());
+            let what = String::from_utf8_lossy(&input).to_string();
+            assert_blocked(agent, (code, &out, &err), &what);
             assert!(err.starts_with("gatehouse guard: "), "{err}");
-            assert_eq!(err.lines().count(), 1, "{err}");
         }
     }
 }
@@ -416,6 +463,91 @@ fn state_lasts_across_calls() {
         &f.pre("claude-code", "ls", "t3", &f.ws.join("sub")),
     );
     assert_eq!(code, 0, "{err}");
+}
+
+// GUARD-COPILOT-3, GUARD-COPILOT-4: GitHub Copilot CLI's hook goes into the person's
+// `~/.copilot/settings.json` (or `$COPILOT_HOME`'s), in Copilot's own entry shape with no
+// matcher, beside the person's hooks; never into a project; the doctor says when a
+// settings file Copilot reads switches every hook off; uninstall gives the bytes back.
+#[test]
+fn copilot_installs_into_the_users_settings_only() {
+    let f = Fixture::new("");
+    let settings = f.root.join("home/.copilot/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = "{\n  \"model\": \"x\",\n  \"hooks\": {\n    \"preToolUse\": [\n      {\n        \"type\": \"command\",\n        \"bash\": \"my-hook\"\n      }\n    ]\n  }\n}\n";
+    std::fs::write(&settings, original).unwrap();
+    let run = |args: &[&str]| {
+        let out = f.cmd(args).output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (code, said) = run(&["guard", "install", "copilot"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(!said.lines().any(|l| l.starts_with("- ")), "{said}");
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let pre = after["hooks"]["preToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 2, "{after}");
+    assert!(pre[0]["bash"].as_str().unwrap().ends_with(" guard copilot"));
+    assert_eq!(pre[0]["timeoutSec"], 60);
+    assert_eq!(pre[0]["type"], "command");
+    assert!(
+        pre[0].get("matcher").is_none(),
+        "every tool reaches the guard"
+    );
+    assert_eq!(pre[1]["bash"], "my-hook");
+    assert!(after["hooks"].get("postToolUse").is_none());
+    // Twice changes nothing more.
+    let (code, _) = run(&["guard", "install", "copilot"]);
+    assert_eq!(code, 0);
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(again, after);
+    // The doctor: installed and run; then switched off by the user's settings, or by a
+    // project settings file Copilot reads once it trusts the folder.
+    let (code, said) = run(&["guard", "doctor", "copilot"]);
+    assert!(said.contains("hook: installed in"), "{said}");
+    assert!(said.contains("runs it: yes"), "{said}");
+    let _ = code; // the fence line decides the rest of the exit status on this machine
+    std::fs::create_dir_all(f.ws.join(".github/copilot")).unwrap();
+    for (value, off) in [("false", false), ("true", true)] {
+        std::fs::write(
+            f.ws.join(".github/copilot/settings.json"),
+            format!("{{\"disableAllHooks\": {value}}}"),
+        )
+        .unwrap();
+        let (code, said) = run(&["guard", "doctor", "copilot"]);
+        assert_eq!(said.contains("sets disableAllHooks"), off, "{said}");
+        if off {
+            assert_ne!(code, 0, "{said}");
+        }
+    }
+    std::fs::remove_dir_all(f.ws.join(".github")).unwrap();
+    // Never a project: Copilot loads a project's hooks only in a folder it trusts, whose
+    // own settings can switch them off.
+    let (code, said) = run(&["guard", "install", "copilot", "--project"]);
+    assert_ne!(code, 0, "{said}");
+    assert!(said.contains("only in a folder it trusts"), "{said}");
+    assert!(!f.ws.join(".github").exists());
+    // Uninstall gives the person's bytes back.
+    let (code, said) = run(&["guard", "uninstall", "copilot"]);
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    // $COPILOT_HOME moves the file.
+    let home = f.root.join("copilot-home");
+    let out = f
+        .cmd(&["guard", "install", "copilot"])
+        .env("COPILOT_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let moved: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("settings.json")).unwrap())
+            .unwrap();
+    assert!(moved["hooks"]["preToolUse"][0]["bash"]
+        .as_str()
+        .unwrap()
+        .ends_with(" guard copilot"));
 }
 
 // GUARD-INSTALL-1, GUARD-INSTALL-2, GUARD-INSTALL-5: install merges (keeping what was
@@ -741,12 +873,8 @@ fn the_guard_keeps_its_configuration_and_state_out_of_reach() {
         }
         for agent in AGENTS {
             let (code, out, err) = g.hook(agent, &g.shell(agent, "cat notes.txt", "c"));
-            assert_eq!(code, 2, "{agent} {extra}: {out} {err}");
+            assert_blocked(agent, (code, &out, &err), &extra);
             assert!(err.contains(says), "{agent} {extra}: {err}");
-            assert!(
-                !out.contains("exec"),
-                "{agent}: nothing is rewritten: {out}"
-            );
         }
     }
     // The configuration inside the workspace: the agent's own Write tool could change it.
@@ -784,6 +912,10 @@ fn file_call(agent: &str, tool: &str, input: Value, cwd: &Path) -> Value {
             "session_id": "019a-codex", "turn_id": "t1", "cwd": cwd,
             "hook_event_name": "PreToolUse", "model": "m", "permission_mode": "default",
             "tool_name": tool, "tool_input": input, "tool_use_id": "f1",
+        }),
+        "copilot" => json!({
+            "sessionId": "d91fc8f0-copilot", "timestamp": 1796636142187_u64, "cwd": cwd,
+            "toolName": tool, "toolArgs": input,
         }),
         _ => json!({
             "session_id": "g-1", "transcript_path": "/tmp/t.json", "cwd": cwd,
@@ -831,6 +963,12 @@ fn writes_of(path: &str) -> Vec<(&'static str, &'static str, Value)> {
             "apply_patch",
             json!({"input": format!("*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n")}),
         ),
+        ("copilot", "create", json!({"path": path, "file_text": "x"})),
+        (
+            "copilot",
+            "edit",
+            json!({"path": path, "old_str": "a", "new_str": "b"}),
+        ),
         (
             "codex",
             "Bash",
@@ -872,16 +1010,11 @@ fn file_tools_never_write_what_the_fence_protects() {
     for path in &bad {
         for (agent, tool, input) in writes_of(path) {
             let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
-            assert_eq!(
-                (code, out.as_str()),
-                (2, ""),
-                "{agent} {tool} {path}: {err}"
-            );
+            assert_blocked(agent, (code, &out, &err), &format!("{tool} {path}"));
             assert!(
                 err.contains("denied (protected"),
                 "{agent} {tool} {path}: {err}"
             );
-            assert_eq!(err.lines().count(), 1, "{err}");
         }
     }
     // A file with a second name outside the workspace (a hard link) is written under both.
@@ -928,6 +1061,9 @@ fn file_tools_never_write_the_agents_configuration() {
         ".gemini/settings.json",
         ".codex/config.toml",
         ".vscode/tasks.json",
+        ".github/hooks/guard.json",
+        ".github/copilot/settings.json",
+        ".github/copilot/settings.local.json",
     ] {
         for (agent, tool, input) in writes_of(path) {
             let (code, _, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
@@ -973,6 +1109,23 @@ fn searches_of(dir: &str) -> Vec<(&'static str, &'static str, Value)> {
             "read_many_files",
             json!({"paths": [format!("{dir}/*")]}),
         ),
+        (
+            "copilot",
+            "grep",
+            json!({"pattern": "PRIVATE", "paths": dir}),
+        ),
+        (
+            "copilot",
+            "grep",
+            json!({"pattern": "PRIVATE", "paths": ["src", dir]}),
+        ),
+        ("copilot", "glob", json!({"pattern": "*", "paths": [dir]})),
+        (
+            "copilot",
+            "glob",
+            json!({"pattern": format!("{dir}/**/id_*")}),
+        ),
+        ("copilot", "view", json!({"path": dir})),
     ]
 }
 
@@ -996,7 +1149,7 @@ fn searches_and_listings_are_confined_to_the_roots() {
     for dir in &outside {
         for (agent, tool, input) in searches_of(dir) {
             let (code, out, err) = f.hook(agent, &file_call(agent, tool, input, &f.ws));
-            assert_eq!((code, out.as_str()), (2, ""), "{agent} {tool} {dir}: {err}");
+            assert_blocked(agent, (code, &out, &err), &format!("{tool} {dir}"));
             assert!(err.contains("denied ("), "{agent} {tool} {dir}: {err}");
         }
     }
@@ -1170,11 +1323,7 @@ fn the_guards_named_files_lie_outside_every_root() {
                 c,
                 f.shell(agent, "cat notes.txt", "c").to_string().as_bytes(),
             );
-            assert_eq!(
-                (code, out.as_str()),
-                (2, ""),
-                "{agent} {key} {value}: {err}"
-            );
+            assert_blocked(agent, (code, &out, &err), &format!("{key} {value}"));
             assert!(
                 err.contains(&format!("the guard's {key}")),
                 "{agent} {key}: {err}"
@@ -1222,7 +1371,7 @@ fn a_writable_exec_path_over_the_policy_files_is_refused() {
         for agent in AGENTS {
             let (code, out, err) = f.hook(agent, &f.shell(agent, "cat notes.txt", "c"));
             if refused {
-                assert_eq!((code, out.as_str()), (2, ""), "{agent}: {err}");
+                assert_blocked(agent, (code, &out, &err), "[exec] rw");
                 assert!(err.contains("[exec] rw"), "{agent}: {err}");
                 assert!(
                     err.contains("holds the guard's agent-file"),
@@ -1299,9 +1448,8 @@ fn a_decision_past_the_deadline_is_blocked() {
                 c.env("GATEHOUSE_GUARD_TEST_HANG", "1");
             }
             let (code, out, err) = feed(c, input.to_string().as_bytes());
-            assert_eq!((code, out.as_str()), (2, ""), "{agent} {hang}: {err}");
+            assert_blocked(agent, (code, &out, &err), &format!("hang {hang}"));
             assert!(err.contains("denied (deadline"), "{agent}: {err}");
-            assert_eq!(err.lines().count(), 1, "{err}");
         }
         // The twin: a deadline the decision meets.
         let mut c = f.cmd(&["guard", agent]);

@@ -31,6 +31,7 @@ cd "$(dirname "$0")/../../.."
 # (`--guard`, README.md "Put Gatehouse in front of your agent"); guarded, Gemini offers its
 # shell tool to the hook in every mode (yolo), so a run takes 2-4 s and it runs four chapters.
 # Copilot CLI's run takes 3-6 s (no sandbox here: no fence/, no trusted folders: no trust/);
+# Guarded, Copilot CLI has the guard's `gatehouse exec` as its fence, so it takes fence/ too.
 # Qwen Code's 3-5 s (its sandboxes are not mapped: no fence/); Kilo CLI's 15-50 s
 # (opencode's lineage, no hooks), so it runs permissions/ only, in 2-3 hours.
 agents=(
@@ -42,6 +43,7 @@ agents=(
   "codex-cli-guarded|python3 conformance/adapters/agents/codex_cli/adapter.py --guard|guard/ gate/ hooks/ fence/ decision/ permissions/"
   "gemini-cli-guarded|python3 conformance/adapters/agents/gemini_cli/adapter.py --guard|guard/ hooks/ fence/ permissions/ decision/"
   "copilot-cli|python3 conformance/adapters/agents/copilot_cli/adapter.py|permissions/ hooks/ decision/ gate/"
+  "copilot-cli-guarded|python3 conformance/adapters/agents/copilot_cli/adapter.py --guard|guard/ hooks/ permissions/ decision/ fence/"
   "qwen-code|python3 conformance/adapters/agents/qwen_code/adapter.py|permissions/ hooks/ decision/"
   "kilo-cli|python3 conformance/adapters/agents/kilo_cli/adapter.py|permissions/"
 )

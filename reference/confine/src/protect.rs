@@ -35,7 +35,7 @@ pub const PROTECTED: [&str; 3] = [".git", "HEAD", ".gatehouse"];
 /// One name protected at every workspace root, existing or not, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Name {
-    /// The path below the root (one component but for `.github/hooks`).
+    /// The path below the root (one component but for `.github/hooks` and `.github/copilot`).
     pub rel: &'static str,
     /// Who reads it and what planting it does, for a refusal's reason.
     pub reason: &'static str,
@@ -52,7 +52,7 @@ pub struct Name {
 /// Instructions files (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`, `.cursorrules`,
 /// `.goosehints`, `.github/copilot-instructions.md`) are not here: they are text the
 /// project keeps, which no agent runs.
-pub const AT_EVERY_ROOT: [Name; 28] = [
+pub const AT_EVERY_ROOT: [Name; 29] = [
     Name { rel: ".git", reason: "git's repository: its config, hooks and index steer the host's next git", file: false },
     Name { rel: "HEAD", reason: "makes the root a bare repository for the host's git", file: false },
     Name { rel: ".gatehouse", reason: "Gatehouse's own configuration", file: false },
@@ -63,6 +63,7 @@ pub const AT_EVERY_ROOT: [Name; 28] = [
     Name { rel: ".qwen", reason: "Qwen Code's settings (hooks, MCP servers, sandbox, tools)", file: false },
     Name { rel: ".cursor", reason: "Cursor's hooks.json, mcp.json, environment.json and rules", file: false },
     Name { rel: ".github/hooks", reason: "GitHub Copilot CLI's hooks, loaded from the working directory", file: false },
+    Name { rel: ".github/copilot", reason: "GitHub Copilot CLI's project settings (hooks, disableAllHooks, permissions, MCP servers), read in a folder it trusts", file: false },
     Name { rel: ".opencode", reason: "opencode's plugins (code it loads), agents and commands", file: false },
     Name { rel: "opencode.json", reason: "opencode's project configuration (MCP servers, permissions, plugins)", file: true },
     Name { rel: "opencode.jsonc", reason: "opencode's project configuration (MCP servers, permissions, plugins)", file: true },
@@ -841,6 +842,8 @@ mod tests {
             ".vscode/tasks.json",
             ".devcontainer/devcontainer.json",
             ".github/hooks/h.json",
+            ".github/copilot/settings.json",
+            ".github/copilot/settings.local.json",
         ] {
             assert!(covers(&list, &root.join(p)), "{p}");
             assert!(reason(&list, &root.join(p)).is_some(), "{p}");

@@ -1,7 +1,7 @@
 //! What every agent's pre-tool hook has in common, behind one trait: an event read from
 //! the agent's JSON ([`HookEvent`]), the library's answer in neutral form ([`Answer`]),
 //! and the bytes and exit status the agent reads back ([`Reply`]). Each agent's module
-//! ([`super::claude`], [`super::codex`], [`super::gemini`]) implements [`Dialect`] and
+//! ([`super::claude`], [`super::codex`], [`super::gemini`], [`super::copilot`]) implements [`Dialect`] and
 //! decides nothing: it only translates.
 //!
 //! The same trait carries each agent's installation facts (its settings file, the events
@@ -15,8 +15,8 @@ use super::install::{Change, InstallError, Scope};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
-/// The exit status every agent reads as "blocked" (Claude Code, Codex CLI and Gemini CLI
-/// alike), with the reason on standard error.
+/// The exit status every agent reads as "blocked" (Claude Code, Codex CLI, Gemini CLI and
+/// GitHub Copilot CLI alike), with the reason on standard error.
 pub const EXIT_BLOCK: u8 = 2;
 
 /// A tool call the guard puts through the library, in the library's terms.
@@ -186,6 +186,11 @@ pub trait Dialect {
     fn parse(&self, input: &Value) -> Result<HookEvent, ShapeError>;
     /// Writes one answer; `Ask` is never given to a dialect that cannot ask.
     fn render(&self, answer: &Answer) -> Reply;
+    /// The block answer for `reason` (GUARD-DENY-1): exit 2, the line on standard
+    /// error, and whatever else this agent reads a refusal's reason from.
+    fn block(&self, reason: &str) -> Reply {
+        Reply::block(reason)
+    }
 
     // What installing the hook means for this agent (GUARD-INSTALL-1 to -4,
     // GUARD-FAIL-3): [`super::install`] merges, removes and checks with these alone.
@@ -202,6 +207,19 @@ pub trait Dialect {
     /// as `(key, value)` of the matcher entry, where the pinned version has one
     /// (GUARD-FAIL-3).
     fn fail_closed(&self) -> Option<(&'static str, &'static str)>;
+    /// One hook entry of the agent's settings for `matcher`, running `command`: Claude
+    /// Code's shape by default (`{"matcher", "hooks": [{"type", "command", "timeout"}]}`),
+    /// with the fail-closed setting where there is one.
+    fn hook_entry(&self, matcher: &str, command: &str) -> Value {
+        let mut entry = serde_json::json!({
+            "matcher": matcher,
+            "hooks": [{ "type": "command", "command": command, "timeout": self.hook_timeout() }],
+        });
+        if let Some((key, value)) = self.fail_closed() {
+            entry[key] = serde_json::json!(value);
+        }
+        entry
+    }
     /// How long the agent waits for the hook, in the unit its settings take.
     fn hook_timeout(&self) -> u64;
     /// Milliseconds in one unit of [`Dialect::hook_timeout`].

@@ -10,7 +10,7 @@ use super::Agent;
 use crate::records::atomic::write_atomic;
 
 pub mod layout;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// Where a hook is installed.
@@ -37,6 +37,10 @@ pub enum InstallError {
     /// The settings file is not a JSON object; nothing is changed.
     #[error("{0} is not a JSON object ({1}); fix it first, nothing was changed")]
     NotObject(PathBuf, String),
+    /// An agent whose project hooks load only in a folder it trusts, where the project's
+    /// own settings can switch every hook off.
+    #[error("{0} loads a project's hooks only in a folder it trusts, and a trusted project's settings can switch every hook off (disableAllHooks); install into your own settings ({1}), the default")]
+    UntrustedProject(&'static str, String),
     /// A project's settings file the fence does not keep read-only.
     #[error("{0} lies in the project, where a command the guard lets run could rewrite it (and switch the guard off for the next session); the fence does not keep it read-only here, so install into your own settings (the default, or --user)")]
     Unprotected(PathBuf),
@@ -73,16 +77,15 @@ pub fn hook_command(agent: Agent, program: &Path) -> String {
     )
 }
 
-/// Whether a hook entry's command is this guard's for `agent`.
+/// Whether a hook entry's command is this guard's for `agent`: in a group's `hooks`
+/// (Claude Code's shape), or the entry's own `bash` (GitHub Copilot CLI's).
 fn is_ours(agent: Agent, entry: &Value) -> bool {
     let tail = format!(" guard {}", agent.name());
-    entry["hooks"].as_array().is_some_and(|hs| {
-        hs.iter().any(|h| {
-            h["command"]
-                .as_str()
-                .is_some_and(|c| c.trim_end().ends_with(&tail))
-        })
-    })
+    let ours = |c: &Value| c.as_str().is_some_and(|c| c.trim_end().ends_with(&tail));
+    ours(&entry["bash"])
+        || entry["hooks"]
+            .as_array()
+            .is_some_and(|hs| hs.iter().any(|h| ours(&h["command"])))
 }
 
 /// `settings` without this guard's entries (everything else kept as it was).
@@ -124,13 +127,7 @@ pub fn merged(agent: Agent, settings: &Map<String, Value>, command: &str) -> Map
                 *list = Value::Array(Vec::new());
             }
             if let Value::Array(list) = list {
-                let mut entry = json!({
-                    "matcher": matcher,
-                    "hooks": [{ "type": "command", "command": command, "timeout": agent.dialect().hook_timeout() }],
-                });
-                if let Some((key, value)) = agent.dialect().fail_closed() {
-                    entry[key] = json!(value);
-                }
+                let entry = agent.dialect().hook_entry(matcher, command);
                 let at = list.iter().take_while(|e| is_ours(agent, e)).count();
                 list.insert(at, entry);
             }
@@ -350,6 +347,7 @@ pub fn installed(agent: Agent, scope: &Scope) -> Result<bool, InstallError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn merge_keeps_what_was_there_and_removal_gives_it_back() {
@@ -381,13 +379,17 @@ mod tests {
             (Agent::ClaudeCode, 60),
             (Agent::Codex, 60),
             (Agent::Gemini, 60_000),
+            (Agent::Copilot, 60),
         ] {
             let s = merged(agent, &Map::new(), "/g guard x");
             for (event, _) in events(agent) {
-                assert_eq!(
-                    s["hooks"][*event][0]["hooks"][0]["timeout"], want,
-                    "{agent:?}"
-                );
+                let entry = &s["hooks"][*event][0];
+                let t = if agent == Agent::Copilot {
+                    &entry["timeoutSec"]
+                } else {
+                    &entry["hooks"][0]["timeout"]
+                };
+                assert_eq!(*t, want, "{agent:?}");
             }
         }
     }

@@ -1,5 +1,5 @@
 //! `gatehouse guard`: the library in front of an agent the person already runs (spec
-//! chapter `guard.md`). Claude Code, Codex CLI and Gemini CLI each call a pre-tool hook
+//! chapter `guard.md`). Claude Code, Codex CLI, Gemini CLI and GitHub Copilot CLI each call a pre-tool hook
 //! with the call as JSON; the guard reads it ([`dialect::Dialect`], one module per agent),
 //! asks the library's one decision order ([`crate::order`]: patterns, the gate, grants,
 //! the mode, hooks, the trust map's plan) through a [`GuardedSession`] kept per agent
@@ -11,7 +11,7 @@
 //! anything else on error).
 //!
 //! - [`dialect`]: the trait and the neutral event and answer;
-//! - [`claude`], [`codex`], [`gemini`]: the three dialects;
+//! - [`claude`], [`codex`], [`gemini`], [`copilot`]: the four dialects;
 //! - [`config`]: the configuration file, `guard.toml`;
 //! - [`rewrite`]: the fenced command line and its quoting;
 //! - [`reach`]: what no file tool may reach (protected and hidden paths);
@@ -24,6 +24,7 @@
 pub mod claude;
 pub mod codex;
 pub mod config;
+pub mod copilot;
 pub mod dialect;
 pub mod gemini;
 pub mod install;
@@ -73,11 +74,18 @@ pub enum Agent {
     Codex,
     /// Gemini CLI.
     Gemini,
+    /// GitHub Copilot CLI.
+    Copilot,
 }
 
 impl Agent {
     /// Every agent.
-    pub const ALL: [Agent; 3] = [Agent::ClaudeCode, Agent::Codex, Agent::Gemini];
+    pub const ALL: [Agent; 4] = [
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Copilot,
+    ];
 
     /// Its dialect.
     pub fn dialect(self) -> &'static dyn Dialect {
@@ -85,6 +93,7 @@ impl Agent {
             Agent::ClaudeCode => &claude::ClaudeCode,
             Agent::Codex => &codex::Codex,
             Agent::Gemini => &gemini::Gemini,
+            Agent::Copilot => &copilot::Copilot,
         }
     }
 
@@ -173,11 +182,11 @@ pub fn answer(
             if matches!(a, Answer::Ask { .. }) && !dialect.can_ask() {
                 // Never reached: the library was told nobody can be asked. Kept so that
                 // no path ever hands an ask to an agent that would run the call.
-                return Reply::block("the call needs approval and this agent cannot ask");
+                return dialect.block("the call needs approval and this agent cannot ask");
             }
             dialect.render(&a)
         }
-        Err(e) => Reply::block(&e.to_string()),
+        Err(e) => dialect.block(&e.to_string()),
     }
 }
 

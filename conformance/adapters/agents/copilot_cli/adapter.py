@@ -17,6 +17,11 @@ was available"), which is how the adapter sees that it asked; the person's "yes"
 Copilot's own sandbox (MXC over bubblewrap) needs slirp4netns, iptables and /dev/net/tun,
 which this host lacks: no `fence` capability, and every run is inside the core's bubblewrap
 confinement.
+
+`--guard [GATEHOUSE]`: Copilot CLI with `gatehouse guard copilot` as its preToolUse hook,
+installed by `gatehouse guard install copilot` into the session's `COPILOT_HOME/settings.json`
+(README.md, "The guarded column"): the library decides every call and runs the shell lines it
+allows in `gatehouse exec`, which is then the fence (capabilities `guard` and `fence`).
 """
 
 from __future__ import annotations
@@ -53,6 +58,9 @@ EXIT = re.compile(r"\n?<shellId: \S+ completed with exit code (-?\d+)>\s*$")
 # refuse it headless) and allow-all; `restricted` (deny what would ask) is its default,
 # since headless every ask is a refusal (reported as asked: see README.md). `yolo` is read
 # as `autonomous` by mapping.Sources.
+OVERWRITE = ("write to an existing file: Copilot CLI's create tool refuses a path that exists "
+             "before asking, and it has no tool that overwrites one")
+EMPTY_OLD = "edit with no old text: Copilot CLI's edit tool refuses it before asking"
 MODES: dict[Optional[str], list[str]] = {
     None: [], "strict": [], "balanced": [], "restricted": [],
     "autonomous": ["--allow-all-tools"],
@@ -141,39 +149,68 @@ class CopilotCli(core.Agent):
     name = "copilot-cli"
     wire = OpenAIChatWire
     capabilities = ["gate", "permissions", "hooks"]
-    file_ops = ("read", "write", "edit")
+    file_ops: tuple[str, ...] = ("read", "write", "edit")
     known_setup = core.Agent.known_setup | {"agent_file", "settings_file", "safety", "state_dir",
                                             "roots", "workspaces", "resume"}
+    guard: Optional[str] = None
 
-    def __init__(self) -> None:
+    def __init__(self, guard: Optional[str] = None) -> None:
         first = core.version_of([binary(), "--version"], VERSION)
         m = re.search(r"(\d+\.\d+\.\d+)", first)
         self.version = m.group(1) if m else VERSION
         self.dist = unpack(self.version)
+        # --guard: the library decides every call through Copilot's preToolUse hook and runs
+        # the shell lines it allows in `gatehouse exec`, which is then the fence; the agent
+        # file's hooks are the library's, and Copilot's own rules still apply.
+        self.guard = guard
+        if guard is not None:
+            self.name = "copilot-cli+gatehouse"
+            # The guard decides the file tools on the paths they reach (GUARD-DECIDE-4,
+            # -5): `paths`, and the searches and listings mapped (grep, view of a folder).
+            self.capabilities = self.capabilities + ["guard", "fence", "paths"]
+            self.file_ops = ("read", "write", "edit", "list", "search")
+            self.fence_backend = "native"
+            self.known_setup = self.known_setup | {"fence_policy", "log_dir", "limits", "choices",
+                                                   "resolver"}
 
     def check_setup(self, setup: Request) -> None:
         super().check_setup(setup)
         if setup.get("settings_dirs"):
             raise Unsupported("settings_dirs: the adapter does not map settings-named directories")
+        if setup.get("limits") is not None:
+            raise Unsupported("limits: Copilot CLI cannot be made to act as on a poorer kernel")
+        if setup.get("resolver") is not None:
+            raise Unsupported("resolver: the guard resolves paths one way (beneath the roots)")
+        other = core.unmapped_choices(setup.get("choices"))
+        if other:
+            raise Unsupported("choices %s: the guard's [exec] has no counterpart" % ", ".join(other))
 
     def prepare(self, s: Session) -> None:
         setup = s.setup
         src = mapping.Sources(setup)
-        if src.safety not in MODES:
+        if src.safety not in MODES and not self.guard:
             raise Unsupported("safety %r: no Copilot CLI counterpart" % src.safety)
-        flags = list(MODES[src.safety])
+        # Guarded, the library applies the safety mode; Copilot keeps its default, whose
+        # asks a hook's allow skips (FINDINGS-copilot-cli.md) and whose headless refusal
+        # stops what the guard passes.
+        flags = [] if self.guard else list(MODES[src.safety])
         allow: list[str] = []
         deny: list[str] = []
         asks: list[str] = []
         for lst, pattern, _origin in src.patterns():
-            rule = translate_pattern(pattern)
+            try:
+                rule = translate_pattern(pattern)
+            except Unsupported:
+                if self.guard:
+                    continue   # guarded, the library applies the pattern Copilot cannot say
+                raise
             {"allow": allow, "deny": deny, "ask": asks}[lst].append(rule)
         for line in setup.get("allow_list") or []:
             allow.append("shell(%s)" % line)
         for g in setup.get("grants") or []:
             key = g["key"] if g.get("tool", "shell") == "shell" else "python3 -c " + mapping.quote(g["key"])
             allow.append("shell(%s)" % key if g["kind"] == "exact" else "shell(%s:*)" % key)
-        if asks and (allow or flags):
+        if asks and (allow or flags) and not self.guard:
             # Copilot has no ask rule: its default asks, but an allow rule or allow-all
             # would outrank what the ask pattern means.
             raise Unsupported("ask patterns %s: Copilot CLI has no ask rule to outrank an allow"
@@ -188,7 +225,7 @@ class CopilotCli(core.Agent):
         s.state["copilot_home"] = home
         hooks: dict[str, list[dict[str, Any]]] = {}
         safety = src.safety or ""
-        for event, matcher, _m, h in src.hooks():
+        for event, matcher, _m, h in ([] if self.guard else src.hooks()):
             name = EVENTS.get(event)
             if name is None:
                 raise Unsupported("hooks.%s: Copilot CLI has no such event" % event)
@@ -211,6 +248,24 @@ class CopilotCli(core.Agent):
             os.makedirs(os.path.join(home, "hooks"), exist_ok=True)
             with open(os.path.join(home, "hooks", "gatehouse.json"), "w") as f:
                 json.dump({"version": 1, "hooks": hooks}, f, indent=1)
+        if self.guard:
+            self.install_guard(s)
+
+    def install_guard(self, s: Session) -> None:
+        """Writes the guard's configuration from the setup (outside the workspace) and
+        installs the hook with `COPILOT_HOME=<the session's> gatehouse guard install copilot`,
+        which merges it into `COPILOT_HOME/settings.json` (never the workspace: a trusted
+        folder's own settings could switch it off)."""
+        setup = s.setup
+        guard = self.guard
+        assert guard is not None  # installed only with --guard
+        s.state["guard_config"] = core.write_guard_config(s, guard, setup.get("safety"))
+        env = dict(os.environ, COPILOT_HOME=s.state["copilot_home"],
+                   GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
+        r = core.run_process([guard, "guard", "install", "copilot"], env, setup["workspace"],
+                             deadline_s=30)
+        if r.rc != 0:
+            raise core.AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
 
     def env(self, s: Session) -> dict[str, str]:
         e = super().env(s)
@@ -222,34 +277,47 @@ class CopilotCli(core.Agent):
                  COPILOT_AUTO_UPDATE="false")
         if self.dist:
             e["COPILOT_CLI_DIST_DIR"] = self.dist
+        if self.guard:
+            e["GATEHOUSE_GUARD_CONFIG"] = s.state["guard_config"]
         return e
 
     def script(self, s: Session, call: Call) -> list[Any]:
+        s.state.pop("unsupported_if_failed", None)
         if call.tool in ("shell", "execute_code"):
             line = call.line()
             if call.tool == "execute_code":
                 line = "python3 -c %s" % mapping.quote(line)
             if call.cwd:
                 line = "cd %s && %s" % (mapping.quote(self._abs(s, call.cwd)), line)
+            s.state["line"] = line
             return [("bash", {"command": line, "description": "Run the requested command"}), "done"]
-        if call.tool not in TOOLS:
+        if call.tool not in TOOLS and call.tool not in self.file_ops:
             raise Unsupported("tool %r: Copilot CLI has no counterpart" % call.tool)
         path = self._abs(s, call.input["path"])
-        if call.tool == "read":
+        if call.tool in ("read", "list"):
             return [("view", {"path": path}), "done"]
+        if call.tool == "search":
+            return [("grep", {"pattern": call.input.get("pattern", ""), "paths": [path],
+                              "output_mode": "content", "-n": True}), "done"]
         # Copilot's file tools check their input before its permissions: `create` refuses
         # a path that exists ("Path already exists") and `edit` an empty old string
         # ("old_str is required"), without asking and without running. Read as a run that
         # failed, either would report `allow` for a call nobody was asked about, so neither
         # is made: Copilot has no tool that overwrites a file or edits without a match.
+        # Guarded, the call is made all the same: the preToolUse hook runs before those checks
+        # (measured: a hook's deny of a `create` over an existing file is what Copilot
+        # reports), so the guard's refusal is seen; if the guard lets it through, Copilot's
+        # own refusal makes the step `unsupported` (observe).
         if call.tool == "write":
             if os.path.lexists(path):
-                raise Unsupported("write to an existing file: Copilot CLI's create tool refuses "
-                                  "a path that exists before asking, and it has no tool that "
-                                  "overwrites one")
+                if not self.guard:
+                    raise Unsupported(OVERWRITE)
+                s.state["unsupported_if_failed"] = OVERWRITE
             return [("create", {"path": path, "file_text": call.input.get("content", "")}), "done"]
         if not call.input.get("old"):
-            raise Unsupported("edit with no old text: Copilot CLI's edit tool refuses it before asking")
+            if not self.guard:
+                raise Unsupported(EMPTY_OLD)
+            s.state["unsupported_if_failed"] = EMPTY_OLD
         return [("edit", {"path": path, "old_str": call.input.get("old", ""),
                           "new_str": call.input.get("new", "")}), "done"]
 
@@ -262,14 +330,41 @@ class CopilotCli(core.Agent):
                 "--no-ask-user", "--disable-builtin-mcps", "--no-custom-instructions",
                 "--log-dir", s.dirs["tmp"]]
         argv += s.state["flags"]
-        if (call.if_asked == "yes" or call.approved) and "--allow-all-tools" not in argv:
+        if self.guard:
+            # An approved call (a fence `run`): the person approves the line the only way
+            # this agent's guard takes, in its allow list, for this run.
+            core.write_guard_config(s, self.guard, s.setup.get("safety"),
+                                    approved=[s.state.get("line", "")] if call.approved else [])
+        elif (call.if_asked == "yes" or call.approved) and "--allow-all-tools" not in argv:
             argv.append("--allow-all-tools")
         for d in (s.setup.get("workspaces") or [])[1:] + (s.setup.get("roots") or []):
             argv += ["--add-dir", d]
+        if self.guard:
+            return argv   # the guard's `gatehouse exec` holds the call
         return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
 
     def observe(self, s: Session, call: Call, result: RunResult,
                 requests: list[dict[str, Any]]) -> Observed:
+        obs = self._observe(s, call, result, requests)
+        unsupported = s.state.pop("unsupported_if_failed", None)
+        if unsupported and obs.ran and obs.exit != 0:
+            raise Unsupported(unsupported + " (the guard let it through)")
+        if self.guard:
+            refusal = None
+            if obs.ran:
+                refusal = exec_refusal(obs.output or "", obs.exit)
+            elif obs.by == "hook":
+                refusal = guard_refusal(obs.message or "")
+            if refusal:
+                return core.Observed(ran=False, denied=True, by="sandbox", output=obs.output,
+                                     message=refusal, refused="choice_refused", refusal=refusal)
+        return core.guard_unapprovable(self, call, obs)
+
+    def held_by(self, s: Session) -> Optional[str]:
+        return "native" if self.guard else "off"
+
+    def _observe(self, s: Session, call: Call, result: RunResult,
+                 requests: list[dict[str, Any]]) -> Observed:
         starts: list[str] = []
         done: dict[str, dict[str, Any]] = {}
         for line in result.stdout.splitlines():
@@ -318,5 +413,31 @@ class CopilotCli(core.Agent):
         return core.Observed(ran=True, exit=1, output=message)
 
 
+def exec_refusal(text: str, exit_code: Optional[int]) -> Optional[str]:
+    """`gatehouse exec`'s refusal of the guard's rewritten command: exit 125 and its one
+    line `gatehouse exec: ...` naming the choice it cannot honour (its fence notice,
+    `gatehouse exec: fence: ...`, is not one). None when the text shows none."""
+    if exit_code != 125:
+        return None
+    for line in text.splitlines():
+        if line.startswith("gatehouse exec: ") and not line.startswith("gatehouse exec: fence: "):
+            return line
+    return None
+
+
+def guard_refusal(message: str) -> Optional[str]:
+    """The guard's refusal to open the session at all (a workspace root it cannot open, a
+    state directory inside a root): its block answer, which Copilot shows as the hook's
+    deny reason, naming no decision (`denied (CODE, stage S)`). None for a decision."""
+    marker = "gatehouse guard: "
+    if marker not in message:
+        return None
+    line = message[message.index(marker):].strip().splitlines()[0]
+    rest = line[len(marker):]
+    if rest.startswith(("denied (", "asks (", "allowed (")):
+        return None
+    return line
+
+
 if __name__ == "__main__":
-    core.serve(CopilotCli())
+    core.serve(CopilotCli(core.guard_argument(sys.argv[1:])))

@@ -91,6 +91,42 @@ class ScriptTest(unittest.TestCase):
         self.assertEqual(turns[0], ("create", {"path": os.path.join(ws, "new-file"), "file_text": "x"}))
 
 
+class GuardedTest(unittest.TestCase):
+    """--guard: the guard's refusals as Copilot shows them (its deny reason), told apart from
+    its decisions; `gatehouse exec`'s refusal of a choice from the fenced line's output."""
+
+    def observe(self, complete: dict[str, Any], approved: bool = False) -> core.Observed:
+        agent = copilot.CopilotCli.__new__(copilot.CopilotCli)
+        agent.guard = "/g/gatehouse"
+        session = core.Session(agent, "s", {"workspace": "/w/work"})
+        call = Call("shell", "ls")
+        call.approved = approved
+        return agent.observe(session, call, RunResult(0, events(complete), ""), [])
+
+    def test_a_decision_is_the_hooks_deny(self) -> None:
+        obs = self.observe({"success": False, "error": {"code": "denied", "message":
+                            "Denied by preToolUse hook: gatehouse guard: denied (deny_pattern, "
+                            "stage deny_pattern): a deny pattern matches: shell:cmd=rm*"}})
+        self.assertEqual((obs.decision(), obs.by, obs.refused), ("deny", "hook", None))
+
+    def test_a_session_the_guard_cannot_open_is_a_refused_choice(self) -> None:
+        obs = self.observe({"success": False, "error": {"code": "denied", "message":
+                            "Denied by preToolUse hook: gatehouse guard: cannot open the "
+                            "workspace /w: it holds the home"}})
+        self.assertEqual((obs.refused, obs.refusal),
+                         ("choice_refused", "gatehouse guard: cannot open the workspace /w: it holds the home"))
+
+    def test_exec_refusing_a_choice(self) -> None:
+        text = ("gatehouse exec: fence: native (namespaces)\ngatehouse exec: --rw /: the root\n"
+                "<shellId: 0 completed with exit code 125>")
+        obs = self.observe({"success": True, "result": {"content": text}})
+        self.assertEqual((obs.ran, obs.refused, obs.refusal),
+                         (False, "choice_refused", "gatehouse exec: --rw /: the root"))
+        ran = self.observe({"success": True, "result": {
+            "content": "gatehouse exec: fence: native\nout\n<shellId: 0 completed with exit code 0>"}})
+        self.assertEqual((ran.ran, ran.exit, ran.refused), (True, 0, None))
+
+
 class ShimTest(unittest.TestCase):
     def test_copilot_input_and_answer(self) -> None:
         agent_in = {"sessionId": "s", "timestamp": 1, "cwd": "/w", "toolName": "bash",

@@ -39,7 +39,7 @@ class GuardArgumentTest(unittest.TestCase):
         self.assertEqual(core.guard_argument(["--guard", "--x"]), default)
 
     def test_each_guarded_adapter_reads_it(self) -> None:
-        for folder in ("claude_code", "codex_cli", "gemini_cli"):
+        for folder in ("claude_code", "codex_cli", "gemini_cli", "copilot_cli"):
             mod = load_adapter(folder)
             self.assertIs(mod.core.guard_argument, core.guard_argument, folder)
             with open(os.path.join(AGENTS, folder, "adapter.py")) as f:
