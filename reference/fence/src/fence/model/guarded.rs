@@ -199,9 +199,16 @@ pub fn real_path(p: &Path) -> PathBuf {
             }
             Component::Normal(name) => {
                 out.push(name);
+                // `out` was real before this name: it stays real unless the name is a
+                // symlink, which alone is resolved (one look per component, not a
+                // resolution of the whole path again at each).
                 if exists {
-                    match std::fs::canonicalize(&out) {
-                        Ok(real) => out = real,
+                    match std::fs::symlink_metadata(&out) {
+                        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(&out) {
+                            Ok(real) => out = real,
+                            Err(_) => exists = false,
+                        },
+                        Ok(_) => {}
                         Err(_) => exists = false,
                     }
                 }

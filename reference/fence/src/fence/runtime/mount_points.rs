@@ -40,6 +40,8 @@ pub struct MountPoints {
     #[cfg(target_os = "linux")]
     locks: Vec<RootLock>,
     created: Vec<(PathBuf, PathBuf)>,
+    // Only Linux has lingerers: elsewhere the last jail out removes at once.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     linger: Option<Linger>,
 }
 
@@ -208,6 +210,7 @@ pub const LINGER_ARG: &str = "__linger";
 
 /// Placeholders left to a lingerer: the binary it runs as and the grace.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub struct Linger {
     helper: PathBuf,
     grace: Duration,
