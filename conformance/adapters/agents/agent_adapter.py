@@ -182,8 +182,9 @@ def confine(argv: list[str], root: str, extra_writable: Sequence[str] = ()) -> l
     """argv inside a bubblewrap confinement of the adapter's own: the whole filesystem
     read-only, a fresh /tmp, /dev and /proc, and only `root` (the scenario's directory,
     holding the fixture and the session's agent directories) and `extra_writable` writable;
-    the network is shared (the scripted model listens on 127.0.0.1). It keeps a call that an
-    agent lets run from touching anything outside the fixture. An agent whose own sandbox
+    the network is shared (the scripted model listens on 127.0.0.1); no capability, and
+    processes, IPC and the host name of its own. It keeps a call that an agent lets run
+    from touching anything outside the fixture or the machine's clock, processes or name. An agent whose own sandbox
     is on cannot nest its bubblewrap inside this one: its adapter runs it unconfined.
     `GATEHOUSE_AGENT_CONFINE=0` turns it off (a host without bubblewrap); without
     bubblewrap and without that switch the run fails rather than go unconfined."""
@@ -193,7 +194,15 @@ def confine(argv: list[str], root: str, extra_writable: Sequence[str] = ()) -> l
     if bwrap is None:
         raise AgentError("bubblewrap (bwrap) is needed to keep the agent inside the fixture; "
                          "install it or set GATEHOUSE_AGENT_CONFINE=0")
-    out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    # Every capability dropped and the process, IPC and host-name namespaces its own: an
+    # agent in a permissive mode runs what the scripted model asks, as the user running
+    # the suite (often root on CI), and a scenario's `date -s 2001-01-01` (the gate's
+    # escape-link-following, asked of Cline's gate/ column) set this machine's clock
+    # before the capabilities were dropped here. `kill -1`, `reboot`, `hostname` and
+    # `mount` are refused the same way.
+    out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+           "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL",
+           "--die-with-parent"]
     # What the run needs that may live under /tmp, hidden by the fresh one: the agents'
     # cache, these adapters, the python that runs helpers (read-only, as elsewhere).
     for need in (cache_dir(), HERE, os.path.dirname(sys.executable)):

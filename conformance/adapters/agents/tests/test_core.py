@@ -148,6 +148,34 @@ class CoreTest(unittest.TestCase):
             shutil.rmtree(outside, ignore_errors=True)
 
 
+class ConfineTest(unittest.TestCase):
+    """What a confined agent's command holds, read from inside: no capability (a command
+    an agent lets run once set this machine's clock with `date -s`), PID 1 its own, and a
+    host name change refused (to the name it has: nothing changes if it is not). Its twin: the same probe unconfined, as the user running the
+    suite, where that user is root, holds capabilities."""
+
+    PROBE = ("grep '^CapEff' /proc/self/status; cat /proc/1/comm; "
+             "hostname \"$(hostname)\" 2>/dev/null && echo renamed || echo kept")
+
+    def run_probe(self, argv: list[str]) -> str:
+        import subprocess
+        return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+
+    @unittest.skipUnless(shutil.which("bwrap"), "bubblewrap is not installed")
+    def test_a_confined_command_has_no_capability_and_its_own_processes(self) -> None:
+        root = tempfile.mkdtemp(prefix="gh-agents-confine-")
+        try:
+            out = self.run_probe(core.confine(["sh", "-c", self.PROBE], root))
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        self.assertIn("CapEff:\t0000000000000000", out)
+        self.assertEqual(out.splitlines()[1], "bwrap")
+        self.assertEqual(out.splitlines()[2], "kept")
+        if os.geteuid() == 0:
+            host = self.run_probe(["sh", "-c", "grep '^CapEff' /proc/self/status"])
+            self.assertNotIn("CapEff:\t0000000000000000", host)
+
+
 class ScriptedModelTest(unittest.TestCase):
     def post(self, m: ScriptedModel, path: str, raw: bytes) -> tuple[int, str]:
         req = urllib.request.Request(m.url + path, data=raw, method="POST")
