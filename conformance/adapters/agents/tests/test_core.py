@@ -151,8 +151,9 @@ class CoreTest(unittest.TestCase):
 class ConfineTest(unittest.TestCase):
     """What a confined agent's command holds, read from inside: no capability (a command
     an agent lets run once set this machine's clock with `date -s`), PID 1 its own, and a
-    host name change refused (to the name it has: nothing changes if it is not). Its twin: the same probe unconfined, as the user running the
-    suite, where that user is root, holds capabilities."""
+    host name change refused (to the name it has: nothing changes if it is not). Its
+    twin: the same probe unconfined, as the user running the suite, where that user is
+    root, holds capabilities."""
 
     PROBE = ("grep '^CapEff' /proc/self/status; cat /proc/1/comm; "
              "hostname \"$(hostname)\" 2>/dev/null && echo renamed || echo kept")
