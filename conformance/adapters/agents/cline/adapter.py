@@ -131,7 +131,7 @@ class Cline(core.Agent):
         config = setup.get("state_dir") or s.dirs["config"]
         data = os.path.join(config, "data")
         os.makedirs(os.path.join(data, "settings"), exist_ok=True)
-        s.state.update(config=config, data=data, auto=auto)
+        s.state.update(config=config, data=data, auto=auto, restricted=src.safety == "restricted")
         # The provider, as `cline auth -p openai -b URL` writes it (a file without
         # `updatedAt` is rewritten by Cline without its base URL).
         with open(os.path.join(data, "settings", "providers.json"), "w") as f:
@@ -256,7 +256,7 @@ class Cline(core.Agent):
         if not started:
             if hooked and finish == "aborted":
                 # A PreToolUse hook's `cancel`: Cline ends the run before the call starts.
-                return core.Observed(denied=True, by="hook", message="cancelled by a PreToolUse hook")
+                return core.Observed(denied=True, by="hook", message=self._stop_reason(s))
             raise core.AgentError("Cline made no tool call (exit %s, %s); last stderr:\n%s"
                                   % (result.rc, finish, result.last_stderr()))
         end = ended.get(started[-1])
@@ -264,16 +264,40 @@ class Cline(core.Agent):
             if finish == "aborted":
                 # The call started and the run was ended around it: a PostToolUse hook's
                 # cancel comes after the result; nothing else ends a run mid-call here.
-                return core.Observed(denied=True, by="hook", message="cancelled by a hook")
+                return core.Observed(denied=True, by="hook", message=self._stop_reason(s))
             raise core.AgentError("Cline gave the call no result (exit %s); last stderr:\n%s"
                                   % (result.rc, result.last_stderr()))
         return self._read_output(s, end.get("output"))
+
+    @staticmethod
+    def _stop_reason(s: Session) -> str:
+        """Why a hook ended the run: the `errorMessage` of the last `ControlledStopError`
+        in Cline's own log (`DATA/logs/cline.log`, one JSON object a line), which is where
+        Cline keeps a hook's cancel reason (its `--json` output does not carry it)."""
+        reason = "cancelled by a hook"
+        try:
+            with open(os.path.join(s.state["data"], "logs", "cline.log"), errors="replace") as f:
+                for text in f:
+                    if "ControlledStopError" not in text:
+                        continue
+                    try:
+                        entry = json.loads(text)
+                    except ValueError:
+                        continue
+                    if entry.get("errorName") == "ControlledStopError" and entry.get("errorMessage"):
+                        reason = str(entry["errorMessage"])
+        except OSError:
+            pass
+        return reason
 
     def _read_output(self, s: Session, output: Any) -> Observed:
         if isinstance(output, dict) and "query" not in output:
             message = str(output.get("error", ""))
             if ASKED in message:
-                if s.setup.get("asker") == "none":
+                if s.setup.get("asker") == "none" or s.state.get("restricted"):
+                    # Nobody to ask (no asker), or the mode that denies what would ask
+                    # (`restricted`, run with nobody to ask on purpose): Cline refused
+                    # without asking anyone, which is that deny, not an ask left unanswered.
                     return core.Observed(denied=True, by="mode", message=message)
                 return core.Observed(asked=True, denied=True, by="user", message=message)
             if NO_TOOL in message or BY_POLICY in message:
