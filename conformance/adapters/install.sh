@@ -41,10 +41,11 @@ AGENTS=(
   "copilot-cli|@github/copilot@1.0.102|@github/copilot-linux-x64/copilot"
   "qwen-code|@qwen-code/qwen-code@0.24.4|.bin/qwen"
   "kilo-cli|@kilocode/cli@7.7.7|@kilocode/cli-linux-x64/bin/kilo"
+  "cline|cline@3.0.65|@cline/cli-linux-x64/bin/cline"
 )
 # Kilo CLI is pinned at 7.7.7: 7.8.1's platform packages are not on the registry
-# (agents/kilo_cli/README.md). Not here yet: Cline CLI (`cline@3.0.65`), which installs from
-# npm alone and runs headless offline but has no adapter yet (agents/cline/README.md).
+# (agents/kilo_cli/README.md). Cline CLI's program is its platform package's Bun-compiled
+# binary (`@cline/cli-linux-x64`, an optional dependency from the registry; 421 MB in all).
 # Not here: Crush (`@charmland/crush`), whose npm package holds no program; its postinstall
 # downloads one from the vendor's release page, which a host that reaches the registries
 # only cannot (conformance/adapters/agents/crush/README.md).

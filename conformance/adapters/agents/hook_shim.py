@@ -23,7 +23,13 @@ FORMAT `codex` answers Claude Code's shape (`hookSpecificOutput.permissionDecisi
 `updatedInput` as `{"command": ...}`), which Codex reads; `gemini` answers Gemini CLI's
 (`{"decision", "reason", "hookSpecificOutput": {"tool_input": {"command": ...}}}`);
 `copilot` answers GitHub Copilot CLI's (`{"permissionDecision", "permissionDecisionReason",
-"modifiedArgs": {"command": ...}}`), whose input carries the call as `toolArgs`.
+"modifiedArgs": {"command": ...}}`), whose input carries the call as `toolArgs`;
+`cline` answers Cline CLI's (`{"cancel": true, "errorMessage"}` for a deny, `{"review":
+true}` for an ask, `{"overrideInput": {"commands": [...]}}` for a rewritten command), whose
+input carries the call as `tool_call` (`tool_result` after it). Cline reads no exit status
+and has no matcher, so for `cline` the shim also answers a hook's exit 2 (a block) as
+`cancel` with the hook's stderr as the message, and, when `GATEHOUSE_HOOK_TOOLS` names
+Cline tools (`run_commands|editor`), runs the hook only for those.
 Standard library only.
 """
 
@@ -45,7 +51,12 @@ def gatehouse_input(agent_in: dict[str, Any], event: str, safety: str) -> dict[s
     ti = agent_in.get("tool_input") if isinstance(agent_in, dict) else None
     if ti is None and isinstance(agent_in, dict):
         ti = agent_in.get("toolArgs")   # Copilot CLI's preToolUse input
+    cline_call = cline_call_of(agent_in)
+    if ti is None and cline_call is not None:
+        ti = cline_call.get("input")
     cmd = ti.get("command") if isinstance(ti, dict) else None
+    if cmd is None and isinstance(ti, dict) and isinstance(ti.get("commands"), list) and ti["commands"]:
+        cmd = ti["commands"][0]   # Cline's run_commands
     out = {"agent_name": "root", "cwd": agent_in.get("cwd", os.getcwd()),
            "hook_event_name": event, "safety_policy": safety,
            "session_id": agent_in.get("session_id"), "tool_name": "shell",
@@ -53,7 +64,20 @@ def gatehouse_input(agent_in: dict[str, Any], event: str, safety: str) -> dict[s
            "tool_use_id": agent_in.get("tool_use_id"), "agent_input": agent_in}
     if "tool_response" in agent_in:
         out["tool_response"] = agent_in["tool_response"]
+    elif isinstance(agent_in.get("tool_result"), dict):
+        out["tool_response"] = agent_in["tool_result"].get("output")
     return out
+
+
+def cline_call_of(agent_in: Any) -> Optional[dict[str, Any]]:
+    """Cline's call in its hook input (`tool_call` before it runs, `tool_result` after)."""
+    if not isinstance(agent_in, dict):
+        return None
+    for key in ("tool_call", "tool_result"):
+        if isinstance(agent_in.get(key), dict):
+            call: dict[str, Any] = agent_in[key]
+            return call
+    return None
 
 
 def decision_of(ans: dict[str, Any]) -> Optional[tuple[Any, Any, Any]]:
@@ -84,6 +108,15 @@ def translate(fmt: str, ans: dict[str, Any]) -> Optional[dict[str, Any]]:
         if cmd is not None:
             out_c["modifiedArgs"] = {"command": cmd}
         return out_c
+    if fmt == "cline":
+        out_k: dict[str, Any] = {}
+        if d == "deny":
+            out_k.update(cancel=True, errorMessage=r or "denied by a hook")
+        elif d == "ask":
+            out_k["review"] = True
+        if cmd is not None:
+            out_k["overrideInput"] = {"commands": [cmd]}
+        return out_k
     if fmt == "codex":
         hso: dict[str, Any] = {"hookEventName": "PreToolUse"}
         if d:
@@ -111,14 +144,32 @@ def main() -> None:
     except ValueError:
         agent_in = {}
     event = EVENTS.get(agent_in.get("hook_event_name"), event) if isinstance(agent_in, dict) else event
+    if fmt == "cline":
+        tools = os.environ.pop("GATEHOUSE_HOOK_TOOLS", "")
+        call = cline_call_of(agent_in)
+        if tools and (call is None or call.get("name") not in tools.split("|")):
+            sys.exit(0)   # the hook's matcher does not name this tool: the hook is not run
     data = json.dumps(gatehouse_input(agent_in if isinstance(agent_in, dict) else {}, event, safety)) + "\n"
-    p = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    p = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE if fmt == "cline" else None)
+    err = b""
     try:
-        out, _ = p.communicate(data.encode())
+        out, err_or_none = p.communicate(data.encode())
+        err = err_or_none or b""
     except BrokenPipeError:
         assert p.stdout is not None  # stdout=PIPE
         out = p.stdout.read()
+        err = p.stderr.read() if p.stderr is not None else b""
         p.wait()
+    if fmt == "cline":
+        sys.stderr.buffer.write(err)
+        sys.stderr.flush()
+        if p.returncode == 2:
+            # A block, which Cline can only be told in JSON.
+            reason = err.decode("utf-8", "replace").strip() or "blocked by a hook (exit 2)"
+            sys.stdout.write(json.dumps({"cancel": True, "errorMessage": reason}))
+            sys.stdout.flush()
+            sys.exit(2)
     if p.returncode < 0:
         sys.stdout.buffer.write(out)
         sys.stdout.flush()

@@ -33,7 +33,8 @@ cd "$(dirname "$0")/../../.."
 # Copilot CLI's run takes 3-6 s (no sandbox here: no fence/, no trusted folders: no trust/);
 # Guarded, Copilot CLI has the guard's `gatehouse exec` as its fence, so it takes fence/ too.
 # Qwen Code's 3-5 s (its sandboxes are not mapped: no fence/); Kilo CLI's 15-50 s
-# (opencode's lineage, no hooks), so it runs permissions/ only, in 2-3 hours.
+# (opencode's lineage, no hooks), so it runs permissions/ only, in 2-3 hours. Cline CLI's
+# run takes 7-9 s (no sandbox: no fence/; no trust map: no trust/).
 agents=(
   "claude-code|python3 conformance/adapters/agents/claude_code/adapter.py"
   "claude-code-guarded|python3 conformance/adapters/agents/claude_code/adapter.py --guard|guard/ hooks/ permissions/ decision/ fence/"
@@ -46,6 +47,7 @@ agents=(
   "copilot-cli-guarded|python3 conformance/adapters/agents/copilot_cli/adapter.py --guard|guard/ hooks/ permissions/ decision/ fence/"
   "qwen-code|python3 conformance/adapters/agents/qwen_code/adapter.py|permissions/ hooks/ decision/"
   "kilo-cli|python3 conformance/adapters/agents/kilo_cli/adapter.py|permissions/"
+  "cline|python3 conformance/adapters/agents/cline/adapter.py|permissions/ hooks/ decision/ gate/"
 )
 chapters=(--filter gate/ --filter permissions/ --filter hooks/ --filter trust/ --filter decision/ --filter fence/)
 
@@ -109,7 +111,7 @@ for entry in "${agents[@]}"; do
   # Refused before its first scenario, in one line, when the agent is not installed (every
   # scenario would error otherwise), unless its adapter is given the program
   # (GATEHOUSE_CLAUDE_CODE, GATEHOUSE_CODEX, GATEHOUSE_GEMINI, GATEHOUSE_OPENCODE,
-  # GATEHOUSE_COPILOT, GATEHOUSE_QWEN_CODE, GATEHOUSE_KILO). A guarded label's agent is the unguarded one's.
+  # GATEHOUSE_COPILOT, GATEHOUSE_QWEN_CODE, GATEHOUSE_KILO, GATEHOUSE_CLINE). A guarded label's agent is the unguarded one's.
   agent="${label%-guarded}"
   given="GATEHOUSE_$(printf '%s' "${agent%-cli}" | tr 'a-z-' 'A-Z_')"
   installed="$cache/agents/$agent/node_modules"
