@@ -53,6 +53,9 @@ fn no_process_of_the_jail_runs_once_the_launcher_returns() {
             .env("XDG_CONFIG_HOME", "/nonexistent/gatehouse-no-config")
             .env("TMPDIR", tmp.path())
             .env_remove(gatehouse::fence::plan::FAULT_ENV)
+            // The placeholders go as the jail ends (FENCE-PROTECT-20's grace is
+            // tests/mount_points.rs's).
+            .env(gatehouse::fence::mount_points::ENV_LINGER, "0")
             .output()
             .unwrap();
         let left = running(&["sleep", &marker]);
