@@ -143,6 +143,12 @@ class OpenCode(core.Agent):
             rules["allow"].append(("bash", key if g["kind"] == "exact" else key + " *"))
             if g["kind"] == "family":
                 rules["allow"].append(("bash", key))
+        if safety == "restricted":
+            # Nothing prompts under restricted (PERM-MODE-3): what an ask pattern would ask
+            # about is denied. opencode has no such mode, so the ask rules are written as
+            # deny rules, as a person would configure it.
+            rules["deny"] += rules["ask"]
+            rules["ask"] = []
         for lst in ("allow", "ask", "deny"):
             for tool, glob in rules[lst]:
                 perm.setdefault(tool, {"*": "allow" if MODES[safety] is None else "ask"})

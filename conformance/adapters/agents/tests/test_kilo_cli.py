@@ -51,6 +51,23 @@ class KiloTest(unittest.TestCase):
         self.assertIn("--auto", argv)
         self.assertEqual(kilo.KiloCli.deadline_s, 120.0)
 
+    def test_restricted_writes_an_ask_pattern_as_a_deny(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            settings = os.path.join(d, "settings.yaml")
+            with open(settings, "w") as f:
+                f.write("settings:\n  permissions:\n    ask: ['shell:cmd=git push*']\n")
+            perms = []
+            for mode in ("restricted", "balanced"):
+                agent = kilo.KiloCli.__new__(kilo.KiloCli)
+                ws = os.path.join(d, mode)
+                os.makedirs(ws)
+                s = core.Session(agent, "s", {"workspace": ws, "home": d, "safety": mode,
+                                              "settings_file": settings})
+                agent.prepare(s)
+                perms.append(s.state["config"]["permission"]["bash"])
+        self.assertEqual(perms[0], {"*": "deny", "git push*": "deny"})
+        self.assertEqual(perms[1], {"*": "ask", "git push*": "ask"})
+
 
 def tool_use(tool: str, state: dict[str, object]) -> str:
     return json.dumps({"type": "tool_use", "part": {"tool": tool, "state": state}}) + "\n"
