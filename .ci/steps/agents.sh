@@ -15,9 +15,10 @@
 # hooks, no sandbox and no headless prompt. Claude Code alone covers rules, modes, hooks
 # and a prompt in one short run.
 #
-# Why Copilot CLI beside it: its hooks are another shape (`preToolUse` hooks answering
-# `permissionDecision`, loaded from a hooks file, not Claude Code's `PreToolUse` settings
-# with exit code 2), its rules another syntax (`--deny-tool 'shell(rm:*)'`), and its
+# Why Copilot CLI beside it: its hooks are another shape (`preToolUse` hooks in a hooks
+# file, with Copilot's own input and `permissionDecision` answer, where a failing hook
+# denies, not Claude Code's settings hooks, where exit 2 blocks and other failures let the
+# call run), its rules another syntax (`--deny-tool 'shell(rm:*)'`), and its
 # weaknesses other ones: a hook that exits 1 denies (Claude Code's lets the call run), but
 # a hook's allow outranks a deny rule, and one that prints nothing readable lets the call
 # run (FINDINGS-copilot-cli.md). Seven scenarios, 54 runs. Its time, measured twice on
@@ -54,7 +55,7 @@ echo "agents: every predicted weakness of Claude Code failed, every control pass
 # Copilot CLI, judged the same way against its own file: the hook answering allow over a
 # deny rule, a hook failing in each of its two ways (exit 1: denied; empty output: run),
 # a shell respelling; the controls: its preToolUse answers, yolo, merged rule sources, and
-# a hook that sees the file tools.
+# a hook that denies the shell and code tools.
 copilot_start=$(date +%s)
 judged copilot-cli copilot-cli \
   --filter hooks/default-lane --filter hooks/failures --filter hooks/answers \
