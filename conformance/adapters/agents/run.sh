@@ -18,12 +18,15 @@
 # An agent run takes 1-9 s, so a chapter takes minutes and the whole suite an hour or more
 # per agent (README.md, "How long a column takes"); `--filter` (repeatable, passed to the
 # runner) narrows it. The runner's step
-# timeout is set above the adapters' own deadline (GATEHOUSE_AGENT_DEADLINE, 45 s).
+# timeout is set above the adapters' own deadline (GATEHOUSE_AGENT_DEADLINE, 45 s; an
+# agent's line may set a longer one).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
-# LABEL|IMPLEMENTATION[|CHAPTERS]: CHAPTERS (space-separated folders) narrows an agent whose
-# runs are slow; absent, every chapter. opencode boots a server for every run (5-20 s), so
+# LABEL|IMPLEMENTATION[|CHAPTERS[|STEP TIMEOUT]]: CHAPTERS (space-separated folders) narrows
+# an agent whose runs are slow; absent, every chapter. STEP TIMEOUT (seconds, default 60) is
+# the runner's wait for one answer: above the adapter's deadline for one run, times two for a
+# call asked about and then approved (two runs). opencode boots a server for every run (5-20 s), so
 # its whole suite would take many hours: it runs the permissions chapter. Codex's app-server
 # turn takes 0.5-1 s (the whole suite about an hour); Gemini CLI's run 5-10 s (hooks 12 min,
 # permissions 20 min, its gate and fence chapters hours), so it runs three chapters. The
@@ -33,8 +36,9 @@ cd "$(dirname "$0")/../../.."
 # Copilot CLI's run takes 3-6 s (no sandbox here: no fence/, no trusted folders: no trust/);
 # Guarded, Copilot CLI has the guard's `gatehouse exec` as its fence, so it takes fence/ too.
 # Qwen Code's 3-5 s (its sandboxes are not mapped: no fence/); Kilo CLI's 15-50 s
-# (opencode's lineage, no hooks), so it runs permissions/ only, in 2-3 hours. Cline CLI's
-# run takes 7-9 s (no sandbox: no fence/; no trust map: no trust/).
+# (opencode's lineage, no hooks), so it runs permissions/ only, in 2-3 hours, and its
+# adapter's deadline is 120 s a run, so its step timeout is 250 s. Cline CLI's run takes
+# 7-9 s (no sandbox: no fence/; no trust map: no trust/).
 agents=(
   "claude-code|python3 conformance/adapters/agents/claude_code/adapter.py"
   "claude-code-guarded|python3 conformance/adapters/agents/claude_code/adapter.py --guard|guard/ hooks/ permissions/ decision/ fence/"
@@ -46,7 +50,7 @@ agents=(
   "copilot-cli|python3 conformance/adapters/agents/copilot_cli/adapter.py|permissions/ hooks/ decision/ gate/"
   "copilot-cli-guarded|python3 conformance/adapters/agents/copilot_cli/adapter.py --guard|guard/ hooks/ permissions/ decision/ fence/"
   "qwen-code|python3 conformance/adapters/agents/qwen_code/adapter.py|permissions/ hooks/ decision/"
-  "kilo-cli|python3 conformance/adapters/agents/kilo_cli/adapter.py|permissions/"
+  "kilo-cli|python3 conformance/adapters/agents/kilo_cli/adapter.py|permissions/|250"
   "cline|python3 conformance/adapters/agents/cline/adapter.py|permissions/ hooks/ decision/ gate/"
 )
 chapters=(--filter gate/ --filter permissions/ --filter hooks/ --filter trust/ --filter decision/ --filter fence/)
@@ -96,7 +100,7 @@ fi
 
 args=()
 for entry in "${agents[@]}"; do
-  IFS='|' read -r label impl own <<<"$entry"
+  IFS='|' read -r label impl own step_timeout <<<"$entry"
   if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$label"; then
     [ -f "$out/$label.json" ] && args+=("$label=$out/$label.json")
     continue
@@ -126,7 +130,7 @@ for entry in "${agents[@]}"; do
   fi
   start=$(date +%s)
   # An agent is expected to fail scenarios: the exit status is the table's, not ours.
-  "$runner" run --impl "$impl" "${run_filters[@]}" --step-timeout 60 --quiet --format json \
+  "$runner" run --impl "$impl" "${run_filters[@]}" --step-timeout "${step_timeout:-60}" --quiet --format json \
     --out "$out/$label.json" >/dev/null || true
   took=$(( $(date +%s) - start ))
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r["summary"], sys.argv[3] + " s")' \

@@ -34,6 +34,10 @@ VERSION = "1.18.33"
 TOOLS = {"shell": "bash", "read": "read", "write": "edit", "edit": "edit"}
 ASKED = "The user rejected permission"
 DENIED = "The user has specified a rule which prevents"
+# What opencode answers a call of a tool it did not offer the model, and the tool it may
+# run in its place.
+UNOFFERED = "Model tried to call unavailable tool"
+WITHHELD = "invalid"
 # opencode's permission keys the mode sets (its bash, edit and read tools).
 MODES = {
     None: None,   # opencode's own default: every tool allowed
@@ -139,6 +143,12 @@ class OpenCode(core.Agent):
             rules["allow"].append(("bash", key if g["kind"] == "exact" else key + " *"))
             if g["kind"] == "family":
                 rules["allow"].append(("bash", key))
+        if safety == "restricted":
+            # Nothing prompts under restricted (PERM-MODE-3): what an ask pattern would ask
+            # about is denied. opencode has no such mode, so the ask rules are written as
+            # deny rules, as a person would configure it.
+            rules["deny"] += rules["ask"]
+            rules["ask"] = []
         for lst in ("allow", "ask", "deny"):
             for tool, glob in rules[lst]:
                 perm.setdefault(tool, {"*": "allow" if MODES[safety] is None else "ask"})
@@ -179,6 +189,13 @@ class OpenCode(core.Agent):
             return [("read", {"filePath": path}), "done"]
         if call.tool == "write":
             return [("write", {"filePath": path, "content": call.input.get("content", "")}), "done"]
+        # The edit tool refuses an edit whose old and new text are the same (none at all,
+        # say) before asking and without running; read as a run that failed, it would
+        # report `allow` for a call nobody was asked about. Its other way in, an empty old
+        # text, writes the whole file: a `write`, not an edit.
+        if not call.input.get("old"):
+            raise Unsupported("edit with no old text: %s's edit tool refuses it before asking"
+                              % self.name)
         return [("edit", {"filePath": path, "oldString": call.input.get("old", ""),
                           "newString": call.input.get("new", "")}), "done"]
 
@@ -206,6 +223,15 @@ class OpenCode(core.Agent):
             raise core.AgentError("opencode made no tool call (exit %s); last stderr:\n%s"
                                   % (result.rc, result.last_stderr()))
         state = part["state"]
+        # A tool whose permission is `deny` for every pattern is not offered to the model at
+        # all: the model's call of it fails with "Model tried to call unavailable tool" (as
+        # a tool error, or through opencode's `invalid` tool), and nothing runs. The mode
+        # refused the call; read as a run that failed, it would report `allow`.
+        said = str(state.get("error", "")) + str(state.get("output", ""))
+        if UNOFFERED in said and (state.get("status") == "error" or part.get("tool") == WITHHELD):
+            return core.Observed(denied=True, by="mode", message=said)
+        if part.get("tool") == WITHHELD:
+            raise core.AgentError("opencode ran its `invalid` tool: %s" % said[:300])
         status = state.get("status")
         if status == "completed":
             meta = state.get("metadata") or {}
