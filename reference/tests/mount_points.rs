@@ -242,6 +242,10 @@ fn placeholders_outlive_the_last_jail_by_the_grace_and_no_longer() {
     let mut short = exec(w, "true");
     grace(&mut short);
     assert!(short.output().unwrap().status.success());
+    // The names a host tool writes as files never linger: gone as the jail ends.
+    for p in ["HEAD", ".mcp.json", "opencode.json"] {
+        assert!(!w.join(p).exists(), "{p} lingers");
+    }
     // Removed only by a lingerer, after the grace: either they are still here, or one
     // lingerer took them (it is then gone too, having removed everything).
     assert!(

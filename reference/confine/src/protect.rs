@@ -217,6 +217,7 @@ pub fn is_leftover_placeholder(root: &Path, rel: &Path) -> bool {
         return false;
     };
     let file_named = AT_EVERY_ROOT.iter().any(|n| n.file && n.rel == name)
+        || name == "HEAD"
         || (HOOK_MANAGER_FILES.contains(&name)
             && ![".husky", ".lefthook", ".lefthook-local"].contains(&name));
     let at = root.join(rel);
@@ -227,6 +228,24 @@ pub fn is_leftover_placeholder(root: &Path, rel: &Path) -> bool {
         && std::fs::read_dir(&at)
             .map(|mut d| d.next().is_none())
             .unwrap_or(false)
+}
+
+/// Whether the placeholder at `rel` below a root may outlive the last jail of the root
+/// (FENCE-PROTECT-20): a directory a tool reads its configuration *from* (`.claude`,
+/// `.vscode`, `.git`...), or a parent made for one (`.github` for `.github/hooks`), where
+/// the host's tools find an empty directory as good as none and can still create their
+/// files in it. Not a name a tool reads *as* a file (`HEAD`, `.mcp.json`, a hook
+/// manager's configuration): an empty directory there makes the host's write of that
+/// file fail, so it goes as the last jail ends.
+pub fn placeholder_lingers(rel: &Path) -> bool {
+    let Some(name) = rel.to_str() else {
+        return false;
+    };
+    AT_EVERY_ROOT.iter().any(|n| {
+        !n.file
+            && n.rel != "HEAD"
+            && (n.rel == name || Path::new(n.rel).starts_with(rel) && n.rel != name)
+    })
 }
 
 /// Why the physical path `path` is protected, in one phrase for a refusal: the reason of
@@ -1004,5 +1023,31 @@ mod tests {
             vec![PathBuf::from(".github/sub"), PathBuf::from("tools/sub")]
         );
         assert!(complete);
+    }
+
+    /// FENCE-PROTECT-20: directories linger, names read as files do not.
+    #[test]
+    fn directories_linger_and_file_names_do_not() {
+        for rel in [
+            ".git",
+            ".claude",
+            ".vscode",
+            ".gatehouse",
+            ".github",
+            ".github/hooks",
+        ] {
+            assert!(placeholder_lingers(Path::new(rel)), "{rel}");
+        }
+        for rel in [
+            "HEAD",
+            ".mcp.json",
+            "opencode.json",
+            ".pre-commit-config.yaml",
+            "lefthook.yml",
+            "src",
+            ".git/hooks",
+        ] {
+            assert!(!placeholder_lingers(Path::new(rel)), "{rel}");
+        }
     }
 }

@@ -155,6 +155,15 @@ impl RootLock {
                     // nothing of this root's to remove
                 } else if !linger.hand_over(&self.path, &self.root) {
                     remove_recorded(&self.root, &mut self.file);
+                } else {
+                    // The names a host tool writes as files go now: an empty directory
+                    // there would make that write fail for the whole grace.
+                    let now: Vec<(PathBuf, PathBuf)> = mine
+                        .iter()
+                        .filter(|(_, rel)| !crate::fence::protect::placeholder_lingers(rel))
+                        .map(|(r, rel)| (r.clone(), rel.clone()))
+                        .collect();
+                    tidy_protected(&now);
                 }
             }
         }
