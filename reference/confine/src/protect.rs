@@ -241,11 +241,10 @@ pub fn placeholder_lingers(rel: &Path) -> bool {
     let Some(name) = rel.to_str() else {
         return false;
     };
-    AT_EVERY_ROOT.iter().any(|n| {
-        !n.file
-            && n.rel != "HEAD"
-            && (n.rel == name || Path::new(n.rel).starts_with(rel) && n.rel != name)
-    })
+    !name.is_empty()
+        && AT_EVERY_ROOT
+            .iter()
+            .any(|n| !n.file && n.rel != "HEAD" && Path::new(n.rel).starts_with(rel))
 }
 
 /// Why the physical path `path` is protected, in one phrase for a refusal: the reason of
