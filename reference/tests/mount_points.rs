@@ -201,9 +201,12 @@ fn host_git_works_while_a_jail_runs() {
     }
 }
 
-/// The lingerers of `root` running now (`gatehouse __linger LOCK ROOT MS`).
+/// The lingerers of `root`'s lock running now (`gatehouse __linger LOCK ROOT MS`): the
+/// lock is named by the root's device and inode, so a lingerer started for an earlier
+/// directory that had the same ones takes this root's placeholders too.
 fn lingerers(root: &Path) -> Vec<u32> {
-    let want = root.as_os_str().as_encoded_bytes();
+    let lock = gatehouse::fence::mount_points::lock_path(root).unwrap();
+    let want = lock.as_os_str().as_encoded_bytes();
     std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
@@ -212,7 +215,7 @@ fn lingerers(root: &Path) -> Vec<u32> {
                 return false;
             };
             let args: Vec<&[u8]> = cmd.split(|b| *b == 0).collect();
-            args.get(1) == Some(&&b"__linger"[..]) && args.get(3) == Some(&want)
+            args.get(1) == Some(&&b"__linger"[..]) && args.get(2) == Some(&want)
         })
         .collect()
 }
@@ -321,13 +324,36 @@ fn a_lingerer_removes_nothing_of_a_directory_that_replaced_its_root() {
         assert!(!w.join(".git").exists());
         return;
     }
-    std::fs::rename(&w, parent.path().join("moved")).unwrap();
+    let moved = parent.path().join("moved");
+    std::fs::rename(&w, &moved).unwrap();
     std::fs::create_dir(&w).unwrap();
     for p in [".git", "HEAD", ".claude"] {
         std::fs::create_dir(w.join(p)).unwrap();
     }
-    eventually("the lingerer gone", || lingerers(&w).is_empty());
+    // The lingerer of the moved directory's lock (its device and inode went with it).
+    eventually("the lingerer gone", || lingerers(&moved).is_empty());
     for p in [".git", "HEAD", ".claude"] {
         assert!(w.join(p).is_dir(), "{p} of the new directory was removed");
     }
+}
+
+/// FENCE-PROTECT-20: a lingerer waits for the root's lock, which is named by the root's
+/// device and inode, not its path: a root moved while its lingerer waits (or a directory
+/// that reuses a removed one's inode, which CI met) hands its placeholders to that same
+/// lingerer, which removes them at the root's new path. Before, the lingerer knew only
+/// the path it started for, emptied the record and left the moved root's placeholders.
+#[test]
+fn a_root_moved_while_its_lingerer_waits_is_still_tidied() {
+    let parent = tempfile::tempdir().unwrap();
+    let a = parent.path().join("a");
+    std::fs::create_dir(&a).unwrap();
+    let out = exec(&a, "true").env(ENV_LINGER, "2000").output().unwrap();
+    assert!(out.status.success());
+    let b = parent.path().join("b");
+    std::fs::rename(&a, &b).unwrap();
+    let out = exec(&b, "true").env(ENV_LINGER, "300").output().unwrap();
+    assert!(out.status.success());
+    eventually("the moved root's placeholders removed", || {
+        !b.join(".git").exists() && !b.join(".claude").exists() && lingerers(&b).is_empty()
+    });
 }

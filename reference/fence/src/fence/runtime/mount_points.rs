@@ -124,13 +124,19 @@ impl RootLock {
     fn let_go(&mut self, mine: &[&(PathBuf, PathBuf)], linger: Option<&Linger>) {
         use rustix::fs::{flock, FlockOperation};
         if !mine.is_empty() || linger.is_some() {
+            // Each placeholder as its root and its path below it (NUL after each): the
+            // lock is named by the root's device and inode, which a directory made after
+            // this one was removed may reuse, so the record says which directory it is.
+            // An empty pair is the epoch's bump of a let-go that made nothing.
             let mut line = Vec::new();
-            for (_, rel) in mine {
+            for (root, rel) in mine {
+                line.extend_from_slice(root.as_os_str().as_encoded_bytes());
+                line.push(0);
                 line.extend_from_slice(rel.as_os_str().as_encoded_bytes());
                 line.push(0);
             }
             if line.is_empty() {
-                line.push(0);
+                line.extend_from_slice(&[0, 0]);
             }
             // The file is opened for appending: concurrent records do not overwrite.
             let _ = self.file.write_all(&line);
@@ -143,7 +149,7 @@ impl RootLock {
         match linger {
             None => {
                 crate::sys::mark::mark("placeholders-remove");
-                remove_recorded(&self.root, &mut self.file);
+                remove_recorded(&self.path, &mut self.file);
                 crate::sys::mark::mark("placeholders-removed");
             }
             Some(linger) => {
@@ -154,7 +160,7 @@ impl RootLock {
                 if !recorded_any {
                     // nothing of this root's to remove
                 } else if !linger.hand_over(&self.path, &self.root) {
-                    remove_recorded(&self.root, &mut self.file);
+                    remove_recorded(&self.path, &mut self.file);
                 } else {
                     // The names a host tool writes as files go now: an empty directory
                     // there would make that write fail for the whole grace.
@@ -171,34 +177,51 @@ impl RootLock {
     }
 }
 
-/// The placeholders recorded in a root's lock file, deepest first, each once.
+/// The placeholders recorded in a root's lock file, as (root, path below it), deepest
+/// first, each once.
 #[cfg(target_os = "linux")]
-fn recorded(file: &mut File) -> Vec<PathBuf> {
+fn recorded(file: &mut File) -> Vec<(PathBuf, PathBuf)> {
     let mut bytes = Vec::new();
     let _ = file.rewind();
     let _ = file.read_to_end(&mut bytes);
-    let mut rels: Vec<PathBuf> = bytes
-        .split(|b| *b == 0)
-        .filter(|r| !r.is_empty())
-        .map(|r| PathBuf::from(os_string(r)))
+    let fields: Vec<&[u8]> = bytes.split(|b| *b == 0).collect();
+    let mut all: Vec<(PathBuf, PathBuf)> = fields
+        .chunks_exact(2)
+        .filter(|pair| !pair[0].is_empty() && !pair[1].is_empty())
+        .map(|pair| {
+            (
+                PathBuf::from(os_string(pair[0])),
+                PathBuf::from(os_string(pair[1])),
+            )
+        })
         .collect();
-    rels.sort_by(|a, b| {
-        b.components()
+    all.sort_by(|a, b| {
+        b.1.components()
             .count()
-            .cmp(&a.components().count())
+            .cmp(&a.1.components().count())
             .then_with(|| a.cmp(b))
     });
-    rels.dedup();
-    rels
+    all.dedup();
+    all
 }
 
-/// Remove every placeholder recorded for `root` where it is still one, and empty the
-/// record. The caller holds the root's lock exclusively.
+/// Remove every placeholder recorded in the lock file at `lock` where it is still one
+/// and its root is still the directory the lock is named after, and empty the record.
+/// The caller holds the root's lock exclusively.
 #[cfg(target_os = "linux")]
-fn remove_recorded(root: &Path, file: &mut File) {
+fn remove_recorded(lock: &Path, file: &mut File) {
+    let mut roots: Vec<(PathBuf, bool)> = Vec::new();
+    let mut ours = |root: &Path| match roots.iter().find(|(r, _)| r == root) {
+        Some((_, same)) => *same,
+        None => {
+            let same = same_directory(lock, root);
+            roots.push((root.to_path_buf(), same));
+            same
+        }
+    };
     let all: Vec<(PathBuf, PathBuf)> = recorded(file)
         .into_iter()
-        .map(|rel| (root.to_path_buf(), rel))
+        .filter(|(root, _)| ours(root))
         .collect();
     tidy_protected(&all);
     let _ = file.set_len(0);
@@ -305,8 +328,10 @@ fn linger_file(lock: &Path) -> io::Result<File> {
 /// jail of the root running (the root's lock taken exclusively), removes the recorded
 /// placeholders as the last jail out would have and ends. A jail that came and went
 /// starts the grace again. Before it ends it looks once more: a launcher that found
-/// it waiting after its last look left its placeholders to it. The root is checked to be
-/// the directory the lock is named after (device and inode), or nothing is removed.
+/// it waiting after its last look left its placeholders to it. It holds the root open
+/// from its start, checked to be the directory the lock is named after (device and
+/// inode), and removes every recorded placeholder below that directory, whatever path a
+/// later launcher knew it by; nothing where the check fails.
 #[cfg(target_os = "linux")]
 pub fn linger_main(args: &[std::ffi::OsString]) -> i32 {
     use rustix::fs::{flock, FlockOperation};
@@ -320,7 +345,25 @@ pub fn linger_main(args: &[std::ffi::OsString]) -> i32 {
     else {
         return 2;
     };
-    let (lock, root) = (Path::new(lock), Path::new(root));
+    let lock = Path::new(lock);
+    // The root held open for the lingerer's life, checked to be the directory the lock is
+    // named after: every placeholder recorded in this lock is below that directory,
+    // whatever path a later launcher knew it by (a root moved while this waits), and its
+    // inode cannot be reused by another directory while this holds it open.
+    let Ok(dir) = rustix::fs::open(
+        Path::new(root),
+        rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    ) else {
+        return 0;
+    };
+    let held = PathBuf::from(format!("/proc/self/fd/{}", {
+        use std::os::fd::AsRawFd;
+        dir.as_raw_fd()
+    }));
+    if !same_directory(lock, &held) {
+        return 0; // another directory at the root's path by now
+    }
     let Ok(mut file) = std::fs::OpenOptions::new()
         .read(true)
         .append(true)
@@ -351,11 +394,12 @@ pub fn linger_main(args: &[std::ffi::OsString]) -> i32 {
                 let _ = flock(&file, FlockOperation::Unlock);
                 continue;
             }
-            if same_directory(lock, root) {
-                remove_recorded(root, &mut file);
-            } else {
-                let _ = file.set_len(0); // the root is gone or another directory now
-            }
+            let all: Vec<(PathBuf, PathBuf)> = recorded(&mut file)
+                .into_iter()
+                .map(|(_, rel)| (held.clone(), rel))
+                .collect();
+            tidy_protected(&all);
+            let _ = file.set_len(0);
             let _ = flock(&file, FlockOperation::Unlock);
             break;
         }
@@ -391,6 +435,15 @@ fn same_directory(lock: &Path, root: &Path) -> bool {
 fn os_string(bytes: &[u8]) -> std::ffi::OsString {
     use std::os::unix::ffi::OsStrExt;
     std::ffi::OsStr::from_bytes(bytes).to_os_string()
+}
+
+/// The lock file of `root` (its owner's lock directory, named by the root's device and
+/// inode), where a lingerer of the root is named too (`gatehouse __linger LOCK ...`).
+#[cfg(target_os = "linux")]
+pub fn lock_path(root: &Path) -> io::Result<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(root)?;
+    Ok(lock_dir(root)?.join(format!("{:x}-{:x}.lock", meta.dev(), meta.ino())))
 }
 
 /// The lock directory of `root`: its owner's, whoever runs (root's `sudo gatehouse exec`
