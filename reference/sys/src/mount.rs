@@ -185,21 +185,32 @@ struct MountAttr {
 pub fn set_attr_recursive(target: &Path, set: u64) -> io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(target.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    mount_setattr(libc::AT_FDCWD, &c, AT_RECURSIVE, set)
+}
+
+/// `mount_setattr(dirfd, path, flags, {attr_set: set})`: add the flags `set`, clearing
+/// none (so flags the kernel locked stay as they are). `ENOSYS` before 5.12.
+fn mount_setattr(
+    dirfd: libc::c_int,
+    path: &std::ffi::CStr,
+    flags: libc::c_uint,
+    set: u64,
+) -> io::Result<()> {
     let attr = MountAttr {
         attr_set: set,
         attr_clr: 0,
         propagation: 0,
         userns_fd: 0,
     };
-    // SAFETY: `c` is a NUL-terminated path and `attr` a properly laid out `struct
-    // mount_attr`; both outlive the call, and the size passed is exactly that struct's.
-    // The kernel only reads them.
+    // SAFETY: `path` is NUL-terminated and `attr` a properly laid out `struct mount_attr`;
+    // both outlive the call, and the size passed is exactly that struct's. The kernel only
+    // reads them; `dirfd` is the caller's live descriptor or `AT_FDCWD`.
     let rc = unsafe {
         libc::syscall(
             SYS_MOUNT_SETATTR,
-            libc::AT_FDCWD,
-            c.as_ptr(),
-            AT_RECURSIVE,
+            dirfd,
+            path.as_ptr(),
+            flags,
             &attr as *const MountAttr,
             std::mem::size_of::<MountAttr>(),
         )
@@ -271,26 +282,12 @@ pub fn bind_read_only_at(
             )))
         }
     }
-    let attr = MountAttr {
-        attr_set: MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-        attr_clr: 0,
-        propagation: 0,
-        userns_fd: 0,
-    };
-    // SAFETY: `tree` is our live descriptor, `empty` a NUL-terminated empty path and `attr`
-    // a properly laid out `struct mount_attr` of the size passed; the kernel only reads.
-    let rc = unsafe {
-        libc::syscall(
-            SYS_MOUNT_SETATTR,
-            tree.as_raw_fd(),
-            empty.as_ptr(),
-            libc::AT_EMPTY_PATH as libc::c_uint,
-            &attr as *const MountAttr,
-            std::mem::size_of::<MountAttr>(),
-        )
-    };
-    if rc < 0 {
-        let e = io::Error::last_os_error();
+    if let Err(e) = mount_setattr(
+        tree.as_raw_fd(),
+        empty,
+        libc::AT_EMPTY_PATH as libc::c_uint,
+        MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+    ) {
         return match e.raw_os_error() {
             Some(libc::ENOSYS) => Ok(false),
             _ => Err(e),
