@@ -14,32 +14,17 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from conformance.adapters.agents.scripted_model import Body, Reply, Wire
+from conformance.adapters.agents.scripted_model import Body, Reply
+from conformance.adapters.agents.wires.openai_common import OpenAIWire, parts_text
 
 
 def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return ""
+    return content if isinstance(content, str) else parts_text(content)
 
 
-class OpenAIChatWire(Wire):
+class OpenAIChatWire(OpenAIWire):
     name = "openai-chat-completions"
-    model = "scripted"
-
-    def serves(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/").endswith("/chat/completions")
-
-    def other(self, method: str, path: str) -> Optional[tuple[int, Any]]:
-        if method == "GET" and path.rstrip("/").endswith("/models"):
-            return 200, {"object": "list", "data": [{"id": self.model, "object": "model",
-                                                     "owned_by": "gatehouse"}]}
-        return None
-
-    def is_side_call(self, path: str, body: Body) -> bool:
-        return not body.get("tools")
+    endpoint = "/chat/completions"
 
     def tool_results(self, body: Body) -> list[str]:
         return [_text_of(m.get("content")) for m in body["messages"] if m.get("role") == "tool"]
@@ -73,7 +58,3 @@ class OpenAIChatWire(Wire):
 
     def respond_text(self, reply: Reply, body: Body, text: str) -> None:
         self._answer(reply, body, {"role": "assistant", "content": text}, "stop")
-
-    def error(self, reply: Reply, status: int, message: str) -> None:
-        kind = "invalid_request_error" if status < 500 else "server_error"
-        reply.json(status, {"error": {"message": message, "type": kind, "code": status}})

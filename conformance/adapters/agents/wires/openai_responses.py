@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from conformance.adapters.agents.scripted_model import Body, Reply, Wire
+from conformance.adapters.agents.scripted_model import Body, Reply
+from conformance.adapters.agents.wires.openai_common import OpenAIWire, parts_text
 
 RESULT_TYPES = ("function_call_output", "custom_tool_call_output")
 
@@ -26,26 +27,13 @@ def _text_of(output: Any) -> str:
         return output
     if isinstance(output, dict):
         return _text_of(output.get("content") or output.get("output") or "")
-    if isinstance(output, list):
-        return "".join(p.get("text", "") for p in output if isinstance(p, dict))
-    return ""
+    return parts_text(output)
 
 
-class OpenAIResponsesWire(Wire):
+class OpenAIResponsesWire(OpenAIWire):
     name = "openai-responses"
-    model = "scripted"
-
-    def serves(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/").endswith("/responses")
-
-    def other(self, method: str, path: str) -> Optional[tuple[int, Any]]:
-        if method == "GET" and path.rstrip("/").endswith("/models"):
-            return 200, {"object": "list", "data": [{"id": self.model, "object": "model",
-                                                     "owned_by": "gatehouse"}]}
-        return None
-
-    def is_side_call(self, path: str, body: Body) -> bool:
-        return not body.get("tools")
+    endpoint = "/responses"
+    code_as_text = True
 
     def tool_results(self, body: Body) -> list[str]:
         items = body["input"]
@@ -100,7 +88,3 @@ class OpenAIResponsesWire(Wire):
                                    "status": "completed", "role": "assistant",
                                    "content": [{"type": "output_text", "text": text,
                                                 "annotations": []}]})
-
-    def error(self, reply: Reply, status: int, message: str) -> None:
-        kind = "invalid_request_error" if status < 500 else "server_error"
-        reply.json(status, {"error": {"message": message, "type": kind, "code": str(status)}})
