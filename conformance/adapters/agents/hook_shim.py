@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs one hook of a scenario's agent file as an agent's own hook, translating only the
-JSON shapes (used by the Codex CLI, Gemini CLI and Copilot CLI adapters; Claude Code reads the
-scenario's hooks as they are).
+JSON shapes (used by the Codex CLI, Gemini CLI, Copilot CLI, Qwen Code and Cline CLI adapters;
+Claude Code reads the scenario's hooks as they are).
 
     hook_shim.py FORMAT EVENT SAFETY -- COMMAND
 
@@ -40,6 +40,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any, Optional
 
 # Looked up with whatever JSON value the agent sent as its event's name.
@@ -93,21 +94,24 @@ def decision_of(ans: dict[str, Any]) -> Optional[tuple[Any, Any, Any]]:
     return None
 
 
+# The keys an answer of each format names the decision, the reason and the rewritten call by,
+# and the rewritten call's shape (the command given): copilot's, codex's (inside its
+# `hookSpecificOutput`) and gemini's (any other format but cline's, which has no such keys).
+ANSWER_KEYS: dict[str, tuple[str, str, str, Callable[[Any], Any]]] = {
+    "copilot": ("permissionDecision", "permissionDecisionReason", "modifiedArgs",
+                lambda cmd: {"command": cmd}),
+    "codex": ("permissionDecision", "permissionDecisionReason", "updatedInput",
+              lambda cmd: {"command": cmd}),
+    "gemini": ("decision", "reason", "hookSpecificOutput", lambda cmd: {"tool_input": {"command": cmd}}),
+}
+
+
 def translate(fmt: str, ans: dict[str, Any]) -> Optional[dict[str, Any]]:
     found = decision_of(ans)
     if found is None:
         return None
     d, r, u = found
     cmd = u.get("cmd", u.get("command")) if isinstance(u, dict) else None
-    if fmt == "copilot":
-        out_c: dict[str, Any] = {}
-        if d:
-            out_c["permissionDecision"] = d
-        if r:
-            out_c["permissionDecisionReason"] = r
-        if cmd is not None:
-            out_c["modifiedArgs"] = {"command": cmd}
-        return out_c
     if fmt == "cline":
         out_k: dict[str, Any] = {}
         if d == "deny":
@@ -117,23 +121,15 @@ def translate(fmt: str, ans: dict[str, Any]) -> Optional[dict[str, Any]]:
         if cmd is not None:
             out_k["overrideInput"] = {"commands": [cmd]}
         return out_k
-    if fmt == "codex":
-        hso: dict[str, Any] = {"hookEventName": "PreToolUse"}
-        if d:
-            hso["permissionDecision"] = d
-        if r:
-            hso["permissionDecisionReason"] = r
-        if cmd is not None:
-            hso["updatedInput"] = {"command": cmd}
-        return {"hookSpecificOutput": hso}
-    out: dict[str, Any] = {}
+    decision, reason, rewritten, shape = ANSWER_KEYS.get(fmt, ANSWER_KEYS["gemini"])
+    out: dict[str, Any] = {"hookEventName": "PreToolUse"} if fmt == "codex" else {}
     if d:
-        out["decision"] = d
+        out[decision] = d
     if r:
-        out["reason"] = r
+        out[reason] = r
     if cmd is not None:
-        out["hookSpecificOutput"] = {"tool_input": {"command": cmd}}
-    return out
+        out[rewritten] = shape(cmd)
+    return {"hookSpecificOutput": out} if fmt == "codex" else out
 
 
 def main() -> None:
