@@ -11,18 +11,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import textwrap
 import unittest
 from typing import Any, Optional
-from unittest import mock
 
 from conformance.adapters.agents import agent_adapter as core
 from conformance.adapters.agents.agent_adapter import Call, RunResult, Unsupported
 from conformance.adapters.agents.cline import adapter as cline
-
-AGENTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conformance.adapters.agents.tests import helpers
 
 
 def line(kind: str, **fields: Any) -> dict[str, Any]:
@@ -45,8 +42,8 @@ def run(output: Any, finish: str = "completed") -> str:
 
 class ObserveTest(unittest.TestCase):
     def observe(self, stdout: str, asker: str = "terminal", data: str = "/nonexistent") -> core.Observed:
-        agent = cline.Cline.__new__(cline.Cline)
-        session = core.Session(agent, "s", {"workspace": "/w/work", "asker": asker})
+        agent = helpers.bare(cline.Cline)
+        session = helpers.session(agent, asker=asker)
         session.state["data"] = data
         return agent.observe(session, Call("shell", "ls"), RunResult(0, stdout, ""), [])
 
@@ -64,8 +61,8 @@ class ObserveTest(unittest.TestCase):
         nobody = self.observe(run({"error": 'Tool "run_commands" requires approval in a TTY session'}),
                               asker="none")
         self.assertEqual(nobody.decision(), "deny")
-        agent = cline.Cline.__new__(cline.Cline)
-        session = core.Session(agent, "s", {"workspace": "/w/work", "asker": "terminal"})
+        agent = helpers.bare(cline.Cline)
+        session = helpers.session(agent, asker="terminal")
         session.state.update(data="/nonexistent", restricted=True)
         restricted = agent.observe(session, Call("shell", "ls"), RunResult(0, run(
             {"error": 'Tool "run_commands" requires approval in a TTY session'}), ""), [])
@@ -95,11 +92,7 @@ class ObserveTest(unittest.TestCase):
         self.assertEqual((obs.ran, obs.exit, obs.output), (True, 1, "Editor operation failed: no match"))
 
     def test_no_tool_call_is_an_error_with_stderr(self) -> None:
-        with self.assertRaises(core.AgentError) as e:
-            agent = cline.Cline.__new__(cline.Cline)
-            session = core.Session(agent, "s", {"workspace": "/w/work"})
-            agent.observe(session, Call("shell", "ls"), RunResult(1, "", "boom\n"), [])
-        self.assertIn("boom", str(e.exception))
+        helpers.assert_no_call_is_an_error(self, helpers.bare(cline.Cline))
 
 
 class RuleTest(unittest.TestCase):
@@ -120,25 +113,7 @@ class RuleTest(unittest.TestCase):
 class PrepareTest(unittest.TestCase):
     def prepare(self, setup: dict[str, Any], agent_file: Optional[str] = None) -> dict[str, Any]:
         """The files prepare wrote, by path relative to the configuration directory."""
-        with tempfile.TemporaryDirectory() as d:
-            ws = os.path.join(d, "work")
-            os.makedirs(ws)
-            if agent_file is not None:
-                with open(os.path.join(d, "agent.yaml"), "w") as f:
-                    f.write(agent_file)
-                setup["agent_file"] = os.path.join(d, "agent.yaml")
-            agent = cline.Cline.__new__(cline.Cline)
-            session = core.Session(agent, "s", dict(setup, workspace=ws, home=d))
-            os.makedirs(session.dirs["config"])
-            session.model = mock.Mock(url="http://127.0.0.1:9")
-            agent.prepare(session)
-            out: dict[str, Any] = {"_state": dict(session.state)}
-            for root, _dirs, files in os.walk(session.dirs["config"]):
-                for name in files:
-                    path = os.path.join(root, name)
-                    with open(path) as f:
-                        out[os.path.relpath(path, session.dirs["config"])] = f.read()
-            return out
+        return helpers.prepare(helpers.bare(cline.Cline), setup, agent_file)
 
     def test_provider_mode_rules_and_hooks(self) -> None:
         out = self.prepare({"safety": "balanced"}, textwrap.dedent("""\
@@ -182,15 +157,10 @@ class PrepareTest(unittest.TestCase):
 
 class ScriptTest(unittest.TestCase):
     def test_file_calls_the_editor_cannot_make_are_unsupported(self) -> None:
-        agent = cline.Cline.__new__(cline.Cline)
-        ws = os.path.dirname(os.path.abspath(__file__))
-        session = core.Session(agent, "s", {"workspace": ws})
-        with self.assertRaises(Unsupported):
-            agent.script(session, Call("write", {"path": "test_cline.py", "content": "x"}))
-        with self.assertRaises(Unsupported):
-            agent.script(session, Call("edit", {"path": "test_cline.py", "old": "", "new": "y"}))
+        agent = helpers.bare(cline.Cline)
+        session, new = helpers.assert_file_calls_refused(self, agent)
         turns = agent.script(session, Call("write", {"path": "new-file", "content": "x"}))
-        self.assertEqual(turns[0], ("editor", {"path": os.path.join(ws, "new-file"), "new_text": "x"}))
+        self.assertEqual(turns[0], ("editor", {"path": new, "new_text": "x"}))
         self.assertEqual(agent.script(session, Call("shell", "ls"))[0], ("run_commands", {"commands": ["ls"]}))
 
 
@@ -201,9 +171,7 @@ class ShimTest(unittest.TestCase):
 
     def shim(self, hook: str, env: Optional[dict[str, str]] = None,
              agent_in: Optional[dict[str, Any]] = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, os.path.join(AGENTS, "hook_shim.py"), "cline", "pre_tool_use",
-                               "balanced", "--", hook], input=json.dumps(agent_in or self.AGENT_IN),
-                              capture_output=True, text=True, timeout=20, env=dict(os.environ, **(env or {})))
+        return helpers.run_shim("cline", hook, agent_in or self.AGENT_IN, env)
 
     def test_cline_input_and_answer(self) -> None:
         p = self.shim("cat >&2; echo '{\"permission_decision\":\"deny\",\"permission_decision_reason\":\"r\","

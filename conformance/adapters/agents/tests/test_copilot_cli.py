@@ -9,17 +9,13 @@ deny, a hook's deny and ask), and the translation of patterns into its rules.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import unittest
 from typing import Any
 
 from conformance.adapters.agents import agent_adapter as core
 from conformance.adapters.agents.agent_adapter import Call, RunResult, Unsupported
 from conformance.adapters.agents.copilot_cli import adapter as copilot
-
-AGENTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conformance.adapters.agents.tests import helpers
 
 
 def events(complete: dict[str, Any]) -> str:
@@ -33,8 +29,8 @@ def events(complete: dict[str, Any]) -> str:
 
 class ObserveTest(unittest.TestCase):
     def observe(self, complete: dict[str, Any], asker: str = "terminal") -> core.Observed:
-        agent = copilot.CopilotCli.__new__(copilot.CopilotCli)
-        session = core.Session(agent, "s", {"workspace": "/w/work", "asker": asker})
+        agent = helpers.bare(copilot.CopilotCli)
+        session = helpers.session(agent, asker=asker)
         return agent.observe(session, Call("shell", "ls"), RunResult(0, events(complete), ""), [])
 
     def test_ran_with_its_exit_code_and_output(self) -> None:
@@ -59,11 +55,7 @@ class ObserveTest(unittest.TestCase):
         self.assertEqual((hook_ask.decision(), hook_ask.by), ("ask", "hook"))
 
     def test_no_tool_call_is_an_error_with_stderr(self) -> None:
-        agent = copilot.CopilotCli.__new__(copilot.CopilotCli)
-        session = core.Session(agent, "s", {"workspace": "/w/work"})
-        with self.assertRaises(core.AgentError) as e:
-            agent.observe(session, Call("shell", "ls"), RunResult(1, "", "boom\n"), [])
-        self.assertIn("boom", str(e.exception))
+        helpers.assert_no_call_is_an_error(self, helpers.bare(copilot.CopilotCli))
 
 
 class PatternTest(unittest.TestCase):
@@ -80,15 +72,10 @@ class PatternTest(unittest.TestCase):
 
 class ScriptTest(unittest.TestCase):
     def test_file_calls_copilot_refuses_before_asking_are_unsupported(self) -> None:
-        agent = copilot.CopilotCli.__new__(copilot.CopilotCli)
-        ws = os.path.dirname(os.path.abspath(__file__))
-        session = core.Session(agent, "s", {"workspace": ws})
-        with self.assertRaises(Unsupported):
-            agent.script(session, Call("write", {"path": "test_copilot_cli.py", "content": "x"}))
-        with self.assertRaises(Unsupported):
-            agent.script(session, Call("edit", {"path": "test_copilot_cli.py", "old": "", "new": "y"}))
+        agent = helpers.bare(copilot.CopilotCli)
+        session, new = helpers.assert_file_calls_refused(self, agent)
         turns = agent.script(session, Call("write", {"path": "new-file", "content": "x"}))
-        self.assertEqual(turns[0], ("create", {"path": os.path.join(ws, "new-file"), "file_text": "x"}))
+        self.assertEqual(turns[0], ("create", {"path": new, "file_text": "x"}))
 
 
 class GuardedTest(unittest.TestCase):
@@ -96,9 +83,9 @@ class GuardedTest(unittest.TestCase):
     its decisions; `gatehouse exec`'s refusal of a choice from the fenced line's output."""
 
     def observe(self, complete: dict[str, Any], approved: bool = False) -> core.Observed:
-        agent = copilot.CopilotCli.__new__(copilot.CopilotCli)
+        agent = helpers.bare(copilot.CopilotCli)
         agent.guard = "/g/gatehouse"
-        session = core.Session(agent, "s", {"workspace": "/w/work"})
+        session = helpers.session(agent)
         call = Call("shell", "ls")
         call.approved = approved
         return agent.observe(session, call, RunResult(0, events(complete), ""), [])
@@ -133,9 +120,7 @@ class ShimTest(unittest.TestCase):
                     "toolArgs": {"command": "rm x", "description": "d"}}
         hook = ("cat >&2; echo '{\"permission_decision\":\"deny\",\"permission_decision_reason\":\"r\","
                 "\"updated_input\":{\"cmd\":\"echo safe\"}}'")
-        p = subprocess.run([sys.executable, os.path.join(AGENTS, "hook_shim.py"), "copilot", "pre_tool_use",
-                            "balanced", "--", hook], input=json.dumps(agent_in),
-                           capture_output=True, text=True, timeout=20)
+        p = helpers.run_shim("copilot", hook, agent_in)
         seen = json.loads(p.stderr)
         self.assertEqual((seen["tool_name"], seen["tool_input"], seen["hook_event_name"]),
                          ("shell", {"cmd": "rm x"}, "pre_tool_use"))

@@ -19,6 +19,7 @@ from typing import Any, Optional
 from conformance.adapters.agents import agent_adapter as core
 from conformance.adapters.agents.agent_adapter import Call, RunResult, Unsupported
 from conformance.adapters.agents.qwen_code import adapter as qwen
+from conformance.adapters.agents.tests import helpers
 
 SHELL_OK = ("Command: echo out; exit 3\nDirectory: (root)\nOutput: out\nError: (none)\n"
             "Exit Code: 3\nSignal: (none)\nProcess Group PGID: 7")
@@ -91,8 +92,8 @@ class DriverTest(unittest.TestCase):
 class ObserveTest(unittest.TestCase):
     def observe(self, result: dict[str, Any], asked: bool = False, hooks: bool = False,
                 tool: str = "shell", if_asked: str = "no") -> core.Observed:
-        agent = qwen.QwenCode.__new__(qwen.QwenCode)
-        session = core.Session(agent, "s", {"workspace": "/w/work"})
+        agent = helpers.bare(qwen.QwenCode)
+        session = helpers.session(agent)
         session.state["pre_hooks"] = hooks
         inp: Any = "rm x" if tool == "shell" else {"path": "f"}
         return agent.observe(session, Call(tool, inp, if_asked=if_asked),
@@ -127,11 +128,7 @@ class ObserveTest(unittest.TestCase):
         self.assertEqual((obs.ran, obs.exit), (True, 1))
 
     def test_no_tool_call_is_an_error_with_stderr(self) -> None:
-        agent = qwen.QwenCode.__new__(qwen.QwenCode)
-        session = core.Session(agent, "s", {"workspace": "/w/work"})
-        with self.assertRaises(core.AgentError) as e:
-            agent.observe(session, Call("shell", "ls"), RunResult(1, "", "boom\n"), [])
-        self.assertIn("boom", str(e.exception))
+        helpers.assert_no_call_is_an_error(self, helpers.bare(qwen.QwenCode))
 
 
 class PatternTest(unittest.TestCase):
@@ -153,21 +150,10 @@ class PatternTest(unittest.TestCase):
 
 class PrepareTest(unittest.TestCase):
     def settings(self, setup: dict[str, Any], agent_file: Optional[str] = None) -> dict[str, Any]:
-        with tempfile.TemporaryDirectory() as d:
-            ws = os.path.join(d, "work")
-            os.makedirs(ws)
-            if agent_file is not None:
-                with open(os.path.join(d, "agent.yaml"), "w") as f:
-                    f.write(agent_file)
-                setup["agent_file"] = os.path.join(d, "agent.yaml")
-            agent = qwen.QwenCode.__new__(qwen.QwenCode)
-            session = core.Session(agent, "s", dict(setup, workspace=ws, home=d))
-            os.makedirs(session.dirs["config"])
-            agent.prepare(session)
-            with open(os.path.join(session.dirs["config"], "settings.json")) as f:
-                out: dict[str, Any] = json.load(f)
-            out["_state"] = session.state
-            return out
+        files = helpers.prepare(helpers.bare(qwen.QwenCode), setup, agent_file)
+        out: dict[str, Any] = json.loads(files["settings.json"])
+        out["_state"] = files["_state"]
+        return out
 
     def test_patterns_hooks_and_mode(self) -> None:
         out = self.settings({"safety": "autonomous", "allow_list": ["make test"]}, textwrap.dedent("""\
@@ -198,8 +184,8 @@ class PrepareTest(unittest.TestCase):
 
 class ScriptTest(unittest.TestCase):
     def test_edit_with_no_old_text_is_unsupported(self) -> None:
-        agent = qwen.QwenCode.__new__(qwen.QwenCode)
-        session = core.Session(agent, "s", {"workspace": "/w/work"})
+        agent = helpers.bare(qwen.QwenCode)
+        session = helpers.session(agent)
         with self.assertRaises(Unsupported):
             agent.script(session, Call("edit", {"path": "f"}))
         turns = agent.script(session, Call("edit", {"path": "/nonexistent/f", "old": "a", "new": "b"}))
