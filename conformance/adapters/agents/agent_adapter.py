@@ -226,6 +226,28 @@ class Agent:
     deadline_s: Optional[float] = None    # per-run deadline; None: GATEHOUSE_AGENT_DEADLINE
     # The setup fields it reads beyond those every `open` carries (the schema's required).
     known_setup: frozenset[str] = frozenset()
+    # `--guard`: the gatehouse binary run as the agent's pre-tool hook (use_guard); None alone.
+    guard: Optional[str] = None
+
+    def use_guard(self, guard: Optional[str]) -> None:
+        """`--guard GATEHOUSE` (guard_argument): the agent with `gatehouse guard` as its
+        pre-tool hook (README.md, "Put Gatehouse in front of your agent"), the library
+        deciding its calls and running what it allows in `gatehouse exec`, which is then the
+        fence: the name `<agent>+gatehouse`, the capability `guard`, the fence backend
+        `native`. None leaves the agent alone."""
+        self.guard = guard
+        if guard is not None:
+            self.name = self.name + "+gatehouse"
+            self.capabilities = self.capabilities + ["guard"]
+            self.fence_backend = "native"
+
+    def approve_in_guard(self, session: Session, call: Call) -> None:
+        """Guarded, before each run: the guard's configuration again, with the line of an
+        approved call (a fence `run`, `session.state["line"]` from script) in its allow
+        list, the only way a person approves a line for a guard that cannot ask."""
+        if self.guard:
+            write_guard_config(session, self.guard, session.setup.get("safety"),
+                               approved=[session.state.get("line", "")] if call.approved else [])
 
     def check_setup(self, setup: Request) -> None:
         """Raises Unsupported naming a field the agent cannot express. The shared rules
@@ -272,6 +294,41 @@ class Agent:
         """Anything prepare made outside session.dirs."""
 
 
+class ShellAgent(Agent):
+    """What the Codex CLI and Gemini CLI adapters share: an agent whose one tool mapped is
+    its shell (code runs as `python3 -c`), with a sandbox of its own (bubblewrap) for the
+    fence, that runs on this kernel as it is, and `--guard` (use_guard) with a guard that
+    cannot ask (guard_unapprovable reads each run). Subclasses name themselves in reasons
+    (`label`, `sandbox`) and read a run in `observe_run`."""
+
+    capabilities = ["gate", "permissions", "hooks", "fence"]
+    fence_backend: Optional[str] = "bwrap"
+    known_setup = Agent.known_setup | {
+        "fence_policy", "workspaces", "log_dir", "limits", "choices",
+        "agent_file", "settings_file", "safety", "state_dir", "resume"}
+    label = "?"                  # the agent, as a reason names it
+    sandbox = "?"                # its sandbox, as the reason for `choices` names it
+    extra_workspaces = True      # whether it maps the setup's workspace roots after the first
+
+    def check_setup(self, setup: Request) -> None:
+        super().check_setup(setup)
+        refuse_limits(setup, self.label)
+        if setup.get("choices") is not None:
+            raise Unsupported("choices: %s has no counterpart for gatehouse exec's flags" % self.sandbox)
+        if not self.extra_workspaces and (setup.get("workspaces") or [])[1:]:
+            raise Unsupported("workspaces: the adapter does not map extra workspace roots")
+        refuse_code_grants(setup, self.label)
+
+    def observe(self, session: Session, call: Call, result: RunResult,
+                requests: list[dict[str, Any]]) -> Observed:
+        return guard_unapprovable(self, call, self.observe_run(session, call, result, requests))
+
+    def observe_run(self, session: Session, call: Call, result: RunResult,
+                    requests: list[dict[str, Any]]) -> Observed:
+        """What the run showed, before guard_unapprovable reads it (Agent.observe)."""
+        raise NotImplementedError
+
+
 class Session:
     """One protocol session: its setup, its directories inside the fixture, its model."""
 
@@ -288,6 +345,11 @@ class Session:
         self.model: Optional[ScriptedModel] = None
         self.pending: Optional[tuple[str, Call]] = None   # (op, call) whose prompt was answered "no"
         self.state: dict[str, Any] = {}                   # the agent adapter's own
+
+    def abs_path(self, path: str) -> str:
+        """A path of a step (a call's file or working directory) as an absolute one: a
+        relative path is the workspace's."""
+        return path if os.path.isabs(path) else os.path.join(self.setup["workspace"], path)
 
     @property
     def model_url(self) -> str:
@@ -314,9 +376,7 @@ class Session:
         self.model.script(self.agent.script(self, call))
         cmd = self.agent.command(self, call)
         argv, stdin_data = cmd if isinstance(cmd, tuple) else (cmd, None)
-        cwd = self.cwd
-        if call.cwd:
-            cwd = call.cwd if os.path.isabs(call.cwd) else os.path.join(self.cwd, call.cwd)
+        cwd = self.abs_path(call.cwd) if call.cwd else self.cwd
         result = run_process(argv, self.agent.env(self), cwd, deadline_s=self.agent.deadline_s,
                              stdin_data=stdin_data)
         requests = self.model.requests()
@@ -549,6 +609,32 @@ def version_of(argv: Sequence[str], default: str = "unknown") -> str:
         return default
 
 
+def version_number(argv: Sequence[str], default: str) -> str:
+    """The first `N.N.N` of the version a program prints (version_of), or `default`."""
+    m = re.search(r"(\d+\.\d+\.\d+)", version_of(argv, default))
+    return m.group(1) if m else default
+
+
+def refuse_settings_dirs(setup: Request) -> None:
+    """Raises Unsupported for settings-named directories, which no agent adapter maps."""
+    if setup.get("settings_dirs"):
+        raise Unsupported("settings_dirs: the adapter does not map settings-named directories")
+
+
+def refuse_limits(setup: Request, agent: str) -> None:
+    """Raises Unsupported for `limits`: a whole agent runs on this kernel as it is."""
+    if setup.get("limits") is not None:
+        raise Unsupported("limits: %s cannot be made to act as on a poorer kernel" % agent)
+
+
+def refuse_code_grants(setup: Request, agent: str) -> None:
+    """Raises Unsupported for a grant of another tool than the shell, for an agent whose
+    code runs through its shell tool (`python3 -c`)."""
+    for g in setup.get("grants") or []:
+        if g.get("tool", "shell") != "shell":
+            raise Unsupported("grant for %s: %s has no code tool" % (g.get("tool"), agent))
+
+
 def guard_argument(argv: Sequence[str]) -> Optional[str]:
     """`--guard [GATEHOUSE]` of an agent adapter: the agent with `gatehouse guard` as its
     pre-tool hook (README.md, "Put Gatehouse in front of your agent"). The gatehouse binary
@@ -620,6 +706,36 @@ def write_guard_config(s: Session, gatehouse: str, safety: Optional[str] = None,
     return path
 
 
+def install_guard(s: Session, safety: Optional[str], agent: str, env: dict[str, str],
+                  *flags: str) -> None:
+    """Guarded, at prepare: writes the guard's configuration from the setup and `safety`
+    (outside the workspace, `s.state["guard_config"]`) and installs the hook with `gatehouse
+    guard install AGENT FLAGS...`, its environment the runner's with `env` (where the agent
+    keeps its settings) and GATEHOUSE_GUARD_CONFIG. An install that fails is an AgentError."""
+    guard = s.agent.guard
+    assert guard is not None  # installed only with --guard
+    s.state["guard_config"] = write_guard_config(s, guard, safety)
+    run_env = dict(os.environ, **env)
+    run_env["GATEHOUSE_GUARD_CONFIG"] = s.state["guard_config"]
+    r = run_process([guard, "guard", "install", agent, *flags], run_env, s.setup["workspace"],
+                    deadline_s=30)
+    if r.rc != 0:
+        raise AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
+
+
+def exec_refusal(text: str, exit_code: Optional[int]) -> Optional[str]:
+    """`gatehouse exec`'s refusal of the guard's rewritten command: exit 125 and its one
+    line `gatehouse exec: ...` naming the choice it cannot honour (a workspace that is the
+    home, a writable root holding the user's configuration). Its fence notice (`gatehouse
+    exec: fence: ...`) is not a refusal. None when the text shows none."""
+    if exit_code != 125:
+        return None
+    for line in text.splitlines():
+        if line.startswith("gatehouse exec: ") and not line.startswith("gatehouse exec: fence: "):
+            return line
+    return None
+
+
 def guard_unapprovable(agent: Agent, call: Call, obs: Observed) -> Observed:
     """Raises Unsupported when a guard that cannot ask (Codex CLI's, Gemini CLI's) refused
     an approved call for want of a person, although the adapter approved the line in its
@@ -655,4 +771,5 @@ UNAPPROVABLE = {
 
 __all__ = ["Agent", "AgentError", "Call", "confine", "Observed", "RunResult", "Session", "Unsupported",
            "run_process", "serve", "cache_dir", "npm_bin", "version_of", "time", "guard_argument",
-           "write_guard_config", "guard_unapprovable"]
+           "write_guard_config", "guard_unapprovable", "ShellAgent", "version_number", "refuse_settings_dirs",
+           "refuse_limits", "refuse_code_grants", "install_guard", "exec_refusal"]

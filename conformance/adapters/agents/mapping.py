@@ -1,7 +1,11 @@
-"""What the Codex CLI and Gemini CLI adapters read alike from a scenario's setup: the
-agent file and the person's settings file (permissions.md section 8), the safety mode in
-force (PERM-MODE-4), the pattern lists by source, and the hooks, each as plain data that
-the agent's adapter then writes in its own configuration or answers `unsupported`.
+"""What the agent adapters read alike from a scenario's setup: the agent file and the
+person's settings file (permissions.md section 8), the safety mode in force (PERM-MODE-4),
+the pattern lists by source, and the hooks, each as plain data that the agent's adapter
+then writes in its own configuration or answers `unsupported`; and what they write alike
+from it: a command hook as the line that runs `hook_shim.py` in the agent's hook format
+(`shim_command`, after `command_hooks` has refused what the agent cannot run), and a hook
+matcher as the agent's tool names (`tool_matcher`, or `shell_matcher` for an agent whose
+hooks see its shell tool only).
 
 A pattern is split as PERM-PAT-1 and -2 say (`tool` glob, then `:key=value` conditions);
 `shell_prefix` says whether a `shell:cmd=` value is a run of literal words that a
@@ -11,14 +15,19 @@ Standard library and PyYAML (the reading of YAML is the agents' test's, not the 
 
 from __future__ import annotations
 
+import os
 import re
+import sys
+from collections.abc import Iterator
 from typing import Any, Optional
 
-from conformance.adapters.agents.agent_adapter import AgentError, Unsupported
+from conformance.adapters.agents.agent_adapter import AgentError, Call, Unsupported
 from conformance.adapters.protocol import Request
 
 COND = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)=")
 GLOB_CHARS = set("*?[\\")
+# The hook shim every agent's hook file runs (hook_shim.py: its formats are the agents').
+SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hook_shim.py")
 
 
 def load_yaml(path: str, what: str) -> dict[str, Any]:
@@ -118,5 +127,72 @@ def shell_prefix(pattern: str) -> list[str]:
     return words
 
 
+def shell_line(call: Call, cd_in: Optional[str] = None) -> str:
+    """The line a model runs for a `shell` or `execute_code` call: code as `python3 -c
+    CODE`, as a model runs it with an agent that has no code tool. `cd_in`: the workspace
+    of an agent whose shell tool takes no working directory; the line then starts with
+    `cd CWD &&` when the call has one (relative to the workspace)."""
+    line = call.line()
+    if call.tool == "execute_code":
+        line = "python3 -c %s" % quote(line)
+    if cd_in is not None and call.cwd:
+        cwd = call.cwd if os.path.isabs(call.cwd) else os.path.join(cd_in, call.cwd)
+        line = "cd %s && %s" % (quote(cwd), line)
+    return line
+
+
 def quote(s: object) -> str:
     return "'" + str(s).replace("'", "'\"'\"'") + "'"
+
+
+def command_hooks(src: Sources, events: dict[str, str], agent: str,
+                  only_commands: str) -> Iterator[tuple[str, str, Optional[str], dict[str, Any]]]:
+    """(the agent's event name, the setup's event, matcher glob or None, hook dict) for each
+    hook of the root agent in turn, or raises Unsupported, when it comes to it, for an event
+    the agent has not (`events` maps the setup's events to the agent's) or a hook that is not
+    a command (`only_commands` says why, in the parenthesis of the reason)."""
+    for event, matcher, _m, h in src.hooks():
+        name = events.get(event)
+        if name is None:
+            raise Unsupported("hooks.%s: %s has no such event" % (event, agent))
+        if h.get("type") != "command":
+            raise Unsupported("hooks.%s: a %r hook (%s)" % (event, h.get("type"), only_commands))
+        yield name, event, matcher, h
+
+
+def shim_command(fmt: str, event: str, safety: Optional[str], command: str,
+                 env: Optional[dict[str, Any]] = None) -> str:
+    """The shell line an agent's hook runs: `hook_shim.py` speaking the agent's hook format
+    `fmt` for the setup's `event` under the safety mode, around the scenario's hook command,
+    with the hook's `env` set in front (`env K=V ...`) when it has one."""
+    cmd = "%s %s %s %s %s -- %s" % (quote(sys.executable), quote(SHIM), fmt, event,
+                                    quote(safety or ""), quote(command))
+    if env:
+        cmd = "env %s %s" % (" ".join(quote("%s=%s" % kv) for kv in env.items()), cmd)
+    return cmd
+
+
+def tool_matcher(glob: Any, tools: dict[str, str], agent: str) -> Optional[str]:
+    """A hook matcher as the agent's tool names (`tools` maps the protocol's to them),
+    `|`-separated; None for every tool (no matcher, or `*`)."""
+    if glob is None or str(glob).strip() == "*":
+        return None
+    names = []
+    for part in str(glob).split("|"):
+        name = tools.get(part.strip().lower())
+        if name is None:
+            raise Unsupported("hook matcher %r: no %s tool for %r" % (glob, agent, part))
+        names.append(name)
+    return "|".join(names)
+
+
+def shell_matcher(glob: Any, shell_tool: str, why: str) -> Optional[str]:
+    """A hook matcher for an agent whose hooks see its shell tool only: `shell_tool` when
+    every part names the shell (or `*`), None with no matcher; anything else raises
+    Unsupported with `why`."""
+    if glob is None:
+        return None
+    for part in str(glob).split("|"):
+        if part.strip().lower() not in ("shell", "*"):
+            raise Unsupported("hook matcher %r: %s" % (glob, why))
+    return shell_tool

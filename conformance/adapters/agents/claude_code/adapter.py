@@ -33,6 +33,7 @@ if not __package__:  # started as a file: the repository's root, to import by pa
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
 
 from conformance.adapters.agents import agent_adapter as core  # noqa: E402
+from conformance.adapters.agents import mapping  # noqa: E402
 from conformance.adapters.agents.agent_adapter import Call, Observed, RunResult, Session, Unsupported  # noqa: E402
 from conformance.adapters.protocol import Request  # noqa: E402
 from conformance.adapters.agents.wires.anthropic import AnthropicWire  # noqa: E402
@@ -64,19 +65,6 @@ def binary() -> str:
         if os.path.isfile(path) and os.access(path, os.X_OK) and os.path.getsize(path) > 1_000_000:
             return path
     return core.npm_bin("claude-code", ".bin", "claude")
-
-
-def load_yaml(path: str, what: str) -> Any:
-    try:
-        import yaml
-    except ImportError:
-        raise Unsupported("%s: reading YAML needs PyYAML, which this python3 lacks" % what) from None
-    try:
-        with open(path) as f:
-            data = yaml.safe_load(f)
-    except (OSError, yaml.YAMLError) as e:
-        raise core.AgentError("%s %s does not load: %s" % (what, path, e)) from e
-    return data or {}
 
 
 def translate_pattern(pattern: str) -> str:
@@ -137,17 +125,14 @@ def translate_hooks(hooks: Any) -> dict[str, list[dict[str, Any]]]:
                 cmd = h.get("command", "")
                 env = h.get("env") or {}
                 if env:
-                    cmd = "env %s sh -c %s" % (" ".join(_q("%s=%s" % kv) for kv in env.items()), _q(cmd))
+                    cmd = "env %s sh -c %s" % (" ".join(mapping.quote("%s=%s" % kv) for kv in env.items()),
+                                               mapping.quote(cmd))
                 hook: dict[str, Any] = {"type": "command", "command": cmd}
                 if h.get("timeout") is not None:
                     hook["timeout"] = h["timeout"]
                 entry["hooks"].append(hook)
             out.setdefault(name, []).append(entry)
     return out
-
-
-def _q(s: object) -> str:
-    return "'" + str(s).replace("'", "'\"'\"'") + "'"
 
 
 class ClaudeCode(core.Agent):
@@ -166,11 +151,7 @@ class ClaudeCode(core.Agent):
         # --guard: Claude Code with `gatehouse guard` as its PreToolUse hook (README.md,
         # "Put Gatehouse in front of your agent"): the library decides every call and runs
         # what it allows in `gatehouse exec`, which is then the fence.
-        self.guard = guard
-        if guard is not None:
-            self.name = "claude-code+gatehouse"
-            self.capabilities = self.capabilities + ["guard"]
-            self.fence_backend = "native"
+        self.use_guard(guard)
 
     def check_setup(self, setup: Request) -> None:
         super().check_setup(setup)
@@ -199,7 +180,7 @@ class ClaudeCode(core.Agent):
         s.state["config_dir"] = cfg
         agent: dict[str, Any] = {}
         if setup.get("agent_file"):
-            doc = load_yaml(setup["agent_file"], "agent file")
+            doc = mapping.load_yaml(setup["agent_file"], "agent file")
             agents = doc.get("agents") or {}
             if "root" not in agents and len(agents) != 1:
                 raise core.AgentError("agent file: no agent named root")
@@ -209,12 +190,12 @@ class ClaudeCode(core.Agent):
             agent_rules = translate_rules(None, "")
         person: dict[str, Any] = {}
         if setup.get("settings_file"):
-            person = (load_yaml(setup["settings_file"], "settings file").get("settings") or {})
+            person = (mapping.load_yaml(setup["settings_file"], "settings file").get("settings") or {})
         person_rules = translate_rules(person.get("permissions"), "settings file")
         for line in setup.get("allow_list") or []:
             person_rules["allow"].append("Bash(%s)" % line)
         for g in setup.get("grants") or []:
-            key = g["key"] if g.get("tool", "shell") == "shell" else "python3 -c " + _q(g["key"])
+            key = g["key"] if g.get("tool", "shell") == "shell" else "python3 -c " + mapping.quote(g["key"])
             person_rules["allow"].append(("Bash(%s)" if g["kind"] == "exact" else "Bash(%s:*)") % key)
         safety = setup.get("safety") or person.get("safety") or agent.get("safety")
         if safety not in MODES:
@@ -245,7 +226,8 @@ class ClaudeCode(core.Agent):
                 setup["workspace"]: {"hasTrustDialogAccepted": trusted,
                                      "hasCompletedProjectOnboarding": True}}}, f)
         if self.guard:
-            self.install_guard(s, cfg, safety)
+            # Into the session's user settings, keeping the settings written above.
+            core.install_guard(s, safety, "claude-code", {"CLAUDE_CONFIG_DIR": cfg}, "--user")
         # The directories Claude Code makes in the person's home at every start whatever
         # CLAUDE_CONFIG_DIR says (a person who runs it has them): made here, before the
         # first step, so that the runner's guard on the home judges the commands alone.
@@ -257,20 +239,6 @@ class ClaudeCode(core.Agent):
                 json.dump({"mcpServers": {"gatehouse": {
                     "type": "stdio", "command": sys.executable,
                     "args": [os.path.join(HERE, "prompt_mcp.py"), s.state["prompts"], answer]}}}, f)
-
-    def install_guard(self, s: Session, cfg: str, safety: Optional[str]) -> None:
-        """Writes the guard's configuration from the setup (outside the workspace) and
-        installs the hook into the session's user settings with `gatehouse guard install`,
-        which keeps the settings written above."""
-        setup = s.setup
-        guard = self.guard
-        assert guard is not None  # installed only with --guard
-        s.state["guard_config"] = core.write_guard_config(s, guard, safety)
-        env = dict(os.environ, CLAUDE_CONFIG_DIR=cfg, GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
-        r = core.run_process([guard, "guard", "install", "claude-code", "--user"], env,
-                             setup["workspace"], deadline_s=30)
-        if r.rc != 0:
-            raise core.AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
 
     def env(self, s: Session) -> dict[str, str]:
         e = super().env(s)
@@ -290,21 +258,17 @@ class ClaudeCode(core.Agent):
     def script(self, s: Session, call: Call) -> list[Any]:
         tool = TOOLS.get(call.tool)
         if call.tool in LISTING:
-            line = LISTING[call.tool] % {"pattern": _q(call.input.get("pattern", "")),
-                                         "path": _q(self._abs(s, call.input["path"]))}
+            line = LISTING[call.tool] % {"pattern": mapping.quote(call.input.get("pattern", "")),
+                                         "path": mapping.quote(s.abs_path(call.input["path"]))}
             return [("Bash", {"command": line, "description": "Search the files"}), "done"]
         if call.tool == "execute_code":
             tool = "Bash"   # no code tool: the model runs code through Bash, as python3 -c
         if tool is None:
             raise Unsupported("tool %r: Claude Code has no counterpart" % call.tool)
         if tool == "Bash":
-            line = call.line()
-            if call.tool == "execute_code":
-                line = "python3 -c %s" % _q(line)
-            if call.cwd:
-                line = "cd %s && %s" % (_q(self._abs(s, call.cwd)), line)
+            line = mapping.shell_line(call, cd_in=s.setup["workspace"])
             return [("Bash", {"command": line, "description": "Run the requested command"}), "done"]
-        path = self._abs(s, call.input["path"])
+        path = s.abs_path(call.input["path"])
         if tool == "Read":
             return [("Read", {"file_path": path}), "done"]
         if tool == "Write":
@@ -314,10 +278,6 @@ class ClaudeCode(core.Agent):
         return [("Read", {"file_path": path}),
                 ("Edit", {"file_path": path, "old_string": call.input.get("old", ""),
                           "new_string": call.input.get("new", "")}), "done"]
-
-    @staticmethod
-    def _abs(s: Session, path: str) -> str:
-        return path if os.path.isabs(path) else os.path.join(s.setup["workspace"], path)
 
     def command(self, s: Session, call: Call) -> list[str]:
         try:
@@ -391,7 +351,7 @@ class ClaudeCode(core.Agent):
                 exit_code = 1
         refusal: Optional[str] = None
         if self.guard and ran:
-            refusal = exec_refusal(text, exit_code)
+            refusal = core.exec_refusal(text, exit_code)
         elif self.guard and not ran:
             refusal = guard_refusal(text)
         if refusal:
@@ -406,19 +366,6 @@ class ClaudeCode(core.Agent):
         if self.guard:
             return "native"
         return "bwrap" if s.state.get("sandbox") else "off"
-
-
-def exec_refusal(text: str, exit_code: Optional[int]) -> Optional[str]:
-    """`gatehouse exec`'s refusal of the guard's rewritten command: exit 125 and its one
-    line `gatehouse exec: ...` naming the choice it cannot honour (a workspace that is the
-    home, a writable root holding the user's configuration). Its fence notice (`gatehouse
-    exec: fence: ...`) is not a refusal. None when the text shows none."""
-    if exit_code != 125:
-        return None
-    for line in text.splitlines():
-        if line.startswith("gatehouse exec: ") and not line.startswith("gatehouse exec: fence: "):
-            return line
-    return None
 
 
 def guard_refusal(text: str) -> Optional[str]:

@@ -38,8 +38,6 @@ from conformance.adapters.agents.agent_adapter import Call, Observed, RunResult,
 from conformance.adapters.protocol import Request  # noqa: E402
 from conformance.adapters.agents.wires.openai_chat import OpenAIChatWire  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SHIM = os.path.join(HERE, "..", "hook_shim.py")
 VERSION = "3.0.65"
 API_KEY = "scripted-model-key"
 # The protocol's tools as Cline's (the model's tool names).
@@ -82,15 +80,7 @@ def disabled_tool(pattern: str) -> str:
 def matcher_tools(glob: Any) -> Optional[str]:
     """A hook matcher as the Cline tool names the shim lets the hook see, `|`-separated;
     None for every tool."""
-    if glob is None or str(glob).strip() == "*":
-        return None
-    names = []
-    for part in str(glob).split("|"):
-        name = TOOLS.get(part.strip().lower())
-        if name is None:
-            raise Unsupported("hook matcher %r: no Cline tool for %r" % (glob, part))
-        names.append(name)
-    return "|".join(names)
+    return mapping.tool_matcher(glob, TOOLS, "Cline")
 
 
 class Cline(core.Agent):
@@ -101,14 +91,11 @@ class Cline(core.Agent):
     known_setup = core.Agent.known_setup | {"agent_file", "settings_file", "safety", "state_dir"}
 
     def __init__(self) -> None:
-        first = core.version_of([binary(), "--version"], VERSION)
-        m = re.search(r"(\d+\.\d+\.\d+)", first)
-        self.version = m.group(1) if m else VERSION
+        self.version = core.version_number([binary(), "--version"], VERSION)
 
     def check_setup(self, setup: Request) -> None:
         super().check_setup(setup)
-        if setup.get("settings_dirs"):
-            raise Unsupported("settings_dirs: the adapter does not map settings-named directories")
+        core.refuse_settings_dirs(setup)
 
     def prepare(self, s: Session) -> None:
         setup = s.setup
@@ -148,14 +135,9 @@ class Cline(core.Agent):
         self._write_hooks(s, src, config)
 
     def _write_hooks(self, s: Session, src: mapping.Sources, config: str) -> None:
-        safety = src.safety or ""
         per_event: dict[str, list[str]] = {}
-        for event, matcher, _m, h in src.hooks():
-            name = EVENTS.get(event)
-            if name is None:
-                raise Unsupported("hooks.%s: Cline has no such event" % event)
-            if h.get("type") != "command":
-                raise Unsupported("hooks.%s: a %r hook (Cline runs commands only)" % (event, h.get("type")))
+        for name, event, matcher, h in mapping.command_hooks(src, EVENTS, "Cline",
+                                                             "Cline runs commands only"):
             if h.get("timeout") is not None:
                 raise Unsupported("hooks.%s timeout: Cline has no per-hook timeout (one of 120 s "
                                   "for every tool hook)" % event)
@@ -163,11 +145,7 @@ class Cline(core.Agent):
             tools = matcher_tools(matcher)
             if tools is not None:
                 env["GATEHOUSE_HOOK_TOOLS"] = tools
-            cmd = "%s %s cline %s %s -- %s" % (mapping.quote(sys.executable), mapping.quote(SHIM),
-                                               event, mapping.quote(safety),
-                                               mapping.quote(h.get("command", "")))
-            if env:
-                cmd = "env %s %s" % (" ".join(mapping.quote("%s=%s" % kv) for kv in env.items()), cmd)
+            cmd = mapping.shim_command("cline", event, src.safety, h.get("command", ""), env)
             per_event.setdefault(name, []).append(cmd)
         if not per_event:
             return
@@ -194,15 +172,11 @@ class Cline(core.Agent):
 
     def script(self, s: Session, call: Call) -> list[Any]:
         if call.tool in ("shell", "execute_code"):
-            line = call.line()
-            if call.tool == "execute_code":
-                line = "python3 -c %s" % mapping.quote(line)
-            if call.cwd:
-                line = "cd %s && %s" % (mapping.quote(self._abs(s, call.cwd)), line)
+            line = mapping.shell_line(call, cd_in=s.setup["workspace"])
             return [("run_commands", {"commands": [line]}), "done"]
         if call.tool not in TOOLS:
             raise Unsupported("tool %r: Cline has no counterpart" % call.tool)
-        path = self._abs(s, call.input["path"])
+        path = s.abs_path(call.input["path"])
         if call.tool == "read":
             return [("read_files", {"files": [{"path": path}]}), "done"]
         # Cline's editor creates a file that does not exist, and replaces text in one that
@@ -217,10 +191,6 @@ class Cline(core.Agent):
             raise Unsupported("edit with no old text: Cline's editor needs the text it replaces")
         return [("editor", {"path": path, "old_text": call.input.get("old", ""),
                             "new_text": call.input.get("new", "")}), "done"]
-
-    @staticmethod
-    def _abs(s: Session, path: str) -> str:
-        return path if os.path.isabs(path) else os.path.join(s.setup["workspace"], path)
 
     def command(self, s: Session, call: Call) -> list[str]:
         auto = s.state["auto"] or call.if_asked == "yes" or call.approved

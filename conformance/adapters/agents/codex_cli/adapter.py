@@ -35,13 +35,11 @@ from conformance.adapters.agents import agent_adapter as core  # noqa: E402
 from conformance.adapters.agents import mapping  # noqa: E402
 from conformance.adapters.agents.agent_adapter import (AgentError, Call, Observed, RunResult,  # noqa: E402
                                                       Session, Unsupported)
-from conformance.adapters.protocol import Request  # noqa: E402
 from conformance.adapters.agents.wires.openai_responses import OpenAIResponsesWire  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 VERSION = "0.171.0"
-SHIM = os.path.join(HERE, "..", "hook_shim.py")
 DRIVER = os.path.join(HERE, "driver.py")
 # The safety mode as Codex's approval policy: `untrusted` asks before every command that is
 # not on Codex's own known-safe list, which is the gate's "safe runs, the rest asks", and
@@ -67,36 +65,18 @@ def toml_str(s: object) -> str:
     return json.dumps(str(s))
 
 
-class CodexCli(core.Agent):
+class CodexCli(core.ShellAgent):
     name = "codex-cli"
     wire = OpenAIResponsesWire
-    capabilities = ["gate", "permissions", "hooks", "fence"]
-    fence_backend = "bwrap"
-    known_setup = core.Agent.known_setup | {
-        "fence_policy", "workspaces", "log_dir", "limits", "choices",
-        "agent_file", "settings_file", "safety", "state_dir", "resume"}
+    label = "Codex"
+    sandbox = "Codex's sandbox"
 
     def __init__(self, guard: Optional[str] = None) -> None:
         self.version = core.version_of([binary(), "--version"], VERSION).split(" ")[-1]
-        # --guard: Codex with `gatehouse guard codex` as its PreToolUse hook (README.md,
-        # "Put Gatehouse in front of your agent"): the library decides every shell call and
-        # runs what it allows in `gatehouse exec`, which is then the fence; Codex's own
+        # --guard: Codex with `gatehouse guard codex` as its PreToolUse hook: the library
+        # decides every shell call and runs what it allows in `gatehouse exec`; Codex's own
         # sandbox is off (`danger-full-access`) and the agent file's hooks are the library's.
-        self.guard = guard
-        if guard is not None:
-            self.name = "codex-cli+gatehouse"
-            self.capabilities = self.capabilities + ["guard"]
-            self.fence_backend = "native"
-
-    def check_setup(self, setup: Request) -> None:
-        super().check_setup(setup)
-        if setup.get("limits") is not None:
-            raise Unsupported("limits: Codex cannot be made to act as on a poorer kernel")
-        if setup.get("choices") is not None:
-            raise Unsupported("choices: Codex's sandbox has no counterpart for gatehouse exec's flags")
-        for g in setup.get("grants") or []:
-            if g.get("tool", "shell") != "shell":
-                raise Unsupported("grant for %s: Codex has no code tool" % g.get("tool"))
+        self.use_guard(guard)
 
     # -- configuration -------------------------------------------------------------------
 
@@ -139,25 +119,15 @@ class CodexCli(core.Agent):
             f.writelines(rules)
 
         hooks: dict[str, list[dict[str, Any]]] = {}
-        for event, matcher, _m, h in ([] if self.guard else src.hooks()):
-            name = EVENTS.get(event)
-            if name is None:
-                raise Unsupported("hooks.%s: Codex has no such event" % event)
-            if h.get("type") != "command":
-                raise Unsupported("hooks.%s: a %r hook (Codex runs commands only)" % (event, h.get("type")))
-            cmd = "%s %s codex %s %s -- %s" % (mapping.quote(sys.executable), mapping.quote(SHIM), event,
-                                              mapping.quote(s.state["safety"]), mapping.quote(h.get("command", "")))
-            if h.get("env"):
-                cmd = "env %s %s" % (" ".join(mapping.quote("%s=%s" % kv) for kv in h["env"].items()), cmd)
+        for name, event, matcher, h in ([] if self.guard else mapping.command_hooks(
+                src, EVENTS, "Codex", "Codex runs commands only")):
+            cmd = mapping.shim_command("codex", event, s.state["safety"], h.get("command", ""),
+                                       h.get("env"))
             entry: dict[str, Any] = {"hooks": [dict({"type": "command", "command": cmd},
                                     **({"timeout": h["timeout"]} if h.get("timeout") is not None else {}))]}
-            if matcher is not None:
-                names: set[str] = set()
-                for part in str(matcher).split("|"):
-                    if part.strip().lower() not in ("shell", "*"):
-                        raise Unsupported("hook matcher %r: Codex's only shell tool is Bash" % matcher)
-                    names.add("Bash")
-                entry["matcher"] = "|".join(sorted(names))
+            shell = mapping.shell_matcher(matcher, "Bash", "Codex's only shell tool is Bash")
+            if shell is not None:
+                entry["matcher"] = shell
             hooks.setdefault(name, []).append(entry)
         if hooks:
             with open(os.path.join(home, "hooks.json"), "w") as f:
@@ -169,20 +139,10 @@ class CodexCli(core.Agent):
             self._trust_hooks(s)
 
     def install_guard(self, s: Session) -> None:
-        """Writes the guard's configuration from the setup (outside the workspace), installs
-        the hook with `CODEX_HOME=<the session's> gatehouse guard install codex` (its
-        `hooks.json` and `[features] hooks = true`), then trusts it as a person does once
-        (Codex skips an untrusted hook silently: `gatehouse guard doctor codex`)."""
-        setup = s.setup
-        guard = self.guard
-        assert guard is not None  # installed only with --guard
-        s.state["guard_config"] = core.write_guard_config(s, guard, setup.get("safety"))
-        env = dict(os.environ, CODEX_HOME=s.state["codex_home"],
-                   GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
-        r = core.run_process([guard, "guard", "install", "codex"], env,
-                             setup["workspace"], deadline_s=30)
-        if r.rc != 0:
-            raise AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
+        """Installs the hook with `CODEX_HOME=<the session's> gatehouse guard install codex`
+        (its `hooks.json` and `[features] hooks = true`), then trusts it as a person does
+        once (Codex skips an untrusted hook silently: `gatehouse guard doctor codex`)."""
+        core.install_guard(s, s.setup.get("safety"), "codex", {"CODEX_HOME": s.state["codex_home"]})
         self._trust_hooks(s)
 
     def _write_config(self, s: Session, hooks: bool, trusted: dict[str, str]) -> None:
@@ -242,22 +202,18 @@ class CodexCli(core.Agent):
         if call.tool not in ("shell", "execute_code"):
             raise Unsupported("tool %r: Codex has no file tools of its own but apply_patch; the "
                               "adapter maps its shell tool only" % call.tool)
-        line = call.line()
-        if call.tool == "execute_code":
-            # Codex has no code tool: code runs as a model would run it, `python3 -c`.
-            line = "python3 -c %s" % mapping.quote(line)
+        # Codex has no code tool: code runs as a model would run it, `python3 -c`.
+        line = mapping.shell_line(call)
         args = {"cmd": line}
         s.state["line"] = line
         if call.cwd:
-            args["workdir"] = call.cwd if os.path.isabs(call.cwd) else os.path.join(s.cwd, call.cwd)
+            args["workdir"] = s.abs_path(call.cwd)
         return [("exec_command", args), "done"]
 
     def command(self, s: Session, call: Call) -> list[str]:
-        if self.guard:
-            # An approved call (a fence `run`): the person approves the line the only way
-            # this agent's guard takes, in its allow list, for this run.
-            core.write_guard_config(s, self.guard, s.setup.get("safety"),
-                                    approved=[s.state["line"]] if call.approved else [])
+        # Guarded, an approved call (a fence `run`): the person approves the line the only
+        # way this agent's guard takes, in its allow list, for this run.
+        self.approve_in_guard(s, call)
         # An approved call (a fence `run`) is one the person accepts when Codex asks:
         # `never` would instead refuse what Codex asks about (`rm -f` style lines).
         approval = "untrusted" if call.approved and not self.guard else s.state["approval"]
@@ -267,11 +223,7 @@ class CodexCli(core.Agent):
             return argv   # its own sandbox, or the guard's `gatehouse exec`, holds the call
         return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
 
-    def observe(self, s: Session, call: Call, result: RunResult,
-                requests: list[dict[str, Any]]) -> Observed:
-        return core.guard_unapprovable(self, call, self._observe(s, call, result, requests))
-
-    def _observe(self, s: Session, call: Call, result: RunResult,
+    def observe_run(self, s: Session, call: Call, result: RunResult,
                  requests: list[dict[str, Any]]) -> Observed:
         msgs = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
         asked = any("answered" in m for m in msgs)

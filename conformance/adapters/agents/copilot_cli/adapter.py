@@ -43,8 +43,6 @@ from conformance.adapters.agents.agent_adapter import Call, Observed, RunResult,
 from conformance.adapters.protocol import Request  # noqa: E402
 from conformance.adapters.agents.wires.openai_chat import OpenAIChatWire  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SHIM = os.path.join(HERE, "..", "hook_shim.py")
 VERSION = "1.0.102"
 # A key long enough that Copilot's redaction of it (it masks the provider key's value in
 # everything it prints) never masks a word of the output.
@@ -134,15 +132,7 @@ def translate_pattern(pattern: str) -> str:
 
 
 def translate_matcher(glob: Any) -> Optional[str]:
-    if glob is None or str(glob).strip() == "*":
-        return None
-    names = []
-    for part in str(glob).split("|"):
-        name = TOOLS.get(part.strip().lower())
-        if name is None:
-            raise Unsupported("hook matcher %r: no Copilot CLI tool for %r" % (glob, part))
-        names.append(name)
-    return "|".join(names)
+    return mapping.tool_matcher(glob, TOOLS, "Copilot CLI")
 
 
 class CopilotCli(core.Agent):
@@ -152,33 +142,26 @@ class CopilotCli(core.Agent):
     file_ops: tuple[str, ...] = ("read", "write", "edit")
     known_setup = core.Agent.known_setup | {"agent_file", "settings_file", "safety", "state_dir",
                                             "roots", "workspaces", "resume"}
-    guard: Optional[str] = None
 
     def __init__(self, guard: Optional[str] = None) -> None:
-        first = core.version_of([binary(), "--version"], VERSION)
-        m = re.search(r"(\d+\.\d+\.\d+)", first)
-        self.version = m.group(1) if m else VERSION
+        self.version = core.version_number([binary(), "--version"], VERSION)
         self.dist = unpack(self.version)
         # --guard: the library decides every call through Copilot's preToolUse hook and runs
         # the shell lines it allows in `gatehouse exec`, which is then the fence; the agent
         # file's hooks are the library's, and Copilot's own rules still apply.
-        self.guard = guard
+        self.use_guard(guard)
         if guard is not None:
-            self.name = "copilot-cli+gatehouse"
             # The guard decides the file tools on the paths they reach (GUARD-DECIDE-4,
             # -5): `paths`, and the searches and listings mapped (grep, view of a folder).
-            self.capabilities = self.capabilities + ["guard", "fence", "paths"]
+            self.capabilities = self.capabilities + ["fence", "paths"]
             self.file_ops = ("read", "write", "edit", "list", "search")
-            self.fence_backend = "native"
             self.known_setup = self.known_setup | {"fence_policy", "log_dir", "limits", "choices",
                                                    "resolver"}
 
     def check_setup(self, setup: Request) -> None:
         super().check_setup(setup)
-        if setup.get("settings_dirs"):
-            raise Unsupported("settings_dirs: the adapter does not map settings-named directories")
-        if setup.get("limits") is not None:
-            raise Unsupported("limits: Copilot CLI cannot be made to act as on a poorer kernel")
+        core.refuse_settings_dirs(setup)
+        core.refuse_limits(setup, "Copilot CLI")
         if setup.get("resolver") is not None:
             raise Unsupported("resolver: the guard resolves paths one way (beneath the roots)")
         other = core.unmapped_choices(setup.get("choices"))
@@ -224,19 +207,9 @@ class CopilotCli(core.Agent):
         os.makedirs(home, exist_ok=True)
         s.state["copilot_home"] = home
         hooks: dict[str, list[dict[str, Any]]] = {}
-        safety = src.safety or ""
-        for event, matcher, _m, h in ([] if self.guard else src.hooks()):
-            name = EVENTS.get(event)
-            if name is None:
-                raise Unsupported("hooks.%s: Copilot CLI has no such event" % event)
-            if h.get("type") != "command":
-                raise Unsupported("hooks.%s: a %r hook (Copilot runs commands only)"
-                                  % (event, h.get("type")))
-            cmd = "%s %s copilot %s %s -- %s" % (mapping.quote(sys.executable), mapping.quote(SHIM),
-                                                event, mapping.quote(safety),
-                                                mapping.quote(h.get("command", "")))
-            if h.get("env"):
-                cmd = "env %s %s" % (" ".join(mapping.quote("%s=%s" % kv) for kv in h["env"].items()), cmd)
+        for name, event, matcher, h in ([] if self.guard else mapping.command_hooks(
+                src, EVENTS, "Copilot CLI", "Copilot runs commands only")):
+            cmd = mapping.shim_command("copilot", event, src.safety, h.get("command", ""), h.get("env"))
             entry: dict[str, Any] = {"type": "command", "bash": cmd}
             if h.get("timeout") is not None:
                 entry["timeoutSec"] = h["timeout"]
@@ -249,23 +222,10 @@ class CopilotCli(core.Agent):
             with open(os.path.join(home, "hooks", "gatehouse.json"), "w") as f:
                 json.dump({"version": 1, "hooks": hooks}, f, indent=1)
         if self.guard:
-            self.install_guard(s)
-
-    def install_guard(self, s: Session) -> None:
-        """Writes the guard's configuration from the setup (outside the workspace) and
-        installs the hook with `COPILOT_HOME=<the session's> gatehouse guard install copilot`,
-        which merges it into `COPILOT_HOME/settings.json` (never the workspace: a trusted
-        folder's own settings could switch it off)."""
-        setup = s.setup
-        guard = self.guard
-        assert guard is not None  # installed only with --guard
-        s.state["guard_config"] = core.write_guard_config(s, guard, setup.get("safety"))
-        env = dict(os.environ, COPILOT_HOME=s.state["copilot_home"],
-                   GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
-        r = core.run_process([guard, "guard", "install", "copilot"], env, setup["workspace"],
-                             deadline_s=30)
-        if r.rc != 0:
-            raise core.AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
+            # `COPILOT_HOME=<the session's> gatehouse guard install copilot` merges the hook
+            # into `COPILOT_HOME/settings.json` (never the workspace: a trusted folder's own
+            # settings could switch it off).
+            core.install_guard(s, setup.get("safety"), "copilot", {"COPILOT_HOME": home})
 
     def env(self, s: Session) -> dict[str, str]:
         e = super().env(s)
@@ -284,16 +244,12 @@ class CopilotCli(core.Agent):
     def script(self, s: Session, call: Call) -> list[Any]:
         s.state.pop("unsupported_if_failed", None)
         if call.tool in ("shell", "execute_code"):
-            line = call.line()
-            if call.tool == "execute_code":
-                line = "python3 -c %s" % mapping.quote(line)
-            if call.cwd:
-                line = "cd %s && %s" % (mapping.quote(self._abs(s, call.cwd)), line)
+            line = mapping.shell_line(call, cd_in=s.setup["workspace"])
             s.state["line"] = line
             return [("bash", {"command": line, "description": "Run the requested command"}), "done"]
         if call.tool not in TOOLS and call.tool not in self.file_ops:
             raise Unsupported("tool %r: Copilot CLI has no counterpart" % call.tool)
-        path = self._abs(s, call.input["path"])
+        path = s.abs_path(call.input["path"])
         if call.tool in ("read", "list"):
             return [("view", {"path": path}), "done"]
         if call.tool == "search":
@@ -321,10 +277,6 @@ class CopilotCli(core.Agent):
         return [("edit", {"path": path, "old_str": call.input.get("old", ""),
                           "new_str": call.input.get("new", "")}), "done"]
 
-    @staticmethod
-    def _abs(s: Session, path: str) -> str:
-        return path if os.path.isabs(path) else os.path.join(s.setup["workspace"], path)
-
     def command(self, s: Session, call: Call) -> list[str]:
         argv = [binary(), "-p", "Do the task.", "--output-format", "json", "--no-auto-update",
                 "--no-ask-user", "--disable-builtin-mcps", "--no-custom-instructions",
@@ -333,8 +285,7 @@ class CopilotCli(core.Agent):
         if self.guard:
             # An approved call (a fence `run`): the person approves the line the only way
             # this agent's guard takes, in its allow list, for this run.
-            core.write_guard_config(s, self.guard, s.setup.get("safety"),
-                                    approved=[s.state.get("line", "")] if call.approved else [])
+            self.approve_in_guard(s, call)
         elif (call.if_asked == "yes" or call.approved) and "--allow-all-tools" not in argv:
             argv.append("--allow-all-tools")
         for d in (s.setup.get("workspaces") or [])[1:] + (s.setup.get("roots") or []):
@@ -352,7 +303,7 @@ class CopilotCli(core.Agent):
         if self.guard:
             refusal = None
             if obs.ran:
-                refusal = exec_refusal(obs.output or "", obs.exit)
+                refusal = core.exec_refusal(obs.output or "", obs.exit)
             elif obs.by == "hook":
                 refusal = guard_refusal(obs.message or "")
             if refusal:
@@ -411,18 +362,6 @@ class CopilotCli(core.Agent):
         # The tool ran and failed (a missing file, an edit that found nothing, a create
         # over a file that exists).
         return core.Observed(ran=True, exit=1, output=message)
-
-
-def exec_refusal(text: str, exit_code: Optional[int]) -> Optional[str]:
-    """`gatehouse exec`'s refusal of the guard's rewritten command: exit 125 and its one
-    line `gatehouse exec: ...` naming the choice it cannot honour (its fence notice,
-    `gatehouse exec: fence: ...`, is not one). None when the text shows none."""
-    if exit_code != 125:
-        return None
-    for line in text.splitlines():
-        if line.startswith("gatehouse exec: ") and not line.startswith("gatehouse exec: fence: "):
-            return line
-    return None
 
 
 def guard_refusal(message: str) -> Optional[str]:

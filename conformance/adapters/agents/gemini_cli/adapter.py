@@ -37,14 +37,12 @@ from conformance.adapters.agents import agent_adapter as core  # noqa: E402
 from conformance.adapters.agents import mapping  # noqa: E402
 from conformance.adapters.agents.agent_adapter import (AgentError, Call, Observed, RunResult,  # noqa: E402
                                                       Session, Unsupported)
-from conformance.adapters.protocol import Request  # noqa: E402
 from conformance.adapters.agents.wires.gemini import GeminiWire  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 VERSION = "0.61.0"
 MODEL = "gemini-2.5-flash"
-SHIM = os.path.join(HERE, "..", "hook_shim.py")
 # The safety mode as Gemini's approval mode. Headless, `default` refuses every call it
 # would confirm (and does not offer the shell tool at all); only `yolo` runs one.
 MODES = {None: "default", "strict": "default", "balanced": "default", "restricted": "default",
@@ -75,39 +73,19 @@ def toml_rule(decision: str, priority: int, prefix: Optional[str] = None,
     return "\n".join(out)
 
 
-class GeminiCli(core.Agent):
+class GeminiCli(core.ShellAgent):
     name = "gemini-cli"
     wire = GeminiWire
-    capabilities = ["gate", "permissions", "hooks", "fence"]
-    fence_backend = "bwrap"
-    known_setup = core.Agent.known_setup | {
-        "fence_policy", "workspaces", "log_dir", "limits", "choices",
-        "agent_file", "settings_file", "safety", "state_dir", "resume"}
+    label = "Gemini CLI"
+    sandbox = "Gemini CLI's tool sandbox"
+    extra_workspaces = False
 
     def __init__(self, guard: Optional[str] = None) -> None:
         self.version = core.version_of([binary(), "--version"], VERSION).split(" ")[-1]
-        # --guard: Gemini CLI with `gatehouse guard gemini` as its BeforeTool hook (README.md,
-        # "Put Gatehouse in front of your agent"): the library decides every shell call and
-        # runs what it allows in `gatehouse exec`, which is then the fence; Gemini's tool
-        # sandbox is off and the agent file's hooks are the library's.
-        self.guard = guard
-        if guard is not None:
-            self.name = "gemini-cli+gatehouse"
-            self.capabilities = self.capabilities + ["guard"]
-            self.fence_backend = "native"
-
-    def check_setup(self, setup: Request) -> None:
-        super().check_setup(setup)
-        if setup.get("limits") is not None:
-            raise Unsupported("limits: Gemini CLI cannot be made to act as on a poorer kernel")
-        if setup.get("choices") is not None:
-            raise Unsupported("choices: Gemini CLI's tool sandbox has no counterpart for "
-                              "gatehouse exec's flags")
-        if (setup.get("workspaces") or [])[1:]:
-            raise Unsupported("workspaces: the adapter does not map extra workspace roots")
-        for g in setup.get("grants") or []:
-            if g.get("tool", "shell") != "shell":
-                raise Unsupported("grant for %s: Gemini CLI has no code tool" % g.get("tool"))
+        # --guard: Gemini CLI with `gatehouse guard gemini` as its BeforeTool hook: the
+        # library decides every shell call and runs what it allows in `gatehouse exec`;
+        # Gemini's tool sandbox is off and the agent file's hooks are the library's.
+        self.use_guard(guard)
 
     def prepare(self, s: Session) -> None:
         setup = s.setup
@@ -142,26 +120,17 @@ class GeminiCli(core.Agent):
             f.write("\n".join(rules))
 
         hooks: dict[str, list[dict[str, Any]]] = {}
-        for event, matcher, _m, h in ([] if self.guard else src.hooks()):
-            name = EVENTS.get(event)
-            if name is None:
-                raise Unsupported("hooks.%s: Gemini CLI has no such event" % event)
-            if h.get("type") != "command":
-                raise Unsupported("hooks.%s: a %r hook (Gemini CLI runs commands only)" % (event, h.get("type")))
-            cmd = "%s %s gemini %s %s -- %s" % (mapping.quote(sys.executable), mapping.quote(SHIM), event,
-                                               mapping.quote(src.safety or ""), mapping.quote(h.get("command", "")))
-            if h.get("env"):
-                cmd = "env %s %s" % (" ".join(mapping.quote("%s=%s" % kv) for kv in h["env"].items()), cmd)
+        for name, event, matcher, h in ([] if self.guard else mapping.command_hooks(
+                src, EVENTS, "Gemini CLI", "Gemini CLI runs commands only")):
+            cmd = mapping.shim_command("gemini", event, src.safety, h.get("command", ""), h.get("env"))
             hook: dict[str, Any] = {"type": "command", "command": cmd}
             if h.get("timeout") is not None:
                 hook["timeout"] = int(h["timeout"]) * 1000
             entry: dict[str, Any] = {"hooks": [hook]}
-            if matcher is not None:
-                for part in str(matcher).split("|"):
-                    if part.strip().lower() not in ("shell", "*"):
-                        raise Unsupported("hook matcher %r: Gemini CLI's only shell tool is "
-                                          "run_shell_command" % matcher)
-                entry["matcher"] = "run_shell_command"
+            shell = mapping.shell_matcher(matcher, "run_shell_command", "Gemini CLI's only shell "
+                                          "tool is run_shell_command")
+            if shell is not None:
+                entry["matcher"] = shell
             hooks.setdefault(name, []).append(entry)
 
         policy = setup.get("fence_policy")
@@ -181,20 +150,11 @@ class GeminiCli(core.Agent):
             self.install_guard(s)
 
     def install_guard(self, s: Session) -> None:
-        """Writes the guard's configuration from the setup (outside the workspace) and
-        installs the hook with `gatehouse guard install gemini`, which keeps the settings
+        """Installs the hook with `gatehouse guard install gemini`, which keeps the settings
         written above. Gemini reads its user settings from `GEMINI_CLI_HOME/.gemini`, which
         is the guard's `--user` scope with `HOME` set to that directory (`--project` would
         write `.gemini/` into the workspace, where the scenario's checks see it)."""
-        setup = s.setup
-        guard = self.guard
-        assert guard is not None  # installed only with --guard
-        s.state["guard_config"] = core.write_guard_config(s, guard, setup.get("safety"))
-        env = dict(os.environ, HOME=s.dirs["config"], GATEHOUSE_GUARD_CONFIG=s.state["guard_config"])
-        r = core.run_process([guard, "guard", "install", "gemini", "--user"], env,
-                             setup["workspace"], deadline_s=30)
-        if r.rc != 0:
-            raise AgentError("gatehouse guard install failed (%s): %s" % (r.rc, r.last_stderr()))
+        core.install_guard(s, s.setup.get("safety"), "gemini", {"HOME": s.dirs["config"]}, "--user")
 
     def env(self, s: Session) -> dict[str, str]:
         e = super().env(s)
@@ -210,22 +170,18 @@ class GeminiCli(core.Agent):
     def script(self, s: Session, call: Call) -> list[Any]:
         if call.tool not in ("shell", "execute_code"):
             raise Unsupported("tool %r: the adapter maps Gemini CLI's shell tool only" % call.tool)
-        line = call.line()
-        if call.tool == "execute_code":
-            # Gemini CLI has no code tool: code runs as a model would run it, `python3 -c`.
-            line = "python3 -c %s" % mapping.quote(line)
+        # Gemini CLI has no code tool: code runs as a model would run it, `python3 -c`.
+        line = mapping.shell_line(call)
         args = {"command": line}
         s.state["line"] = line
         if call.cwd:
-            args["dir_path"] = call.cwd if os.path.isabs(call.cwd) else os.path.join(s.cwd, call.cwd)
+            args["dir_path"] = s.abs_path(call.cwd)
         return [("run_shell_command", args), "done"]
 
     def command(self, s: Session, call: Call) -> list[str]:
-        if self.guard:
-            # An approved call (a fence `run`): the person approves the line the only way
-            # this agent's guard takes, in its allow list, for this run.
-            core.write_guard_config(s, self.guard, s.setup.get("safety"),
-                                    approved=[s.state["line"]] if call.approved else [])
+        # Guarded, an approved call (a fence `run`): the person approves the line the only
+        # way this agent's guard takes, in its allow list, for this run.
+        self.approve_in_guard(s, call)
         mode = "yolo" if call.approved else s.state["mode"]
         argv = [binary(), "--skip-trust", "-m", MODEL, "-o", "stream-json",
                 "--approval-mode", mode, "-p", "Do the task."]
@@ -233,11 +189,7 @@ class GeminiCli(core.Agent):
             return argv   # its tool sandbox, or the guard's `gatehouse exec`, holds the call
         return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
 
-    def observe(self, s: Session, call: Call, result: RunResult,
-                requests: list[dict[str, Any]]) -> Observed:
-        return core.guard_unapprovable(self, call, self._observe(s, call, result, requests))
-
-    def _observe(self, s: Session, call: Call, result: RunResult,
+    def observe_run(self, s: Session, call: Call, result: RunResult,
                  requests: list[dict[str, Any]]) -> Observed:
         events = [json.loads(line) for line in result.stdout.splitlines()
                   if line.strip().startswith("{")]

@@ -26,6 +26,7 @@ if not __package__:  # started as a file: the repository's root, to import by pa
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[4])
 
 from conformance.adapters.agents import agent_adapter as core  # noqa: E402
+from conformance.adapters.agents import mapping  # noqa: E402
 from conformance.adapters.agents.agent_adapter import Call, Observed, RunResult, Session, Unsupported  # noqa: E402
 from conformance.adapters.protocol import Request  # noqa: E402
 from conformance.adapters.agents.wires.openai_chat import OpenAIChatWire  # noqa: E402
@@ -55,18 +56,6 @@ def binary() -> str:
         return override
     native = core.npm_bin("opencode", "opencode-linux-x64", "bin", "opencode")
     return native if os.path.isfile(native) else core.npm_bin("opencode", ".bin", "opencode")
-
-
-def load_yaml(path: str, what: str) -> Any:
-    try:
-        import yaml
-    except ImportError:
-        raise Unsupported("%s: reading YAML needs PyYAML, which this python3 lacks" % what) from None
-    try:
-        with open(path) as f:
-            return yaml.safe_load(f) or {}
-    except (OSError, yaml.YAMLError) as e:
-        raise core.AgentError("%s %s does not load: %s" % (what, path, e)) from e
 
 
 def translate_pattern(pattern: str) -> tuple[str, str]:
@@ -108,7 +97,7 @@ class OpenCode(core.Agent):
         agent_perms: Any = None
         person_perms: Any = None
         if setup.get("agent_file"):
-            doc = load_yaml(setup["agent_file"], "agent file")
+            doc = mapping.load_yaml(setup["agent_file"], "agent file")
             agents = doc.get("agents") or {}
             found = agents.get("root") or (next(iter(agents.values())) if len(agents) == 1 else None)
             if found is None:
@@ -118,7 +107,7 @@ class OpenCode(core.Agent):
                 raise Unsupported("hooks: opencode has plugins, not command hooks")
             agent_perms = doc.get("permissions")
         if setup.get("settings_file"):
-            person = load_yaml(setup["settings_file"], "settings file").get("settings") or {}
+            person = mapping.load_yaml(setup["settings_file"], "settings file").get("settings") or {}
             person_perms = person.get("permissions")
         safety = setup.get("safety") or person.get("safety") or agent.get("safety")
         if safety not in MODES:
@@ -139,7 +128,7 @@ class OpenCode(core.Agent):
         for line in setup.get("allow_list") or []:
             rules["allow"].append(("bash", line))
         for g in setup.get("grants") or []:
-            key = g["key"] if g.get("tool", "shell") == "shell" else "python3 -c " + _q(g["key"])
+            key = g["key"] if g.get("tool", "shell") == "shell" else "python3 -c " + mapping.quote(g["key"])
             rules["allow"].append(("bash", key if g["kind"] == "exact" else key + " *"))
             if g["kind"] == "family":
                 rules["allow"].append(("bash", key))
@@ -176,15 +165,11 @@ class OpenCode(core.Agent):
 
     def script(self, s: Session, call: Call) -> list[Any]:
         if call.tool in ("shell", "execute_code"):
-            line = call.line()
-            if call.tool == "execute_code":
-                line = "python3 -c %s" % _q(line)
-            if call.cwd:
-                line = "cd %s && %s" % (_q(self._abs(s, call.cwd)), line)
+            line = mapping.shell_line(call, cd_in=s.setup["workspace"])
             return [("bash", {"command": line, "description": "Run the requested command"}), "done"]
         if call.tool not in TOOLS:
             raise Unsupported("tool %r: opencode has no counterpart" % call.tool)
-        path = self._abs(s, call.input["path"])
+        path = s.abs_path(call.input["path"])
         if call.tool == "read":
             return [("read", {"filePath": path}), "done"]
         if call.tool == "write":
@@ -198,10 +183,6 @@ class OpenCode(core.Agent):
                               % self.name)
         return [("edit", {"filePath": path, "oldString": call.input.get("old", ""),
                           "newString": call.input.get("new", "")}), "done"]
-
-    @staticmethod
-    def _abs(s: Session, path: str) -> str:
-        return path if os.path.isabs(path) else os.path.join(s.setup["workspace"], path)
 
     def command(self, s: Session, call: Call) -> list[str]:
         argv = [binary(), "run", "--format", "json", "--dir", s.setup["workspace"]]
@@ -248,10 +229,6 @@ class OpenCode(core.Agent):
             return core.Observed(ran=True, exit=1, output=err)
         raise core.AgentError("opencode's tool part has status %r (exit %s); last stderr:\n%s"
                               % (status, result.rc, result.last_stderr()))
-
-
-def _q(s: object) -> str:
-    return "'" + str(s).replace("'", "'\"'\"'") + "'"
 
 
 if __name__ == "__main__":

@@ -39,7 +39,6 @@ from conformance.adapters.agents.wires.gemini import GeminiWire  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.path.join(HERE, "driver.py")
-SHIM = os.path.join(HERE, "..", "hook_shim.py")
 VERSION = "0.24.4"
 MODEL = "gemini-2.5-flash"
 # The protocol's tools as Qwen's (the model's tool names) and as its rules' names.
@@ -85,15 +84,7 @@ def translate_pattern(pattern: str) -> str:
 
 
 def translate_matcher(glob: Any) -> Optional[str]:
-    if glob is None or str(glob).strip() == "*":
-        return None
-    names = []
-    for part in str(glob).split("|"):
-        name = TOOLS.get(part.strip().lower())
-        if name is None:
-            raise Unsupported("hook matcher %r: no Qwen Code tool for %r" % (glob, part))
-        names.append(name)
-    return "|".join(names)
+    return mapping.tool_matcher(glob, TOOLS, "Qwen Code")
 
 
 def shell_result(text: str) -> tuple[int, str]:
@@ -121,11 +112,8 @@ class QwenCode(core.Agent):
 
     def check_setup(self, setup: Request) -> None:
         super().check_setup(setup)
-        if setup.get("settings_dirs"):
-            raise Unsupported("settings_dirs: the adapter does not map settings-named directories")
-        for g in setup.get("grants") or []:
-            if g.get("tool", "shell") != "shell":
-                raise Unsupported("grant for %s: Qwen Code has no code tool" % g.get("tool"))
+        core.refuse_settings_dirs(setup)
+        core.refuse_code_grants(setup, "Qwen Code")
 
     def prepare(self, s: Session) -> None:
         setup = s.setup
@@ -145,16 +133,9 @@ class QwenCode(core.Agent):
         for g in setup.get("grants") or []:
             rules["allow"].append("Bash(%s)" % g["key"] if g["kind"] == "exact" else "Bash(%s *)" % g["key"])
         hooks: dict[str, list[dict[str, Any]]] = {}
-        for event, matcher, _m, h in src.hooks():
-            name = EVENTS.get(event)
-            if name is None:
-                raise Unsupported("hooks.%s: Qwen Code has no such event" % event)
-            if h.get("type") != "command":
-                raise Unsupported("hooks.%s: a %r hook (the adapter maps command hooks)"
-                                  % (event, h.get("type")))
-            cmd = "%s %s codex %s %s -- %s" % (mapping.quote(sys.executable), mapping.quote(SHIM),
-                                              event, mapping.quote(src.safety or ""),
-                                              mapping.quote(h.get("command", "")))
+        for name, event, matcher, h in mapping.command_hooks(src, EVENTS, "Qwen Code",
+                                                             "the adapter maps command hooks"):
+            cmd = mapping.shim_command("codex", event, src.safety, h.get("command", ""))
             hook: dict[str, Any] = {"type": "command", "command": cmd}
             if h.get("env"):
                 hook["env"] = {str(k): str(v) for k, v in h["env"].items()}
@@ -190,23 +171,16 @@ class QwenCode(core.Agent):
                  QWEN_CODE_SUPPRESS_YOLO_WARNING="1")
         return e
 
-    @staticmethod
-    def _abs(s: Session, path: str) -> str:
-        return path if os.path.isabs(path) else os.path.join(s.setup["workspace"], path)
-
     def script(self, s: Session, call: Call) -> list[Any]:
         if call.tool in ("shell", "execute_code"):
-            line = call.line()
-            if call.tool == "execute_code":
-                # Qwen Code has no code tool: code runs as a model would run it.
-                line = "python3 -c %s" % mapping.quote(line)
-            args: dict[str, Any] = {"command": line}
+            # Qwen Code has no code tool: code runs as a model would run it.
+            args: dict[str, Any] = {"command": mapping.shell_line(call)}
             if call.cwd:
-                args["directory"] = self._abs(s, call.cwd)
+                args["directory"] = s.abs_path(call.cwd)
             return [("run_shell_command", args), "done"]
         if call.tool not in TOOLS:
             raise Unsupported("tool %r: Qwen Code has no counterpart" % call.tool)
-        path = self._abs(s, call.input["path"])
+        path = s.abs_path(call.input["path"])
         read = ("read_file", {"file_path": path})
         if call.tool == "read":
             return [read, "done"]
