@@ -444,3 +444,100 @@ fn a_network_thread_hook_that_is_neither_always_nor_never_is_refused_in_one_line
         std::fs::remove_file(&marker).unwrap();
     }
 }
+
+#[test]
+fn placeholders_made_beside_the_init_or_before_it_protect_alike() {
+    // Where a core is free the launcher makes the missing protected paths' placeholders
+    // while the cloned init builds its mount tree, and the init binds none before the
+    // launcher's word; else before the clone. Both ways: a missing `.git` cannot be made
+    // by the command, and the last jail out removes its placeholder.
+    for thread in ["always", "never"] {
+        let ws = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let o = launcher(
+            ws.path(),
+            tmp.path(),
+            &[
+                "sh",
+                "-c",
+                "mkdir -p .git/hooks; echo pwned > .git/hooks/pre-commit; echo allowed > allowed.txt",
+            ],
+        )
+        .env("GATEHOUSE_JAIL_NETWORK_THREAD", thread)
+        .output()
+        .unwrap();
+        assert!(
+            !ws.path().join(".git/hooks").exists(),
+            "{thread}: the command made .git/hooks: {}",
+            err(&o)
+        );
+        // The allowed twin: the workspace itself is written.
+        assert_eq!(
+            std::fs::read_to_string(ws.path().join("allowed.txt")).unwrap_or_default(),
+            "allowed\n",
+            "{thread}: {}",
+            err(&o)
+        );
+        assert!(
+            !ws.path().join(".git").exists(),
+            "{thread}: the placeholder was left"
+        );
+    }
+}
+
+/// Clears the immutable attribute it set, so that the temporary directory can go.
+struct Immutable<'a>(&'a std::path::Path);
+
+impl Drop for Immutable<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").arg(self.0).status();
+    }
+}
+
+#[test]
+fn a_placeholder_the_launcher_cannot_make_runs_nothing_beside_the_init_or_before_it() {
+    // The workspace made immutable (`chattr +i`, which binds root too): no placeholder can
+    // be made in it. Made beside the init, the failure comes after the clone: the init,
+    // left without the launcher's word, must bind nothing and run nothing, and the
+    // launcher must name the path, as it does when it fails before the clone.
+    let ws = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let set = Command::new("chattr").arg("+i").arg(ws.path()).output();
+    if !set.is_ok_and(|o| o.status.success()) {
+        eprintln!(
+            "skipped: chattr +i is not available for {}",
+            ws.path().display()
+        );
+        return;
+    }
+    let _clear = Immutable(ws.path());
+    for thread in ["always", "never"] {
+        let o = launcher(ws.path(), tmp.path(), &["sh", "-c", "echo RAN"])
+            .env("GATEHOUSE_JAIL_NETWORK_THREAD", thread)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(125), "{thread}: {}", err(&o));
+        assert!(
+            !String::from_utf8_lossy(&o.stdout).contains("RAN"),
+            "{thread}: the command ran"
+        );
+        assert!(
+            err(&o).contains("cannot prepare the protected path"),
+            "{thread}: {}",
+            err(&o)
+        );
+    }
+    // The allowed twin: the same workspace, writable again, runs the command both ways.
+    drop(_clear);
+    for thread in ["always", "never"] {
+        let o = launcher(ws.path(), tmp.path(), &["sh", "-c", "echo RAN"])
+            .env("GATEHOUSE_JAIL_NETWORK_THREAD", thread)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{thread}: {}", err(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("RAN"),
+            "{thread}"
+        );
+    }
+}
