@@ -198,13 +198,25 @@ pub fn discover(
     }
     out.sort();
     out.dedup_by(|a, b| a.root == b.root && a.rel == b.rel);
-    // A path beneath another protected path of the same root is covered by it.
-    let all = out.clone();
-    out.retain(|p| {
-        !all.iter()
-            .any(|q| q != p && q.root == p.root && p.rel.starts_with(&q.rel))
-    });
-    out
+    drop_covered(out)
+}
+
+/// `sorted` (by root, then path, each once) without the paths beneath another of the same
+/// root, which that one covers. Sorted component by component, every path beneath one
+/// follows it directly (`a`, `a/b`, `a/b/c`, then `a.b`), so one pass keeping the last
+/// path kept finds them all: linear, where comparing each pair was quadratic in the
+/// nested repositories.
+fn drop_covered(sorted: Vec<Protected>) -> Vec<Protected> {
+    let mut kept: Vec<Protected> = Vec::with_capacity(sorted.len());
+    for p in sorted {
+        let covered = kept
+            .last()
+            .is_some_and(|q| q.root == p.root && p.rel.starts_with(&q.rel));
+        if !covered {
+            kept.push(p);
+        }
+    }
+    kept
 }
 
 /// Whether `root/rel` is an empty directory where a tool reads a file (`.mcp.json`,
@@ -770,6 +782,45 @@ fn value_of(raw: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_path_beneath_another_of_its_root_is_dropped_in_one_pass_as_pairwise() {
+        let p = |root: &str, rel: &str| Protected {
+            root: PathBuf::from(root),
+            rel: PathBuf::from(rel),
+            file: false,
+        };
+        let mut all = vec![
+            p("/r1", "a"),
+            p("/r1", "a/b"),
+            p("/r1", "a/b/c"),
+            p("/r1", "a.b"),
+            p("/r1", "a.b/c"),
+            p("/r1", "ab"),
+            p("/r1", "b/x"),
+            p("/r2", "a/b"),
+            p("/r2", "a/c"),
+            p("/r2", "a"),
+        ];
+        all.sort();
+        // The pairwise reading the pass replaces.
+        let pairwise: Vec<Protected> = all
+            .iter()
+            .filter(|q| {
+                !all.iter()
+                    .any(|o| o != *q && o.root == q.root && q.rel.starts_with(&o.rel))
+            })
+            .cloned()
+            .collect();
+        let kept = drop_covered(all);
+        assert_eq!(kept, pairwise);
+        let names: Vec<String> = kept
+            .iter()
+            .map(|q| q.root.join(&q.rel).display().to_string())
+            .collect();
+        assert_eq!(names, ["/r1/a", "/r1/a.b", "/r1/ab", "/r1/b/x", "/r2/a"]);
+    }
+
     use super::*;
 
     #[test]
