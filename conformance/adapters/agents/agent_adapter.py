@@ -178,14 +178,25 @@ def run_process(argv: Sequence[str], env: dict[str, str], cwd: str,
     return res
 
 
-def confine(argv: list[str], root: str, extra_writable: Sequence[str] = ()) -> list[str]:
+def confine(argv: list[str], root: str, extra_writable: Sequence[str] = (),
+            nests: bool = False) -> list[str]:
     """argv inside a bubblewrap confinement of the adapter's own: the whole filesystem
     read-only, a fresh /tmp, /dev and /proc, and only `root` (the scenario's directory,
     holding the fixture and the session's agent directories) and `extra_writable` writable;
     the network is shared (the scripted model listens on 127.0.0.1); no capability, and
     processes, IPC and the host name of its own. It keeps a call that an agent lets run
-    from touching anything outside the fixture or the machine's clock, processes or name. An agent whose own sandbox
-    is on cannot nest its bubblewrap inside this one: its adapter runs it unconfined.
+    from touching anything outside the fixture or the machine's clock, processes or name.
+
+    `nests`: for an agent whose own sandbox is on, which makes its own bubblewrap inside
+    this one. That needs capabilities in a user namespace (mapping root of the namespace
+    above needs CAP_SETFCAP there) and a /proc of its PID namespace with nothing mounted
+    over it (bubblewrap's own has read-only covers, which forbid a /proc below; the host's
+    shows other PIDs than the nested bubblewrap's): the agent runs in a user namespace of
+    its own, root there with that namespace's capabilities, which give it nothing on the
+    host (the clock, the host's mounts, modules and processes stay out of reach), and a
+    /proc it mounts itself over the host's before it starts. Without it such an agent ran
+    unconfined, as the user running the suite (FINDINGS-codex-gemini.md).
+
     `GATEHOUSE_AGENT_CONFINE=0` turns it off (a host without bubblewrap); without
     bubblewrap and without that switch the run fails rather than go unconfined."""
     if os.environ.get("GATEHOUSE_AGENT_CONFINE", "1") == "0":
@@ -200,9 +211,14 @@ def confine(argv: list[str], root: str, extra_writable: Sequence[str] = ()) -> l
     # escape-link-following, asked of Cline's gate/ column) set this machine's clock
     # before the capabilities were dropped here. `kill -1`, `reboot`, `hostname` and
     # `mount` are refused the same way.
-    out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-           "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL",
-           "--die-with-parent"]
+    out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev"]
+    if nests:
+        out += ["--dev-bind", "/proc", "/proc", "--unshare-user", "--uid", str(os.geteuid()),
+                "--gid", str(os.getegid()), "--cap-add", "ALL"]
+    else:
+        out += ["--proc", "/proc", "--cap-drop", "ALL"]
+    out += ["--tmpfs", "/tmp", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--die-with-parent"]
     # What the run needs that may live under /tmp, hidden by the fresh one: the agents'
     # cache, these adapters, the python that runs helpers (read-only, as elsewhere).
     for need in (cache_dir(), HERE, os.path.dirname(sys.executable)):
@@ -211,6 +227,8 @@ def confine(argv: list[str], root: str, extra_writable: Sequence[str] = ()) -> l
             out += ["--ro-bind", real, real]
     for path in (root,) + tuple(extra_writable):
         out += ["--bind", path, path]
+    if nests:
+        return out + ["--", "/bin/sh", "-c", 'mount -t proc proc /proc && exec "$@"', "sh"] + argv
     return out + ["--"] + argv
 
 

@@ -14,11 +14,10 @@ what it would ask). What is reported is read from Claude Code's stream: the tool
 `tool_result_meta[].permission_decision` (accept or reject, and by what), whether the
 prompt tool was called for the call, and the tool result itself (exit code and output).
 
-Where Claude Code's own sandbox is off, the agent runs inside a bubblewrap confinement of
-the adapter's (the root read-only, a fresh /tmp, the scenario's directory `R` writable), so
-that a call Claude Code lets run touches nothing outside the fixture; with its sandbox on,
-Claude Code's bubblewrap cannot nest in another and the agent runs unconfined, held by its
-own sandbox.
+The agent runs inside a bubblewrap confinement of the adapter's (the root read-only, a
+fresh /tmp, the scenario's directory `R` writable), so that a call Claude Code lets run
+touches nothing outside the fixture; with its sandbox on, the confinement its own
+bubblewrap nests in (`confine(nests=True)`: a user namespace of its own, the host's /proc).
 """
 
 from __future__ import annotations
@@ -294,9 +293,12 @@ class ClaudeCode(core.Agent):
             argv += ["--add-dir", d]
         if call.approved:
             argv += ["--allowedTools", TOOLS.get(call.tool, "Bash")]
-        if s.state["sandbox"] or self.guard:
-            return argv   # its own sandbox, or the guard's `gatehouse exec`, holds the call
-        return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
+        if self.guard:
+            return argv   # the guard's `gatehouse exec` holds the call
+        # With its own sandbox on, a confinement its bubblewrap nests in: a call it lets
+        # run outside its sandbox is held there.
+        return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])),
+                            nests=bool(s.state["sandbox"]))
 
     def observe(self, s: Session, call: Call, result: RunResult,
                 requests: list[dict[str, Any]]) -> Observed:

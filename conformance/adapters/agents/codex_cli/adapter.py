@@ -15,8 +15,10 @@ hashes in `config.toml`). What is reported is read from the app-server's message
 command item's status (`completed`, `failed`, `declined`), whether an approval request
 came for it, the hook runs, and the tool result the model was given.
 
-Where Codex's sandbox is off (`fence_policy = "off"`) the agent runs inside the core's
-bubblewrap confinement, so that a call Codex lets run touches nothing outside the fixture.
+The agent runs inside the core's bubblewrap confinement, so that a call Codex lets run
+touches nothing outside the fixture; with Codex's sandbox on, the confinement its own
+bubblewrap nests in (`confine(nests=True)`), since a call the person approves runs outside
+Codex's sandbox (FINDINGS-codex-gemini.md).
 """
 
 from __future__ import annotations
@@ -219,9 +221,12 @@ class CodexCli(core.ShellAgent):
         approval = "untrusted" if call.approved and not self.guard else s.state["approval"]
         answer = "accept" if call.if_asked == "yes" else "decline"
         argv = [sys.executable, DRIVER, binary(), s.cwd, approval, s.state["sandbox"], answer]
-        if s.state["sandbox"] != "danger-full-access" or self.guard:
-            return argv   # its own sandbox, or the guard's `gatehouse exec`, holds the call
-        return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])))
+        if self.guard:
+            return argv   # the guard's `gatehouse exec` holds the call
+        # Its own sandbox does not hold a call the person approved (it runs unsandboxed):
+        # with the sandbox on, a confinement its bubblewrap nests in.
+        return core.confine(argv, os.path.dirname(os.path.normpath(s.setup["workspace"])),
+                            nests=s.state["sandbox"] != "danger-full-access")
 
     def observe_run(self, s: Session, call: Call, result: RunResult,
                  requests: list[dict[str, Any]]) -> Observed:

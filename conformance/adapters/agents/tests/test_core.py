@@ -177,6 +177,38 @@ class ConfineTest(unittest.TestCase):
             self.assertNotIn("CapEff:\t0000000000000000", host)
 
 
+class NestingConfineTest(unittest.TestCase):
+    """The confinement an agent's own bubblewrap nests in (`confine(nests=True)`, for Codex
+    CLI and Claude Code with their sandboxes on, whose approved calls run outside those
+    sandboxes): a nested bubblewrap with its own PID namespace and /proc runs there, while
+    the machine's clock stays out of reach and the processes are the confinement's own.
+    Its twin: the plain confinement, where the nested bubblewrap cannot start (why these
+    agents ran unconfined before)."""
+
+    PROBE = ("bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent "
+             "-- true 2>/dev/null && echo nested || echo no-nested; cat /proc/1/comm; "
+             "date -s 2001-01-01 >/dev/null 2>&1 && echo clock-set || echo clock-kept; "
+             "ls /proc | grep -c '^[0-9]'")
+
+    @unittest.skipUnless(shutil.which("bwrap") and os.geteuid() == 0,
+                         "bubblewrap is not installed, or not run as root")
+    def test_a_nested_bubblewrap_runs_and_the_clock_stays_out_of_reach(self) -> None:
+        import subprocess
+        root = tempfile.mkdtemp(prefix="gh-agents-nest-")
+        try:
+            nested = subprocess.run(core.confine(["sh", "-c", self.PROBE], root, nests=True),
+                                    capture_output=True, text=True, check=True).stdout
+            plain = subprocess.run(core.confine(["sh", "-c", self.PROBE], root),
+                                   capture_output=True, text=True, check=True).stdout
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        lines = nested.splitlines()
+        self.assertEqual(lines[:3], ["nested", "bwrap", "clock-kept"], nested)
+        # Its own processes only: bubblewrap's init, the shell, `ls` and `grep`.
+        self.assertLess(int(lines[3]), 10, nested)
+        self.assertEqual(plain.splitlines()[:3], ["no-nested", "bwrap", "clock-kept"], plain)
+
+
 class ScriptedModelTest(unittest.TestCase):
     def post(self, m: ScriptedModel, path: str, raw: bytes) -> tuple[int, str]:
         req = urllib.request.Request(m.url + path, data=raw, method="POST")
