@@ -28,7 +28,7 @@ cd "$(dirname "$0")/../../.."
 # the runner's wait for one answer: above the adapter's deadline for one run, times two for a
 # call asked about and then approved (two runs). opencode boots a server for every run (5-20 s), so
 # its whole suite would take many hours: it runs the permissions chapter. Codex's app-server
-# turn takes 0.5-1 s (the whole suite about an hour); Gemini CLI's run 5-10 s (hooks 12 min,
+# turn takes 0.5-1 s (its whole column, six chapters, 41 min on 2026-12-07); Gemini CLI's run 5-10 s (hooks 12 min,
 # permissions 20 min, its gate and fence chapters hours), so it runs three chapters. The
 # `-guarded` labels are the same agents with `gatehouse guard` as their pre-tool hook
 # (`--guard`, README.md "Put Gatehouse in front of your agent"); guarded, Gemini offers its
