@@ -450,9 +450,7 @@ fn placeholders_made_beside_the_init_or_before_it_protect_alike() {
     // Where a core is free the launcher makes the missing protected paths' placeholders
     // while the cloned init builds its mount tree, and the init binds none before the
     // launcher's word; else before the clone. Both ways: a missing `.git` cannot be made
-    // by the command, and the last jail out removes its placeholder. The launcher is made
-    // 0.3 s late with them (a test fault), so that an init that did not wait would reach
-    // its first protected path before the placeholder exists, and fail.
+    // by the command, and the last jail out removes its placeholder.
     for thread in ["always", "never"] {
         let ws = tempfile::tempdir().unwrap();
         let tmp = tempfile::tempdir().unwrap();
@@ -466,7 +464,6 @@ fn placeholders_made_beside_the_init_or_before_it_protect_alike() {
             ],
         )
         .env("GATEHOUSE_JAIL_NETWORK_THREAD", thread)
-        .env(gatehouse::fence::plan::FAULT_ENV, "slow-placeholders")
         .output()
         .unwrap();
         assert!(
@@ -488,49 +485,32 @@ fn placeholders_made_beside_the_init_or_before_it_protect_alike() {
     }
 }
 
-/// Makes writable again the directory it was given (clearing the immutable attribute
-/// where root set it, else the mode), so that the temporary directory can go.
-struct Immutable<'a>(&'a std::path::Path, bool);
+/// Clears the immutable attribute it set, so that the temporary directory can go.
+struct Immutable<'a>(&'a std::path::Path);
 
 impl Drop for Immutable<'_> {
     fn drop(&mut self) {
-        if self.1 {
-            let _ = Command::new("chattr").arg("-i").arg(self.0).status();
-        } else {
-            let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
-            let _ = std::fs::set_permissions(self.0, mode);
-        }
+        let _ = Command::new("chattr").arg("-i").arg(self.0).status();
     }
 }
 
 #[test]
 fn a_placeholder_the_launcher_cannot_make_runs_nothing_beside_the_init_or_before_it() {
-    // The workspace made immutable (`chattr +i`, which binds root too), or read-only for
-    // another user: no placeholder can be made in it. Made beside the init, the failure comes after the clone: the init,
+    // The workspace made immutable (`chattr +i`, which binds root too): no placeholder can
+    // be made in it. Made beside the init, the failure comes after the clone: the init,
     // left without the launcher's word, must bind nothing and run nothing, and the
     // launcher must name the path, as it does when it fails before the clone.
     let ws = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    // Root overrides a directory's mode, so root makes it immutable; another user takes
-    // its write permission away.
-    let root = rustix::process::geteuid().is_root();
-    if root {
-        let set = Command::new("chattr").arg("+i").arg(ws.path()).output();
-        if !set.is_ok_and(|o| o.status.success()) {
-            eprintln!(
-                "skipped: chattr +i is not available for {}",
-                ws.path().display()
-            );
-            return;
-        }
-    } else {
-        std::fs::set_permissions(
-            ws.path(),
-            std::os::unix::fs::PermissionsExt::from_mode(0o555),
-        )
-        .unwrap();
+    let set = Command::new("chattr").arg("+i").arg(ws.path()).output();
+    if !set.is_ok_and(|o| o.status.success()) {
+        eprintln!(
+            "skipped: chattr +i is not available for {}",
+            ws.path().display()
+        );
+        return;
     }
-    let _clear = Immutable(ws.path(), root);
+    let _clear = Immutable(ws.path());
     for thread in ["always", "never"] {
         let o = launcher(ws.path(), tmp.path(), &["sh", "-c", "echo RAN"])
             .env("GATEHOUSE_JAIL_NETWORK_THREAD", thread)

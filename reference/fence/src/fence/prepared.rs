@@ -487,12 +487,6 @@ impl Fence {
         // The early init builds its mount tree meanwhile and waits for this word before it
         // binds the first protected path (jail::Early::placeholders).
         if let Some(word) = placeholders {
-            #[cfg(feature = "test-faults")]
-            if crate::fence::plan::Fault::from_env()
-                == Some(crate::fence::plan::Fault::SlowPlaceholders)
-            {
-                std::thread::sleep(std::time::Duration::from_millis(300));
-            }
             if let Err(e) = prepare_protected(&policy).and_then(|()| {
                 rustix::io::write(&word, b"1")
                     .map(drop)
@@ -1600,11 +1594,9 @@ fn can_fork_helper(helper: &Path) -> bool {
 }
 
 /// Create missing protected paths on the host, never through a symlink: bubblewrap needs
-/// them to exist before it starts, and an early init ([`crate::fence::jail::Early`]) before
-/// it binds the first of them (its plan's `prepare-protected` steps, the same paths, are
-/// the launcher's): made before its clone, or beside it where a core is free, the init
-/// waiting for the launcher's word ([`crate::fence::jail::Early::placeholders`]). An
-/// executed or forked native helper takes those steps itself.
+/// them to exist before it starts, and so does an early init ([`crate::fence::jail::Early`]),
+/// whose plan's `prepare-protected` steps (the same paths) come before the namespaces its
+/// clone made. An executed or forked native helper takes those steps itself.
 #[cfg(target_os = "linux")]
 fn prepare_protected(policy: &Policy) -> Result<(), FenceError> {
     for p in policy.protected_paths() {

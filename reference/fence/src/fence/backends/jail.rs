@@ -700,17 +700,6 @@ fn apply_from(plan: &Plan, start: usize, entered: Entered) -> Result<Enforcement
             return Err(Outcome::Relay(code));
         }
     }
-    // A plan that bound no protected path still takes the launcher's word before its
-    // command: nothing of the jail runs before the placeholders exist.
-    if let Some(word) = building.placeholders.take() {
-        placeholders_made(&word).map_err(|e| {
-            Outcome::Failed(StepError {
-                index: plan.steps.len(),
-                step: "placeholders",
-                detail: e.to_string(),
-            })
-        })?;
-    }
     std::env::set_current_dir(&plan.cwd).map_err(|e| {
         Outcome::Failed(StepError {
             index: plan.steps.len(),
@@ -1525,22 +1514,6 @@ mod tests {
             host_network: plan.host_network,
             placeholders: None,
         }
-    }
-
-    #[test]
-    fn the_launchers_word_on_the_placeholders_is_one_byte_1_and_nothing_else() {
-        use std::io::Write;
-        let said = |bytes: &[u8]| {
-            let ch = crate::sys::handoff::channel_to_child().unwrap();
-            let mut w = std::fs::File::from(ch.parent_end);
-            w.write_all(bytes).unwrap();
-            drop(w);
-            placeholders_made(&ch.child_end)
-        };
-        assert!(said(b"1").is_ok());
-        // The launcher closing without its word (it could not make one), or another byte.
-        assert!(said(b"").is_err());
-        assert!(said(b"0").is_err());
     }
 
     #[test]

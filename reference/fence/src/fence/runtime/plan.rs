@@ -435,10 +435,6 @@ pub enum Fault {
     /// joined: it stays in the host's network namespace, which the launcher sees from
     /// outside before the verdict ([`crate::fence::probe::judge_network`]).
     SharedNetwork,
-    /// The launcher makes the placeholders of the missing protected paths 0.3 s late
-    /// where it makes them beside the init ([`crate::fence::jail::Early::placeholders`]):
-    /// no layer weakened, only the order the init must keep shown to be kept.
-    SlowPlaceholders,
 }
 
 #[cfg(feature = "test-faults")]
@@ -448,7 +444,6 @@ impl Fault {
         match std::env::var(FAULT_ENV).as_deref() {
             Ok("read-only-hole") => Some(Fault::ReadOnlyHole),
             Ok("shared-network") => Some(Fault::SharedNetwork),
-            Ok("slow-placeholders") => Some(Fault::SlowPlaceholders),
             _ => None,
         }
     }
