@@ -482,20 +482,8 @@ impl Fence {
             early,
             network_thread,
         };
-        let (mut child, placeholders) = self.spawn_jail(&channels, &dirs, &policy, launch)?;
+        let mut child = self.spawn_jail(&channels, &dirs, &policy, launch)?;
         let kept = channels.let_go();
-        // The early init builds its mount tree meanwhile and waits for this word before it
-        // binds the first protected path (jail::Early::placeholders).
-        if let Some(word) = placeholders {
-            if let Err(e) = prepare_protected(&policy).and_then(|()| {
-                rustix::io::write(&word, b"1")
-                    .map(drop)
-                    .map_err(|e| self.setup_failed(e.into()))
-            }) {
-                return Err(no_go(e, kept.go, &mut child));
-            }
-            crate::sys::mark::mark("host-ready");
-        }
         if self.policy.scratch_in_jail {
             dirs.seen_through(child.id());
         }
@@ -574,10 +562,8 @@ impl Fence {
     }
 
     /// The jail started with its plan: the native init cloned from this binary
-    /// (`plan-made`, `init-clone`, `init-cloned`), or a forked helper, or the backend's
-    /// command. With the cloned init, the placeholders of the missing protected paths are
-    /// left to the caller, to be made while the init builds its mount tree: the second
-    /// value is the end of the channel that says they are made (jail::Early::placeholders).
+    /// (`plan-made`, `host-ready`, `init-clone`, `init-cloned`), or a forked helper, or the
+    /// backend's command.
     #[cfg(target_os = "linux")]
     fn spawn_jail(
         &self,
@@ -585,8 +571,8 @@ impl Fence {
         dirs: &probe::PreflightDirs,
         policy: &Policy,
         launch: Launch,
-    ) -> Result<(Launched, Option<std::os::fd::OwnedFd>), FenceError> {
-        let mut keep = channels.keep().to_vec();
+    ) -> Result<Launched, FenceError> {
+        let keep = channels.keep();
         let Launch {
             argv,
             env,
@@ -599,36 +585,24 @@ impl Fence {
             Kind::Native { landlock } if early => {
                 let plan = Plan::native(policy, *landlock, action, env)?;
                 crate::sys::mark::mark("plan-made");
-                // Where a core is free, the placeholders are made by this process while
-                // the init builds its mount tree on the other; else before the clone, as
-                // the two would only take turns on one core.
-                let (word, placeholders) = if network_thread {
-                    let word = crate::sys::handoff::channel_to_child()
-                        .map_err(|e| self.setup_failed(e))?;
-                    keep.push(crate::sys::handoff::raw(&word.child_end));
-                    (Some(word.parent_end), Some(word.child_end))
-                } else {
-                    prepare_protected(policy)?;
-                    crate::sys::mark::mark("host-ready");
-                    (None, None)
-                };
+                prepare_protected(policy)?;
+                crate::sys::mark::mark("host-ready");
                 let early = crate::fence::jail::Early {
                     parent_pid: std::process::id(),
                     ids: crate::sys::ns::ids(),
                     host_network: self.policy.host_network,
                     network_thread,
-                    placeholders,
                 };
                 let ends = streams.ends().map_err(|e| self.setup_failed(e))?;
                 crate::sys::mark::mark("init-clone");
                 let cloned = crate::sys::ns::clone_init(ends.theirs, &keep, move || {
-                    crate::fence::jail::run_early(early, plan)
+                    crate::fence::jail::run_early(&early, plan)
                 })
                 .map_err(|e| {
                     self.probe_failed("setup", format!("cannot clone the jail's init: {e}"))
                 })?;
                 crate::sys::mark::mark("init-cloned");
-                Ok((Launched::cloned(cloned, ends.ours), word))
+                Ok(Launched::cloned(cloned, ends.ours))
             }
             kind => {
                 let mut cmd = match kind {
@@ -641,7 +615,7 @@ impl Fence {
                 };
                 streams.apply(&mut cmd);
                 cmd.spawn()
-                    .map(|c| (Launched::spawned(c), None))
+                    .map(Launched::spawned)
                     .map_err(|e| FenceError::Io {
                         what: "cannot start the fence".into(),
                         path: self.helper.clone(),
@@ -1561,9 +1535,7 @@ fn forked_helper(helper: &Path, plan: Plan, keep: &[i32]) -> Result<Command, Fen
 }
 
 /// Whether an early init makes its network namespace on a thread of its own
-/// ([`crate::fence::jail::Early::network_thread`]), and the launcher the placeholders of
-/// the missing protected paths while the init builds its tree
-/// ([`crate::fence::jail::Early::placeholders`]): where a core is free for it, unless
+/// ([`crate::fence::jail::Early::network_thread`]): where a core is free for it, unless
 /// `GATEHOUSE_JAIL_NETWORK_THREAD` says `always` or `never` (for the tests of both ways);
 /// any other value is refused, not taken for the guess. It changes only where the
 /// namespace is made, never whether (the join is checked the same either way), so it

@@ -106,15 +106,14 @@ pub fn run_forked(plan: &Plan) -> i32 {
 }
 
 /// The init of a native checked command, cloned straight from the launcher
-/// ([`crate::sys::ns::clone_init`]) once its plan and the probe's victim are made (the
-/// placeholders of missing protected paths are made by the launcher meanwhile, and awaited
-/// before the first is bound: [`Early::placeholders`]): the clone makes
+/// ([`crate::sys::ns::clone_init`]) once its plan and the host objects the plan names (the
+/// placeholders of missing protected paths, the probe's victim) are made: the clone makes
 /// the namespaces and the init at once, with no helper between the launcher and the init,
 /// and the plan is in the init's memory from its start, a copy of the launcher's, with no
 /// channel it could be forged on. The init checks that the plan starts with exactly the
 /// steps the clone took and applies the rest ([`run_early`]).
 #[cfg(target_os = "linux")]
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Early {
     /// The launcher's pid, which the plan's [`crate::fence::plan::Plan::parent_pid`] must name.
     pub parent_pid: u32,
@@ -126,23 +125,18 @@ pub struct Early {
     /// rest, rather than at its step: where the launcher saw a core free for it
     /// ([`crate::sys::net::core_free`]). Either way the same namespace is joined.
     pub network_thread: bool,
-    /// The init's end of the launcher's word that the placeholders of the missing protected
-    /// paths exist: the launcher makes them while the init builds its mount tree, and the
-    /// init reads the word before it binds the first protected path ([`Building::protect`]).
-    /// `None`: they were made before the clone.
-    pub placeholders: Option<std::os::fd::OwnedFd>,
 }
 
 /// The body of an init cloned early ([`Early`]), in its new namespaces: its uid and gid
 /// maps, death with the launcher, then every step of `plan` after the init's fork, and
 /// the checked command's action. The steps of the plan before [`Step::Unshare`] that are
 /// not [`Step::DieWithParent`] (missing protected paths made on the host) are the
-/// launcher's, done while the init builds its tree ([`Early::placeholders`]).
+/// launcher's, done before the clone.
 ///
 /// [`Step::Unshare`]: crate::fence::plan::Step::Unshare
 /// [`Step::DieWithParent`]: crate::fence::plan::Step::DieWithParent
 #[cfg(target_os = "linux")]
-pub fn run_early(mut early: Early, plan: Plan) -> i32 {
+pub fn run_early(early: &Early, plan: Plan) -> i32 {
     // Before the plan its steps have no index of the plan's: named by what they are.
     let failed = |step: &str, e: std::io::Error| {
         eprintln!("gatehouse jail (native): {step}, before the plan: {e}");
@@ -184,8 +178,7 @@ pub fn run_early(mut early: Early, plan: Plan) -> i32 {
     crate::sys::mark::mark("init-forked");
     // The plan was validated as it was made (Plan::native), and this is the launcher's
     // own copy: only what the clone already did is checked against it.
-    entered.placeholders = early.placeholders.take();
-    let start = match resume_after_fork(&plan, &early) {
+    let start = match resume_after_fork(&plan, early) {
         Ok(start) => start,
         Err(e) => return failed("plan", std::io::Error::other(e)),
     };
@@ -596,8 +589,6 @@ struct Entered {
     enforcement: Enforcement,
     /// Where the init's network namespace comes from, unless the network is the host's.
     network: Option<Network>,
-    /// The launcher's word that the placeholders exist, still to be read ([`Early`]).
-    placeholders: Option<std::os::fd::OwnedFd>,
 }
 
 /// Where an init's network namespace comes from, at [`Step::JoinNetwork`].
@@ -734,9 +725,6 @@ struct Building<'p> {
     /// Each writable root a protected path lies in, opened once (`O_PATH`) for all of
     /// them: about thirty names a root (FENCE-PROTECT-16).
     protect_roots: std::collections::HashMap<PathBuf, std::os::fd::OwnedFd>,
-    /// The launcher's word that the placeholders exist, read before the first protected
-    /// path is bound ([`Early::placeholders`]).
-    placeholders: Option<std::os::fd::OwnedFd>,
 }
 
 #[cfg(target_os = "linux")]
@@ -749,7 +737,6 @@ impl<'p> Building<'p> {
             open_trees: Vec::new(),
             made: std::collections::HashSet::new(),
             protect_roots: std::collections::HashMap::new(),
-            placeholders: entered.placeholders,
         }
     }
 
@@ -818,7 +805,6 @@ impl<'p> Building<'p> {
         let mut forked = Entered {
             enforcement: std::mem::take(&mut self.enforcement),
             network: None,
-            placeholders: None,
         };
         if let Init::Outside(child) = fork_init(self.plan.host_network, &mut forked)? {
             return crate::sys::ns::wait_for(child).map(Some);
@@ -1021,28 +1007,6 @@ fn prepare_protected(root: &Path, rel: &Path, file: bool) -> std::io::Result<()>
     Ok(())
 }
 
-/// Wait for the launcher's word that the placeholders of the missing protected paths
-/// exist ([`Early::placeholders`]): one byte `1`, by the probe's deadline. The launcher
-/// closing its end without it (it could not make one) fails the step.
-#[cfg(target_os = "linux")]
-fn placeholders_made(word: &std::os::fd::OwnedFd) -> std::io::Result<()> {
-    let deadline = std::time::Instant::now() + crate::fence::probe::TIMEOUT;
-    if !crate::sys::handoff::readable_by(word, deadline)? {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::TimedOut,
-            "the launcher made no placeholders for the missing protected paths by the deadline",
-        ));
-    }
-    let mut byte = [0u8; 1];
-    match rustix::io::read(word, &mut byte) {
-        Ok(1) if byte == *b"1" => Ok(()),
-        Ok(_) => Err(std::io::Error::other(
-            "the launcher could not make the placeholders of the missing protected paths",
-        )),
-        Err(e) => Err(e.into()),
-    }
-}
-
 #[cfg(target_os = "linux")]
 impl Building<'_> {
     /// [`Step::Protect`] and [`Step::ProtectInJail`]: a name directly at a root (all but a
@@ -1054,9 +1018,6 @@ impl Building<'_> {
     /// [`Step::ProtectInJail`]: crate::fence::plan::Step::ProtectInJail
     fn protect(&mut self, new_root: &Path, root: &Path, rel: &Path) -> std::io::Result<()> {
         use std::collections::hash_map::Entry;
-        if let Some(word) = self.placeholders.take() {
-            placeholders_made(&word)?;
-        }
         let mut comps = rel.components();
         let (Some(std::path::Component::Normal(name)), None) = (comps.next(), comps.next()) else {
             return protect_at(new_root, root, rel);
@@ -1512,7 +1473,6 @@ mod tests {
             ids: (0, 0),
             network_thread: false,
             host_network: plan.host_network,
-            placeholders: None,
         }
     }
 
@@ -1533,12 +1493,12 @@ mod tests {
         let e = early(&plan);
         let other_launcher = Early {
             parent_pid: e.parent_pid + 1,
-            ..early(&plan)
+            ..e
         };
         assert!(resume_after_fork(&plan, &other_launcher).is_err());
         let other_network = Early {
             host_network: !e.host_network,
-            ..early(&plan)
+            ..e
         };
         assert!(resume_after_fork(&plan, &other_network).is_err());
         let mut bwrap = plan.clone();
