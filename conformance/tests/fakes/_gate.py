@@ -4,6 +4,8 @@ supplies its own `decide` (and may override other ops)."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 from typing import Any, Optional
 
@@ -12,6 +14,33 @@ from conformance.adapters.protocol import Answer, Request, Unsupported
 
 #: A fake's session: its setup, its grants and its audit records.
 Session = dict[str, Any]
+
+
+def held(argv: list[str], workspace: str, cwd: Optional[str] = None) -> list[str]:
+    """`argv`, which a fake runs "unfenced" to show its flaw, inside the harness's own
+    confinement: the host read-only, the scenario's directory (the workspace's parent,
+    where the fixture puts every path a scenario names) writable, and a user namespace of
+    its own, root there with that namespace's capabilities only. The command still does
+    to the fixture all that a missing fence lets it (the runner's checks see it), still
+    signals the processes of its user, and reads what the host lets it; but a line with
+    an empty `$TMPDIR` no longer writes `/t` on the machine running the suite, and
+    `mount -o remount,rw /`, the clock and the host's keyrings are out of its reach (CI
+    runs the fakes as root, and had found `/planted` and `/t` written by them).
+    `GATEHOUSE_FAKES_CONFINE=0` runs it bare (a host without bubblewrap); without
+    bubblewrap and without that switch the fake fails rather than run it bare."""
+    if os.environ.get("GATEHOUSE_FAKES_CONFINE", "1") == "0":
+        return argv
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise RuntimeError("bubblewrap (bwrap) is needed to hold the fakes' unfenced commands; "
+                           "install it or set GATEHOUSE_FAKES_CONFINE=0")
+    root = os.path.dirname(os.path.normpath(workspace))
+    out = [bwrap, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", root, root,
+           "--unshare-user", "--uid", str(os.geteuid()), "--gid", str(os.getegid())]
+    if os.geteuid() == 0:
+        out += ["--cap-add", "ALL"]
+    out += ["--unshare-ipc", "--unshare-uts", "--die-with-parent", "--chdir", cwd or workspace]
+    return out + ["--"] + argv
 
 
 class Fake:

@@ -35,6 +35,7 @@ if not __package__:  # started as a file: the repository's root, to import by pa
 
 # The reference binary this wraps, found as the other wrapping fakes find it.
 from conformance.adapters.protocol import Request  # noqa: E402
+from conformance.tests.fakes._gate import held  # noqa: E402
 from conformance.tests.fakes.choice_flaws import reference  # noqa: E402
 
 SECRET = re.compile(r"KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH|COOKIE|PRIVATE", re.I)
@@ -108,7 +109,8 @@ def unfenced(request: Request, workspace: str) -> tuple[int, str, str]:
         else ["python3", "-c", request["input"]]
     cwd = request.get("cwd") or workspace
     try:
-        p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=60)
+        p = subprocess.run(held(argv, workspace, cwd), cwd=cwd, capture_output=True, text=True,
+                           timeout=60)
         return p.returncode, p.stdout, p.stderr
     except (OSError, subprocess.TimeoutExpired) as e:
         return 1, "", str(e)

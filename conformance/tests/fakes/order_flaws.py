@@ -45,6 +45,12 @@ import subprocess
 import sys
 from typing import Any
 
+if not __package__:  # started as a file: the repository's root, to import by package
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+
+from conformance.tests.fakes._gate import held  # noqa: E402
+
 #: A request or an answer of the protocol: a JSON object.
 Message = dict[str, Any]
 
@@ -121,11 +127,12 @@ def run_anyway(impl: Impl, request: Message, answer: Message, text: str) -> None
 def acted(flaw: str, impl: Impl, request: Message, answer: Message) -> Message:
     workspace = impl.workspaces.get(request.get("session"))
     if flaw == "act-unfenced" and answer.get("ran") and workspace:
-        subprocess.run(["/bin/sh", "-c", str(text_of(request))], cwd=workspace,
+        subprocess.run(held(["/bin/sh", "-c", str(text_of(request))], workspace), cwd=workspace,
                        capture_output=True, check=False)
     if (flaw == "policy-writable" and answer.get("not_run") == "refused"
             and "/config/" in str(text_of(request))):
-        done = subprocess.run(["/bin/sh", "-c", str(text_of(request))], capture_output=True,
+        line = ["/bin/sh", "-c", str(text_of(request))]
+        done = subprocess.run(held(line, workspace) if workspace else line, capture_output=True,
                               text=True, check=False)
         answer.update(ran=True, not_run=None, exit=done.returncode, signal=None,
                       stdout=done.stdout, stderr=done.stderr, refused=None)

@@ -14,7 +14,7 @@ if not __package__:  # started as a file: the repository's root, to import by pa
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[3])
 
 from conformance.adapters.protocol import Answer, Request  # noqa: E402
-from conformance.tests.fakes._gate import Fake, Session  # noqa: E402
+from conformance.tests.fakes._gate import Fake, Session, held  # noqa: E402
 
 POSTURE_NONE = {"state": "none", "backend": None, "layers": [], "landlock_abi": None,
                 "not_covered": ["write"], "degraded": False, "reason": "fake: no fence",
@@ -38,8 +38,8 @@ class Unfenced(Fake):
     def run(self, session: Session, req: Request) -> Answer:
         setup = session["setup"]
         cwd = req.get("cwd") or setup["workspace"]
-        proc = subprocess.run(["sh", "-c", req["input"]], cwd=cwd, capture_output=True,
-                              text=True, timeout=20)
+        proc = subprocess.run(held(["sh", "-c", req["input"]], setup["workspace"], cwd),
+                              cwd=cwd, capture_output=True, text=True, timeout=20)
         return self.report(proc)
 
     def handle(self, req: Request) -> Optional[Answer]:
