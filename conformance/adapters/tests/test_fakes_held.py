@@ -27,8 +27,8 @@ class HeldTest(unittest.TestCase):
                 "|| echo host-refused; mount -o remount,rw / 2>/dev/null || echo mount-refused"
                 % (outside, host))
         try:
-            out = subprocess.run(held(["sh", "-c", line], ws), capture_output=True, text=True,
-                                 check=True).stdout
+            out = subprocess.run(held(["sh", "-c", line], ws), cwd=ws, capture_output=True,
+                                 text=True, check=True).stdout
             self.assertFalse(os.path.exists(host), out)
             self.assertIn("host-refused", out)
             self.assertIn("mount-refused", out)
