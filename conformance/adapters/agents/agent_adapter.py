@@ -59,6 +59,7 @@ from collections.abc import Iterable, Sequence
 from typing import IO, Any, Optional, Union
 
 from conformance.adapters import protocol
+from conformance.adapters.confinement import bwrap_for, own_user_namespace
 from conformance.adapters.agents.scripted_model import ScriptedModel, Wire
 from conformance.adapters.protocol import Answer, Failure, Request, Unsupported, cache_dir
 
@@ -199,12 +200,10 @@ def confine(argv: list[str], root: str, extra_writable: Sequence[str] = (),
 
     `GATEHOUSE_AGENT_CONFINE=0` turns it off (a host without bubblewrap); without
     bubblewrap and without that switch the run fails rather than go unconfined."""
-    if os.environ.get("GATEHOUSE_AGENT_CONFINE", "1") == "0":
-        return argv
-    bwrap = shutil.which("bwrap")
+    bwrap = bwrap_for("GATEHOUSE_AGENT_CONFINE", "keep the agent inside the fixture",
+                      AgentError)
     if bwrap is None:
-        raise AgentError("bubblewrap (bwrap) is needed to keep the agent inside the fixture; "
-                         "install it or set GATEHOUSE_AGENT_CONFINE=0")
+        return argv
     # Every capability dropped and the process, IPC and host-name namespaces its own: an
     # agent in a permissive mode runs what the scripted model asks, as the user running
     # the suite (often root on CI), and a scenario's `date -s 2001-01-01` (the gate's
@@ -213,8 +212,7 @@ def confine(argv: list[str], root: str, extra_writable: Sequence[str] = (),
     # `mount` are refused the same way.
     out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev"]
     if nests:
-        out += ["--dev-bind", "/proc", "/proc", "--unshare-user", "--uid", str(os.geteuid()),
-                "--gid", str(os.getegid()), "--cap-add", "ALL"]
+        out += ["--dev-bind", "/proc", "/proc"] + own_user_namespace()
     else:
         out += ["--proc", "/proc", "--cap-drop", "ALL"]
     out += ["--tmpfs", "/tmp", "--unshare-pid", "--unshare-ipc", "--unshare-uts",

@@ -5,11 +5,11 @@ supplies its own `decide` (and may override other ops)."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from typing import Any, Optional
 
 from conformance.adapters import protocol
+from conformance.adapters.confinement import bwrap_for, own_user_namespace
 from conformance.adapters.protocol import Answer, Request, Unsupported
 
 #: A fake's session: its setup, its grants and its audit records.
@@ -28,19 +28,15 @@ def held(argv: list[str], workspace: str, cwd: Optional[str] = None) -> list[str
     runs the fakes as root, and had found `/planted` and `/t` written by them).
     `GATEHOUSE_FAKES_CONFINE=0` runs it bare (a host without bubblewrap); without
     bubblewrap and without that switch the fake fails rather than run it bare."""
-    if os.environ.get("GATEHOUSE_FAKES_CONFINE", "1") == "0":
-        return argv
-    bwrap = shutil.which("bwrap")
+    bwrap = bwrap_for("GATEHOUSE_FAKES_CONFINE", "hold the fakes' unfenced commands",
+                      RuntimeError)
     if bwrap is None:
-        raise RuntimeError("bubblewrap (bwrap) is needed to hold the fakes' unfenced commands; "
-                           "install it or set GATEHOUSE_FAKES_CONFINE=0")
+        return argv
     root = os.path.dirname(os.path.normpath(workspace))
-    out = [bwrap, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", root, root,
-           "--unshare-user", "--uid", str(os.geteuid()), "--gid", str(os.getegid())]
-    if os.geteuid() == 0:
-        out += ["--cap-add", "ALL"]
-    out += ["--unshare-ipc", "--unshare-uts", "--die-with-parent", "--chdir", cwd or workspace]
-    return out + ["--"] + argv
+    return ([bwrap, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", root, root]
+            + own_user_namespace()
+            + ["--unshare-ipc", "--unshare-uts", "--die-with-parent", "--chdir", cwd or workspace,
+               "--"] + argv)
 
 
 class Fake:
