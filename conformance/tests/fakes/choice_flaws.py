@@ -50,7 +50,8 @@ def reference() -> str:
         exe = os.path.join(target, build, "gatehouse")
         if os.path.exists(exe):
             return exe
-    sys.exit("choice_flaws: build the reference first (cargo build --release -p gatehouse)")
+    sys.exit("%s: build the reference first (cargo build --release -p gatehouse)"
+             % os.path.basename(sys.argv[0]))
 
 
 OWNED = ("HOME", "TMPDIR")

@@ -50,27 +50,13 @@ if not __package__:  # started as a file: the repository's root, to import by pa
         os.path.abspath(__file__)))))
 
 from conformance.tests.fakes._gate import held  # noqa: E402
+from conformance.tests.fakes.choice_flaws import reference  # noqa: E402
 
 #: A request or an answer of the protocol: a JSON object.
 Message = dict[str, Any]
 
 FAILURES = {"hook_timeout", "hook_exit_status", "hook_signal", "hook_empty_output",
             "hook_malformed_output", "hook_unknown_field", "hook_spawn_failed"}
-
-
-def reference() -> str:
-    # The binary .ci/run certifies (GATEHOUSE), else the workspace's static release build,
-    # else its dynamic release or debug build.
-    if os.environ.get("GATEHOUSE"):
-        return os.environ["GATEHOUSE"]
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.abspath(os.path.join(here, "..", "..", ".."))
-    target = os.path.join(root, os.environ.get("CARGO_TARGET_DIR") or "target")
-    for build in ("x86_64-unknown-linux-gnu/release", "release", "debug"):
-        exe = os.path.join(target, build, "gatehouse")
-        if os.path.exists(exe):
-            return exe
-    sys.exit("order_flaws: build the reference first (cargo build --release -p gatehouse)")
 
 
 def glob_match(pattern: str, text: str) -> bool:
