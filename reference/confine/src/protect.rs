@@ -782,6 +782,7 @@ fn value_of(raw: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn a_path_beneath_another_of_its_root_is_dropped_in_one_pass_as_pairwise() {
@@ -820,8 +821,6 @@ mod tests {
             .collect();
         assert_eq!(names, ["/r1/a", "/r1/a.b", "/r1/ab", "/r1/b/x", "/r2/a"]);
     }
-
-    use super::*;
 
     #[test]
     fn config_syntax() {
